@@ -1,0 +1,35 @@
+# Every target that runs code first makes sure the venv exists and holds the
+# project with its test extra, so a fresh machine needs nothing but python3.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: install test lint bench demo clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[test]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -q
+
+lint: $(STAMP)
+	$(BIN)/ruff check luxe laura tests bench
+	$(BIN)/mypy
+
+bench: $(STAMP)
+	@for script in bench/*.py; do \
+		echo "== $$script"; \
+		$(BIN)/python $$script || exit 1; \
+	done
+
+demo: $(STAMP)
+	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python examples/demo.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -22,6 +22,12 @@ Server-only extras:
     "signature": "..."     the thinking block's signature (default derived from the text)
     "redacted_thinking": "opaque"   a redacted_thinking block before the rest
     "delay_s": S           wait before answering; "chunk_delay_s": S between deltas
+    "noise": true          add what clients must ignore: SSE comments, an unknown
+                           event type, unknown fields
+    "openai_variants": [..]  quirks of OpenAI-compatible servers: "whole_args" (a call's
+                           id, name and arguments in one chunk), "null_choices" (the
+                           usage chunk has `choices: null`), "empty_tool_calls" (text
+                           chunks carry `tool_calls: []`)
 
 Use it in-process (`with FakeLLMServer(steps) as server: server.base_url`),
 from trio tests (`await server.wait_for_requests_async(1)`), or as a
@@ -532,6 +538,9 @@ def _anthropic_events(step: Step, step_index: int) -> Iterator[object]:
             },
         },
     )
+    if step.get("noise"):
+        yield b": a comment the client must skip\n\n"
+        yield _sse("future_event", {"type": "future_event", "surprise": [1, 2]})
     if step.get("stall") and not step.get("text") and not step.get("thinking"):
         yield _STALL
         return
@@ -589,13 +598,14 @@ def _anthropic_events(step: Step, step_index: int) -> Iterator[object]:
             },
         )
         yield _sse("ping", {"type": "ping"})
+        extra = {"obfuscation": "xx"} if step.get("noise") else {}
         for piece in _pieces(step["text"], size):
             yield _sse(
                 "content_block_delta",
                 {
                     "type": "content_block_delta",
                     "index": index,
-                    "delta": {"type": "text_delta", "text": piece},
+                    "delta": {"type": "text_delta", "text": piece, **extra},
                 },
             )
         if step.get("stall"):
@@ -660,6 +670,7 @@ def _anthropic_events(step: Step, step_index: int) -> Iterator[object]:
 def _openai_events(step: Step, step_index: int, body: Any) -> Iterator[object]:
     usage = _usage(step)
     size = step.get("chunk_size")
+    variants = set(step.get("openai_variants") or ())
     base = {
         "id": f"chatcmpl-fake-{step_index}",
         "object": "chat.completion.chunk",
@@ -683,9 +694,12 @@ def _openai_events(step: Step, step_index: int, body: Any) -> Iterator[object]:
         # What OpenAI-compatible reasoning servers (vLLM, DeepSeek, ollama) send.
         for piece in _pieces(step["thinking"], size):
             yield chunk({"reasoning_content": piece})
+    if step.get("noise"):
+        yield b": keep-alive\n\n"
     if step.get("text"):
+        empty_calls: dict[str, Any] = {"tool_calls": []} if "empty_tool_calls" in variants else {}
         for piece in _pieces(step["text"], size):
-            yield chunk({"content": piece})
+            yield chunk({"content": piece, **empty_calls})
     if step.get("stall"):
         yield _STALL
         return
@@ -707,9 +721,26 @@ def _openai_events(step: Step, step_index: int, body: Any) -> Iterator[object]:
         yield _CUT
         return
     calls = _tool_calls(step, step_index, "call")
+    if "whole_args" in variants:
+        for n, (call_id, name, args) in enumerate(calls):
+            yield chunk(
+                {
+                    "tool_calls": [
+                        {
+                            "index": n,
+                            "id": call_id,
+                            "type": "function",
+                            "function": {"name": name, "arguments": args},
+                        }
+                    ]
+                }
+            )
+        calls_streamed: list[tuple[str, str, str]] = []
+    else:
+        calls_streamed = calls
     # Every call's header first, then argument fragments interleaved by index:
     # only `index` identifies which call a fragment belongs to.
-    for n, (call_id, name, _args) in enumerate(calls):
+    for n, (call_id, name, _args) in enumerate(calls_streamed):
         yield chunk(
             {
                 "tool_calls": [
@@ -722,7 +753,7 @@ def _openai_events(step: Step, step_index: int, body: Any) -> Iterator[object]:
                 ]
             }
         )
-    fragments = [_pieces(args, size or 7) for _id, _name, args in calls]
+    fragments = [_pieces(args, size or 7) for _id, _name, args in calls_streamed]
     for round_ in range(max((len(f) for f in fragments), default=0)):
         for n, pieces in enumerate(fragments):
             if round_ < len(pieces):
@@ -739,7 +770,7 @@ def _openai_events(step: Step, step_index: int, body: Any) -> Iterator[object]:
             None,
             {
                 **base,
-                "choices": [],
+                "choices": None if "null_choices" in variants else [],
                 "usage": {
                     "prompt_tokens": prompt,
                     "completion_tokens": usage["output_tokens"],

@@ -290,3 +290,12 @@ async def test_an_assistant_message_from_another_provider_drops_unsigned_thinkin
         assert server.requests[0].body["messages"][1]["content"] == [
             {"type": "text", "text": "answer"}
         ]
+
+
+async def test_comments_unknown_events_and_fields_are_ignored_and_max_tokens_kept() -> None:
+    with FakeLLMServer(
+        [{"text": "abc", "chunk_size": 1, "noise": True, "stop_reason": "max_tokens"}]
+    ) as server:
+        message, got = await complete(anthropic(server))
+        assert got.text == "abc"
+        assert message.stop_reason == "max_tokens"

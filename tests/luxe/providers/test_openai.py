@@ -156,3 +156,26 @@ async def test_a_collected_error_event_does_not_leak_between_requests() -> None:
         message = await provider.complete(request(), got)
         assert message.content == (TextBlock("fresh"),)
         assert len(got.retries) == 1
+
+
+async def test_compatible_server_quirks_are_understood() -> None:
+    step = {
+        "text": "x",
+        "noise": True,
+        "openai_variants": ["whole_args", "null_choices", "empty_tool_calls"],
+        "tool_calls": [
+            {"name": "ls", "args": {"path": "."}},
+            {"name": "glob", "args": {"pattern": "*"}},
+        ],
+        "usage": {"input_tokens": 3, "output_tokens": 4},
+    }
+    with FakeLLMServer([step, {"text": "cut short", "stop_reason": "max_tokens"}]) as server:
+        message, got = await complete(openai(server))
+        assert [(t.name, t.input) for t in message.tool_uses] == [
+            ("ls", {"path": "."}),
+            ("glob", {"pattern": "*"}),
+        ]
+        assert message.usage == Usage(input_tokens=3, output_tokens=4)
+        assert got.text == "x"
+        second, _got = await complete(openai(server))
+        assert second.stop_reason == "max_tokens"

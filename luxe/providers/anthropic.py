@@ -197,6 +197,15 @@ class _StreamReader:
             return False
         kind = data.get("type", kind)
         if kind == "content_block_delta":
+            # The hot path: one per streamed token.
+            delta = data.get("delta")
+            if isinstance(delta, dict) and delta.get("type") == "text_delta":
+                index = data["index"]
+                block = self.blocks.get(index)
+                if block is not None:
+                    block.parts.append(delta["text"])
+                    await self.emit(TextDelta(block=index, text=delta["text"]))
+                return False
             await self._delta(data)
         elif kind == "content_block_start":
             await self._start(data)

@@ -108,6 +108,9 @@ def parse_retry_after(headers: Mapping[str, str]) -> float | None:
     return max(when.timestamp() - time.time(), 0.0)
 
 
+_CONTENT_EVENTS = (TextDelta, ThinkingDelta, ToolCallStarted)
+
+
 class EmissionTracker:
     """Wraps `on_event` and remembers whether content reached the engine."""
 
@@ -116,7 +119,7 @@ class EmissionTracker:
         self.emitted_content = False
 
     async def __call__(self, event: StreamEvent) -> None:
-        if isinstance(event, TextDelta | ThinkingDelta | ToolCallStarted):
+        if not self.emitted_content and isinstance(event, _CONTENT_EVENTS):
             self.emitted_content = True
         await self._on_event(event)
 

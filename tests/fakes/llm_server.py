@@ -175,6 +175,11 @@ class FakeLLMServer:
             return list(self._state.requests)
 
     @property
+    def connections_opened(self) -> int:
+        """TCP connections accepted so far (keep-alive reuse keeps this low)."""
+        return self._httpd.connections_opened
+
+    @property
     def bodies(self) -> list[Any]:
         return [r.body for r in self.requests]
 
@@ -232,11 +237,15 @@ class _Server(ThreadingHTTPServer):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._connections: set[socket.socket] = set()
+        self.connections_opened = 0
         self._connections_lock = threading.Lock()
 
     def process_request(self, request: Any, client_address: Any) -> None:
+        # Stream events must leave at once, as a real API server sends them.
+        request.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         with self._connections_lock:
             self._connections.add(request)
+            self.connections_opened += 1
         super().process_request(request, client_address)
 
     def shutdown_request(self, request: Any) -> None:
@@ -459,8 +468,13 @@ class _ChunkWriter:
         self._wfile.flush()
 
     def finish(self) -> None:
-        self.flush()
-        self._wfile.write(b"0\r\n\r\n")
+        # The last chunk and the terminator go out in one write: two small
+        # writes would meet Nagle's algorithm and the client's delayed ACK.
+        data = b"".join(self._buf)
+        self._buf.clear()
+        self._size = 0
+        last = b"%x\r\n%s\r\n" % (len(data), data) if data else b""
+        self._wfile.write(last + b"0\r\n\r\n")
         self._wfile.flush()
 
 

@@ -299,3 +299,13 @@ async def test_comments_unknown_events_and_fields_are_ignored_and_max_tokens_kep
         message, got = await complete(anthropic(server))
         assert got.text == "abc"
         assert message.stop_reason == "max_tokens"
+
+
+async def test_consecutive_requests_reuse_one_connection() -> None:
+    with FakeLLMServer(
+        [{"text": "one"}, {"tool_calls": [{"name": "ls", "args": {}}]}, {"text": "three"}]
+    ) as server:
+        provider = anthropic(server)
+        for _ in range(3):
+            await complete(provider)
+        assert server.connections_opened == 1

@@ -179,3 +179,11 @@ async def test_compatible_server_quirks_are_understood() -> None:
         assert got.text == "x"
         second, _got = await complete(openai(server))
         assert second.stop_reason == "max_tokens"
+
+
+async def test_consecutive_requests_reuse_one_connection() -> None:
+    with FakeLLMServer([{"text": "one"}, {"text": "two"}]) as server:
+        provider = openai(server)
+        await complete(provider)
+        await complete(provider)
+        assert server.connections_opened == 1

@@ -106,8 +106,9 @@ def _order_files(
     files: Sequence[ReviewFile], hunks_by_file: Mapping[str, Sequence[Hunk]]
 ) -> list[ReviewFile]:
     """Files sorted by (tests last, directory, path), then moved so a file
-    defining a name comes before the files whose added lines use it. Cycles
-    keep the sorted order."""
+    defining a name comes before the files whose added lines use it. A cycle
+    is broken where the depth-first walk meets it, so the same files always
+    come out in the same order."""
     base = sorted(
         files,
         key=lambda f: (

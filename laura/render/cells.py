@@ -36,16 +36,14 @@ def spans_cells(spans: tuple[Span, ...] | list[Span]) -> int:
 
 
 def _split_at_cells(text: str, cells: int) -> tuple[str, str]:
-    """Split `text` so the head takes at most `cells` cells (at least one
-    character when `cells` > 0, so progress is always made)."""
+    """Split `text` so the head takes at most `cells` cells (the head may
+    be empty when the first character is wider)."""
     if text.isascii():
-        return text[:cells], text[cells:]
+        return text[: max(0, cells)], text[max(0, cells) :]
     used = 0
     for index, ch in enumerate(text):
         width = char_cells(ch)
         if used + width > cells:
-            if index == 0 and cells > 0:
-                return text[:1], text[1:]
             return text[:index], text[index:]
         used += width
     return text, ""
@@ -65,6 +63,8 @@ def wrap_spans(
     Always returns at least one row.
     """
     width = max(1, width)
+    if spans_cells(continuation) > width - 2:  # no room left for text under the hang
+        continuation = ()
     # Words may cross spans ("**bold**text"): group non-space fragments.
     words: list[tuple[bool, list[tuple[str, Style]]]] = []
     for span in spans:
@@ -108,11 +108,13 @@ def wrap_spans(
             flush()
         for text, style in fragments:
             while text:
-                room = width - used
-                if room <= 0:
-                    flush()
-                    room = max(1, width - used)
-                head, text = _split_at_cells(text, room)
+                head, rest = _split_at_cells(text, width - used)
+                if not head:
+                    if used > start:  # start a new row and try again
+                        flush()
+                        continue
+                    head, rest = text[:1], text[1:]  # wider than a row: place anyway
+                text = rest
                 row.append(Span(head, style))
                 used += text_cells(head)
                 has_text = True

@@ -328,8 +328,15 @@ class _Writer:
             for col, width in enumerate(widths):
                 cell = cells[col] if col < len(cells) else ()
                 room = width - spans_cells(cell)
-                left = room if aligns[col] == "right" else room // 2 if aligns[col] == "center" else 0
-                out += [Span(" " * (left + 1)), *cell, Span(" " * (room - left + 1)), Span("│", frame)]
+                left = (
+                    room if aligns[col] == "right" else room // 2 if aligns[col] == "center" else 0
+                )
+                out += [
+                    Span(" " * (left + 1)),
+                    *cell,
+                    Span(" " * (room - left + 1)),
+                    Span("│", frame),
+                ]
             return tuple(s for s in out if s.text)
 
         head_line = rows[0][0] + 1
@@ -344,7 +351,9 @@ class _Writer:
 
 def _raw(src_lines: list[str], lo: int, hi: int) -> list[Line]:
     return [
-        Line((Span(src_lines[n].expandtabs(TAB)),) if src_lines[n] else (), (n + 1, n + 1), pre=True)
+        Line(
+            (Span(src_lines[n].expandtabs(TAB)),) if src_lines[n] else (), (n + 1, n + 1), pre=True
+        )
         for n in range(lo, min(hi, len(src_lines)))
     ]
 
@@ -370,4 +379,8 @@ def markdown_blocks(text: str) -> Iterator[Block]:
         yield Block(tuple(lines), cursor + 1, hi)
         cursor = hi
     if cursor < len(src_lines):
-        yield Block(tuple(Line((), (n + 1, n + 1)) for n in range(cursor, len(src_lines))), cursor + 1, len(src_lines))
+        yield Block(
+            tuple(Line((), (n + 1, n + 1)) for n in range(cursor, len(src_lines))),
+            cursor + 1,
+            len(src_lines),
+        )

@@ -63,6 +63,8 @@ def wrap_spans(
     Always returns at least one row.
     """
     width = max(1, width)
+    if spans_cells(prefix) + spans_cells(spans) <= width:  # the common case: it fits
+        return [_merge(tuple(prefix) + tuple(spans))]
     if spans_cells(continuation) > width - 2:  # no room left for text under the hang
         continuation = ()
     # Words may cross spans ("**bold**text"): group non-space fragments.

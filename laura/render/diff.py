@@ -61,6 +61,13 @@ def _line_chunks(text: str) -> Iterator[tuple[int, list[str]]]:
         yield at + 1, lines[at : at + CHUNK]
 
 
+def os_error_text(error: OSError) -> str:
+    """`No such file or directory (os error 2)`: the OS's words and number."""
+    if error.errno is None:
+        return str(error)
+    return f"{error.strerror or error} (os error {error.errno})"
+
+
 def looks_binary(data: bytes) -> bool:
     """NUL bytes near the start, as git and grep decide."""
     return b"\0" in data[:SNIFF]
@@ -70,15 +77,13 @@ def read_text(path: str | Path) -> tuple[str | None, str | None]:
     """(text, None) for a file that can be shown, else (None, reason).
 
     The reason completes "cannot read PATH: REASON" (the open warning) and
-    the pane's message; it is the OS error's text, "binary file" or "not
-    UTF-8 text". Invalid UTF-8 past the sniffed head is shown replaced.
+    the pane's message; it is the OS error's text with its number, "binary
+    file" or "not UTF-8 text". Invalid UTF-8 past the sniffed head is shown replaced.
     """
     try:
         data = Path(path).read_bytes()
-    except IsADirectoryError:
-        return None, "is a directory"
     except OSError as error:
-        return None, error.strerror or str(error)
+        return None, os_error_text(error)
     if looks_binary(data):
         return None, "binary file"
     try:

@@ -102,11 +102,12 @@ def test_binary_and_unreadable_files_give_a_reason(tmp_path: Path) -> None:
     assert read_text(latin) == (None, "not UTF-8 text")
     missing = tmp_path / "nope.md"
     text_or_none, reason = read_text(missing)
-    assert text_or_none is None and reason == "No such file or directory"
+    assert text_or_none is None and reason == "No such file or directory (os error 2)"
     assert (
-        cannot_read_warning("nope.md", reason) == "cannot read nope.md: No such file or directory"
+        cannot_read_warning("nope.md", reason)
+        == "cannot read nope.md: No such file or directory (os error 2)"
     )
-    assert read_text(tmp_path) == (None, "is a directory")
+    assert read_text(tmp_path) == (None, "Is a directory (os error 21)")
     good = tmp_path / "ok.md"
     good.write_text("# hi\n")
     assert read_text(good) == ("# hi\n", None)

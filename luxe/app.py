@@ -189,7 +189,7 @@ async def _main(
                     cwd=cwd,
                     file=file,
                     model=model,
-                    tools=_tools(),
+                    tools=_tools,
                     gate=make_gate(options),
                     hooks=make_hooks(options, paths),
                     emit=send.send,
@@ -243,6 +243,7 @@ async def _watch_signals(signals: AsyncIterator[int], stop: trio.Event) -> None:
 async def _warm_up(session: Session, model: ModelChoice) -> None:
     """After ready: import the provider and build the system prompt, so the
     first turn does not wait for them. Failures surface in that turn."""
+    session.tools  # noqa: B018 -- builds the tools (imports their modules)
     try:
         await trio.to_thread.run_sync(model.build, abandon_on_cancel=True)
     except ProviderError as exc:

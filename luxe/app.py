@@ -24,7 +24,7 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from pathlib import Path
 
 import trio
@@ -192,7 +192,7 @@ async def _main(
                     tools=_tools,
                     gate=make_gate(options),
                     hooks=make_hooks(options, paths),
-                    emit=send.send,
+                    emit=_emitter(send),
                     max_turns=max_turns,
                     resumed=resumed,
                 )
@@ -227,6 +227,19 @@ def _tools() -> list[Tool]:
     from luxe.tools import default_tools
 
     return default_tools()
+
+
+def _emitter(send: trio.MemorySendChannel[ev.Event]) -> Callable[[ev.Event], Awaitable[None]]:
+    """Queue a frame for the writer. Waits only when the writer is behind:
+    a scheduler round per token delta would cap a stream's frame rate."""
+
+    async def emit(event: ev.Event) -> None:
+        try:
+            send.send_nowait(event)
+        except trio.WouldBlock:
+            await send.send(event)
+
+    return emit
 
 
 async def _read_then_stop(actions: RpcActions, stop: trio.Event) -> None:

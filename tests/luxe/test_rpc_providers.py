@@ -126,3 +126,23 @@ def test_after_cancel_the_next_request_is_coherent(spawn: SpawnLuxe, provider: s
         assert any("cancelled by the user" in r for r in results)
         assert any("README.md" in r for r in results)  # the ls that finished keeps its result
         assert luxe.close() == 0
+
+
+def test_the_system_prompt_says_where_the_model_is(spawn: SpawnLuxe, repo: Path) -> None:
+    (repo / "AGENTS.md").write_text("Always run the tests with make test.\n")
+    (repo / "dirty.txt").write_text("x")
+    with FakeLLMServer([{"text": "ok"}]) as server:
+        luxe = spawn(None, env_extra=provider_env(server, "anthropic"))
+        luxe.handshake()
+        luxe.send("submit_user_message", {"text": "hi"})
+        assert luxe.expect("turn_ended")["reason"] == "end_turn"
+        body = server.bodies[0]
+        system = body["system"] if isinstance(body["system"], str) else " ".join(b["text"] for b in body["system"])
+        assert f"Working directory: {repo}" in system
+        assert "Platform: Linux" in system
+        assert "Date: 20" in system
+        assert "dirty.txt" in system and "AGENTS.md" in system  # git status summary
+        assert "Always run the tests with make test." in system
+        for tool in ("read", "write", "edit", "bash", "grep", "glob", "ls", "question"):
+            assert f"- {tool}:" in system
+        assert luxe.close() == 0

@@ -232,3 +232,35 @@ def test_grep_glob_ls_read(spawn: SpawnLuxe, repo: Path, env: dict[str, str]) ->
     assert results[2] == "app.py"
     assert results[3] == "     2\t    return 42"
     assert luxe.close() == 0
+
+
+def test_bash_timeout_kills_the_group_and_says_so(spawn: SpawnLuxe, env: dict[str, str]) -> None:
+    from tests.luxe.rpc_driver import processes_with_marker
+
+    marker = "654.321"
+    luxe = spawn(
+        [{"tool_calls": [call("bash", command=f"echo start; sleep {marker}", timeout_s=0.5)]}, {"text": "ok"}],
+        "--yolo",
+    )
+    ready = luxe.handshake()
+    luxe.send("submit_user_message", {"text": "slow"})
+    done = luxe.expect("tool_finished", timeout=10)
+    assert done["is_error"] is True and done["summary"] == "timed out"
+    assert processes_with_marker(marker) == []
+    assert luxe.expect("turn_ended")["reason"] == "end_turn"
+    result = tool_results(env, ready["session_id"])[0]["content"]
+    assert result.startswith("start\n") and "timed out after 0.5s" in result
+    assert luxe.close() == 0
+
+
+def test_long_output_is_capped_in_the_result_but_streamed(spawn: SpawnLuxe, env: dict[str, str]) -> None:
+    luxe = spawn([{"tool_calls": [call("bash", command="seq 1 20000")]}, {"text": "ok"}], "--yolo")
+    ready = luxe.handshake()
+    luxe.send("submit_user_message", {"text": "count"})
+    frames = luxe.collect_until("turn_ended", timeout=20)
+    streamed = "".join(f["content"]["delta"] for f in frames if f["kind"] == "tool_output_delta")
+    assert streamed.splitlines() == [str(i) for i in range(1, 20001)]
+    result = tool_results(env, ready["session_id"])[0]["content"]
+    assert result.startswith("1\n2\n") and result.endswith("20000\n[exit status 0]")
+    assert "characters omitted" in result and len(result) < 40_000
+    assert luxe.close() == 0

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from luxe.engine.model import AssistantMessage, StreamEvent
 from luxe.providers import anthropic, openai
 from luxe.providers.sse import SSEDecoder
-from tests.fakes.llm_server import _anthropic_events, _openai_events
+from tests.fakes.llm_streams import anthropic_events, openai_events
 
 STEP: dict[str, Any] = {
     "thinking": "ponder ∑",
@@ -25,9 +25,9 @@ STEP: dict[str, Any] = {
 
 def wire(flavour: str) -> bytes:
     if flavour == "anthropic":
-        events = _anthropic_events(STEP, 0)
+        events = anthropic_events(STEP, 0)
     else:
-        events = _openai_events(STEP, 0, {"stream_options": {"include_usage": True}})
+        events = openai_events(STEP, 0, {"stream_options": {"include_usage": True}})
     return b"".join(e for e in events if isinstance(e, bytes))
 
 

@@ -32,7 +32,7 @@ from laura.emulator import Emulator
 from laura.keys import Event, Key, Mouse, Paste
 from laura.layout import SHELL
 from laura.panes.shell import ShellPane
-from laura.protocol import Rect
+from laura.protocol import Error, Rect, encode_response
 from laura.render.canvas import Canvas, frame_diff
 from laura.server import serve_tab
 from laura.tab import Tab, inner
@@ -148,7 +148,10 @@ class Host:
     def _answerer(self, tab: Tab) -> Callable[[bytes], bytes]:
         def answer(line: bytes) -> bytes:
             tab.area = self.area()
-            reply = tab.answer(line)
+            try:
+                reply = tab.answer(line)
+            except Exception as exc:  # a bug must cost one request, never the host
+                reply = encode_response(Error(f"internal error: {type(exc).__name__}: {exc}"))
             self.relayout()
             self.mark_dirty()
             return reply

@@ -221,7 +221,8 @@ class Host:
             for pane_id, rect in tab.rects().items():
                 focused = pane_id == tab.focus
                 if pane_id == SHELL:
-                    chrome.draw_border(canvas, rect, focused)
+                    title = tab.shell.emulator.title if tab.shell is not None else ""
+                    chrome.draw_border(canvas, rect, focused, title)
                     if tab.shell is not None:
                         tab.shell.draw(canvas, inner(rect), focused and self.mode is None)
                 else:

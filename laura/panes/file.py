@@ -112,6 +112,14 @@ class FilePane:
             self.scroll = lit.start - margin
             self.clamp(inner)
 
+    def set_follow(self, follow: bool, inner: Rect) -> None:
+        """Following pins the cursor (and the view) to the last row."""
+        self.follow = follow
+        if follow:
+            self.cursor = self.content_rows(inner.width) - 1
+            self.scroll = self.cursor
+            self.clamp(inner)
+
     def move_cursor(self, delta: int, inner: Rect) -> None:
         self.cursor += delta
         self.clamp(inner)

@@ -22,6 +22,7 @@ import gc
 import os
 import secrets
 import signal
+import sys
 import time
 from collections.abc import Callable
 
@@ -38,7 +39,7 @@ from laura.protocol import Error, Rect, encode_response
 from laura.render.canvas import Canvas, frame_diff
 from laura.server import serve_tab
 from laura.tab import Tab, inner
-from laura.terminal import open_terminal
+from laura.terminal import SpawnError, open_terminal
 from laura.terminal_pyte import PyteEmulator
 
 FRAME_INTERVAL = 1 / 60
@@ -84,6 +85,7 @@ class Host:
         self._previous: Canvas | None = None
         self._nursery: trio.Nursery | None = None
         self._started_any = False
+        self.failure: str | None = None  # why a tab could not start
 
     # --- lifecycle -------------------------------------------------------------
 
@@ -121,6 +123,7 @@ class Host:
         env.pop("COLUMNS", None)
         env.pop("LINES", None)
         shell_inner = inner(tab.rects()[SHELL])
+        started = False
         try:
             with runtime.scope:
                 async with open_terminal(
@@ -135,8 +138,18 @@ class Host:
                         self._started_any = True
                         self.mark_dirty()
                         task_status.started()
+                        started = True
                         await terminal.run()
                         nursery.cancel_scope.cancel()
+        except SpawnError as exc:
+            # A tab that cannot start is a message, not a crash.
+            self.failure = str(exc)
+            self.show_toast(self.failure)
+            if not started:
+                task_status.started()
+            if not self.tabs:
+                self.exit_code = 1
+                self._started_any = True
         finally:
             if runtime in self.tabs:
                 index = self.tabs.index(runtime)
@@ -440,4 +453,7 @@ async def run_host(command: list[str] | None) -> int:
     gc.set_threshold(50_000, 20, 100)
     async with open_console() as console:
         host = Host(console, command or default_shell())
-        return await host.run()
+        code = await host.run()
+    if host.failure and code:
+        print(f"Error: {host.failure}", file=sys.stderr)
+    return code

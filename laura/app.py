@@ -284,12 +284,15 @@ class Host:
 
     def handle_events(self, events: list[Event]) -> None:
         for event in events:
-            if isinstance(event, Key):
-                self.handle_key(event)
-            elif isinstance(event, Paste):
-                self.handle_paste(event.text)
-            elif isinstance(event, Mouse):
-                self.handle_mouse(event)
+            try:
+                if isinstance(event, Key):
+                    self.handle_key(event)
+                elif isinstance(event, Paste):
+                    self.handle_paste(event.text)
+                elif isinstance(event, Mouse):
+                    self.handle_mouse(event)
+            except Exception as exc:  # a bug costs one key, never the session
+                self.show_toast(f"internal error: {type(exc).__name__}: {exc}")
         self.mark_dirty()
 
     def handle_key(self, key: Key) -> None:

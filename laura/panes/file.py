@@ -15,7 +15,7 @@ import attrs
 
 from laura.protocol import Rect
 from laura.render.canvas import Canvas
-from laura.render.document import render_document
+from laura.render.document import render_document, render_plain
 from laura.render.style import Row, Span, Style
 
 GUTTER_STYLE = Style(fg=(110, 110, 110))
@@ -76,7 +76,10 @@ class FilePane:
                 message = f"Couldn't read this file — {self.error}. Check the path."
                 rows = [Row((Span(message, ERROR_STYLE),), source=None)]
             else:
-                rows = render_document(self.path, self.text, text_width)
+                try:
+                    rows = render_document(self.path, self.text, text_width)
+                except Exception:  # a renderer bug degrades to plain text, never a crash
+                    rows = render_plain(self.text, text_width)
             self._rows = (text_width, rows)
         return self._rows[1]
 

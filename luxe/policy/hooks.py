@@ -210,7 +210,9 @@ def judge(point: str, definition: HookDefinition, run: HookRun) -> HookVerdict:
     verdict = str(decision.get("decision", "")).lower()
     reason = decision.get("reason")
     reason = str(reason) if reason not in (None, "") else None
-    if verdict in ("deny", "block") and point in BLOCKING_POINTS:
+    if verdict in ("deny", "block"):
+        if point not in BLOCKING_POINTS:
+            return HookVerdict()  # a deny cannot block here, and carries no context
         return HookVerdict(
             deny=True, reason=reason or f"denied by hook {' '.join(definition.command)}"
         )

@@ -266,3 +266,23 @@ def test_on_ask_is_refused_with_rpc(repo: Path, env: dict[str, str]) -> None:
     done = run_luxe(["--rpc", "--on-ask", "deny"], repo, env)
     assert done.returncode == 2
     assert "--on-ask is refused with --rpc" in done.stderr and "client answers" in done.stderr
+
+
+def test_a_secret_split_across_output_chunks_is_still_redacted(
+    spawn: SpawnLuxe, repo: Path
+) -> None:
+    seed_secrets(repo)
+    half = len(SECRET) // 2
+    # Two writes with a pause between: the bash tool streams them as two chunks.
+    command = (
+        f"printf '%s' '{SECRET[:half]}'; sleep 0.3; printf '%s\\n' '{SECRET[half:]}'; echo after"
+    )
+    luxe = spawn([{"tool_calls": [call("bash", command=command)]}, {"text": "ok"}], "--yolo")
+    luxe.expect("ready")
+    luxe.send("submit_user_message", {"text": "go"})
+    frames = luxe.collect_until("turn_ended")
+    deltas = [f["content"]["delta"] for f in frames if f["kind"] == "tool_output_delta"]
+    live = "".join(deltas)
+    assert SECRET not in live and "[REDACTED:API_KEY]" in live and "after" in live
+    assert SECRET[:half] not in deltas[0]  # held back until the rest came
+    assert luxe.close() == 0

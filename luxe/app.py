@@ -43,6 +43,7 @@ from luxe.frontends.rpc_actions import RpcActions
 from luxe.protocol import events as ev
 from luxe.providers import models
 from luxe.providers.registry import make_provider, parse_model_spec
+from luxe.review.service import ReviewService
 
 log = logging.getLogger("luxe")
 
@@ -56,6 +57,7 @@ CAPABILITIES = [
     "compact",
     "thinking",
     "scripted_model",
+    "guided_review",
 ]
 
 
@@ -211,9 +213,13 @@ async def _main(
                 await send.send(session.state_event())
                 if resumed:
                     await send.send(session.info_event())
-                actions = RpcActions(session, store, lambda s: ModelChoice(s, env), stop)
+                review = ReviewService(cwd=cwd, session=session, emit=send.send)
+                actions = RpcActions(
+                    session, store, lambda s: ModelChoice(s, env), stop, review=review.submit
+                )
                 async with trio.open_nursery() as inner:
                     await inner.start(session.run)
+                    await inner.start(review.serve)
                     inner.start_soon(_watch_signals, signals, stop)
                     inner.start_soon(_read_then_stop, actions, stop)
                     inner.start_soon(_warm_up, session, model)

@@ -10,6 +10,8 @@ from typing import Any, ClassVar
 
 import attrs
 
+from luxe.protocol.review import REVIEW_EVENTS, ReviewEvent
+
 PROTOCOL_VERSION = 2
 
 # -- handshake, state, sessions ------------------------------------------------
@@ -244,6 +246,7 @@ Event = (
     | CompactionStarted
     | Compacted
     | ActionRejected
+    | ReviewEvent
 )
 
 EVENT_TYPES: dict[str, type] = {
@@ -271,5 +274,6 @@ EVENT_TYPES: dict[str, type] = {
         CompactionStarted,
         Compacted,
         ActionRejected,
+        *REVIEW_EVENTS,
     )
 }

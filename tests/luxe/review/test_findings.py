@@ -146,7 +146,8 @@ def test_fix_edit_resolve_reopen_delete_verdict(review: Review) -> None:
     session = reviewer.edit(edit="fix", finding_id="finding:1", body="please", send=True)
     assert session.findings[0].fix == Fix("requested")
     assert session.findings[0].sent
-    reviewer.fails("already requested", edit="fix", finding_id="finding:1")
+    reviewer.session = set_fix(reviewer.session, "finding:1", Fix("running"), now=NOW)
+    reviewer.fails("already running", edit="fix", finding_id="finding:1")
 
     session = reviewer.edit(edit="fix", anchor=line(review, "new", 13), body="Also this")
     (_, created) = session.findings
@@ -175,7 +176,7 @@ def test_fix_edit_resolve_reopen_delete_verdict(review: Review) -> None:
     }
     session = reviewer.edit(edit="verdict", verdict="approve")
     assert session.verdict is not None and session.verdict.decision == "approve"
-    assert session.session_revision == 9  # one per successful edit
+    assert session.session_revision == 10  # one per save (9 edits, 1 agent update)
 
 
 @pytest.mark.parametrize(

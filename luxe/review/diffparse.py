@@ -277,6 +277,8 @@ def _read_header(header: list[str], start: int) -> tuple[str | None, str | None,
     elif old_path is None or new_path is None:
         # "--- /dev/null" without a "new file mode" line (some diff producers).
         status = "added" if old_path is None else "deleted"
+    elif status == "modified" and old_path != new_path:
+        status = "renamed"  # different names with no rename lines (diff --no-index)
     return old_path, new_path, status, binary
 
 

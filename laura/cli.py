@@ -16,7 +16,7 @@ from typing import Any
 from laura import __version__, protocol
 from laura.client import ClientError, request, tab_name
 
-VERBS = ("open", "close", "focus", "highlight", "diff", "layout", "ready", "comment")
+VERBS = ("open", "close", "focus", "highlight", "diff", "layout", "ready", "comment", "journal")
 
 DESCRIPTION = """\
 Laura: a terminal workspace hosting a shell or an agent beside file panes.
@@ -77,9 +77,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--ratio", type=_ratio, metavar="N", help="the new pane's percent, 1..99")
     p.add_argument("--side", choices=("first", "second"), help="where the new pane lands")
     p.add_argument("--no-focus", action="store_true", help="keep focus where it is")
-    p.add_argument("--dry-run", action="store_true", help="print the would-be layout; change nothing")
     p.add_argument(
-        "--highlight", type=_line, nargs="+", metavar=("START", "END"), help="light lines START..END"
+        "--dry-run", action="store_true", help="print the would-be layout; change nothing"
+    )
+    p.add_argument(
+        "--highlight",
+        type=_line,
+        nargs="+",
+        metavar=("START", "END"),
+        help="light lines START..END",
     )
     p.add_argument("--diff", action="store_true", help="open in the diff view vs HEAD")
     p.add_argument("--panel", type=_pane_id, metavar="ID", help="replace pane ID's file in place")
@@ -113,6 +119,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("body", metavar="BODY")
     p.add_argument("--pane", type=_pane_id, metavar="ID", help="default: the focused pane")
     p.add_argument("--author", metavar="NAME", help="default: the ready --agent name, else agent")
+
+    # Listed for --help; `main` hands `journal` to laura.journal before parsing.
+    verbs.add_parser(
+        "journal",
+        help="print journal events, oldest first (no tab needed; see `laura journal --help`)",
+        add_help=False,
+    )
     return parser
 
 
@@ -122,7 +135,9 @@ def build_request(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
         if args.panel is not None and any(
             value is not None for value in (args.split, args.dir, args.ratio, args.side)
         ):
-            parser.error("--panel replaces a pane in place: it can't be combined with --split/--dir/--ratio/--side")
+            parser.error(
+                "--panel replaces a pane in place: it can't be combined with --split/--dir/--ratio/--side"
+            )
         if args.highlight is not None and len(args.highlight) > 2:
             parser.error("--highlight takes START [END]")
         highlight = None
@@ -221,6 +236,10 @@ def main(argv: list[str] | None = None) -> int:
             print("Error: `laura --` needs a command to host", file=sys.stderr)
             return 2
         return run_host(args[1:])
+    if args[0] == "journal":
+        from laura.journal import journal_main
+
+        return journal_main(args[1:])
     return run_client(args)
 
 

@@ -30,7 +30,11 @@ class _Formatter(argparse.RawDescriptionHelpFormatter):
     imports shutil (and with it bz2 and lzma) on every parser build."""
 
     def __init__(
-        self, prog: str, indent_increment: int = 2, max_help_position: int = 24, width: int | None = None
+        self,
+        prog: str,
+        indent_increment: int = 2,
+        max_help_position: int = 24,
+        width: int | None = None,
     ) -> None:
         if width is None:
             try:
@@ -132,6 +136,7 @@ def _comment_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--pane", type=_pane_id, metavar="ID", help="default: the focused pane")
     p.add_argument("--author", metavar="NAME", help="default: the ready --agent name, else agent")
 
+
 def _journal_args(p: argparse.ArgumentParser) -> None:
     """`laura journal` parses its own arguments (laura.journal)."""
 
@@ -163,7 +168,9 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     for verb, (add_arguments, help_text) in VERBS.items():
         if only is None or only == verb:
             add_arguments(
-                verbs.add_parser(verb, help=help_text, description=help_text, formatter_class=_Formatter)
+                verbs.add_parser(
+                    verb, help=help_text, description=help_text, formatter_class=_Formatter
+                )
             )
     return parser
 

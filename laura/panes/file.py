@@ -58,6 +58,7 @@ class FilePane:
         self._rows: tuple[int, list[Row]] | None = None
         self._generation = 0  # bumped whenever the source rows are rebuilt
         self._with_cards: tuple[tuple[int, int], list[Row]] | None = None
+        self._shown: tuple[int, list[Row]] | None = None  # what rows() last returned
 
     # --- rows ---------------------------------------------------------------
 
@@ -73,13 +74,32 @@ class FilePane:
         cards under their lines (both cached)."""
         rows = self.source_rows(inner_width)
         book = self.review.book
-        if book.is_empty:
-            return rows
-        key = (self._generation, book.version)
-        if self._with_cards is None or self._with_cards[0] != key:
-            text_width = max(inner_width - self.gutter_width(), 1)
-            self._with_cards = (key, with_cards(rows, book.threads(), text_width, indent=1))
-        return self._with_cards[1]
+        if not book.is_empty:
+            key = (self._generation, book.version)
+            if self._with_cards is None or self._with_cards[0] != key:
+                text_width = max(inner_width - self.gutter_width(), 1)
+                self._with_cards = (key, with_cards(rows, book.threads(), text_width, indent=1))
+            rows = self._with_cards[1]
+        shown = self._shown
+        if shown is not None and shown[0] == self._generation and shown[1] is not rows:
+            self._keep_place(shown[1], rows)
+        self._shown = (self._generation, rows)
+        return rows
+
+    def _keep_place(self, old: list[Row], new: list[Row]) -> None:
+        """Cards appeared, changed or folded: keep the cursor and the top of
+        the view on the same source rows, so nothing seems to jump. A row on
+        a card that went away maps to the nearest surviving row above it."""
+        where = {id(row): index for index, row in enumerate(new)}
+
+        def moved(index: int) -> int:
+            for earlier in range(min(index, len(old) - 1), -1, -1):
+                found = where.get(id(old[earlier]))
+                if found is not None:
+                    return found
+            return 0
+
+        self.cursor, self.scroll = moved(self.cursor), moved(self.scroll)
 
     def source_rows(self, inner_width: int) -> list[Row]:
         """The file's rendered rows alone at the pane's inner width (cached per width)."""

@@ -40,8 +40,8 @@ from laura.review.threads import CommentDraft
 from laura.tab import Tab, inner
 
 HINT_FILE_READY = (
-    "  ↑/↓ move · c comment · n/N next/prev thread · r threads · S submit · "
-    "Ctrl+R refresh · h clear · x close · Esc leave pane"
+    "  ↑/↓ move · c comment · n/N next/prev thread · r fold · S submit · "
+    "Ctrl+R refresh · x close · h clear · Esc leave pane"
 )
 HINT_FILE_NOT_READY = f"{HINT_FILE} · {NOT_READY}"
 MAX_PROMPT_ROWS = 6

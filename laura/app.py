@@ -22,6 +22,7 @@ import gc
 import os
 import secrets
 import signal
+import sys
 import time
 from collections.abc import Callable
 
@@ -39,7 +40,7 @@ from laura.protocol import Error, Rect, encode_response
 from laura.render.canvas import Canvas, frame_diff
 from laura.server import serve_tab
 from laura.tab import Tab, inner
-from laura.terminal import open_terminal
+from laura.terminal import SpawnError, open_terminal
 from laura.terminal_pyte import PyteEmulator
 
 FRAME_INTERVAL = 1 / 60
@@ -88,6 +89,7 @@ class Host:
         self._nursery: trio.Nursery | None = None
         self._started_any = False
         self.review_ui = ReviewUI()
+        self.failure: str | None = None  # why a tab could not start
 
     # --- lifecycle -------------------------------------------------------------
 
@@ -126,6 +128,7 @@ class Host:
         env.pop("COLUMNS", None)
         env.pop("LINES", None)
         shell_inner = inner(tab.rects()[SHELL])
+        started = False
         try:
             with runtime.scope:
                 async with open_terminal(
@@ -145,8 +148,18 @@ class Host:
                         self._started_any = True
                         self.mark_dirty()
                         task_status.started()
+                        started = True
                         await terminal.run()
                         nursery.cancel_scope.cancel()
+        except SpawnError as exc:
+            # A tab that cannot start is a message, not a crash.
+            self.failure = str(exc)
+            self.show_toast(self.failure)
+            if not started:
+                task_status.started()
+            if not self.tabs:
+                self.exit_code = 1
+                self._started_any = True
         finally:
             if runtime in self.tabs:
                 index = self.tabs.index(runtime)
@@ -242,7 +255,8 @@ class Host:
             for pane_id, rect in tab.rects().items():
                 focused = pane_id == tab.focus
                 if pane_id == SHELL:
-                    chrome.draw_border(canvas, rect, focused)
+                    title = tab.shell.emulator.title if tab.shell is not None else ""
+                    chrome.draw_border(canvas, rect, focused, title)
                     if tab.shell is not None:
                         tab.shell.draw(canvas, inner(rect), focused and self.mode is None)
                 else:
@@ -299,12 +313,15 @@ class Host:
 
     def handle_events(self, events: list[Event]) -> None:
         for event in events:
-            if isinstance(event, Key):
-                self.handle_key(event)
-            elif isinstance(event, Paste):
-                self.handle_paste(event.text)
-            elif isinstance(event, Mouse):
-                self.handle_mouse(event)
+            try:
+                if isinstance(event, Key):
+                    self.handle_key(event)
+                elif isinstance(event, Paste):
+                    self.handle_paste(event.text)
+                elif isinstance(event, Mouse):
+                    self.handle_mouse(event)
+            except Exception as exc:  # a bug costs one key, never the session
+                self.show_toast(f"internal error: {type(exc).__name__}: {exc}")
         self.mark_dirty()
 
     def handle_key(self, key: Key) -> None:
@@ -476,4 +493,7 @@ async def run_host(command: list[str] | None) -> int:
     gc.set_threshold(50_000, 20, 100)
     async with open_console() as console:
         host = Host(console, command or default_shell())
-        return await host.run()
+        code = await host.run()
+    if host.failure and code:
+        print(f"Error: {host.failure}", file=sys.stderr)
+    return code

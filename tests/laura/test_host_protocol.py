@@ -236,7 +236,18 @@ def test_tabs_have_distinct_sockets_that_never_reach_each_other(laura_session: M
     assert session.cli("open", path, tab=second).stdout.strip() == "1"
     assert [pane["id"] for pane in layout(session, tab=first)["panes"]] == [0]
     assert [pane["id"] for pane in layout(session, tab=second)["panes"]] == [0, 1]
-    assert session.cli("open", path, tab=first).stdout.strip() == "1"
+    assert session.cli("open", path, "--no-focus", tab=first).stdout.strip() == "1"
+    # Ctrl+T ←: back to tab 1, whose shell has the first socket; r renames it
+    session.send_keys("C-t")
+    session.wait_for(lambda text: "n new tab" in session.footer())
+    session.send_keys("Left", "r")
+    session.wait_for(lambda text: "rename tab" in session.footer())
+    session.type("work")
+    session.send_keys("Enter")
+    session.wait_for(lambda text: session.screen()[0].startswith(" 1:work   2"))
+    session.type("clear; echo tab=$LAURA_TAB")
+    session.send_keys("Enter")
+    session.wait_for(f"tab={first}")
 
 
 def test_client_errors_for_unset_and_stale_tabs(laura_session: Make) -> None:

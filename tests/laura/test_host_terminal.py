@@ -141,6 +141,36 @@ def test_focus_keys_and_the_panes_popup(laura_session: Make, tmp_path: Path) -> 
     session.wait_for(lambda text: "Help" not in text)
 
 
+def test_a_command_that_cannot_start_is_an_error(tmp_path: Path) -> None:
+    session = LauraSession(tmp_path)
+    try:
+        session.tmux(
+            "new-session", "-d", "-x", "80", "-y", "20", "sh", "-c",
+            "laura -- /nonexistent/cmd; echo status=$?; exec sleep 600",
+        )
+        session.started = True
+        screen = session.wait_for("status=1")
+        assert "Error: cannot start /nonexistent/cmd: No such file or directory" in screen
+    finally:
+        session.close()
+
+
+def test_closing_a_tab_from_the_menu_ends_its_shell(laura_session: Make) -> None:
+    session = laura_session()
+    first_shells = descendants_of(session.laura_pid)
+    session.send_keys("C-t")
+    session.wait_for(lambda text: "n new tab" in session.footer())
+    session.send_keys("n")
+    wait_until(lambda: len(session.tabs()) == 2)
+    second_shells = wait_until(lambda: [p for p in descendants_of(session.laura_pid) if p not in first_shells])
+    session.send_keys("C-t")
+    session.wait_for(lambda text: "n new tab" in session.footer())
+    session.send_keys("x")
+    wait_until(lambda: len(session.tabs()) == 1)
+    wait_until(lambda: not [pid for pid in second_shells if alive(pid)], 5)
+    assert all(alive(pid) for pid in first_shells)
+
+
 def test_child_exit_closes_its_tab_then_laura_and_restores_the_terminal(laura_session: Make) -> None:
     session = laura_session()
     session.send_keys("C-t")
@@ -162,7 +192,8 @@ def test_child_exit_closes_its_tab_then_laura_and_restores_the_terminal(laura_se
     assert not [pid for pid in shells if alive(pid)]
 
 
-def test_sigterm_quits_cleanly_and_leaves_no_process(laura_session: Make) -> None:
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
+def test_sigterm_and_sighup_quit_cleanly_and_leave_no_process(laura_session: Make, signum: int) -> None:
     session = laura_session()
     session.type("sleep 1000")
     session.send_keys("Enter")
@@ -171,8 +202,8 @@ def test_sigterm_quits_cleanly_and_leaves_no_process(laura_session: Make) -> Non
     )
     import os
 
-    os.kill(session.laura_pid, signal.SIGTERM)
-    assert session.wait_exit() == 128 + signal.SIGTERM
+    os.kill(session.laura_pid, signum)
+    assert session.wait_exit() == 128 + signum
     assert "alt=0 mouse=0 sgr=0" in session.after_exit()
     wait_until(lambda: not alive(sleeper[0]), 5)
 

@@ -174,11 +174,27 @@ def test_a_fix_edits_a_file_and_reports_then_the_reload_remaps(
     requested = saved(luxe, "f1")
     fix_id = requested["findings"][1]["id"]
     assert requested["findings"][1]["fix"] == {"state": "requested", "report": None}
-    running = saved(luxe, None)
-    assert running["findings"][1]["fix"]["state"] == "running"
-    changed = luxe.expect("file_changed", timeout=20)
+    # Until the fix is done: a saved frame with it running, the file edited.
+    frames = []
+    while True:
+        frame = luxe.next_frame(timeout=20)
+        frames.append(frame)
+        content = frame.get("content", {})
+        if frame["kind"] == "review_session_saved" and content["request_id"] is None:
+            states = [f["fix"]["state"] for f in content["session"]["findings"] if f["id"] == fix_id]
+            if states == ["done"]:
+                done = content["session"]
+                break
+    states_seen = [
+        f["fix"]["state"]
+        for frame in frames
+        if frame["kind"] == "review_session_saved"
+        for f in frame["content"]["session"]["findings"]
+        if f["id"] == fix_id
+    ]
+    assert states_seen == ["running", "done"]
+    (changed,) = [f["content"] for f in frames if f["kind"] == "file_changed"]
     assert changed["path"].endswith("net/retry.py")
-    done = saved(luxe, None, timeout=20)
     fixed = next(f for f in done["findings"] if f["id"] == fix_id)
     assert fixed["fix"] == {"state": "done", "report": "Removed the extra call: fetch calls once."}
     assert fixed["thread"][-1]["author"] == "agent" and fixed["status"] == "open"

@@ -110,3 +110,19 @@ def test_range_and_branch_targets(spawn: SpawnLuxe, project: Repo) -> None:
     refused = luxe.expect("review_chapters_commit_failed")
     assert "already committed" in refused["reason"]
     assert luxe.close() == 0
+
+
+def test_a_session_that_cannot_be_saved_is_a_failed_save(spawn: SpawnLuxe, project: Repo) -> None:
+    (project.path / ".luxe").mkdir()
+    (project.path / ".luxe" / "reviews").write_text("not a directory\n")
+    project.git("add", ".luxe")
+    project.commit("a file where the store would go")
+    project.write("src/cache.py", "SIZE = 1\n")
+    luxe = spawn([{"error": "no chapters"}], cwd=project.path)
+    luxe.expect("ready")
+    review, session = load(luxe, "r1", {"kind": "working_tree"})
+    assert session["findings"] == []
+    answer = edit(luxe, "e1", review["id"], edit="comment", anchor={"kind": "review"}, body="Hi")
+    assert answer["kind"] == "review_session_save_failed"
+    assert answer["reason"].startswith("cannot save the session:")
+    assert luxe.close() == 0

@@ -24,7 +24,7 @@ from tests.laura.vt.streams import random_stream
 
 FIXTURES = sorted((Path(__file__).parent / "fixtures").glob("*.bin"))
 # pyte does not model the alternate screen or SU/SD (tui, less), and raises
-# on vim's `CSI > 4;2 m` (see test_pyte_gaps.py); those three are compared
+# on vim's `CSI ? 4 m` (see test_pyte_gaps.py); those three are compared
 # with tmux only.
 PYTE_FIXTURES = [f for f in FIXTURES if f.name.split(".")[0] not in ("tui", "less", "vim")]
 # Random streams where tmux itself is wrong: seed 78 hits tmux 3.3a's ICH on

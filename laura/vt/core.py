@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import codecs
 import re
-from itertools import islice
+from itertools import islice, takewhile
 
 from laura.emulator import ReplyFn
 from laura.render.style import PLAIN, Style
@@ -41,6 +41,11 @@ _TAIL = re.compile(
     "\x1b(?:\\[[0-?]*[ -/]*|[ -/]*|\\][^\x07\x1b]*|[P_^X][^\x1b]*)\\Z"
 )
 _HELD_LIMIT = 1 << 16  # longer unterminated strings (OSC/DCS) are discarded
+_BULK = 256  # most lines laid down by one `_bulk_lines`
+# When a read holds no control but CR LF pairs and SGR sequences (`cat` of a
+# file, `ls --color`), str.split cuts it ten times faster than _SPLIT can.
+_ODD_CONTROL = re.compile("[\x00-\x09\x0b\x0c\x0e-\x1a\x1c-\x1f\x7f-\x9f]")
+_HARD_ESCAPE = re.compile("\x1b(?!\\[[0-9;:]*m)")
 
 _DEC_GRAPHICS = str.maketrans({
     "_": " ", "`": "◆", "a": "▒", "b": "␉", "c": "␌", "d": "␍", "e": "␊", "f": "°",
@@ -101,23 +106,125 @@ class VirtualTerminal(Controls):
         last_esc = text.rfind("\x1b")
         if last_esc >= 0:
             text = self._hold_tail(text, last_esc)
-        parts = _SPLIT.split(text)
+        if (_ODD_CONTROL.search(text) is None and _HARD_ESCAPE.search(text) is None
+                and text.count("\r") == text.count("\n") == text.count("\r\n")):
+            lines = text.split("\r\n")
+            parts = ["\r\n"] * (2 * len(lines) - 1)
+            parts[0::2] = lines
+        else:
+            parts = _SPLIT.split(text)
         draw = self._draw
         control = self._control
-        for chunk, token in zip(islice(parts, 0, None, 2), islice(parts, 1, None, 2), strict=False):
+        count = len(parts) - 1
+        bulk_from = 0  # no bulk attempt before this index (after a failed one)
+        i = 0
+        while i < count:
+            chunk = parts[i]
+            token = parts[i + 1]
+            i += 2
             if chunk:
                 draw(chunk)
-            if token == "\r\n":
-                self.x = 0
-                y = self.y
-                if y == self.bottom:
-                    self._scroll_up(1)
-                elif y < self.lines - 1:
-                    self.y = y + 1
-            else:
+            if token != "\r\n":
                 control(token)
+                continue
+            self.x = 0
+            y = self.y
+            if y != self.bottom:
+                if y < self.lines - 1:
+                    self.y = y + 1
+            elif self.top == 0 and y == self.lines - 1 and self.buffer is self.main_buffer:
+                # The commonest scroll, inline: the top line to history.
+                buffer = self.buffer
+                self.history.append(buffer.pop(0))
+                buffer.append(Line())
+                self._all_dirty = True
+            else:
+                self._scroll_up(1)
+            if i >= bulk_from and i + 1 < count and parts[i + 1] == "\r\n":
+                done = self._bulk_lines(parts, i, count)
+                if done == i:
+                    bulk_from = i + 2 * _BULK
+                i = done
         if parts[-1]:
             draw(parts[-1])
+
+    def _bulk_lines(self, parts: list[str], i: int, count: int) -> int:
+        """Lay down a run of plain lines, each ended by CR LF, in one go.
+
+        Applies when the cursor is at column 0 of a blank bottom line of the
+        main screen with no margins, and every line is ASCII text without
+        escapes that fits the width: then each line simply scrolls into the
+        history, so they are built as `Line`s and moved with list operations.
+        Returns the index after the run (`i` itself when it does not apply).
+        """
+        lines = self.lines
+        buffer = self.buffer
+        if (self.y != lines - 1 or self.top != 0 or self.bottom != lines - 1
+                or buffer is not self.main_buffer or self.insert_mode or self._translate
+                or buffer[-1].text or buffer[-1].marks):
+            return i
+        run = len(list(takewhile("\r\n".__eq__, islice(parts, i + 1, min(count, i + 2 * _BULK), 2))))
+        if run < 2:
+            return i
+        chunks = parts[i : i + 2 * run : 2]
+        joined = "".join(chunks)
+        if not joined.isascii():
+            return i
+        style = self.style
+        if "\x1b" in joined:
+            built = self._styled_lines(chunks)
+            if built is None:
+                return i
+            new, style = built
+        elif max(map(len, chunks)) > self.columns:
+            return i
+        elif style is PLAIN:
+            new = [Line(chunk) for chunk in chunks]
+        else:
+            new = [Line(chunk, [0, style]) if chunk else Line() for chunk in chunks]
+        buffer.pop()
+        buffer += new
+        buffer.append(Line())
+        self.history.extend(buffer[:run])
+        del buffer[:run]
+        self.style = style
+        self._all_dirty = True
+        for line in reversed(new):
+            if line.text:
+                self._last_char = line.text[-1]
+                break
+        return i + 2 * run
+
+    def _styled_lines(self, chunks: list[str]) -> tuple[list[Line], Style] | None:
+        """Lines for chunks with SGR sequences, each drawn from column 0 of a
+        blank line, and the style after them; None if one is too wide."""
+        style = self.style
+        columns = self.columns
+        cache = _SGR_CACHE
+        new = []
+        for chunk in chunks:
+            pieces = _SGR.split(chunk)
+            texts = []
+            runs: list = []
+            offset = 0
+            first = pieces[0]
+            if first:
+                texts.append(first)
+                runs += (0, style)
+                offset = len(first)
+            for params, text in zip(islice(pieces, 1, None, 2), islice(pieces, 2, None, 2),
+                                    strict=True):
+                found = cache.get((id(style), params))
+                style = apply_sgr(style, params) if found is None else found
+                if text:
+                    if not runs or runs[-1] is not style:
+                        runs += (offset, style)
+                    texts.append(text)
+                    offset += len(text)
+            if offset > columns:
+                return None
+            new.append(Line("".join(texts), runs) if texts else Line())
+        return new, style
 
     def _hold_tail(self, text: str, last_esc: int) -> str:
         """Keep an incomplete trailing sequence for the next feed."""
@@ -192,7 +299,7 @@ class VirtualTerminal(Controls):
             offset += len(first)
         cache = _SGR_CACHE
         for params, text in zip(islice(pieces, 1, None, 2), islice(pieces, 2, None, 2), strict=True):
-            new = cache.get((style, params))
+            new = cache.get((id(style), params))
             style = apply_sgr(style, params) if new is None else new
             if text:
                 if not runs or runs[-1] is not style:

@@ -12,9 +12,12 @@ import attrs
 
 from laura.render.style import PLAIN, Color, Style
 
-# (style, params) -> style; bounded so a program emitting endless distinct
-# true colours cannot grow it without limit.
-_CACHE: dict[tuple[Style, str], Style] = {}
+# (id(style), params) -> style. Keyed by id because hashing an attrs class
+# runs Python code; an id stays unique while its style is alive, and every
+# style named here is kept alive by `_INTERN` (both are cleared together).
+# Bounded so a program emitting endless distinct true colours cannot grow it
+# without limit.
+_CACHE: dict[tuple[int, str], Style] = {}
 _CACHE_LIMIT = 50_000
 _INTERN: dict[Style, Style] = {PLAIN: PLAIN}
 
@@ -26,19 +29,22 @@ def intern(style: Style) -> Style:
         if len(_INTERN) > _CACHE_LIMIT:
             _INTERN.clear()
             _INTERN[PLAIN] = PLAIN
+            _CACHE.clear()
         _INTERN[style] = found = style
     return found
 
 
 def apply_sgr(style: Style, params: str) -> Style:
     """The style after `CSI params m`, starting from `style`."""
-    key = (style, params)
+    key = (id(style), params)
     found = _CACHE.get(key)
     if found is None:
         found = intern(_compute(style, params))
         if len(_CACHE) > _CACHE_LIMIT:
             _CACHE.clear()
-        _CACHE[key] = found
+        # Only interned styles may name a key (see above).
+        if _INTERN.get(style) is style:
+            _CACHE[key] = found
     return found
 
 

@@ -404,3 +404,30 @@ def test_resize_keeps_writing_correctly() -> None:
     vt.resize(5, 30)
     vt.feed(b"\r\n" + b"y" * 31)
     assert vt.display()[1:3] == ["y" * 30, "y"]
+
+
+def test_bulk_line_paths_match_one_byte_at_a_time() -> None:
+    # Whole reads of plain or SGR-only lines take the bulk paths; one byte
+    # per read never does. Both must agree, history included.
+    lines = []
+    for i in range(400):
+        kind = i % 5
+        if kind == 0:
+            lines.append(f"plain line {i}")
+        elif kind == 1:
+            lines.append(f"\x1b[1;3{i % 8}mbold {i}\x1b[0m and \x1b[38;5;{i % 256}mmore")
+        elif kind == 2:
+            lines.append("x" * (15 + i % 10))  # some wrap at 20 columns
+        elif kind == 3:
+            lines.append("")
+        else:
+            lines.append(f"\x1b[4{i % 8}m{i}" if i % 3 else "漢字 wide")
+    data = ("\r\n".join(lines) + "\r\n").encode()
+    whole = vt_after(data)
+    slow = VirtualTerminal(5, 20)
+    for i in range(len(data)):
+        slow.feed(data[i : i + 1])
+    assert whole.history_size == slow.history_size > 400  # wrapped lines add rows
+    for scroll in (0, 7, 100, 400):
+        assert [whole.row(y, scroll) for y in range(5)] == [slow.row(y, scroll) for y in range(5)]
+    assert whole.cursor == slow.cursor and whole.style == slow.style

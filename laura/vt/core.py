@@ -29,8 +29,10 @@ _SGR_AHEAD = "(?![0-9;:]*m)"
 _SPLIT = re.compile(
     "(\r\n"
     f"|\x1b\\[{_SGR_AHEAD}[0-?]*[ -/]*[@-~]"
-    "|\x1b\\][^\x07\x1b]*(?:\x07|\x1b\\\\|(?=\x1b))"
-    "|\x1b[P_^X][^\x1b]*(?:\x1b\\\\|(?=\x1b))"
+    # Strings end at BEL/ST, or are cut short by any other ESC, which may be
+    # one _hold_tail kept back for the next read (hence the \Z).
+    "|\x1b\\][^\x07\x1b]*(?:\x07|\x1b\\\\|(?=\x1b)|\\Z)"
+    "|\x1b[P_^X][^\x1b]*(?:\x1b\\\\|(?=\x1b)|\\Z)"
     "|\x1b[ -/]*[0-Z\\\\-~]"
     "|[\x00-\x1a\x1c-\x1f\x7f-\x9f]"
     f"|\x1b(?!\\[[0-9;:]*m))"

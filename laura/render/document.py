@@ -1,27 +1,123 @@
 """File text -> rendered rows, chosen by the file's kind.
 
-The one entry point file panes call. Plain text is wrapped at the pane width;
-richer kinds (markdown, code, diffs) plug in here.
+The entry points file panes call. `Document` holds one file's text and its
+renderer's blocks (parsed once, width-independent, cached as they are
+produced); `Document.view(width)` lays them out lazily at a width, so a
+pane's first paint renders one screen. `render_document` is the eager form:
+every row, clipped to the width.
+
+Kinds, by the last `.`-segment of the name (case-insensitive): `.md` and
+`.markdown` are markdown; `.diff` and `.patch` are diffs; anything Pygments
+names (other than plain text) is code; the rest is wrapped plain text.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from pathlib import PurePath
+
+from laura.render.code import code_blocks, lexer_for_filename, source_lines
+from laura.render.diff import cannot_read_blocks, diff_file_blocks, plain_blocks
+from laura.render.lines import Block
+from laura.render.markdown import markdown_blocks
 from laura.render.style import Row, Span
+from laura.render.view import NO_MARKS, DocumentView, Marks
+
+MARKDOWN = "markdown"
+DIFF = "diff"
+CODE = "code"
+PLAIN_TEXT = "plain"
+UNREADABLE = "unreadable"
+
+
+def kind_of(name: str) -> str:
+    suffix = PurePath(name).suffix.lower()
+    if suffix in (".md", ".markdown"):
+        return MARKDOWN
+    if suffix in (".diff", ".patch"):
+        return DIFF
+    if suffix == ".txt" or lexer_for_filename(PurePath(name).name) is None:
+        return PLAIN_TEXT
+    return CODE
+
+
+class Document:
+    """One file's text and its rendered blocks, produced on demand.
+
+    `unreadable` (a reason) makes a document with no source lines that shows
+    "Couldn't read this file — REASON. Check the path."
+    """
+
+    def __init__(self, name: str, text: str, *, unreadable: str | None = None) -> None:
+        self.name = name
+        self.text = text
+        self.unreadable = unreadable
+        self.kind = UNREADABLE if unreadable is not None else kind_of(name)
+        self.lines = source_lines(text) if unreadable is None else []
+        self._made: list[Block] = []
+        self._source: Iterator[Block] | None = self._make()
+
+    @property
+    def line_count(self) -> int:
+        return len(self.lines)
+
+    def _make(self) -> Iterator[Block]:
+        if self.unreadable is not None:
+            return cannot_read_blocks(self.name, self.unreadable)
+        if self.kind == MARKDOWN:
+            return markdown_blocks(self.text)
+        if self.kind == DIFF:
+            return diff_file_blocks(self.text)
+        if self.kind == CODE:
+            return code_blocks(lexer_for_filename(PurePath(self.name).name), self.text)
+        return plain_blocks(self.text)
+
+    def blocks(self) -> Iterator[Block]:
+        """Every block, in order: cached ones first, then newly made."""
+        index = 0
+        while True:
+            if index < len(self._made):
+                yield self._made[index]
+                index += 1
+                continue
+            if self._source is None:
+                return
+            block = next(self._source, None)
+            if block is None:
+                self._source = None
+                return
+            self._made.append(block)
+
+    def view(self, width: int, marks: Marks = NO_MARKS) -> DocumentView:
+        """Rows at text width `width`, laid out as they are asked for."""
+        return DocumentView(
+            self.blocks(),
+            self.line_count,
+            width,
+            marks,
+            one_row_per_line=self.kind in (CODE, DIFF),
+        )
 
 
 def render_plain(text: str, width: int) -> list[Row]:
-    """Wrap each source line at `width` cells; continuation rows keep the
+    """Plain text word-wrapped at `width` cells; continuation rows keep the
     line's number with `first=False`."""
-    width = max(1, width)
-    rows: list[Row] = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        line = line.expandtabs(4)
-        chunks = [line[i : i + width] for i in range(0, len(line), width)] or [""]
-        for index, chunk in enumerate(chunks):
-            rows.append(Row((Span(chunk),), source=(number, number), first=index == 0))
-    return rows
+    return list(DocumentView(plain_blocks(text), len(source_lines(text)), width))
 
 
-def render_document(name: str, text: str, width: int) -> list[Row]:
-    """Rows for the file called `name` (its path, used to pick a renderer)."""
-    return render_plain(text, width)
+def render_document(
+    name: str, text: str, width: int, *, hscroll: int = 0, marks: Marks = NO_MARKS
+) -> list[Row]:
+    """Every row for the file called `name` (its path, used to pick a
+    renderer) at text width `width`. Pre-formatted rows (code, diffs, fenced
+    blocks, tables) are clipped to the width, scrolled right by `hscroll`
+    cells, with a dim `›`/`‹` where text continues."""
+    view = Document(name, text).view(width, marks)
+    return view.window(0, len(view), hscroll)
+
+
+def row_text(row: Row) -> str:
+    return "".join(span.text for span in row.spans)
+
+
+__all__ = ["Document", "DocumentView", "Marks", "Row", "Span", "render_document", "row_text"]

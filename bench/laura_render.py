@@ -1,0 +1,163 @@
+"""Laura file panes: open + first paint and page scrolling of 10,000-line files.
+
+Prints milliseconds for Laura's renderer beside the libraries it is built on,
+run alone on the same text in the same process:
+- markdown: markdown-it-py parsing the whole file (tokens only, no output);
+- Python: Pygments lexing the whole file (tokens only, no output).
+Targets (not asserted): first paint under 300 ms, a page scroll under 16 ms.
+Run: .venv/bin/python bench/laura_render.py
+"""
+
+from __future__ import annotations
+
+import random
+import statistics
+import time
+from collections.abc import Callable
+
+from markdown_it import MarkdownIt
+from pygments.lexers import PythonLexer
+
+from laura.render.document import Document
+
+LINES = 10_000
+WIDTH = 100  # text columns of a wide pane
+PAGE = 45  # visible rows of a tall pane
+REPEATS = 5
+
+
+def markdown_text() -> str:
+    rng = random.Random(7)
+    words = [
+        "the",
+        "quick",
+        "brown",
+        "fox",
+        "jumps",
+        "over",
+        "a",
+        "lazy",
+        "dog",
+        "while",
+        "seven",
+        "wizards",
+        "quietly",
+        "judge",
+    ]
+
+    def prose(lines: int) -> str:
+        return "\n".join(" ".join(rng.choice(words) for _ in range(11)) for _ in range(lines))
+
+    parts: list[str] = []
+    count = 0
+    section = 0
+    while count < LINES:
+        section += 1
+        block = "\n".join(
+            [
+                f"## Section {section}",
+                "",
+                prose(4) + " with `code`, **bold** and a [link](http://example.invalid).",
+                "",
+                "- first item\n- second item\n  - nested item\n- [x] done task",
+                "",
+                "```python\ndef f(x):\n    return x + 1\n```",
+                "",
+                "| name | value |\n|------|------:|\n| a | 1 |\n| b | 22 |",
+                "",
+                "> a quoted line\n> and another",
+                "",
+            ]
+        )
+        parts.append(block)
+        count += block.count("\n") + 1
+    return "\n".join("\n".join(parts).split("\n")[:LINES]) + "\n"
+
+
+def python_text() -> str:
+    lines: list[str] = []
+    n = 0
+    while len(lines) < LINES:
+        lines += [
+            f"def function_{n}(alpha, beta=2):",
+            f'    """Return a list for case {n}."""',
+            "    values = [alpha * beta for _ in range(10)]  # a comment",
+            "    return {'key': values, 'none': None, 'n': 3.5}",
+            "",
+        ]
+        n += 1
+    return "\n".join(lines[:LINES]) + "\n"
+
+
+def best_ms(run: Callable[[], object]) -> float:
+    times = []
+    for _ in range(REPEATS):
+        start = time.perf_counter()
+        run()
+        times.append((time.perf_counter() - start) * 1000)
+    return min(times)
+
+
+def measure(name: str, text: str, baseline_name: str, baseline: Callable[[], object]) -> None:
+    base = best_ms(baseline)
+
+    def first_paint() -> object:
+        return Document(name, text).view(WIDTH).window(0, PAGE)
+
+    paint = best_ms(first_paint)
+
+    view = Document(name, text).view(WIDTH)
+    view.window(0, PAGE)
+    pages: list[float] = []
+    top = 0
+    for _ in range(200):  # two hundred pages down (about 9,000 rows)
+        top += PAGE
+        start = time.perf_counter()
+        view.window(top, PAGE)
+        pages.append((time.perf_counter() - start) * 1000)
+    cached = []
+    for _ in range(50):  # back up over pages laid out already
+        top = max(0, top - PAGE)
+        start = time.perf_counter()
+        view.window(top, PAGE)
+        cached.append((time.perf_counter() - start) * 1000)
+
+    def whole() -> object:
+        return Document(name, text).view(WIDTH).content_rows()
+
+    full = best_ms(whole)
+
+    def jump_to_end() -> object:
+        view = Document(name, text).view(WIDTH)
+        return view.window(max(0, view.content_rows() - PAGE), PAGE)
+
+    end = best_ms(jump_to_end)
+    print(f"{name}: {LINES} lines, width {WIDTH}, page {PAGE} rows")
+    print(f"  baseline {baseline_name:<28} {base:8.1f} ms")
+    print(
+        f"  open + first paint                    {paint:8.1f} ms  ({paint / base:.2f}x baseline)"
+    )
+    print(
+        f"  page scroll, new rows  median/max     {statistics.median(pages):8.2f} / {max(pages):.2f} ms"
+    )
+    print(
+        f"  page scroll, cached    median/max     {statistics.median(cached):8.3f} / {max(cached):.3f} ms"
+    )
+    print(f"  content_rows (whole layout)           {full:8.1f} ms  ({full / base:.2f}x baseline)")
+    print(f"  open + jump to the end (follow)       {end:8.1f} ms  ({end / base:.2f}x baseline)")
+
+
+def main() -> None:
+    markdown = markdown_text()
+    python = python_text()
+    parser = MarkdownIt("commonmark").enable(["table", "strikethrough"])
+    lexer = PythonLexer(stripnl=False)
+    # Warm imports and caches both sides use, so neither pays them in the figures.
+    Document("warm.md", "# x\n\n```python\nx\n```\n").view(WIDTH).window(0, PAGE)
+    Document("warm.py", "x = 1\n").view(WIDTH).window(0, PAGE)
+    measure("bench.md", markdown, "markdown-it parse (tokens)", lambda: parser.parse(markdown))
+    measure("bench.py", python, "pygments lex (tokens)", lambda: list(lexer.get_tokens(python)))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,262 @@
+"""Changes of a file against git HEAD: gutter marks, `+a -d` stats and the
+inline diff view.
+
+The parsing and the view are pure; `git_diff` runs the user's git (async,
+in its own process group, killed with the group on cancel) and
+`git_diff_blocking` is the same for callers outside trio. A file that is
+untracked, outside a repository, or in a repository without HEAD has no
+marks; a missing git binary is reported once per process (`take_missing_warning`).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import attrs
+import trio
+
+from laura.render import theme
+from laura.render.code import CHUNK, TAB
+from laura.render.lines import Block, Line
+from laura.render.style import Span
+from laura.render.view import ADDED, MODIFIED, Marks
+
+MISSING_GIT_WARNING = "diff markers unavailable — install `git` to see changes in the gutter"
+NOTHING_TO_DIFF = "no changes vs HEAD — nothing to diff"
+DIFF_VIEW_NEEDS_GIT = "diff view unavailable — install `git`"
+
+GIT_TIMEOUT = 10.0
+_HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+
+HAS_CHANGES = "changes"
+NO_CHANGES = "clean"  # clean, untracked, not in a repository, no HEAD
+GIT_MISSING = "missing"
+
+
+@attrs.frozen
+class Hunk:
+    """One `-U0` hunk: `new_start` is git's `+c` (for a pure deletion, the
+    line after which lines were removed; 0 = before the first line)."""
+
+    new_start: int
+    new_count: int
+    removed: tuple[str, ...]
+    added: tuple[str, ...]
+
+
+@attrs.frozen
+class GitDiff:
+    """What git said about one file: `state` is HAS_CHANGES, NO_CHANGES or
+    GIT_MISSING; `hunks` are empty unless there are changes."""
+
+    state: str
+    hunks: tuple[Hunk, ...] = ()
+
+
+def parse_hunks(text: str) -> tuple[Hunk, ...]:
+    """The hunks of `git diff -U0` output for one file."""
+    hunks: list[Hunk] = []
+    header: tuple[int, int] | None = None
+    removed: list[str] = []
+    added: list[str] = []
+
+    def close() -> None:
+        if header is not None:
+            hunks.append(Hunk(header[0], header[1], tuple(removed), tuple(added)))
+
+    for line in text.split("\n"):
+        match = _HUNK.match(line)
+        if match:
+            close()
+            count = match.group(4)
+            header = (int(match.group(3)), 1 if count is None else int(count))
+            removed, added = [], []
+        elif header is None:
+            continue
+        elif line.startswith("+"):
+            added.append(line[1:])
+        elif line.startswith("-"):
+            removed.append(line[1:])
+    close()
+    return tuple(hunks)
+
+
+def marks_from_hunks(hunks: tuple[Hunk, ...], line_count: int) -> Marks:
+    """Per-line marks: added-only hunks mark ADDED, mixed ones MODIFIED on
+    each new line; a pure deletion counts its lines on the line below the
+    gap (line_count + 1 when the deletion is at the end)."""
+    changed: dict[int, str] = {}
+    removed: dict[int, int] = {}
+    for hunk in hunks:
+        if hunk.new_count == 0:
+            below = min(hunk.new_start + 1, line_count + 1)
+            removed[below] = removed.get(below, 0) + len(hunk.removed)
+            continue
+        mark = MODIFIED if hunk.removed else ADDED
+        for line in range(hunk.new_start, hunk.new_start + hunk.new_count):
+            changed[line] = mark
+    return Marks(
+        changed=changed,
+        removed=removed,
+        added=sum(len(h.added) for h in hunks),
+        deleted=sum(len(h.removed) for h in hunks),
+    )
+
+
+def marks_of(diff: GitDiff, line_count: int) -> Marks:
+    return marks_from_hunks(diff.hunks, line_count)
+
+
+def stats_text(marks: Marks) -> str:
+    """`+a -d` for the pane border; empty when nothing changed."""
+    if not marks.added and not marks.deleted:
+        return ""
+    return f"+{marks.added} -{marks.deleted}"
+
+
+def diff_view_refusal(diff: GitDiff) -> str | None:
+    """Why the inline diff view cannot be shown, or None when it can."""
+    if diff.state == GIT_MISSING:
+        return DIFF_VIEW_NEEDS_GIT
+    if diff.state != HAS_CHANGES:
+        return NOTHING_TO_DIFF
+    return None
+
+
+def diff_view_blocks(lines: list[str], hunks: tuple[Hunk, ...]) -> Iterator[Block]:
+    """The inline diff view over the raw source lines: removed lines (red,
+    `-text`, no line number) before the line they preceded, every current
+    line as `+text` (green) when added or changed, ` text` otherwise, still
+    addressed by its new-file line number; deletions at the end come last."""
+    before: dict[int, list[str]] = {}
+    changed: set[int] = set()
+    for hunk in hunks:
+        at = hunk.new_start + 1 if hunk.new_count == 0 else hunk.new_start
+        before.setdefault(min(at, len(lines) + 1), []).extend(hunk.removed)
+        changed.update(range(hunk.new_start, hunk.new_start + hunk.new_count))
+    out: list[Line] = []
+    start = 1
+    for number in range(1, len(lines) + 2):
+        for old in before.get(number, ()):
+            out.append(Line((Span("-" + old.expandtabs(TAB), theme.DIFF_REMOVED),), None, pre=True))
+        if number <= len(lines):
+            text = lines[number - 1].expandtabs(TAB)
+            if number in changed:
+                spans = (Span("+" + text, theme.DIFF_ADDED),)
+            else:
+                spans = (Span(" " + text),)
+            out.append(Line(spans, (number, number), pre=True))
+        if len(out) >= CHUNK or number > len(lines):
+            if out:
+                yield Block(tuple(out), start, min(number, len(lines)))
+            out, start = [], number + 1
+
+
+_missing_warned = False
+
+
+def take_missing_warning() -> str | None:
+    """MISSING_GIT_WARNING the first time git was found missing in this
+    process, then None: the warning is given once."""
+    global _missing_warned
+    if _git_missing and not _missing_warned:
+        _missing_warned = True
+        return MISSING_GIT_WARNING
+    return None
+
+
+_git_missing = False
+
+
+def _command(path: Path) -> list[str]:
+    # No pager, no external diff driver, no colour, whatever the user's config.
+    return [
+        "git",
+        "-c", "core.pager=cat",
+        "-c", "color.ui=never",
+        "-c", "core.quotepath=off",
+        "-C", str(path.parent),
+        "diff", "--no-color", "--no-ext-diff", "--no-textconv", "-U0",
+        "HEAD", "--", path.name,
+    ]  # fmt: skip
+
+
+def _environment() -> dict[str, str]:
+    env = dict(os.environ)
+    env.update(GIT_PAGER="cat", GIT_OPTIONAL_LOCKS="0", GIT_TERMINAL_PROMPT="0", LC_ALL="C")
+    env.pop("GIT_EXTERNAL_DIFF", None)
+    return env
+
+
+def _outcome(returncode: int, stdout: bytes) -> GitDiff:
+    if returncode != 0:
+        return GitDiff(NO_CHANGES)
+    hunks = parse_hunks(stdout.decode("utf-8", errors="replace"))
+    return GitDiff(HAS_CHANGES if hunks else NO_CHANGES, hunks)
+
+
+def _note_missing() -> GitDiff:
+    global _git_missing
+    _git_missing = True
+    return GitDiff(GIT_MISSING)
+
+
+def git_diff_blocking(path: str | Path) -> GitDiff:
+    """`git diff -U0 HEAD -- path`, waited for (at most GIT_TIMEOUT)."""
+    path = Path(path).resolve()
+    try:
+        done = subprocess.run(
+            _command(path),
+            capture_output=True,
+            env=_environment(),
+            timeout=GIT_TIMEOUT,
+            start_new_session=True,
+            check=False,
+        )
+    except FileNotFoundError:
+        return _note_missing()
+    except (subprocess.TimeoutExpired, OSError):
+        return GitDiff(NO_CHANGES)
+    return _outcome(done.returncode, done.stdout)
+
+
+async def _kill_group(process: trio.Process) -> None:
+    """On cancel: SIGTERM the group, a short grace, then SIGKILL."""
+    try:
+        os.killpg(process.pid, signal.SIGTERM)
+    except ProcessLookupError:
+        return
+    with trio.move_on_after(0.5):
+        await process.wait()
+        return
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+async def git_diff(path: str | Path) -> GitDiff:
+    """`git diff -U0 HEAD -- path` in its own process group. On cancel (or
+    after GIT_TIMEOUT) the group is terminated and reaped; a timeout counts
+    as no changes."""
+    path = Path(await trio.Path(path).resolve())
+    try:
+        with trio.move_on_after(GIT_TIMEOUT):
+            done = await trio.run_process(
+                _command(path),
+                capture_stdout=True,
+                capture_stderr=True,
+                check=False,
+                env=_environment(),
+                start_new_session=True,
+                deliver_cancel=_kill_group,
+            )
+            return _outcome(done.returncode, done.stdout)
+    except FileNotFoundError:
+        return _note_missing()
+    return GitDiff(NO_CHANGES)

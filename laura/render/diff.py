@@ -1,0 +1,104 @@
+"""Diff files, plain text, and files that cannot be shown as text.
+
+Pure. `.diff`/`.patch` lines are coloured by their prefix and pre-formatted;
+plain text is word-wrapped. `read_text` decides whether a file's bytes can be
+shown and, if not, gives the reason the pane and the open warning use.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+from laura.render import theme
+from laura.render.code import CHUNK, TAB, source_lines
+from laura.render.lines import Block, Line
+from laura.render.style import PLAIN, Span, Style
+
+SNIFF = 8192  # bytes looked at for NULs when deciding "binary"
+
+
+def diff_style(line: str) -> Style:
+    """The colour of one line of a unified diff, by its prefix."""
+    if line.startswith(("+++", "---", "diff ", "index ")):
+        return theme.DIFF_META
+    if line.startswith("@@"):
+        return theme.DIFF_HUNK
+    if line.startswith("+"):
+        return theme.DIFF_ADDED
+    if line.startswith("-"):
+        return theme.DIFF_REMOVED
+    return PLAIN
+
+
+def diff_file_blocks(text: str) -> Iterator[Block]:
+    """A `.diff`/`.patch` file: pre-formatted, coloured by prefix, 1:1."""
+    for start, chunk in _line_chunks(text):
+        lines = []
+        for offset, raw in enumerate(chunk):
+            number = start + offset
+            shown = raw.expandtabs(TAB)
+            lines.append(
+                Line((Span(shown, diff_style(raw)),) if shown else (), (number, number), pre=True)
+            )
+        yield Block(tuple(lines), start, start + len(chunk) - 1)
+
+
+def plain_blocks(text: str) -> Iterator[Block]:
+    """Plain text: each source line word-wraps; leading indentation stays
+    on its first row."""
+    for start, chunk in _line_chunks(text):
+        lines = [
+            Line((Span(raw.expandtabs(TAB)),) if raw else (), (start + i, start + i))
+            for i, raw in enumerate(chunk)
+        ]
+        yield Block(tuple(lines), start, start + len(chunk) - 1)
+
+
+def _line_chunks(text: str) -> Iterator[tuple[int, list[str]]]:
+    lines = source_lines(text)
+    for at in range(0, len(lines), CHUNK):
+        yield at + 1, lines[at : at + CHUNK]
+
+
+def os_error_text(error: OSError) -> str:
+    """`No such file or directory (os error 2)`: the OS's words and number."""
+    if error.errno is None:
+        return str(error)
+    return f"{error.strerror or error} (os error {error.errno})"
+
+
+def looks_binary(data: bytes) -> bool:
+    """NUL bytes near the start, as git and grep decide."""
+    return b"\0" in data[:SNIFF]
+
+
+def read_text(path: str | Path) -> tuple[str | None, str | None]:
+    """(text, None) for a file that can be shown, else (None, reason).
+
+    The reason completes "cannot read PATH: REASON" (the open warning) and
+    the pane's message; it is the OS error's text with its number, "binary
+    file" or "not UTF-8 text". Invalid UTF-8 past the sniffed head is shown replaced.
+    """
+    try:
+        data = Path(path).read_bytes()
+    except OSError as error:
+        return None, os_error_text(error)
+    if looks_binary(data):
+        return None, "binary file"
+    try:
+        return data.decode("utf-8"), None
+    except UnicodeDecodeError as error:
+        if error.start < SNIFF:
+            return None, "not UTF-8 text"
+        return data.decode("utf-8", errors="replace"), None
+
+
+def cannot_read_warning(path: str, reason: str) -> str:
+    return f"cannot read {path}: {reason}"
+
+
+def cannot_read_blocks(path: str, reason: str) -> Iterator[Block]:
+    """What the pane shows instead of an unreadable file (no source lines)."""
+    message = f"Couldn't read this file — {reason}. Check the path."
+    yield Block((Line((Span(message, theme.ERROR),), None),), 1, 0)

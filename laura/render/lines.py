@@ -1,0 +1,102 @@
+"""Logical lines and the row <-> source-line map.
+
+A renderer turns source text into `Line`s (one logical line each, before
+wrapping) grouped into `Block`s that cover a contiguous run of source lines.
+The view wraps them into `Row`s. The functions here answer the questions
+every line-addressed feature asks of rendered rows: which rows show source
+line n, which rows meet lines a..b (highlight), clamped to the file.
+
+Source lines are 1-based and inclusive everywhere, as a person counts them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import attrs
+
+from laura.render.style import Row, Span
+
+
+@attrs.frozen
+class Line:
+    """One logical rendered line.
+
+    `source` is the inclusive 1-based range of source lines it stands for
+    (None: it stands for none, e.g. a table's bottom border); `pre` lines are
+    pre-formatted (clipped, never wrapped); prose lines wrap with `hang` at
+    the start of each continuation row. `first` is False for a line that
+    continues the same source range as the line before it (the gutter shows
+    the number once).
+    """
+
+    spans: tuple[Span, ...]
+    source: tuple[int, int] | None
+    pre: bool = False
+    hang: tuple[Span, ...] = ()
+    first: bool = True
+    fill: bool = False  # repeat the last character to the full width (rules)
+
+
+@attrs.frozen
+class Block:
+    """Lines covering source lines `start..end` (1-based, inclusive)."""
+
+    lines: tuple[Line, ...]
+    start: int
+    end: int
+
+
+def clamp_range(start: int, end: int | None, line_count: int) -> tuple[int, int]:
+    """A requested range clamped to the file: `end` defaults to `start`,
+    a reversed range is put in order, both ends are kept inside 1..line_count
+    (a range wholly past the end pins to the last line)."""
+    if end is None:
+        end = start
+    if end < start:
+        start, end = end, start
+    last = max(1, line_count)
+    return min(max(1, start), last), min(max(1, end), last)
+
+
+def meets(source: tuple[int, int] | None, start: int, end: int) -> bool:
+    return source is not None and source[0] <= end and source[1] >= start
+
+
+def rows_meeting(rows: Sequence[Row], start: int, end: int) -> range:
+    """Rows from the first to the last whose source range meets start..end
+    (a folded block meets as a whole). Empty when none does."""
+    first = last = -1
+    for index, row in enumerate(rows):
+        if meets(row.source, start, end):
+            if first < 0:
+                first = index
+            last = index
+        elif first >= 0 and row.source is not None and row.source[0] > end:
+            break
+    return range(first, last + 1) if first >= 0 else range(0)
+
+
+def rows_for_line(rows: Sequence[Row], line: int) -> range:
+    """The rows that show source line `line` (all rows of a folded block)."""
+    return rows_meeting(rows, line, line)
+
+
+def first_row_for_line(rows: Sequence[Row], line: int) -> int | None:
+    found = rows_for_line(rows, line)
+    return found.start if found else None
+
+
+def line_of_row(rows: Sequence[Row], index: int) -> int | None:
+    """The source line a row addresses (first of its range); rows standing
+    for no line (gap rows, borders) address the nearest line above."""
+    for at in range(min(index, len(rows) - 1), -1, -1):
+        source = rows[at].source
+        if source is not None:
+            return source[0]
+    return None
+
+
+def content_rows(rows: Sequence[Row]) -> int:
+    """Rendered rows, including wrapped continuation and gap rows."""
+    return len(rows)

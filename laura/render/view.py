@@ -1,0 +1,238 @@
+"""Lazily laid-out rows of one document at one width.
+
+A `DocumentView` pulls `Block`s from a renderer only as far as a caller
+needs: the first screen needs the first screen's blocks, a highlight at
+line n needs the blocks up to n, `len()` (content_rows) needs them all. Rows
+laid out once are cached, so scrolling only lays out what newly comes into
+view. Pure: no I/O, no terminal.
+
+Git change markers are applied while laying out: each row's marker is the
+strongest over its source range, and a "N lines removed" gap row goes above
+the first row of the line below a deletion.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Iterable, Iterator, Mapping
+from typing import overload
+
+import attrs
+
+from laura.render import theme
+from laura.render.cells import clip_spans, spans_cells, wrap_spans
+from laura.render.lines import Block, Line, clamp_range, meets
+from laura.render.style import Row, Span
+
+ADDED = "+"
+MODIFIED = "~"
+REMOVED = "-"
+_STRENGTH = {MODIFIED: 3, ADDED: 2, REMOVED: 1}
+
+
+@attrs.frozen
+class Marks:
+    """Git change marks by 1-based source line: `changed` maps a line to
+    ADDED or MODIFIED; `removed` maps the line below a deletion to how many
+    lines were removed there (line_count + 1 for deletions at the end)."""
+
+    changed: Mapping[int, str] = attrs.field(factory=dict)
+    removed: Mapping[int, int] = attrs.field(factory=dict)
+    added: int = 0
+    deleted: int = 0
+
+    @property
+    def empty(self) -> bool:
+        return not self.changed and not self.removed
+
+
+NO_MARKS = Marks()
+
+
+def gap_row(count: int, width: int) -> Row:
+    """The row standing for `count` removed lines: no number, not addressable."""
+    label = f"── {count} line{'s' if count != 1 else ''} removed "
+    fill = max(0, width - len(label))
+    return Row((Span((label + "─" * fill)[: max(width, 1)], theme.GAP),), None, True, REMOVED)
+
+
+class DocumentView:
+    """Rows of a document at one text width, laid out on demand.
+
+    Acts as a read-only sequence of unclipped rows (`len` forces the whole
+    layout). `window` returns rows clipped for drawing at a horizontal offset.
+    """
+
+    def __init__(
+        self,
+        blocks: Iterable[Block],
+        line_count: int,
+        width: int,
+        marks: Marks = NO_MARKS,
+        *,
+        one_row_per_line: bool = False,
+    ) -> None:
+        self.width = max(1, width)
+        # Pre-formatted kinds (code, diffs) lay every source line on exactly
+        # one row, so counts and line -> row answers need no layout at all.
+        self.one_row_per_line = one_row_per_line
+        self._gap_lines = sorted(marks.removed)
+        self.line_count = line_count
+        self.marks = marks
+        self._blocks: Iterator[Block] | None = iter(blocks)
+        self._rows: list[Row] = []
+        self._pre: list[bool] = []
+        self._laid_to_line = 0  # last source line covered by laid-out blocks
+
+    # -- laying out -------------------------------------------------------
+
+    def _pull(self) -> bool:
+        """Lay out one more block; False when there are none left."""
+        if self._blocks is None:
+            return False
+        block = next(self._blocks, None)
+        if block is None:
+            self._blocks = None
+            if self.marks.removed.get(self.line_count + 1):
+                self._rows.append(gap_row(self.marks.removed[self.line_count + 1], self.width))
+                self._pre.append(False)
+            return False
+        for line in block.lines:
+            self._lay(line)
+        self._laid_to_line = max(self._laid_to_line, block.end)
+        return True
+
+    def _lay(self, line: Line) -> None:
+        marker = " "
+        if line.source is not None and line.first and not self.marks.empty:
+            a, b = line.source
+            removed = sum(self.marks.removed.get(n, 0) for n in range(a, b + 1))
+            if removed:
+                self._rows.append(gap_row(removed, self.width))
+                self._pre.append(False)
+        if line.source is not None and not self.marks.empty:
+            best = 0
+            for n in range(line.source[0], line.source[1] + 1):
+                mark = self.marks.changed.get(n)
+                if mark is None and line.first and n in self.marks.removed:
+                    mark = REMOVED
+                if mark is not None and _STRENGTH[mark] > best:
+                    best, marker = _STRENGTH[mark], mark
+        if line.fill:
+            spans = line.spans
+            room = self.width - spans_cells(spans)
+            if room > 0 and spans:
+                last = spans[-1]
+                spans = (*spans[:-1], Span(last.text + last.text[-1] * room, last.style))
+            self._rows.append(Row(clip_spans(spans, self.width), line.source, line.first, marker))
+            self._pre.append(False)
+            return
+        if line.pre:
+            self._rows.append(Row(line.spans, line.source, line.first, marker))
+            self._pre.append(True)
+            return
+        for index, spans in enumerate(wrap_spans(line.spans, self.width, (), line.hang)):
+            self._rows.append(Row(spans, line.source, line.first and index == 0, marker))
+            self._pre.append(False)
+
+    def ensure_rows(self, count: int) -> None:
+        while len(self._rows) < count and self._pull():
+            pass
+
+    def ensure_line(self, line: int) -> None:
+        """Lay out at least through the block holding source line `line`
+        (and the rows right after it, which may still belong to it)."""
+        while self._laid_to_line < line and self._pull():
+            pass
+
+    def complete(self) -> bool:
+        return self._blocks is None
+
+    # -- sequence of rows ---------------------------------------------------
+
+    def __len__(self) -> int:
+        while self._pull():
+            pass
+        return len(self._rows)
+
+    @overload
+    def __getitem__(self, index: int) -> Row: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[Row]: ...
+    def __getitem__(self, index: int | slice) -> Row | list[Row]:
+        if isinstance(index, slice):
+            if index.stop is None or index.stop < 0 or (index.start or 0) < 0:
+                len(self)
+            else:
+                self.ensure_rows(index.stop)
+            return self._rows[index]
+        if index < 0:
+            len(self)
+        else:
+            self.ensure_rows(index + 1)
+        return self._rows[index]
+
+    def __iter__(self) -> Iterator[Row]:
+        index = 0
+        while True:
+            self.ensure_rows(index + 1)
+            if index >= len(self._rows):
+                return
+            yield self._rows[index]
+            index += 1
+
+    # -- what a pane asks ---------------------------------------------------
+
+    def window(self, top: int, height: int, hscroll: int = 0) -> list[Row]:
+        """Rows top..top+height, pre-formatted ones clipped at `hscroll` to
+        the width with a visible marker where text continues."""
+        top = max(0, top)
+        self.ensure_rows(top + height)
+        out: list[Row] = []
+        for index in range(top, min(top + height, len(self._rows))):
+            row = self._rows[index]
+            if self._pre[index]:
+                row = attrs.evolve(row, spans=clip_spans(row.spans, self.width, hscroll))
+            out.append(row)
+        return out
+
+    def content_rows(self) -> int:
+        """Rendered rows in all (wrapped continuation and gap rows too)."""
+        if self.one_row_per_line:
+            return self.line_count + len(self._gap_lines)
+        return len(self)
+
+    def _row_of_line(self, line: int) -> int:
+        return line - 1 + bisect.bisect_right(self._gap_lines, line)
+
+    def rows_meeting(self, start: int, end: int | None = None) -> range:
+        """Rows lit by a highlight of start..end after clamping to the file:
+        every row whose source range meets it, first to last."""
+        start, end = clamp_range(start, end, self.line_count)
+        if self.line_count == 0:
+            return range(0)
+        if self.one_row_per_line:
+            return range(self._row_of_line(start), self._row_of_line(end) + 1)
+        self.ensure_line(end)
+        self.ensure_rows(len(self._rows) + 1)  # rows of a block may trail it
+        first = last = -1
+        for index, row in enumerate(self._rows):
+            if meets(row.source, start, end):
+                if first < 0:
+                    first = index
+                last = index
+            elif first >= 0 and row.source is not None and row.source[0] > end:
+                break
+        return range(first, last + 1) if first >= 0 else range(0)
+
+    def rows_for_line(self, line: int) -> range:
+        return self.rows_meeting(line, line)
+
+    def max_pre_cells(self, top: int, height: int) -> int:
+        """Widest pre-formatted row in the window (how far →  may scroll)."""
+        self.ensure_rows(top + height)
+        widest = 0
+        for index in range(max(0, top), min(top + height, len(self._rows))):
+            if self._pre[index]:
+                widest = max(widest, spans_cells(self._rows[index].spans))
+        return widest

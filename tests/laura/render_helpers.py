@@ -1,0 +1,36 @@
+"""Readable pictures of rendered rows for golden tests."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import trio
+
+from laura.render.style import Row
+
+
+def text(row: Row) -> str:
+    return "".join(span.text for span in row.spans)
+
+
+def picture(rows: Sequence[Row]) -> list[str]:
+    """One string per row: the gutter number (first row of a range only),
+    the change marker, a bar, then the row's text (trailing spaces cut)."""
+    out = []
+    for row in rows:
+        number = str(row.source[0]) if row.source is not None and row.first else ""
+        out.append(f"{number:>3}{row.marker}|{text(row)}".rstrip())
+    return out
+
+
+def sources(rows: Sequence[Row]) -> list[tuple[int, int] | None]:
+    return [row.source for row in rows]
+
+
+async def wait_until(predicate: Callable[[], bool], timeout: float = 5.0) -> None:
+    """Poll `predicate` until it holds; fail after `timeout` seconds."""
+    with trio.fail_after(timeout):
+        while True:
+            if predicate():
+                return
+            await trio.sleep(0.02)

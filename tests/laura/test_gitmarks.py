@@ -1,0 +1,244 @@
+"""Git change marks and the inline diff view, against real repositories."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+import trio
+
+from laura import gitmarks
+from laura.gitmarks import (
+    DIFF_VIEW_NEEDS_GIT,
+    GIT_MISSING,
+    HAS_CHANGES,
+    MISSING_GIT_WARNING,
+    NO_CHANGES,
+    NOTHING_TO_DIFF,
+    diff_view_blocks,
+    diff_view_refusal,
+    git_diff,
+    git_diff_blocking,
+    marks_of,
+    parse_hunks,
+    stats_text,
+)
+from laura.render import theme
+from laura.render.code import source_lines
+from laura.render.document import Document
+from laura.render.view import ADDED, MODIFIED, DocumentView
+from tests.laura.render_helpers import picture, text, wait_until
+
+
+@pytest.fixture(autouse=True)
+def quiet_git(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Git sees no user or system configuration of this machine."""
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.setattr(gitmarks, "_git_missing", False)
+    monkeypatch.setattr(gitmarks, "_missing_warned", False)
+
+
+def git(repo: Path, *args: str) -> None:
+    subprocess.run(
+        ["git", "-c", "user.name=T", "-c", "user.email=t@example.invalid", *args],
+        cwd=repo,
+        check=True,
+        capture_output=True,
+    )
+
+
+def repo_with(tmp_path: Path, name: str, content: str) -> Path:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    path = repo / name
+    path.write_text(content)
+    git(repo, "add", name)
+    git(repo, "commit", "-q", "-m", "start")
+    return path
+
+
+def numbered(count: int) -> list[str]:
+    return [f"line {n}" for n in range(1, count + 1)]
+
+
+def test_modify_delete_and_insert_give_modified_removed_and_added(tmp_path: Path) -> None:
+    path = repo_with(tmp_path, "ten.txt", "\n".join(numbered(10)) + "\n")
+    lines = numbered(10)
+    lines[1] = "line 2 changed"
+    del lines[4]
+    lines.insert(7, "inserted")
+    path.write_text("\n".join(lines) + "\n")
+    diff = git_diff_blocking(path)
+    assert diff.state == HAS_CHANGES
+    marks = marks_of(diff, len(lines))
+    assert marks.changed == {2: MODIFIED, 8: ADDED}
+    assert marks.removed == {5: 1}
+    assert stats_text(marks) == "+2 -2"
+    rows = Document("ten.txt", path.read_text()).view(40, marks).window(0, 20)
+    assert picture(rows)[:7] == [
+        "  1 |line 1",
+        "  2~|line 2 changed",
+        "  3 |line 3",
+        "  4 |line 4",
+        "   -|── 1 line removed ──────────────────────",
+        "  5-|line 6",
+        "  6 |line 7",
+    ]
+
+
+def test_markers_follow_the_file_after_another_edit(tmp_path: Path) -> None:
+    path = repo_with(tmp_path, "a.py", "a = 1\nb = 2\n")
+    assert git_diff_blocking(path).state == NO_CHANGES
+    path.write_text("a = 1\nb = 3\nc = 4\n")
+    marks = marks_of(git_diff_blocking(path), 3)
+    assert marks.changed == {2: MODIFIED, 3: MODIFIED}
+    path.write_text("a = 1\nb = 2\nc = 4\n")
+    marks = marks_of(git_diff_blocking(path), 3)
+    assert marks.changed == {3: ADDED}
+
+
+def test_deletion_at_the_end_and_the_start(tmp_path: Path) -> None:
+    path = repo_with(tmp_path, "f.txt", "\n".join(numbered(5)) + "\n")
+    path.write_text("\n".join(numbered(5)[1:3]) + "\n")
+    marks = marks_of(git_diff_blocking(path), 2)
+    assert marks.removed == {1: 1, 3: 2}
+    assert marks.changed == {}
+
+
+def test_untracked_clean_outside_a_repo_have_no_marks_and_refuse_the_diff_view(
+    tmp_path: Path,
+) -> None:
+    tracked = repo_with(tmp_path, "clean.md", "# hi\n")
+    untracked = tracked.parent / "new.md"
+    untracked.write_text("# new\n")
+    outside = tmp_path / "loose.md"
+    outside.write_text("# loose\n")
+    for path in (tracked, untracked, outside):
+        diff = git_diff_blocking(path)
+        assert diff.state == NO_CHANGES, path
+        assert marks_of(diff, 1).empty
+        assert diff_view_refusal(diff) == NOTHING_TO_DIFF
+
+
+def test_repository_without_commits_has_no_marks(tmp_path: Path) -> None:
+    repo = tmp_path / "fresh"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    (repo / "a.txt").write_text("x\n")
+    git(repo, "add", "a.txt")
+    assert git_diff_blocking(repo / "a.txt").state == NO_CHANGES
+
+
+def test_user_pager_and_external_diff_settings_are_ignored(tmp_path: Path) -> None:
+    path = repo_with(tmp_path, "a.txt", "one\ntwo\n")
+    git(path.parent, "config", "core.pager", "false")
+    git(path.parent, "config", "diff.external", "false")
+    git(path.parent, "config", "color.diff", "always")
+    path.write_text("one\nTWO\n")
+    diff = git_diff_blocking(path)
+    assert diff.state == HAS_CHANGES
+    assert marks_of(diff, 2).changed == {2: MODIFIED}
+
+
+def test_a_missing_git_binary_gives_no_marks_and_warns_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "a.txt"
+    path.write_text("x\n")
+    empty = tmp_path / "empty-bin"
+    empty.mkdir()
+    monkeypatch.setenv("PATH", str(empty))
+    diff = git_diff_blocking(path)
+    assert diff.state == GIT_MISSING
+    assert marks_of(diff, 1).empty
+    assert diff_view_refusal(diff) == DIFF_VIEW_NEEDS_GIT
+    assert gitmarks.take_missing_warning() == MISSING_GIT_WARNING
+    assert gitmarks.take_missing_warning() is None
+    assert git_diff_blocking(path).state == GIT_MISSING
+    assert gitmarks.take_missing_warning() is None
+
+
+def test_the_diff_view_interleaves_removed_lines_and_keeps_new_line_numbers(
+    tmp_path: Path,
+) -> None:
+    path = repo_with(tmp_path, "six.txt", "\n".join(numbered(6)) + "\n")
+    lines = numbered(6)
+    lines[1] = "line 2 CHANGED"
+    del lines[3]
+    path.write_text("\n".join(lines) + "\n")
+    diff = git_diff_blocking(path)
+    assert diff_view_refusal(diff) is None
+    current = source_lines(path.read_text())
+    view = DocumentView(diff_view_blocks(current, diff.hunks), len(current), 40)
+    rows = view.window(0, 20)
+    assert picture(rows) == [
+        "  1 | line 1",
+        "    |-line 2",
+        "  2 |+line 2 CHANGED",
+        "  3 | line 3",
+        "    |-line 4",
+        "  4 | line 5",
+        "  5 | line 6",
+    ]
+    assert rows[1].spans[0].style == theme.DIFF_REMOVED
+    assert rows[2].spans[0].style == theme.DIFF_ADDED
+    assert [text(view[i]) for i in view.rows_meeting(2, 3)] == ["+line 2 CHANGED", " line 3"]
+
+
+def test_the_diff_view_of_markdown_shows_raw_lines_not_the_reflow(tmp_path: Path) -> None:
+    path = repo_with(tmp_path, "doc.md", "alpha\nbeta\n\n# Tail\n")
+    path.write_text("alpha\nbeta CHANGED\n\n# Tail\n")
+    diff = git_diff_blocking(path)
+    current = source_lines(path.read_text())
+    shown = [text(row) for row in DocumentView(diff_view_blocks(current, diff.hunks), 4, 40)]
+    assert "-beta" in shown and "+beta CHANGED" in shown
+    assert not any("alpha beta" in line for line in shown)
+
+
+def test_deletions_at_the_end_come_after_the_last_line() -> None:
+    hunks = parse_hunks("@@ -3,2 +2,0 @@\n-three\n-four\n")
+    shown = [text(row) for row in DocumentView(diff_view_blocks(["one", "two"], hunks), 2, 40)]
+    assert shown == [" one", " two", "-three", "-four"]
+
+
+async def test_async_git_diff_matches_the_blocking_one(tmp_path: Path) -> None:
+    path = repo_with(tmp_path, "a.txt", "one\n")
+    path.write_text("one\ntwo\n")
+    diff = await git_diff(path)
+    assert diff == git_diff_blocking(path)
+    assert marks_of(diff, 2).changed == {2: ADDED}
+
+
+def _alive(marker: str) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if marker in (entry / "cmdline").read_bytes().decode(errors="replace"):
+                    found.append(int(entry.name))
+            except OSError:
+                continue
+    return found
+
+
+async def test_cancelling_a_slow_git_leaves_no_process_behind(tmp_path: Path) -> None:
+    path = repo_with(tmp_path, "a.txt", "one\n")
+    marker = f"slow-fsmonitor-{os.getpid()}-{tmp_path.name}"
+    hook = tmp_path / marker
+    hook.write_text("#!/bin/sh\nsleep 30\n")
+    hook.chmod(0o755)
+    git(path.parent, "config", "core.fsmonitor", str(hook))
+    path.write_text("two\n")
+    with trio.move_on_after(10):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(git_diff, path)
+            await wait_until(lambda: bool(_alive(marker)))
+            nursery.cancel_scope.cancel()
+    await wait_until(lambda: not _alive(marker))

@@ -1,0 +1,97 @@
+"""Live-file polling and tail spools, on real files in temp dirs."""
+
+from __future__ import annotations
+
+import io
+import os
+from pathlib import Path
+
+from laura.panes.watch import FileWatch, stamp_of
+from laura.spool import copy_until_eof, delete_spool, is_spool, runtime_dir, spool_path
+
+
+def test_poll_sees_appends_rewrites_renames_and_deletes_but_not_touches(tmp_path: Path) -> None:
+    path = tmp_path / "log.txt"
+    path.write_text("one\n")
+    watch = FileWatch(str(path))
+    assert not watch.poll()
+    with path.open("a") as handle:
+        handle.write("two\n")
+    assert watch.poll()
+    assert not watch.poll()
+
+    before = os.stat(path)
+    path.write_text("ONE\nTWO\n")  # same size, then the old mtime put back
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert watch.poll()
+
+    os.utime(path, ns=(before.st_atime_ns + 5_000_000_000, before.st_mtime_ns + 5_000_000_000))
+    assert not watch.poll()  # a touch alone changes nothing a reader sees
+
+    replacement = tmp_path / "new.txt"
+    replacement.write_text("ONE\nTWO\n")
+    replacement.replace(path)  # editors save by rename: a new inode
+    assert watch.poll()
+
+    path.unlink()
+    assert watch.poll()
+    assert not watch.poll()
+    path.write_text("back\n")
+    assert watch.poll()
+
+
+def test_a_same_size_rewrite_in_the_same_tick_is_caught_while_racy(tmp_path: Path) -> None:
+    path = tmp_path / "a.txt"
+    path.write_text("aaaa\n")
+    watch = FileWatch(str(path))
+    path.write_text("bbbb\n")
+    stamp = stamp_of(str(path))
+    assert stamp is not None
+    watch.stamp = stamp  # a file system too coarse to tell the two writes apart
+    assert watch.poll(now_ns=stamp.mtime_ns + 10_000_000)
+    path.write_text("cccc\n")
+    watch.stamp = stamp_of(str(path))
+    long_after = stamp.mtime_ns + 60_000_000_000
+    assert not watch.poll(now_ns=long_after)  # not racy any more: stat is trusted
+
+
+def test_runtime_dir_prefers_laura_runtime_then_xdg_then_home(tmp_path: Path) -> None:
+    chosen = tmp_path / "rt" / "laura"
+    assert runtime_dir({"LAURA_RUNTIME": str(chosen)}) == chosen
+    assert chosen.is_dir()
+    xdg = tmp_path / "xdg"
+    not_laura = tmp_path / "elsewhere"
+    env = {"LAURA_RUNTIME": str(not_laura), "XDG_RUNTIME_DIR": str(xdg)}
+    assert runtime_dir(env) == xdg / "laura"
+    assert runtime_dir({"LAURA_RUNTIME": "relative/laura", "HOME": str(tmp_path / "h")}) == (
+        tmp_path / "h" / ".laura" / "runtime" / "laura"
+    )
+
+
+def test_spool_names_and_which_files_may_be_deleted(tmp_path: Path) -> None:
+    directory = tmp_path / "laura"
+    directory.mkdir()
+    assert spool_path(directory, None, 42) == directory / "tail-42.txt"
+    assert spool_path(directory, "build log (ü)", 7) == directory / "build-log-----7.txt"
+    spool = spool_path(directory, "x", 1)
+    spool.write_text("data")
+    outside = tmp_path / "keep.txt"
+    outside.write_text("mine")
+    sneaky = directory / ".." / "keep.txt"
+    assert is_spool(spool, directory)
+    assert not is_spool(outside, directory)
+    assert not is_spool(sneaky, directory)
+    assert not delete_spool(outside, directory)
+    assert not delete_spool(sneaky, directory)
+    assert outside.exists()
+    assert delete_spool(spool, directory)
+    assert not spool.exists()
+    assert not delete_spool(spool, directory)
+
+
+def test_copy_until_eof_copies_everything(tmp_path: Path) -> None:
+    data = b"".join(b"line %d\n" % n for n in range(5000))
+    target = tmp_path / "spool.txt"
+    with target.open("wb") as spool:
+        assert copy_until_eof(io.BufferedReader(io.BytesIO(data)), spool) == len(data)  # type: ignore[arg-type]
+    assert target.read_bytes() == data

@@ -19,6 +19,7 @@ the host ends when the last tab has gone.
 from __future__ import annotations
 
 import gc
+import math
 import os
 import secrets
 import signal
@@ -30,7 +31,6 @@ import trio
 
 from laura import chrome, layout
 from laura.bindings import Bindings
-from laura.client import runtime_dir
 from laura.console import Console, open_console
 from laura.emulator import Emulator
 from laura.layout import SHELL
@@ -38,6 +38,7 @@ from laura.panes.shell import ShellPane
 from laura.protocol import Error, Rect, encode_response
 from laura.render.canvas import Canvas, frame_diff
 from laura.server import serve_tab
+from laura.spool import runtime_dir
 from laura.tab import Tab, inner
 from laura.terminal import SpawnError, open_terminal
 from laura.terminal_pyte import PyteEmulator
@@ -72,7 +73,7 @@ class Host(Bindings):
         self.emulator_factory = emulator_factory
         self.cwd = os.getcwd()
         self.nonce = secrets.token_hex(8)
-        self.runtime = runtime_dir()
+        self.runtime = str(runtime_dir())
         self.tabs: list[TabRuntime] = []
         self.active = 0
         self.tab_counter = 0
@@ -207,7 +208,10 @@ class Host(Bindings):
         last = -FRAME_INTERVAL
         cost = 0.0
         while True:
-            await self._dirty.wait()
+            # A toast disappears on its own: wake up when it expires.
+            deadline = self.toast[1] if self.toast is not None else math.inf
+            with trio.move_on_at(deadline):
+                await self._dirty.wait()
             # Never spend more than about a fifth of the loop drawing: under a
             # flood the PTY reader gets the rest, and keys are never starved.
             await trio.sleep_until(last + max(FRAME_INTERVAL, 4 * cost))

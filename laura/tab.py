@@ -10,13 +10,11 @@ running shell pane.
 
 from __future__ import annotations
 
-import json
 import os
-import re
-import time
 from typing import Any
 
 from laura import layout
+from laura.journal import Journal
 from laura.layout import SHELL, LayoutError, Leaf, Tree
 from laura.panes.file import Comment, FilePane
 from laura.protocol import (
@@ -69,6 +67,7 @@ class Tab:
         self.agent: str | None = None
         self.default_session = session
         self.session: str | None = None
+        self.journal: Journal | None = None  # opened by `ready`
         self.area = Rect(0, 1, 80, 22)
         self.shell: Any = None  # the host's ShellPane, once running
 
@@ -280,30 +279,10 @@ class Tab:
         if request.agent is not None:
             self.agent = request.agent
         self.session = request.session or self.session or self.default_session
-        journal = journal_path(self.session)
-        event = {"type": "ready", "session": self.session}
-        if self.agent:
-            event["agent"] = self.agent
-        _append_event(journal, event)
-        return ReadyReply(journal, [], self.report())
+        self.journal = Journal.open(self.session, self.agent)
+        self.journal.log("ready")
+        return ReadyReply(str(self.journal.path), [], self.report())
 
 
 def _tiny(rect: Rect) -> bool:
     return rect.width < layout.MIN_PANE or rect.height < layout.MIN_PANE
-
-
-def journal_path(session: str) -> str:
-    """~/.laura/sessions/<session>.ndjson, the session id sanitised."""
-    safe = re.sub(r"[^A-Za-z0-9._-]", "_", session) or "session"
-    home = os.environ.get("HOME") or os.path.expanduser("~")
-    return os.path.join(home, ".laura", "sessions", f"{safe}.ndjson")
-
-
-def _append_event(path: str, event: dict[str, Any]) -> None:
-    # Best effort: a journal that cannot be written never fails a request.
-    try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(path, "a", encoding="utf-8") as handle:
-            handle.write(json.dumps({"ts": int(time.time() * 1000), **event}) + "\n")
-    except OSError:
-        pass

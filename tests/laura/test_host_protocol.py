@@ -142,7 +142,7 @@ def test_focus_highlight_comment_diff_ready_update(laura_session: Make, tmp_path
     ready = session.cli("ready", "--session", "s1", "--agent", "claude")
     assert ready.returncode == 0, ready.stderr
     body = json.loads(ready.stdout)
-    assert body["journal"].endswith("/.laura/sessions/s1.ndjson")
+    assert body["journal"] == str(Path(session.env["XDG_STATE_HOME"]) / "laura" / "sessions" / "s1.ndjson")
     assert [pane["id"] for pane in body["layout"]["panes"]] == [0, 1]
     journal = Path(body["journal"]).read_text().splitlines()
     assert json.loads(journal[-1])["type"] == "ready"

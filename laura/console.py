@@ -21,7 +21,7 @@ import trio
 from laura.keys import Event, InputDecoder
 
 # How long a lone ESC waits for the rest of a sequence before it is the Esc key.
-ESC_WAIT = 0.03
+ESC_WAIT = 0.05
 
 MODES_ON = "\x1b[?2004h\x1b[?1000h\x1b[?1002h\x1b[?1006h"
 MODES_OFF = "\x1b[?1006l\x1b[?1002l\x1b[?1000l\x1b[?2004l"

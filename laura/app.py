@@ -34,6 +34,7 @@ from laura.bindings import Bindings
 from laura.console import Console, open_console
 from laura.emulator import Emulator
 from laura.layout import SHELL
+from laura.panes.review import ReviewUI
 from laura.panes.shell import ShellPane
 from laura.protocol import Error, Rect, encode_response
 from laura.render.canvas import Canvas, frame_diff
@@ -41,9 +42,11 @@ from laura.server import serve_tab
 from laura.spool import runtime_dir
 from laura.tab import Tab, inner
 from laura.terminal import SpawnError, open_terminal
-from laura.terminal_pyte import PyteEmulator
+from laura.vt import VirtualTerminal
 
 FRAME_INTERVAL = 1 / 60
+# How often file panes stat their files for changes on disk.
+FILE_POLL_INTERVAL = 0.25
 TOAST_SECONDS = 4.0
 
 
@@ -66,7 +69,7 @@ class Host(Bindings):
         self,
         console: Console,
         first_command: list[str],
-        emulator_factory: Callable[[int, int, Callable[[bytes], None]], Emulator] = PyteEmulator,
+        emulator_factory: Callable[[int, int, Callable[[bytes], None]], Emulator] = VirtualTerminal,
     ) -> None:
         self.console = console
         self.first_command = first_command
@@ -86,6 +89,7 @@ class Host(Bindings):
         self._previous: Canvas | None = None
         self._nursery: trio.Nursery | None = None
         self._started_any = False
+        self.review_ui = ReviewUI()
         self.failure: str | None = None  # why a tab could not start
 
     # --- lifecycle -------------------------------------------------------------
@@ -96,6 +100,7 @@ class Host(Bindings):
             nursery.start_soon(self.console.read_events, self.handle_events)
             nursery.start_soon(self._signals)
             nursery.start_soon(self._render_loop)
+            nursery.start_soon(self._poll_files)
             await nursery.start(self._run_tab, self.first_command)
         return self.exit_code
 
@@ -128,7 +133,12 @@ class Host(Bindings):
         try:
             with runtime.scope:
                 async with open_terminal(
-                    argv, env, shell_inner.height, shell_inner.width, self.emulator_factory, self.cwd
+                    argv,
+                    env,
+                    shell_inner.height,
+                    shell_inner.width,
+                    self.emulator_factory,
+                    self.cwd,
                 ) as terminal:
                     tab.shell = ShellPane(terminal)
                     terminal.on_output = self.mark_dirty
@@ -165,6 +175,8 @@ class Host(Bindings):
         def answer(line: bytes) -> bytes:
             tab.area = self.area()
             try:
+                # A request sent right after an edit must see the new content.
+                tab.poll_files()
                 reply = tab.answer(line)
             except Exception as exc:  # a bug must cost one request, never the host
                 reply = encode_response(Error(f"internal error: {type(exc).__name__}: {exc}"))
@@ -173,6 +185,13 @@ class Host(Bindings):
             return reply
 
         return answer
+
+    async def _poll_files(self) -> None:
+        """Reload (or freeze) file panes whose files changed on disk."""
+        while True:
+            await trio.sleep(FILE_POLL_INTERVAL)
+            if any(runtime.tab.poll_files() for runtime in list(self.tabs)):
+                self.mark_dirty()
 
     async def _signals(self) -> None:
         signals = (signal.SIGWINCH, signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
@@ -231,7 +250,9 @@ class Host(Bindings):
     def draw(self) -> Canvas:
         width, height = self.console.size()
         canvas = Canvas(width, height)
-        labels = [f"{i + 1}:{r.tab.label}" if r.tab.label else str(i + 1) for i, r in enumerate(self.tabs)]
+        labels = [
+            f"{i + 1}:{r.tab.label}" if r.tab.label else str(i + 1) for i, r in enumerate(self.tabs)
+        ]
         chrome.draw_tab_bar(canvas, labels, self.active, self.locked)
         tab = self.current()
         if tab is not None:
@@ -244,8 +265,9 @@ class Host(Bindings):
                         tab.shell.draw(canvas, inner(rect), focused and self.mode is None)
                 else:
                     panel = tab.panels[pane_id]
-                    chrome.draw_border(canvas, rect, focused, panel.title(self.cwd))
+                    chrome.draw_border(canvas, rect, focused, panel.title(self.cwd, inner(rect)))
                     panel.draw(canvas, inner(rect), focused)
+            self.review_ui.draw(canvas, tab)
         chrome.draw_footer(canvas, self.hint())
         if self.toast is not None:
             text, until = self.toast
@@ -254,7 +276,10 @@ class Host(Bindings):
             else:
                 self.toast = None
         if self.mode == "panes" and tab is not None:
-            entries = [(pid, "shell" if pid == SHELL else os.path.basename(tab.panels[pid].path)) for pid in layout.order(tab.tree)]
+            entries = [
+                (pid, "shell" if pid == SHELL else os.path.basename(tab.panels[pid].path))
+                for pid in layout.order(tab.tree)
+            ]
             chrome.draw_panes_popup(canvas, entries, self.typed)
             canvas.cursor = None
         elif self.mode == "help":
@@ -277,6 +302,10 @@ class Host(Bindings):
         if self.mode in hints:
             return hints[self.mode]
         tab = self.current()
+        if tab is not None:
+            review_hint = self.review_ui.hint(tab, self.console.size()[0])
+            if review_hint is not None:
+                return review_hint
         if tab is not None and tab.focus != SHELL:
             return chrome.HINT_FILE
         return chrome.HINT_SHELL

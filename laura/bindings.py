@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from laura import layout
 from laura.keys import Event, Key, Mouse, Paste
 from laura.layout import SHELL
+from laura.panes.review import ReviewUI
 from laura.tab import Tab, inner
 
 if TYPE_CHECKING:
@@ -27,6 +28,7 @@ class Bindings:
     mode: str | None
     locked: bool
     typed: str
+    review_ui: ReviewUI
 
     def current(self) -> Tab | None:
         raise NotImplementedError
@@ -79,6 +81,9 @@ class Bindings:
         if key == Key("h", ctrl=True):
             self.mode = "help"
             return
+        if self.review_ui.active:
+            self.review_ui.key(key, self.show_toast)
+            return
         if self.mode == "rename":
             self._rename_key(tab, key)
             return
@@ -106,6 +111,8 @@ class Bindings:
     def _file_key(self, tab: Tab, key: Key) -> None:
         panel = tab.panels[tab.focus]
         area = tab.panel_inner(panel)
+        if self.review_ui.file_key(tab, panel, key, area, self.show_toast):
+            return
         if key.name == "escape":
             tab.focus = SHELL
         elif key.name == "up":
@@ -182,6 +189,9 @@ class Bindings:
             return
         if self.mode == "rename":
             self.typed += " ".join(text.splitlines())
+            return
+        if self.review_ui.active:
+            self.review_ui.paste(text)
             return
         if self.mode is None and (self.locked or tab.focus == SHELL) and tab.shell is not None:
             tab.shell.paste(text)

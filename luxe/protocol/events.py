@@ -10,6 +10,8 @@ from typing import Any, ClassVar
 
 import attrs
 
+from luxe.protocol.review import REVIEW_EVENTS, ReviewEvent
+
 PROTOCOL_VERSION = 2
 
 # -- handshake, state, sessions ------------------------------------------------
@@ -215,6 +217,20 @@ class Compacted:
 
 
 @attrs.frozen
+class HookFinished:
+    """One command hook ran (see docs/hooks.md). `decision`: allow, deny, or
+    observe (an observe-only point, whose output is ignored); `error` says
+    why the hook failed, when it did (its `on_timeout` then decided)."""
+
+    KIND: ClassVar[str] = "hook_finished"
+    point: str
+    command: list[str]
+    decision: str
+    duration_ms: float
+    error: str | None = None
+
+
+@attrs.frozen
 class ActionRejected:
     KIND: ClassVar[str] = "action_rejected"
     kind: str | None
@@ -243,7 +259,9 @@ Event = (
     | Error
     | CompactionStarted
     | Compacted
+    | HookFinished
     | ActionRejected
+    | ReviewEvent
 )
 
 EVENT_TYPES: dict[str, type] = {
@@ -270,6 +288,8 @@ EVENT_TYPES: dict[str, type] = {
         Error,
         CompactionStarted,
         Compacted,
+        HookFinished,
         ActionRejected,
+        *REVIEW_EVENTS,
     )
 }

@@ -316,9 +316,9 @@ class Host(Bindings):
 
 async def run_host(command: list[str] | None) -> int:
     """Run the full-screen host; returns its exit status."""
-    # pyte keeps ~10k scrollback lines of small tuples alive; with the default
-    # thresholds the collector rescans them constantly (measured: ~2x slower
-    # feeding). Collect young objects less often.
+    # The scrollback keeps ~10k lines of objects alive, and a flood allocates
+    # fast; with the default thresholds the collector rescans them constantly
+    # (measured with pyte: feeding was 2x slower). Collect less often.
     gc.set_threshold(50_000, 20, 100)
     async with open_console() as console:
         host = Host(console, command or default_shell())

@@ -34,7 +34,12 @@ API (reusable by every Laura test):
     session.close()                  kill the tmux server and every process
 
 `laura_session` (a pytest fixture in conftest.py) makes sessions and closes
-them at teardown. `wait_until(predicate, timeout)` polls any condition.
+them at teardown. Module helpers: `wait_until(predicate, timeout)` polls any
+condition; `descendants_of(pid)` and `alive(pid)` read /proc (to prove no
+process survives); `abstract_sockets(prefix)` lists listening tab sockets;
+`send_frame(name, frame)` is a raw one-shot client; `RECORDER` is
+tests/laura/recorder.py, a child that records every byte it reads (run it
+with `command=[sys.executable, RECORDER, OUT, "--alt"|"--paste"|"--mouse"|"--dsr"]`).
 """
 
 from __future__ import annotations

@@ -1,9 +1,10 @@
 """A session: its history, its settings, and the turns it runs one at a time.
 
 `Session.run` owns the session nursery and runs queued turns in order, each
-inside its own cancel scope. Everything a client can do arrives as a plain
-method call (`submit`, `steer`, `cancel_turn`, ...) that never blocks; the
-methods return a refusal message (str) or None.
+inside its own cancel scope. Everything a client can do arrives as a method
+call that returns at once: `steer`, `cancel_turn`, `compact`, `set_*` return
+a refusal message (str) or None; `start_turn` only waits while the event
+channel is full.
 
 For programmatic turns (Guided Review and other in-process callers):
 

@@ -133,7 +133,9 @@ async def run_turn(session: Session, turn: Turn) -> TurnOutcome:
             answer = await provider.complete(request, lambda e: _forward(session, e))
         except ProviderError as exc:
             return TurnOutcome("error", exc.message, turn.final_text)
-        await session.record(answer)
+        if answer.content:
+            # An empty answer is not history: the APIs refuse empty messages.
+            await session.record(answer)
         turn.usage.append(answer.usage)
         turn.cost_usd = _add_cost(turn.cost_usd, session.model.cost(answer.usage))
         text = "".join(b.text for b in answer.content if isinstance(b, TextBlock))

@@ -83,6 +83,13 @@ class ModelChoice:
             return self._provider
         return await trio.to_thread.run_sync(self.build)
 
+    async def aclose(self) -> None:
+        """Close the provider's HTTP client, if it was built and has one."""
+        closer = getattr(self._provider, "aclose", None)
+        if closer is not None:
+            with trio.move_on_after(0.2):
+                await closer()
+
     def state(self) -> ev.ModelState:
         if self.provider_name == "scripted":
             return ev.ModelState(
@@ -220,6 +227,8 @@ async def _main(
                     await stop.wait()
                     log.info("closing session %s", file.id)
                     await session.close()
+                    if isinstance(session.model, ModelChoice):
+                        await session.model.aclose()
                     inner.cancel_scope.cancel()
 
 

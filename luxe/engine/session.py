@@ -49,6 +49,7 @@ CLOSING_HOOK_S = 0.5
 @attrs.define(eq=False)
 class _Compaction:
     scope: trio.CancelScope = attrs.Factory(trio.CancelScope)
+    done: trio.Event = attrs.Factory(trio.Event)
 
 
 class Session:
@@ -237,8 +238,11 @@ class Session:
     async def _run_compaction(self, job: _Compaction) -> None:
         from luxe.engine.compaction import compact
 
-        with job.scope:
-            await compact(self)
+        try:
+            with job.scope:
+                await compact(self)
+        finally:
+            job.done.set()
 
     async def close(self) -> None:
         """End the session: cancel the running turn and everything queued,
@@ -257,8 +261,11 @@ class Session:
             current.scope.cancel()
             if isinstance(current, Turn):
                 await current.wait()
+            else:
+                await current.done.wait()
         with trio.move_on_after(CLOSING_HOOK_S):
             await self.hooks.run("SessionEnd", {"Other": None})
+        self.file.close()
 
 
 class ModelSource(Protocol):

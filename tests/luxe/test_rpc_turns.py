@@ -161,3 +161,37 @@ def test_modes_thinking_and_model_switch(spawn: SpawnLuxe, repo: Path, tmp_path:
     text = "".join(f["content"]["delta"] for f in frames if f["kind"] == "token_delta")
     assert text == "from the other script"
     assert luxe.close() == 0
+
+
+def test_cancel_resolves_a_pending_permission_prompt(spawn: SpawnLuxe, repo: Path) -> None:
+    luxe = spawn([{"tool_calls": [call("write", path="w.txt", content="x")]}, {"text": "ok"}])
+    luxe.handshake()
+    luxe.send("submit_user_message", {"text": "write"})
+    asked = luxe.expect("permission_requested")
+    luxe.send("cancel_turn")
+    frames = luxe.collect_until("turn_ended")
+    resolved = [f["content"] for f in frames if f["kind"] == "permission_resolved"]
+    assert resolved == [{"id": asked["id"], "reply": "cancelled"}]
+    assert frames[-1]["content"]["reason"] == "cancelled"
+    assert not (repo / "w.txt").exists()
+    luxe.send("respond_permission", {"id": asked["id"], "reply": "once"})
+    assert "no pending permission prompt" in luxe.expect("action_rejected")["reason"]
+    assert luxe.close() == 0
+
+
+def test_a_client_that_stops_reading_ends_the_session(env: dict[str, str], repo: Path) -> None:
+    import subprocess
+    import sys
+
+    process = subprocess.Popen(
+        [sys.executable, "-m", "luxe", "--rpc", "--model", "scripted:/nonexistent"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=repo, env=env,
+    )
+    try:
+        assert process.stdout is not None
+        process.stdout.close()  # the first frame written meets a broken pipe
+        assert process.wait(timeout=10) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()

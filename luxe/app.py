@@ -114,6 +114,12 @@ def make_hooks(options: Options, paths: Paths) -> HookRunner:
     return NoHooks()
 
 
+def register_actions(actions: RpcActions, session: Session, options: Options) -> None:
+    """Where other layers (Guided Review, GitHub) register their RPC actions
+    (see RpcActions.register). The core registers none."""
+    return None
+
+
 def _setup_logging(paths: Paths, verbose: bool) -> None:
     root = logging.getLogger("luxe")
     root.setLevel(logging.DEBUG if verbose else logging.INFO)
@@ -219,6 +225,7 @@ async def _main(
                 if resumed:
                     await send.send(session.info_event())
                 actions = RpcActions(session, store, lambda s: ModelChoice(s, env), stop)
+                register_actions(actions, session, options)
                 async with trio.open_nursery() as inner:
                     await inner.start(session.run)
                     inner.start_soon(_watch_signals, signals, stop)

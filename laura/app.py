@@ -34,15 +34,18 @@ from laura.console import Console, open_console
 from laura.emulator import Emulator
 from laura.keys import Event, Key, Mouse, Paste
 from laura.layout import SHELL
+from laura.panes.review import ReviewUI
 from laura.panes.shell import ShellPane
 from laura.protocol import Error, Rect, encode_response
 from laura.render.canvas import Canvas, frame_diff
 from laura.server import serve_tab
 from laura.tab import Tab, inner
 from laura.terminal import SpawnError, open_terminal
-from laura.terminal_pyte import PyteEmulator
+from laura.vt import VirtualTerminal
 
 FRAME_INTERVAL = 1 / 60
+# How often file panes stat their files for changes on disk.
+FILE_POLL_INTERVAL = 0.25
 TOAST_SECONDS = 4.0
 
 
@@ -65,7 +68,7 @@ class Host:
         self,
         console: Console,
         first_command: list[str],
-        emulator_factory: Callable[[int, int, Callable[[bytes], None]], Emulator] = PyteEmulator,
+        emulator_factory: Callable[[int, int, Callable[[bytes], None]], Emulator] = VirtualTerminal,
     ) -> None:
         self.console = console
         self.first_command = first_command
@@ -85,6 +88,7 @@ class Host:
         self._previous: Canvas | None = None
         self._nursery: trio.Nursery | None = None
         self._started_any = False
+        self.review_ui = ReviewUI()
         self.failure: str | None = None  # why a tab could not start
 
     # --- lifecycle -------------------------------------------------------------
@@ -95,6 +99,7 @@ class Host:
             nursery.start_soon(self.console.read_events, self.handle_events)
             nursery.start_soon(self._signals)
             nursery.start_soon(self._render_loop)
+            nursery.start_soon(self._poll_files)
             await nursery.start(self._run_tab, self.first_command)
         return self.exit_code
 
@@ -127,7 +132,12 @@ class Host:
         try:
             with runtime.scope:
                 async with open_terminal(
-                    argv, env, shell_inner.height, shell_inner.width, self.emulator_factory, self.cwd
+                    argv,
+                    env,
+                    shell_inner.height,
+                    shell_inner.width,
+                    self.emulator_factory,
+                    self.cwd,
                 ) as terminal:
                     tab.shell = ShellPane(terminal)
                     terminal.on_output = self.mark_dirty
@@ -164,6 +174,8 @@ class Host:
         def answer(line: bytes) -> bytes:
             tab.area = self.area()
             try:
+                # A request sent right after an edit must see the new content.
+                tab.poll_files()
                 reply = tab.answer(line)
             except Exception as exc:  # a bug must cost one request, never the host
                 reply = encode_response(Error(f"internal error: {type(exc).__name__}: {exc}"))
@@ -172,6 +184,13 @@ class Host:
             return reply
 
         return answer
+
+    async def _poll_files(self) -> None:
+        """Reload (or freeze) file panes whose files changed on disk."""
+        while True:
+            await trio.sleep(FILE_POLL_INTERVAL)
+            if any(runtime.tab.poll_files() for runtime in list(self.tabs)):
+                self.mark_dirty()
 
     async def _signals(self) -> None:
         signals = (signal.SIGWINCH, signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
@@ -227,7 +246,9 @@ class Host:
     def draw(self) -> Canvas:
         width, height = self.console.size()
         canvas = Canvas(width, height)
-        labels = [f"{i + 1}:{r.tab.label}" if r.tab.label else str(i + 1) for i, r in enumerate(self.tabs)]
+        labels = [
+            f"{i + 1}:{r.tab.label}" if r.tab.label else str(i + 1) for i, r in enumerate(self.tabs)
+        ]
         chrome.draw_tab_bar(canvas, labels, self.active, self.locked)
         tab = self.current()
         if tab is not None:
@@ -240,8 +261,9 @@ class Host:
                         tab.shell.draw(canvas, inner(rect), focused and self.mode is None)
                 else:
                     panel = tab.panels[pane_id]
-                    chrome.draw_border(canvas, rect, focused, panel.title(self.cwd))
+                    chrome.draw_border(canvas, rect, focused, panel.title(self.cwd, inner(rect)))
                     panel.draw(canvas, inner(rect), focused)
+            self.review_ui.draw(canvas, tab)
         chrome.draw_footer(canvas, self.hint())
         if self.toast is not None:
             text, until = self.toast
@@ -250,7 +272,10 @@ class Host:
             else:
                 self.toast = None
         if self.mode == "panes" and tab is not None:
-            entries = [(pid, "shell" if pid == SHELL else os.path.basename(tab.panels[pid].path)) for pid in layout.order(tab.tree)]
+            entries = [
+                (pid, "shell" if pid == SHELL else os.path.basename(tab.panels[pid].path))
+                for pid in layout.order(tab.tree)
+            ]
             chrome.draw_panes_popup(canvas, entries, self.typed)
             canvas.cursor = None
         elif self.mode == "help":
@@ -273,6 +298,10 @@ class Host:
         if self.mode in hints:
             return hints[self.mode]
         tab = self.current()
+        if tab is not None:
+            review_hint = self.review_ui.hint(tab, self.console.size()[0])
+            if review_hint is not None:
+                return review_hint
         if tab is not None and tab.focus != SHELL:
             return chrome.HINT_FILE
         return chrome.HINT_SHELL
@@ -318,6 +347,9 @@ class Host:
         if key == Key("h", ctrl=True):
             self.mode = "help"
             return
+        if self.review_ui.active:
+            self.review_ui.key(key, self.show_toast)
+            return
         if self.mode == "rename":
             self._rename_key(tab, key)
             return
@@ -345,6 +377,8 @@ class Host:
     def _file_key(self, tab: Tab, key: Key) -> None:
         panel = tab.panels[tab.focus]
         area = tab.panel_inner(panel)
+        if self.review_ui.file_key(tab, panel, key, area, self.show_toast):
+            return
         if key.name == "escape":
             tab.focus = SHELL
         elif key.name == "up":
@@ -421,6 +455,9 @@ class Host:
             return
         if self.mode == "rename":
             self.typed += " ".join(text.splitlines())
+            return
+        if self.review_ui.active:
+            self.review_ui.paste(text)
             return
         if self.mode is None and (self.locked or tab.focus == SHELL) and tab.shell is not None:
             tab.shell.paste(text)

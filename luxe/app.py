@@ -32,17 +32,19 @@ import trio
 from luxe import __version__
 from luxe.cli import Options
 from luxe.config import Paths, SettingsError, load_settings, paths_from_env
-from luxe.engine.mode_gate import ModeGate
 from luxe.engine.model import Provider, ProviderError, Usage
-from luxe.engine.ports import HookRunner, NoHooks, PermissionGate
+from luxe.engine.ports import HookRunner, PermissionGate
 from luxe.engine.session import Session
 from luxe.engine.store import SessionFile, SessionNotFound, SessionStore
 from luxe.engine.tooling import Tool
 from luxe.frontends import rpc
 from luxe.frontends.rpc_actions import RpcActions
+from luxe.policy.hooks_config import HookConfig
+from luxe.policy.rules_files import PermissionsFileError
 from luxe.protocol import events as ev
 from luxe.providers import models
 from luxe.providers.registry import make_provider, parse_model_spec
+from luxe.review.service import ReviewService
 
 log = logging.getLogger("luxe")
 
@@ -56,6 +58,7 @@ CAPABILITIES = [
     "compact",
     "thinking",
     "scripted_model",
+    "guided_review",
 ]
 
 
@@ -104,14 +107,26 @@ class ModelChoice:
         return models.cost_usd(self.info, usage)
 
 
-def make_gate(options: Options) -> PermissionGate:
-    """The permission gate (the policy layer replaces this one line)."""
-    return ModeGate(permission_mode=options.permission_mode or "ask")
+def make_gate(options: Options, cwd: Path, env: Mapping[str, str]) -> PermissionGate:
+    """The permission engine: rules files, modes, hard denies, redaction.
+    Raises PermissionsFileError for a rules file that is not valid."""
+    from luxe.policy.setup import build_gate
+
+    return build_gate(
+        cwd=cwd,
+        flag_mode=options.permission_mode,
+        trust_project=options.trust_project,
+        env=env,
+    )
 
 
-def make_hooks(options: Options, paths: Paths) -> HookRunner:
-    """The hook runner (the policy layer replaces this one line)."""
-    return NoHooks()
+def make_hooks(
+    config: HookConfig, cwd: Path, emit: Callable[[ev.Event], Awaitable[None]]
+) -> HookRunner:
+    """The command hook runner; every run is reported as `hook_finished`."""
+    from luxe.policy.hooks import CommandHookRunner
+
+    return CommandHookRunner(config, cwd=str(cwd), on_finished=emit)
 
 
 def register_actions(actions: RpcActions, session: Session, options: Options) -> None:
@@ -156,6 +171,14 @@ def run(options: Options, env: Mapping[str, str] | None = None) -> int:
         print(f"luxe: {exc}", file=sys.stderr)
         return 2
     cwd = Path.cwd()
+    try:
+        gate = make_gate(options, cwd, env)
+    except PermissionsFileError as exc:
+        print(f"luxe: refusing to start: invalid permissions file: {exc}", file=sys.stderr)
+        return 2
+    from luxe.policy.setup import build_hook_config
+
+    hook_config = build_hook_config(cwd=cwd, trust_project=options.trust_project, env=env)
     store = SessionStore(paths.sessions_dir)
     resumed = False
     try:
@@ -174,7 +197,9 @@ def run(options: Options, env: Mapping[str, str] | None = None) -> int:
         return 2
     max_turns = options.max_turns or settings.max_turns
     try:
-        trio.run(_main, options, paths, env, model, store, file, resumed, cwd, max_turns)
+        trio.run(
+            _main, options, env, model, store, file, resumed, cwd, max_turns, gate, hook_config
+        )
     except Exception:
         log.exception("luxe --rpc failed")
         return 1
@@ -183,7 +208,6 @@ def run(options: Options, env: Mapping[str, str] | None = None) -> int:
 
 async def _main(
     options: Options,
-    paths: Paths,
     env: Mapping[str, str],
     model: ModelChoice,
     store: SessionStore,
@@ -191,6 +215,8 @@ async def _main(
     resumed: bool,
     cwd: Path,
     max_turns: int,
+    gate: PermissionGate,
+    hook_config: HookConfig,
 ) -> None:
     stop = trio.Event()
     send, receive = trio.open_memory_channel[ev.Event](1024)
@@ -198,14 +224,15 @@ async def _main(
         async with trio.open_nursery() as root:
             root.start_soon(rpc.serve_writer, receive, stop.set)
             async with send:
+                emit = _emitter(send)
                 session = Session(
                     cwd=cwd,
                     file=file,
                     model=model,
                     tools=_tools,
-                    gate=make_gate(options),
-                    hooks=make_hooks(options, paths),
-                    emit=_emitter(send),
+                    gate=gate,
+                    hooks=make_hooks(hook_config, cwd, emit),
+                    emit=emit,
                     max_turns=max_turns,
                     resumed=resumed,
                 )
@@ -224,10 +251,17 @@ async def _main(
                 await send.send(session.state_event())
                 if resumed:
                     await send.send(session.info_event())
-                actions = RpcActions(session, store, lambda s: ModelChoice(s, env), stop)
+                for problem in hook_config.errors:
+                    # The session runs without the broken hook; say so.
+                    await send.send(ev.Error(f"hooks: {problem}", retryable=False))
+                review = ReviewService(cwd=cwd, session=session, emit=emit)
+                actions = RpcActions(
+                    session, store, lambda s: ModelChoice(s, env), stop, review=review.submit
+                )
                 register_actions(actions, session, options)
                 async with trio.open_nursery() as inner:
                     await inner.start(session.run)
+                    await inner.start(review.serve)
                     inner.start_soon(_watch_signals, signals, stop)
                     inner.start_soon(_read_then_stop, actions, stop)
                     inner.start_soon(_warm_up, session, model)

@@ -20,6 +20,10 @@ from luxe.engine.store import SessionStore
 from luxe.protocol import Action, Rejection
 from luxe.protocol import actions as act
 from luxe.protocol import events as ev
+from luxe.protocol import review as rv
+
+# Guided Review actions go to the review's owner (luxe.review.service).
+ReviewHandler = Callable[[rv.ReviewAction], Awaitable[None]]
 
 
 class RpcActions:
@@ -29,11 +33,13 @@ class RpcActions:
         store: SessionStore,
         make_model: Callable[[str], ModelSource],
         stop: trio.Event,
+        review: ReviewHandler | None = None,
     ) -> None:
         self.session = session
         self.store = store
         self.make_model = make_model
         self.stop = stop
+        self.review = review
         self._handlers: dict[type, Callable[[Any], Awaitable[str | None]]] = {}
 
     def register(self, action_type: type, handler: Callable[[Any], Awaitable[str | None]]) -> None:
@@ -53,6 +59,12 @@ class RpcActions:
         elif isinstance(action, act.Close):
             self.stop.set()
             return False
+        elif isinstance(action, rv.REVIEW_ACTIONS):
+            if self.review is None:
+                await s.emit(ev.ActionRejected(action.KIND, f"{action.KIND}: Guided Review is not available"))
+            else:
+                await self.review(action)
+            return True
         elif isinstance(action, act.SubmitUserMessage):
             if not action.text.strip():
                 refusal = "submit_user_message: field `text` is empty"

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any, ClassVar, Literal
 
 from luxe.protocol.frame import Frame, frame
+from luxe.protocol.review import REVIEW_ACTIONS, ReviewAction
 
 PermissionReply = Literal["once", "always", "reject"]
 AgentModeName = Literal["build", "plan"]
@@ -120,6 +121,7 @@ Action = (
     | ListSessions
     | Compact
     | Close
+    | ReviewAction
 )
 
 ACTION_TYPES: dict[str, type] = {
@@ -137,5 +139,6 @@ ACTION_TYPES: dict[str, type] = {
         ListSessions,
         Compact,
         Close,
+        *REVIEW_ACTIONS,
     )
 }

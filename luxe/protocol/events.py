@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from luxe.protocol.frame import Frame, frame
+from luxe.protocol.review import REVIEW_EVENTS, ReviewEvent
 
 PROTOCOL_VERSION = 2
 
@@ -215,6 +216,20 @@ class Compacted(Frame):
 
 
 @frame
+class HookFinished(Frame):
+    """One command hook ran (see docs/hooks.md). `decision`: allow, deny, or
+    observe (an observe-only point, whose output is ignored); `error` says
+    why the hook failed, when it did (its `on_timeout` then decided)."""
+
+    KIND: ClassVar[str] = "hook_finished"
+    point: str
+    command: list[str]
+    decision: str
+    duration_ms: float
+    error: str | None = None
+
+
+@frame
 class ActionRejected(Frame):
     KIND: ClassVar[str] = "action_rejected"
     kind: str | None
@@ -243,7 +258,9 @@ Event = (
     | Error
     | CompactionStarted
     | Compacted
+    | HookFinished
     | ActionRejected
+    | ReviewEvent
 )
 
 EVENT_TYPES: dict[str, type] = {
@@ -270,6 +287,8 @@ EVENT_TYPES: dict[str, type] = {
         Error,
         CompactionStarted,
         Compacted,
+        HookFinished,
         ActionRejected,
+        *REVIEW_EVENTS,
     )
 }

@@ -86,6 +86,13 @@ class ModelChoice:
             return self._provider
         return await trio.to_thread.run_sync(self.build)
 
+    async def aclose(self) -> None:
+        """Close the provider's HTTP client, if it was built and has one."""
+        closer = getattr(self._provider, "aclose", None)
+        if closer is not None:
+            with trio.move_on_after(0.2):
+                await closer()
+
     def state(self) -> ev.ModelState:
         if self.provider_name == "scripted":
             return ev.ModelState(
@@ -120,6 +127,12 @@ def make_hooks(
     from luxe.policy.hooks import CommandHookRunner
 
     return CommandHookRunner(config, cwd=str(cwd), on_finished=emit)
+
+
+def register_actions(actions: RpcActions, session: Session, options: Options) -> None:
+    """Where other layers (Guided Review, GitHub) register their RPC actions
+    (see RpcActions.register). The core registers none."""
+    return None
 
 
 def _setup_logging(paths: Paths, verbose: bool) -> None:
@@ -245,6 +258,7 @@ async def _main(
                 actions = RpcActions(
                     session, store, lambda s: ModelChoice(s, env), stop, review=review.submit
                 )
+                register_actions(actions, session, options)
                 async with trio.open_nursery() as inner:
                     await inner.start(session.run)
                     await inner.start(review.serve)
@@ -254,6 +268,8 @@ async def _main(
                     await stop.wait()
                     log.info("closing session %s", file.id)
                     await session.close()
+                    if isinstance(session.model, ModelChoice):
+                        await session.model.aclose()
                     inner.cancel_scope.cancel()
 
 

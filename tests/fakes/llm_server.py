@@ -17,6 +17,7 @@ Server-only extras:
     "http_error": {"status": 429, "retry_after": 0.2, "message": "..."}  answer an HTTP error
     "json_body": {...}     answer 200 with this JSON, not a stream (a server ignoring `stream`)
     "cut": true            close the connection before the stream ends (after the text)
+    "cut_after_end": true  drop the connection after the last event, before the body's end
     "stall": true          send headers (and the text, if any), then silence
     "stream_error": {"type"?, "message"?}   a mid-stream `error` event after the text
     "chunk_size": N        split text/thinking into deltas of N characters

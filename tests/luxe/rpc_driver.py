@@ -5,7 +5,7 @@
     env = make_env(tmp_path)                       # private HOME and XDG dirs
     script = write_script(tmp_path, [{"text": "hello"}])
     with LuxeProcess.start(["--model", f"scripted:{script}"], cwd=repo, env=env) as luxe:
-        luxe.expect("ready")
+        luxe.handshake()                           # ready, state_changed
         luxe.send("submit_user_message", {"text": "hi"})
         ended = luxe.expect("turn_ended")          # content dict of the frame
         assert ended["reason"] == "end_turn"
@@ -192,6 +192,17 @@ class LuxeProcess:
             content = frame.get("content", {})
             if frame["kind"] == kind and (where is None or where(content)):
                 return content
+
+    def handshake(self, timeout: float = 10.0) -> dict[str, Any]:
+        """Read `ready`, `state_changed` (and `session_info` when resumed);
+        returns the ready content."""
+        first = self.next_frame(timeout)
+        assert first["kind"] == "ready", first
+        ready: dict[str, Any] = first["content"]
+        assert self.next_frame(timeout)["kind"] == "state_changed"
+        if ready.get("resumed"):
+            assert self.next_frame(timeout)["kind"] == "session_info"
+        return ready
 
     def collect_until(self, kind: str, timeout: float = 10.0) -> list[dict[str, Any]]:
         """Every frame up to and including the next `kind` frame."""

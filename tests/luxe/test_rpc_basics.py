@@ -89,3 +89,15 @@ def test_provider_error_ends_the_turn_with_its_message(spawn: SpawnLuxe) -> None
     assert ended["reason"] == "error"
     assert "has no step 2" in ended["error"]
     assert luxe.close() == 0
+
+
+def test_attachments_are_added_to_the_prompt(spawn: SpawnLuxe, env: dict[str, str]) -> None:
+    from tests.luxe.test_rpc_tools import session_records
+
+    luxe = spawn([{"text": "seen"}])
+    ready = luxe.handshake()
+    luxe.send("submit_user_message", {"text": "look", "attachments": [{"path": "README.md"}]})
+    assert luxe.expect("turn_ended")["reason"] == "end_turn"
+    first = next(r["message"] for r in session_records(env, ready["session_id"]) if r["type"] == "message")
+    assert "# demo" in first["content"][1]["text"]
+    assert luxe.close() == 0

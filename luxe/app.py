@@ -209,14 +209,15 @@ async def _main(
         async with trio.open_nursery() as root:
             root.start_soon(rpc.serve_writer, receive, stop.set)
             async with send:
+                emit = _emitter(send)
                 session = Session(
                     cwd=cwd,
                     file=file,
                     model=model,
-                    tools=_tools(),
+                    tools=_tools,
                     gate=gate,
-                    hooks=make_hooks(hook_config, cwd, send.send),
-                    emit=send.send,
+                    hooks=make_hooks(hook_config, cwd, emit),
+                    emit=emit,
                     max_turns=max_turns,
                     resumed=resumed,
                 )
@@ -256,6 +257,19 @@ def _tools() -> list[Tool]:
     return default_tools()
 
 
+def _emitter(send: trio.MemorySendChannel[ev.Event]) -> Callable[[ev.Event], Awaitable[None]]:
+    """Queue a frame for the writer. Waits only when the writer is behind:
+    a scheduler round per token delta would cap a stream's frame rate."""
+
+    async def emit(event: ev.Event) -> None:
+        try:
+            send.send_nowait(event)
+        except trio.WouldBlock:
+            await send.send(event)
+
+    return emit
+
+
 async def _read_then_stop(actions: RpcActions, stop: trio.Event) -> None:
     await rpc.serve_reader(actions.dispatch)
     stop.set()  # EOF on stdin is the same as close
@@ -270,6 +284,7 @@ async def _watch_signals(signals: AsyncIterator[int], stop: trio.Event) -> None:
 async def _warm_up(session: Session, model: ModelChoice) -> None:
     """After ready: import the provider and build the system prompt, so the
     first turn does not wait for them. Failures surface in that turn."""
+    session.tools  # noqa: B018 -- builds the tools (imports their modules)
     try:
         await trio.to_thread.run_sync(model.build, abandon_on_cancel=True)
     except ProviderError as exc:

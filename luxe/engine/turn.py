@@ -117,7 +117,13 @@ async def run_turn(session: Session, turn: Turn) -> TurnOutcome:
     await hooks.run("BeforeAgentStart", {"Other": {}})
     content: list[UserContent] = [TextBlock(turn.text)]
     for path in turn.attachments:
-        content.append(TextBlock(_attachment(session.cwd, path)))
+        # An attachment is a read the client asked for: the gate's denies
+        # (secret files) still apply; an "ask" is answered by the attaching.
+        verdict = session.gate.check("read", {"path": path}, agent_mode=session.mode)  # type: ignore[arg-type]
+        if verdict.decision == "deny":
+            content.append(TextBlock(f"<attachment path={path!r}>refused: {verdict.reason}</attachment>"))
+        else:
+            content.append(TextBlock(session.gate.redact(_attachment(session.cwd, path))))
     for extra in (turn.context, submitted.context):
         if extra:
             content.append(TextBlock(f"<context>\n{extra}\n</context>"))

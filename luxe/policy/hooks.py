@@ -39,10 +39,6 @@ BLOCKING_POINTS = frozenset({"BeforeToolUse", "UserPromptSubmit"})
 CONTEXT_POINTS = frozenset({"AfterToolUse", "UserPromptSubmit"})
 STDOUT_CAP = 1 << 20  # a decision is a few hundred bytes; more is a broken hook
 STDERR_TAIL = 2048
-# Events up to this size are written before the readers start: an empty pipe
-# holds 64 KiB, so the write cannot block. Larger ones get their own task,
-# so a hook that never reads its input cannot wedge us.
-INLINE_STDIN = 16 * 1024
 
 
 @attrs.frozen
@@ -152,23 +148,30 @@ async def run_hook_process(
     except OSError:
         pidfd = -1
     stdin: FdStream | None = None
+    rest = b""
     try:
-        if len(payload) <= INLINE_STDIN:
-            # Fits the empty pipe: a plain write cannot block.
-            try:
-                os.write(stdin_fd, payload)
-            except OSError as e:
-                stdin_error = f"writing the event to stdin failed: {e.strerror or e}"
-            finally:
-                os.close(stdin_fd)
-        else:
+        # Write what the empty pipe takes at once (usually the whole event)
+        # without a task; whatever is left goes to a writer task, so a hook
+        # that never reads its input cannot wedge us.
+        os.set_blocking(stdin_fd, False)
+        try:
+            written = os.write(stdin_fd, payload)
+        except BlockingIOError:
+            written = 0
+        except OSError as e:
+            written = len(payload)
+            stdin_error = f"writing the event to stdin failed: {e.strerror or e}"
+        rest = payload[written:]
+        if rest:
             stdin = FdStream(stdin_fd)
+        else:
+            os.close(stdin_fd)
         with trio.move_on_after(definition.timeout_ms / 1000) as timer:
 
             async def write_stdin(stream: FdStream) -> None:
                 nonlocal stdin_error
                 try:
-                    await stream.send_all(payload)
+                    await stream.send_all(rest)
                 except (trio.BrokenResourceError, trio.ClosedResourceError) as e:
                     stdin_error = f"writing the event to stdin failed: {e.__cause__ or e}"
                 finally:

@@ -215,6 +215,8 @@ NAMES_OF_ENV = [
     ("bash", {"command": "cp .env /tmp/x"}),
     ("bash", {"command": "echo X=1 >> .env"}),
     ("bash", {"command": "git diff -- .env.production"}),
+    ("bash", {"command": "git show HEAD:.env"}),
+    ("bash", {"command": "docker run --env-file=.env img"}),
     ("bash", {"command": "find . -name '.env*' -exec cat {} +"}),
     ("bash", {"command": "cat ~/.ssh/id_ed25519"}),
     ("read", {"path": "/home/u/.ssh/id_rsa"}),

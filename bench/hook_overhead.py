@@ -7,8 +7,9 @@ Prints, measured in the same run:
   (spawn in its own process group, stdin written and closed, stdout/stderr
   drained, group killed, reaped, decision judged): the runner's whole cost;
 - runner, guard.sh: the spec's guard.sh example (bash + jq), for scale;
-- end to end: a real `luxe --rpc` running a turn of tool calls with and
-  without that `true` hook; the difference per call is the added latency.
+- end to end: a real `luxe --rpc` running turns of `read` calls with and
+  without that `true` hook; the difference in the time from `tool_started`
+  to `tool_finished` is the added latency per tool call.
 Target (not asserted): the runner within 1.5x of the bare spawn.
 Run: .venv/bin/python bench/hook_overhead.py
 """
@@ -35,6 +36,7 @@ from luxe.policy.hooks_config import HookConfig, HookDefinition  # noqa: E402
 
 CALLS = 200
 TOOL_CALLS_PER_TURN = 60
+TURN_RUNS = 5
 GUARD_SH = """#!/usr/bin/env bash
 event=$(cat)
 cmd=$(printf '%s' "$event" | jq -r '.ToolUse.args.command // empty')
@@ -69,11 +71,11 @@ def interleaved_ms(command: tuple[str, ...], n: int) -> tuple[float, float]:
     return trio.run(main)
 
 
-HOOK_DURATIONS: list[float] = []
-
-
-def turn_ms(with_hook: bool, tmp: Path) -> float:
-    """Wall time of one turn of TOOL_CALLS_PER_TURN sequential `read` calls."""
+def call_ms(with_hook: bool, tmp: Path) -> float:
+    """Median ms from `tool_started` to `tool_finished` of the read calls of
+    one turn, as the client sees them: the BeforeToolUse hook runs between the
+    two. (Whole-turn time is no good here: it is dominated by the fsync of
+    every message, which varies with the machine's disk load.)"""
     home = tmp / ("hook" if with_hook else "bare")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("XDG_", "LUXE_"))}
     for var in ("HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME"):
@@ -95,20 +97,24 @@ def turn_ms(with_hook: bool, tmp: Path) -> float:
         text=True,
     )
     assert luxe.stdin and luxe.stdout
+    started: dict[str, float] = {}
+    calls: list[float] = []
     try:
         while json.loads(luxe.stdout.readline())["kind"] != "state_changed":
             pass
-        start = time.perf_counter()
         luxe.stdin.write(json.dumps({"kind": "submit_user_message", "content": {"text": "go"}}) + "\n")
         luxe.stdin.flush()
         while (frame := json.loads(luxe.stdout.readline()))["kind"] != "turn_ended":
-            if frame["kind"] == "hook_finished":
-                HOOK_DURATIONS.append(frame["content"]["duration_ms"])
-        elapsed = (time.perf_counter() - start) * 1000
+            now = time.perf_counter()
+            content = frame.get("content", {})
+            if frame["kind"] == "tool_started":
+                started[content["call_id"]] = now
+            elif frame["kind"] == "tool_finished":
+                calls.append((now - started[content["call_id"]]) * 1000)
         luxe.stdin.write('{"kind":"close"}\n')
         luxe.stdin.flush()
         luxe.wait(timeout=10)
-        return elapsed
+        return statistics.median(calls)
     finally:
         if luxe.poll() is None:
             luxe.kill()
@@ -133,17 +139,15 @@ def main() -> None:
                 f"({g / gbare:.2f}x baseline; bash + jq start-up dominates)"
             )
         without, with_ = [], []
-        for i in range(3):  # alternate, so load weighs on both alike
-            without.append(turn_ms(False, Path(tmp) / f"a{i}"))
-            with_.append(turn_ms(True, Path(tmp) / f"b{i}"))
-        added = (min(with_) - min(without)) / TOOL_CALLS_PER_TURN
+        for i in range(TURN_RUNS):  # alternate, so load weighs on both alike
+            without.append(call_ms(False, Path(tmp) / f"a{i}"))
+            with_.append(call_ms(True, Path(tmp) / f"b{i}"))
+        added = statistics.median(with_) - statistics.median(without)
         print(
-            f"luxe --rpc, {TOOL_CALLS_PER_TURN} read calls in a turn: {min(without):.0f} ms bare, "
-            f"{min(with_):.0f} ms with the hook -> {added:.2f} ms added per tool call "
-            f"({added / bare:.2f}x baseline); the hook itself, as hook_finished reports it: "
-            f"{statistics.median(HOOK_DURATIONS):.2f} ms"
+            f"luxe --rpc, tool_started -> tool_finished of a read call: "
+            f"{statistics.median(without):.2f} ms bare, {statistics.median(with_):.2f} ms with the "
+            f"hook -> {added:.2f} ms added per tool call ({added / bare:.2f}x baseline)"
         )
-
 
 if __name__ == "__main__":
     main()

@@ -286,8 +286,10 @@ class CommandHookRunner:
         cwd: str | None = None,
         on_finished: Callable[[HookFinished], Awaitable[None] | None] | None = None,
         stdout_cap: int = STDOUT_CAP,
+        redact: Callable[[str], str] = str,
     ) -> None:
         self.config = config
+        self.redact = redact
         self.cwd = cwd
         self.on_finished = on_finished
         self.stdout_cap = stdout_cap
@@ -345,7 +347,7 @@ class CommandHookRunner:
                 point,
                 verdict.error,
                 definition.on_timeout,
-                run.stderr_tail[-500:] or "(empty)",
+                self.redact(run.stderr_tail[-500:]) or "(empty)",
             )
         if verdict.deny:
             decision = "deny"
@@ -355,7 +357,7 @@ class CommandHookRunner:
             decision = "observe"
         error = verdict.error
         if error and run.stderr_tail:
-            error = f"{error}; stderr: {run.stderr_tail[-300:]}"
+            error = self.redact(f"{error}; stderr: {run.stderr_tail[-300:]}")
         return HookFinished(
             point, list(definition.command), decision, round(seconds * 1000, 1), error
         )

@@ -393,9 +393,10 @@ async def test_a_failing_hooks_stderr_is_redacted(
 ) -> None:
     from luxe.policy.secrets import Redactor
 
+    (tmp_path / "leak").write_text("token=sk-abcdef123456\n")
     finished: list[HookFinished] = []
     config = HookConfig(
-        {"BeforeToolUse": (hook("sh", "-c", "echo token=sk-abcdef123456 >&2; exit 1"),)}
+        {"BeforeToolUse": (hook("sh", "-c", "cat leak >&2; exit 1"),)}
     )
     redactor = Redactor((("TOKEN", "sk-abcdef123456"),))
     r = CommandHookRunner(

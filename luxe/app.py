@@ -121,12 +121,16 @@ def make_gate(options: Options, cwd: Path, env: Mapping[str, str]) -> Permission
 
 
 def make_hooks(
-    config: HookConfig, cwd: Path, emit: Callable[[ev.Event], Awaitable[None]]
+    config: HookConfig,
+    cwd: Path,
+    emit: Callable[[ev.Event], Awaitable[None]],
+    gate: PermissionGate,
 ) -> HookRunner:
-    """The command hook runner; every run is reported as `hook_finished`."""
+    """The command hook runner; every run is reported as `hook_finished`
+    (secret values redacted from a failing hook's stderr)."""
     from luxe.policy.hooks import CommandHookRunner
 
-    return CommandHookRunner(config, cwd=str(cwd), on_finished=emit)
+    return CommandHookRunner(config, cwd=str(cwd), on_finished=emit, redact=gate.redact)
 
 
 def register_actions(actions: RpcActions, session: Session, options: Options) -> None:
@@ -231,7 +235,7 @@ async def _main(
                     model=model,
                     tools=_tools,
                     gate=gate,
-                    hooks=make_hooks(hook_config, cwd, emit),
+                    hooks=make_hooks(hook_config, cwd, emit, gate),
                     emit=emit,
                     max_turns=max_turns,
                     resumed=resumed,

@@ -39,6 +39,8 @@ BLOCKING_POINTS = frozenset({"BeforeToolUse", "UserPromptSubmit"})
 CONTEXT_POINTS = frozenset({"AfterToolUse", "UserPromptSubmit"})
 STDOUT_CAP = 1 << 20  # a decision is a few hundred bytes; more is a broken hook
 STDERR_TAIL = 2048
+# How long a cancelled hook may take to report itself (shielded).
+CANCELLED_REPORT_S = 0.1
 
 
 @attrs.frozen
@@ -310,15 +312,23 @@ class CommandHookRunner:
 
         async def one(i: int, definition: HookDefinition) -> None:
             started = trio.current_time()
-            run = await run_hook_process(
-                definition, payload, cwd=self.cwd, env=env, stdout_cap=self.stdout_cap
-            )
+            try:
+                run = await run_hook_process(
+                    definition, payload, cwd=self.cwd, env=env, stdout_cap=self.stdout_cap
+                )
+            except BaseException:  # Cancelled, perhaps inside an exception group
+                # The turn was cancelled: the hook is already killed and reaped.
+                # Still tell the client it ran, briefly shielded.
+                elapsed = trio.current_time() - started
+                why = "cancelled with its turn"
+                run = HookRun(b"", "", why)
+                report = self._report(point, definition, HookVerdict(error=why), run, elapsed)
+                with trio.CancelScope(shield=True), trio.move_on_after(CANCELLED_REPORT_S):
+                    await self._finished(report)
+                raise
             verdicts[i] = verdict = judge(point, definition, run)
-            finished = self._report(point, definition, verdict, run, trio.current_time() - started)
-            if self.on_finished is not None:
-                result = self.on_finished(finished)
-                if inspect.isawaitable(result):
-                    await result
+            elapsed = trio.current_time() - started
+            await self._finished(self._report(point, definition, verdict, run, elapsed))
 
         if len(definitions) == 1:
             await one(0, definitions[0])  # the common case: no nursery needed
@@ -331,6 +341,16 @@ class CommandHookRunner:
             return HookOutcome(blocked=True, reason="; ".join(v.reason or "denied" for v in denies))
         contexts = [v.context for v in verdicts if v.context]
         return HookOutcome(context="\n\n".join(contexts) if contexts else None)
+
+    async def _finished(self, finished: HookFinished) -> None:
+        if self.on_finished is None:
+            return
+        try:
+            result = self.on_finished(finished)
+            if inspect.isawaitable(result):
+                await result
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            pass  # the session is closing and its event channel with it
 
     def _report(
         self,

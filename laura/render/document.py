@@ -13,6 +13,7 @@ names (other than plain text) is code; the rest is wrapped plain text.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import PurePath
 
@@ -28,6 +29,24 @@ DIFF = "diff"
 CODE = "code"
 PLAIN_TEXT = "plain"
 UNREADABLE = "unreadable"
+
+
+_ESCAPES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b\n]*(?:\x07|\x1b\\)?|\x1b[@-_]?")
+_OVERWRITTEN = re.compile(r"[^\n\r]*\r(?=[^\n])")
+_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+
+
+def displayable(text: str) -> str:
+    """Text safe to draw, with the same lines: CRLF ends a line like LF;
+    terminal escapes (colour codes in a piped log) are removed; text a
+    carriage return overwrote is dropped, as a terminal would show it;
+    other control characters become U+FFFD."""
+    text = text.replace("\r\n", "\n")
+    if "\x1b" in text:
+        text = _ESCAPES.sub("", text)
+    if "\r" in text:
+        text = _OVERWRITTEN.sub("", text)
+    return _CONTROLS.sub("\ufffd", text)
 
 
 def kind_of(name: str) -> str:
@@ -50,10 +69,10 @@ class Document:
 
     def __init__(self, name: str, text: str, *, unreadable: str | None = None) -> None:
         self.name = name
-        self.text = text
+        self.text = displayable(text)
         self.unreadable = unreadable
         self.kind = UNREADABLE if unreadable is not None else kind_of(name)
-        self.lines = source_lines(text) if unreadable is None else []
+        self.lines = source_lines(self.text) if unreadable is None else []
         self._made: list[Block] = []
         self._source: Iterator[Block] | None = self._make()
 

@@ -143,3 +143,22 @@ def test_wrapping_never_overflows_and_keeps_all_text(words: list[str], width: in
         assert text_cells("".join(span.text for span in row)) <= max(width, 2)
     joined = "".join("".join(s.text for s in row) for row in rows).replace(" ", "")
     assert joined == source.replace(" ", "")
+
+
+def test_piped_logs_lose_escapes_and_overwritten_progress_but_keep_their_lines() -> None:
+    log = "\x1b[32mok\x1b[0m\r\nprogress 1%\rprogress 100%\nbell\x07 here\n"
+    rows = render_document("tail-1.txt", log, 40)
+    assert picture(rows) == ["  1 |ok", "  2 |progress 100%", "  3 |bell\ufffd here"]
+
+
+def test_code_in_a_list_item_is_boxed_under_the_bullet_and_maps_1_to_1() -> None:
+    source = "- step:\n\n  ```sh\n  make test\n  ```\n- next\n"
+    rows = render_document("doc.md", source, 40)
+    assert picture(rows) == [
+        "  1 |• step:",
+        "  2 |",
+        "  3 |  ╭─ sh ──────╮",
+        "  4 |  │ make test │",
+        "  5 |  ╰───────────╯",
+        "  6 |• next",
+    ]

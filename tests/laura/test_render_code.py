@@ -19,9 +19,10 @@ from laura.render.document import (
     kind_of,
     render_document,
 )
-from laura.render.style import Span
+from laura.render.style import PLAIN, Span, Style
 from tests.laura.render_helpers import picture, text
 
+BOLD = Style(bold=True)
 PYTHON = 'def greet(name):\n    """Say hello."""\n    return f"hi {name}"  # friendly\n'
 
 
@@ -162,3 +163,25 @@ def test_code_in_a_list_item_is_boxed_under_the_bullet_and_maps_1_to_1() -> None
         "  5 |  ╰───────────╯",
         "  6 |• next",
     ]
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    pieces=st.lists(
+        st.tuples(st.text(alphabet="xy漢 ", min_size=1, max_size=8), st.booleans()), max_size=8
+    ),
+    width=st.integers(min_value=3, max_value=24),
+)
+def test_wrapping_keeps_each_characters_style(pieces: list[tuple[str, bool]], width: int) -> None:
+    spans = tuple(Span(piece, BOLD if bold else PLAIN) for piece, bold in pieces)
+    rows = wrap_spans(spans, width, (Span("> "),), (Span("  "),))
+    expected = [(ch, bold) for piece, bold in pieces for ch in piece if ch != " "]
+    seen = [
+        (ch, span.style.bold)
+        for row in rows
+        for span in row
+        for ch in span.text
+        if ch not in " >"
+    ]
+    assert seen == expected
+    assert all(text_cells("".join(span.text for span in row)) <= width for row in rows)

@@ -1,0 +1,428 @@
+"""The host: tabs, focus, key bindings, rendering and the nursery tree.
+
+    trio.run(run_host)
+    └── host nursery
+        ├── input task   (console bytes -> events -> focused pane / command)
+        ├── signal task  (SIGWINCH -> relayout; SIGTERM/SIGHUP -> quit)
+        ├── render task  (waits for "dirty", caps at ~60 fps, writes changed cells)
+        └── one task per tab, owning in its own nursery:
+            ├── the PTY child (open_terminal: killed and reaped on exit)
+            ├── the PTY reader (Terminal.run: bytes -> emulator -> dirty)
+            └── the socket server (serve_tab: one task per connection)
+
+All state lives in this trio thread; socket requests apply synchronously in
+their connection task, so the UI never waits for a client and a client never
+waits for the UI. A tab's task ends when its child exits (or it is closed);
+the host ends when the last tab has gone.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import signal
+from collections.abc import Callable
+
+import trio
+
+from laura import chrome, layout
+from laura.client import runtime_dir
+from laura.console import Console, open_console
+from laura.emulator import Emulator
+from laura.keys import Event, Key, Mouse, Paste
+from laura.layout import SHELL
+from laura.panes.shell import ShellPane
+from laura.protocol import Rect
+from laura.render.canvas import Canvas, frame_diff
+from laura.server import serve_tab
+from laura.tab import Tab, inner
+from laura.terminal import open_terminal
+from laura.terminal_pyte import PyteEmulator
+
+FRAME_INTERVAL = 1 / 60
+TOAST_SECONDS = 4.0
+
+
+def default_shell() -> list[str]:
+    return [os.environ.get("SHELL") or "/bin/sh"]
+
+
+class TabRuntime:
+    """A Tab plus what the host runs for it."""
+
+    def __init__(self, tab: Tab) -> None:
+        self.tab = tab
+        self.scope = trio.CancelScope()
+
+
+class Host:
+    """Owns every tab and the user's terminal (see the module docstring)."""
+
+    def __init__(
+        self,
+        console: Console,
+        first_command: list[str],
+        emulator_factory: Callable[[int, int, Callable[[bytes], None]], Emulator] = PyteEmulator,
+    ) -> None:
+        self.console = console
+        self.first_command = first_command
+        self.emulator_factory = emulator_factory
+        self.cwd = os.getcwd()
+        self.nonce = secrets.token_hex(8)
+        self.runtime = runtime_dir()
+        self.tabs: list[TabRuntime] = []
+        self.active = 0
+        self.tab_counter = 0
+        self.mode: str | None = None  # "panes" | "tabs" | "quit" | "help" | "rename"
+        self.locked = False
+        self.typed = ""
+        self.toast: tuple[str, float] | None = None
+        self.exit_code = 0
+        self._dirty = trio.Event()
+        self._previous: Canvas | None = None
+        self._nursery: trio.Nursery | None = None
+        self._started_any = False
+
+    # --- lifecycle -------------------------------------------------------------
+
+    async def run(self) -> int:
+        async with trio.open_nursery() as nursery:
+            self._nursery = nursery
+            nursery.start_soon(self.console.read_events, self.handle_events)
+            nursery.start_soon(self._signals)
+            nursery.start_soon(self._render_loop)
+            await nursery.start(self._run_tab, self.first_command)
+        return self.exit_code
+
+    def quit(self, code: int = 0) -> None:
+        self.exit_code = code
+        if self._nursery is not None:
+            self._nursery.cancel_scope.cancel()
+
+    def new_tab(self) -> None:
+        if self._nursery is not None:
+            self._nursery.start_soon(self._run_tab, default_shell())
+
+    async def _run_tab(
+        self, argv: list[str], task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
+    ) -> None:
+        """Run one tab until its child exits or it is closed; then remove it
+        (and quit when it was the last). Owns the child, reader and socket."""
+        number = self.tab_counter
+        self.tab_counter += 1
+        name = f"laura-{os.getpid()}-{self.nonce}-{number}"
+        tab = Tab(number, name, self.cwd, session=f"laura-{os.getpid()}-{number}")
+        tab.area = self.area()
+        runtime = TabRuntime(tab)
+        env = dict(os.environ)
+        env.update(LAURA_TAB=name, LAURA_RUNTIME=self.runtime, TERM="xterm-256color")
+        env.pop("COLUMNS", None)
+        env.pop("LINES", None)
+        shell_inner = inner(tab.rects()[SHELL])
+        try:
+            with runtime.scope:
+                async with open_terminal(
+                    argv, env, shell_inner.height, shell_inner.width, self.emulator_factory, self.cwd
+                ) as terminal:
+                    tab.shell = ShellPane(terminal)
+                    terminal.on_output = self.mark_dirty
+                    async with trio.open_nursery() as nursery:
+                        await nursery.start(serve_tab, name, self._answerer(tab))
+                        self.tabs.append(runtime)
+                        self.active = len(self.tabs) - 1
+                        self._started_any = True
+                        self.mark_dirty()
+                        task_status.started()
+                        await terminal.run()
+                        nursery.cancel_scope.cancel()
+        finally:
+            if runtime in self.tabs:
+                index = self.tabs.index(runtime)
+                self.tabs.remove(runtime)
+                if self.active > index or self.active >= len(self.tabs):
+                    self.active = max(self.active - 1, 0)
+            if not self.tabs and self._started_any:
+                self.quit(self.exit_code)
+            self.mark_dirty()
+
+    def _answerer(self, tab: Tab) -> Callable[[bytes], bytes]:
+        def answer(line: bytes) -> bytes:
+            tab.area = self.area()
+            reply = tab.answer(line)
+            self.relayout()
+            self.mark_dirty()
+            return reply
+
+        return answer
+
+    async def _signals(self) -> None:
+        signals = (signal.SIGWINCH, signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
+        with trio.open_signal_receiver(*signals) as received:
+            async for signum in received:
+                if signum == signal.SIGWINCH:
+                    self._previous = None  # repaint everything at the new size
+                    self.relayout()
+                    self.mark_dirty()
+                else:
+                    self.quit(128 + signum)
+
+    # --- geometry and rendering -------------------------------------------------
+
+    def area(self) -> Rect:
+        width, height = self.console.size()
+        return Rect(0, 1, width, max(height - 2, 1))
+
+    def relayout(self) -> None:
+        """Give every tab the current area and size each PTY to pane 0's inner rect."""
+        area = self.area()
+        for runtime in self.tabs:
+            tab = runtime.tab
+            tab.area = area
+            if tab.shell is not None:
+                tab.shell.fit(inner(tab.rects()[SHELL]))
+
+    def mark_dirty(self) -> None:
+        self._dirty.set()
+
+    async def _render_loop(self) -> None:
+        """Redraw when something changed, at most once per FRAME_INTERVAL."""
+        last = -FRAME_INTERVAL
+        while True:
+            await self._dirty.wait()
+            await trio.sleep_until(last + FRAME_INTERVAL)
+            self._dirty = trio.Event()
+            last = trio.current_time()
+            self.relayout()
+            frame = self.draw()
+            output = frame_diff(self._previous, frame)
+            self._previous = frame
+            await self.console.write(output)
+
+    def current(self) -> Tab | None:
+        return self.tabs[self.active].tab if self.tabs else None
+
+    def draw(self) -> Canvas:
+        width, height = self.console.size()
+        canvas = Canvas(width, height)
+        labels = [f"{i + 1}:{r.tab.label}" if r.tab.label else str(i + 1) for i, r in enumerate(self.tabs)]
+        chrome.draw_tab_bar(canvas, labels, self.active, self.locked)
+        tab = self.current()
+        if tab is not None:
+            for pane_id, rect in tab.rects().items():
+                focused = pane_id == tab.focus
+                if pane_id == SHELL:
+                    chrome.draw_border(canvas, rect, focused)
+                    if tab.shell is not None:
+                        tab.shell.draw(canvas, inner(rect), focused and self.mode is None)
+                else:
+                    panel = tab.panels[pane_id]
+                    chrome.draw_border(canvas, rect, focused, panel.title(self.cwd))
+                    panel.draw(canvas, inner(rect), focused)
+        chrome.draw_footer(canvas, self.hint())
+        if self.toast is not None:
+            text, until = self.toast
+            if trio.current_time() < until:
+                chrome.draw_toast(canvas, text)
+            else:
+                self.toast = None
+        if self.mode == "panes" and tab is not None:
+            entries = [(pid, "shell" if pid == SHELL else os.path.basename(tab.panels[pid].path)) for pid in layout.order(tab.tree)]
+            chrome.draw_panes_popup(canvas, entries, self.typed)
+            canvas.cursor = None
+        elif self.mode == "help":
+            chrome.draw_help(canvas)
+            canvas.cursor = None
+        elif self.mode == "rename":
+            chrome.draw_box(canvas, "rename tab", [(self.typed, chrome.POPUP)], 40)
+        return canvas
+
+    def hint(self) -> str:
+        if self.locked:
+            return chrome.HINT_LOCKED
+        hints = {
+            "quit": chrome.HINT_QUIT,
+            "panes": chrome.HINT_PANES,
+            "tabs": chrome.HINT_TABS,
+            "rename": chrome.HINT_RENAME,
+            "help": chrome.HINT_HELP,
+        }
+        if self.mode in hints:
+            return hints[self.mode]
+        tab = self.current()
+        if tab is not None and tab.focus != SHELL:
+            return chrome.HINT_FILE
+        return chrome.HINT_SHELL
+
+    def show_toast(self, text: str) -> None:
+        self.toast = (text, trio.current_time() + TOAST_SECONDS)
+
+    # --- input ------------------------------------------------------------------
+
+    def handle_events(self, events: list[Event]) -> None:
+        for event in events:
+            if isinstance(event, Key):
+                self.handle_key(event)
+            elif isinstance(event, Paste):
+                self.handle_paste(event.text)
+            elif isinstance(event, Mouse):
+                self.handle_mouse(event)
+        self.mark_dirty()
+
+    def handle_key(self, key: Key) -> None:
+        """Dispatch one key; the first rule that matches wins (see docs/laura.md)."""
+        tab = self.current()
+        if tab is None:
+            return
+        if key == Key("f12"):
+            self.locked = not self.locked
+            return
+        if self.locked:
+            if tab.shell is not None:
+                tab.shell.key(key)
+            return
+        if self.mode == "quit":
+            self.mode = None
+            if key == Key("y"):
+                self.quit(0)
+            return
+        if self.mode == "help":
+            self.mode = None
+            return
+        if key == Key("h", ctrl=True):
+            self.mode = "help"
+            return
+        if self.mode == "rename":
+            self._rename_key(tab, key)
+            return
+        if self.mode == "panes":
+            self._panes_key(tab, key)
+            return
+        if self.mode == "tabs":
+            self._tabs_key(key)
+            return
+        if key == Key("p", ctrl=True):
+            self.mode, self.typed = "panes", ""
+            return
+        if key == Key("t", ctrl=True):
+            self.mode = "tabs"
+            return
+        if key == Key("q", ctrl=True):
+            self.mode = "quit"
+            return
+        if tab.focus != SHELL and tab.focus in tab.panels:
+            self._file_key(tab, key)
+            return
+        if tab.shell is not None:
+            tab.shell.key(key)
+
+    def _file_key(self, tab: Tab, key: Key) -> None:
+        panel = tab.panels[tab.focus]
+        area = tab.panel_inner(panel)
+        if key.name == "escape":
+            tab.focus = SHELL
+        elif key.name == "up":
+            panel.move_cursor(-1, area)
+        elif key.name == "down":
+            panel.move_cursor(1, area)
+        elif key.name == "pageup":
+            panel.scroll_by(-max(area.height, 1), area)
+        elif key.name == "pagedown":
+            panel.scroll_by(max(area.height, 1), area)
+        elif key == Key("h"):
+            panel.highlight = None
+        elif key == Key("x"):
+            tab.close_pane(panel.id)
+
+    def _panes_key(self, tab: Tab, key: Key) -> None:
+        live = [str(pane) for pane in layout.order(tab.tree)]
+        if key.name.isdigit() and not (key.ctrl or key.alt):
+            self.typed += key.name
+            longer = [pane for pane in live if pane.startswith(self.typed) and pane != self.typed]
+            if self.typed in live and not longer:
+                self._focus(tab, int(self.typed))
+            elif not any(pane.startswith(self.typed) for pane in live):
+                self.show_toast(f"no pane #{self.typed}")
+                self.typed = ""
+            return
+        if key.name == "backspace":
+            self.typed = self.typed[:-1]
+            return
+        if key.name == "enter" and self.typed in live:
+            self._focus(tab, int(self.typed))
+            return
+        self.mode = None
+
+    def _focus(self, tab: Tab, pane: int) -> None:
+        tab.focus = pane
+        self.mode = None
+        self.typed = ""
+
+    def _tabs_key(self, key: Key) -> None:
+        if key.name == "left" and self.tabs:
+            self.active = (self.active - 1) % len(self.tabs)
+        elif key.name == "right" and self.tabs:
+            self.active = (self.active + 1) % len(self.tabs)
+        elif key == Key("n"):
+            self.mode = None
+            self.new_tab()
+        elif key == Key("x"):
+            self.mode = None
+            if self.tabs:
+                self.tabs[self.active].scope.cancel()
+        elif key == Key("r"):
+            self.mode = "rename"
+            self.typed = ""
+        else:
+            self.mode = None
+
+    def _rename_key(self, tab: Tab, key: Key) -> None:
+        if key.name == "enter":
+            tab.label = self.typed.strip()
+            self.mode = None
+        elif key.name == "escape":
+            self.mode = None
+        elif key.name == "backspace":
+            self.typed = self.typed[:-1]
+        elif len(key.name) == 1 and not (key.ctrl or key.alt):
+            self.typed += key.name
+        elif key.name == "space":
+            self.typed += " "
+
+    def handle_paste(self, text: str) -> None:
+        tab = self.current()
+        if tab is None:
+            return
+        if self.mode == "rename":
+            self.typed += " ".join(text.splitlines())
+            return
+        if self.mode is None and (self.locked or tab.focus == SHELL) and tab.shell is not None:
+            tab.shell.paste(text)
+
+    def handle_mouse(self, event: Mouse) -> None:
+        tab = self.current()
+        if tab is None or self.mode is not None:
+            return
+        hits = [
+            (pane_id, rect)
+            for pane_id, rect in tab.rects().items()
+            if rect.x <= event.x < rect.x + rect.width and rect.y <= event.y < rect.y + rect.height
+        ]
+        if not hits:
+            return
+        pane_id, rect = hits[0]
+        clicked = event.pressed and event.code & ~(4 | 8 | 16) == 0
+        if clicked:
+            tab.focus = pane_id
+        if pane_id == SHELL:
+            if tab.shell is not None:
+                tab.shell.mouse(event, inner(rect))
+        elif event.wheel:
+            panel = tab.panels[pane_id]
+            panel.scroll_by(event.wheel * 3, inner(rect))
+
+
+async def run_host(command: list[str] | None) -> int:
+    """Run the full-screen host; returns its exit status."""
+    async with open_console() as console:
+        host = Host(console, command or default_shell())
+        return await host.run()

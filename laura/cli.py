@@ -1,0 +1,228 @@
+"""`laura`: the host (`laura`, `laura -- CMD ARGS`) and the client verbs.
+
+Client verbs import only the standard library, `laura.protocol` and
+`laura.client`: a verb must cost little more than starting Python. The host
+imports trio, blessed and pyte lazily, on its own path.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import Any
+
+from laura import __version__, protocol
+from laura.client import ClientError, request, tab_name
+
+VERBS = ("open", "close", "focus", "highlight", "diff", "layout", "ready", "comment")
+
+DESCRIPTION = """\
+Laura: a terminal workspace hosting a shell or an agent beside file panes.
+
+  laura                 run the workspace, hosting $SHELL in tab 1
+  laura -- CMD ARGS     run the workspace, hosting CMD in tab 1
+
+The verbs below talk to the tab named by $LAURA_TAB (set inside every tab)."""
+
+
+def _pane_id(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a pane id: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"not a pane id: {text!r}")
+    return value
+
+
+def _line(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a line number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"line numbers start at 1, got {value}")
+    return value
+
+
+def _ratio(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a percent: {text!r}") from None
+    if not 1 <= value <= 99:
+        raise argparse.ArgumentTypeError(f"ratio must be 1..99, got {value}")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="laura",
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"laura {__version__}")
+    verbs = parser.add_subparsers(dest="verb", metavar="VERB")
+
+    p = verbs.add_parser("open", help="split a pane and show a file in the new pane; prints its id")
+    p.add_argument("path", help="the file (relative paths resolve against your cwd)")
+    p.add_argument("--split", type=_pane_id, metavar="ID", help="pane to split (default: focused)")
+    p.add_argument(
+        "--dir",
+        choices=("h", "v", "horizontal", "vertical"),
+        help="h: side by side, v: stacked (default: inferred)",
+    )
+    p.add_argument("--ratio", type=_ratio, metavar="N", help="the new pane's percent, 1..99")
+    p.add_argument("--side", choices=("first", "second"), help="where the new pane lands")
+    p.add_argument("--no-focus", action="store_true", help="keep focus where it is")
+    p.add_argument("--dry-run", action="store_true", help="print the would-be layout; change nothing")
+    p.add_argument(
+        "--highlight", type=_line, nargs="+", metavar=("START", "END"), help="light lines START..END"
+    )
+    p.add_argument("--diff", action="store_true", help="open in the diff view vs HEAD")
+    p.add_argument("--panel", type=_pane_id, metavar="ID", help="replace pane ID's file in place")
+    p.add_argument("--follow", action="store_true", help="keep the cursor on the last line")
+
+    p = verbs.add_parser("close", help="close a file pane (default: the focused one)")
+    p.add_argument("pane", type=_pane_id, nargs="?", metavar="ID")
+    p.add_argument("--all", action="store_true", help="close every file pane")
+
+    p = verbs.add_parser("focus", help="focus a pane (0 is the shell)")
+    p.add_argument("pane", type=_pane_id, metavar="ID")
+
+    p = verbs.add_parser("highlight", help="light a 1-based line range in a pane and scroll to it")
+    p.add_argument("start", type=_line, nargs="?", metavar="START")
+    p.add_argument("end", type=_line, nargs="?", metavar="END")
+    p.add_argument("--pane", type=_pane_id, metavar="ID", help="default: the focused pane")
+    p.add_argument("--off", action="store_true", help="clear the highlight")
+
+    p = verbs.add_parser("diff", help="toggle a pane's diff view vs git HEAD")
+    p.add_argument("--pane", type=_pane_id, metavar="ID", help="default: the focused pane")
+    p.add_argument("--off", action="store_true", help="turn the diff view off")
+
+    verbs.add_parser("layout", help="print the layout report (JSON)")
+
+    p = verbs.add_parser("ready", help="mark the tab as hosting an agent")
+    p.add_argument("--session", metavar="S", help="journal session id")
+    p.add_argument("--agent", metavar="NAME", help="the agent's name (authors its comments)")
+
+    p = verbs.add_parser("comment", help="annotate a line of a file pane")
+    p.add_argument("line", type=_line, metavar="LINE")
+    p.add_argument("body", metavar="BODY")
+    p.add_argument("--pane", type=_pane_id, metavar="ID", help="default: the focused pane")
+    p.add_argument("--author", metavar="NAME", help="default: the ready --agent name, else agent")
+    return parser
+
+
+def build_request(args: argparse.Namespace, parser: argparse.ArgumentParser) -> protocol.Request:
+    verb = args.verb
+    if verb == "open":
+        if args.panel is not None and any(
+            value is not None for value in (args.split, args.dir, args.ratio, args.side)
+        ):
+            parser.error("--panel replaces a pane in place: it can't be combined with --split/--dir/--ratio/--side")
+        if args.highlight is not None and len(args.highlight) > 2:
+            parser.error("--highlight takes START [END]")
+        highlight = None
+        if args.highlight:
+            start, end = args.highlight[0], args.highlight[-1]
+            if end < start:
+                parser.error("--highlight END must not be before START")
+            highlight = (start, end)
+        return protocol.Open(
+            path=os.path.join(os.getcwd(), args.path),
+            split=args.split,
+            dir={"h": "horizontal", "v": "vertical"}.get(args.dir, args.dir),
+            ratio=args.ratio,
+            side=args.side,
+            focus=not args.no_focus,
+            follow=args.follow,
+            dry_run=args.dry_run,
+            highlight=highlight,
+            diff=args.diff,
+            panel=args.panel,
+        )
+    if verb == "close":
+        return protocol.Close(pane=args.pane, all=args.all)
+    if verb == "focus":
+        return protocol.Focus(pane=args.pane)
+    if verb == "highlight":
+        if args.off:
+            return protocol.Highlight(pane=args.pane, range=None)
+        if args.start is None:
+            parser.error("highlight needs START (or --off)")
+        end = args.start if args.end is None else args.end
+        if end < args.start:
+            parser.error("END must not be before START")
+        return protocol.Highlight(pane=args.pane, range=(args.start, end))
+    if verb == "diff":
+        return protocol.DiffView(pane=args.pane, on=False if args.off else None)
+    if verb == "layout":
+        return protocol.Layout()
+    if verb == "ready":
+        return protocol.Ready(session=args.session, agent=args.agent)
+    if verb == "comment":
+        return protocol.Comment(line=args.line, body=args.body, pane=args.pane, author=args.author)
+    raise AssertionError(verb)
+
+
+def print_response(response: dict[str, Any]) -> int:
+    kind = response.get("type")
+    body = {key: value for key, value in response.items() if key != "type"}
+    if kind == "error":
+        print(f"Error: {body.get('message', 'unknown error')}", file=sys.stderr)
+        return 1
+    if kind == "opened":
+        for warning in body.get("warnings") or []:
+            print(warning, file=sys.stderr)
+        print(body.get("pane"))
+    elif kind in ("report", "ready"):
+        print(json.dumps(body, indent=2, ensure_ascii=False))
+    return 0
+
+
+def run_client(argv: list[str]) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.verb is None:
+        parser.print_help()
+        return 2
+    message = build_request(args, parser)
+    try:
+        return print_response(request(tab_name(), message))
+    except (ClientError, protocol.ProtocolError) as exc:
+        print(f"Error: {exc}", file=sys.stderr)
+        return 1
+
+
+def run_host(command: list[str] | None) -> int:
+    import trio  # the host's stack loads only here
+
+    from laura.app import run_host as host_main
+
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        print("Error: laura needs a terminal (stdin and stdout must be a tty)", file=sys.stderr)
+        return 1
+    try:
+        return trio.run(host_main, command)
+    except FileNotFoundError as exc:
+        print(f"Error: cannot run {exc.filename or command}: {exc.strerror}", file=sys.stderr)
+        return 1
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if not args:
+        return run_host(None)
+    if args[0] == "--":
+        if len(args) == 1:
+            print("Error: `laura --` needs a command to host", file=sys.stderr)
+            return 2
+        return run_host(args[1:])
+    return run_client(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,83 @@
+"""The blocking client side of a tab's socket, and the runtime directory rule.
+
+Standard library only: `laura open ...` runs this and nothing heavier.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+from typing import Any
+
+from laura.protocol import MAX_FRAME, Request, decode_response, encode_request
+
+TIMEOUT = 30.0
+
+
+class ClientError(Exception):
+    """The tab could not be reached or answered nonsense; the message says why."""
+
+
+def tab_name(environ: dict[str, str] | os._Environ[str] | None = None) -> str:
+    name = (environ if environ is not None else os.environ).get("LAURA_TAB", "")
+    if not name:
+        raise ClientError("not inside a Laura tab (LAURA_TAB unset)")
+    return name
+
+
+def request_raw(name: str, frame: bytes, timeout: float = TIMEOUT) -> bytes:
+    """Send one frame to tab `name`; return its response line (b"" on a
+    clean EOF with no response)."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        sock.settimeout(timeout)
+        try:
+            sock.connect("\0" + name)
+        except OSError as exc:
+            raise ClientError(
+                f"cannot reach the Laura tab {name!r} ({exc.strerror or exc}); "
+                "is LAURA_TAB stale (its tab or laura has exited)?"
+            ) from None
+        try:
+            sock.sendall(frame)
+            chunks: list[bytes] = []
+            size = 0
+            while True:
+                data = sock.recv(65536)
+                if not data:
+                    break
+                chunks.append(data)
+                size += len(data)
+                if b"\n" in data or size > MAX_FRAME:
+                    break
+        except OSError as exc:
+            raise ClientError(f"the Laura tab {name!r} did not answer ({exc})") from None
+    return b"".join(chunks).split(b"\n", 1)[0]
+
+
+def request(name: str, message: Request) -> dict[str, Any]:
+    """One request, one response (a dict with `type`); an EOF counts as ok."""
+    line = request_raw(name, encode_request(message))
+    if not line.strip():
+        return {"type": "ok"}
+    return decode_response(line)
+
+
+def runtime_dir(environ: dict[str, str] | os._Environ[str] | None = None) -> str:
+    """Where tail spools live: $LAURA_RUNTIME if it is absolute and ends in
+    a `laura` component, else $XDG_RUNTIME_DIR/laura, else ~/.laura/runtime/laura.
+    Created if missing (the first candidate that can be created wins)."""
+    env = environ if environ is not None else os.environ
+    candidates = []
+    given = env.get("LAURA_RUNTIME", "")
+    if os.path.isabs(given) and os.path.basename(os.path.normpath(given)) == "laura":
+        candidates.append(given)
+    if env.get("XDG_RUNTIME_DIR"):
+        candidates.append(os.path.join(env["XDG_RUNTIME_DIR"], "laura"))
+    candidates.append(os.path.join(env.get("HOME") or os.path.expanduser("~"), ".laura", "runtime", "laura"))
+    for candidate in candidates:
+        try:
+            os.makedirs(candidate, mode=0o700, exist_ok=True)
+            return candidate
+        except OSError:
+            continue
+    return candidates[-1]

@@ -1,0 +1,167 @@
+"""A grid of styled cells and the escape output that turns one frame into the next.
+
+Each frame is drawn whole into a fresh `Canvas`; `frame_diff` compares it
+with the frame on screen and writes only the cells that changed (per row, the
+span from the first to the last differing cell). Pure: no terminal, no trio.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from wcwidth import wcwidth
+
+from laura.protocol import Rect
+from laura.render.style import PLAIN, Color, Span, Style
+
+# A cell is (text, style); the right half of a wide character holds "".
+Cell = tuple[str, Style]
+BLANK: Cell = (" ", PLAIN)
+
+
+@lru_cache(maxsize=4096)
+def char_width(char: str) -> int:
+    """Cells `char` takes: 0 for combining marks, 2 for wide characters."""
+    if " " <= char < "\x7f":
+        return 1
+    width = wcwidth(char)
+    return 1 if width < 0 else width
+
+
+def text_width(text: str) -> int:
+    return sum(char_width(char) for char in text)
+
+
+class Canvas:
+    """A width x height grid of cells, drawn into by the panes."""
+
+    def __init__(self, width: int, height: int) -> None:
+        self.width = width
+        self.height = height
+        self.rows: list[list[Cell]] = [[BLANK] * width for _ in range(height)]
+        self.cursor: tuple[int, int] | None = None  # where the terminal cursor shows
+
+    def put(self, x: int, y: int, text: str, style: Style = PLAIN, right: int | None = None) -> int:
+        """Write `text` from (x, y), clipped at column `right` (exclusive,
+        default the canvas edge); returns the column after the last cell."""
+        if not 0 <= y < self.height:
+            return x
+        limit = self.width if right is None else min(right, self.width)
+        row = self.rows[y]
+        for char in text:
+            width = char_width(char)
+            if width == 0:
+                if x > 0 and x - 1 < limit:
+                    previous, previous_style = row[x - 1]
+                    row[x - 1] = (previous + char, previous_style)
+                continue
+            if x + width > limit:
+                if width == 2 and x < limit:
+                    row[x] = (" ", style)
+                return limit
+            if x >= 0:
+                row[x] = (char, style)
+                if width == 2:
+                    row[x + 1] = ("", style)
+            x += width
+        return x
+
+    def put_spans(self, x: int, y: int, spans: tuple[Span, ...] | list[Span], right: int) -> int:
+        for span in spans:
+            x = self.put(x, y, span.text, span.style, right)
+            if x >= right:
+                break
+        return x
+
+    def fill(self, rect: Rect, char: str = " ", style: Style = PLAIN) -> None:
+        for y in range(max(rect.y, 0), min(rect.y + rect.height, self.height)):
+            row = self.rows[y]
+            for x in range(max(rect.x, 0), min(rect.x + rect.width, self.width)):
+                row[x] = (char, style)
+
+    def restyle(self, rect: Rect, style: Style) -> None:
+        """Give every cell in `rect` `style`, keeping its text."""
+        for y in range(max(rect.y, 0), min(rect.y + rect.height, self.height)):
+            row = self.rows[y]
+            for x in range(max(rect.x, 0), min(rect.x + rect.width, self.width)):
+                row[x] = (row[x][0], style)
+
+    def text(self) -> list[str]:
+        """The plain text of every row (for tests and debugging)."""
+        return ["".join(cell[0] for cell in row) for row in self.rows]
+
+
+def _colour(color: Color, base: int) -> str:
+    # base 30 for foreground, 40 for background
+    if color is None:
+        return str(base + 9)
+    if isinstance(color, tuple):
+        r, g, b = color
+        return f"{base + 8};2;{r};{g};{b}"
+    if color < 8:
+        return str(base + color)
+    if color < 16:
+        return str(base + 60 + color - 8)
+    return f"{base + 8};5;{color}"
+
+
+@lru_cache(maxsize=1024)
+def sgr(style: Style) -> str:
+    """The SGR sequence that sets exactly `style` (from a reset)."""
+    codes = ["0"]
+    if style.bold:
+        codes.append("1")
+    if style.dim:
+        codes.append("2")
+    if style.italic:
+        codes.append("3")
+    if style.underline:
+        codes.append("4")
+    if style.blink:
+        codes.append("5")
+    if style.reverse:
+        codes.append("7")
+    if style.strike:
+        codes.append("9")
+    if style.fg is not None:
+        codes.append(_colour(style.fg, 30))
+    if style.bg is not None:
+        codes.append(_colour(style.bg, 40))
+    return "\x1b[" + ";".join(codes) + "m"
+
+
+def frame_diff(previous: Canvas | None, current: Canvas) -> str:
+    """Escape output that turns the screen showing `previous` (None: unknown,
+    redraw everything) into `current`, leaving the cursor where `current`
+    wants it (hidden when it wants none)."""
+    out: list[str] = ["\x1b[?25l"]
+    full = previous is None or (previous.width, previous.height) != (current.width, current.height)
+    if full:
+        out.append("\x1b[0m\x1b[2J")
+    active: Style | None = None
+    for y, row in enumerate(current.rows):
+        old = None if full or previous is None else previous.rows[y]
+        if old == row:
+            continue
+        start, end = 0, len(row)
+        if old is not None:
+            while start < end and old[start] == row[start]:
+                start += 1
+            while end > start and old[end - 1] == row[end - 1]:
+                end -= 1
+        # Never start on the right half of a wide character.
+        while start > 0 and row[start][0] == "":
+            start -= 1
+        out.append(f"\x1b[{y + 1};{start + 1}H")
+        for text, style in row[start:end]:
+            if text == "":
+                continue
+            if style is not active:
+                out.append(sgr(style))
+                active = style
+            out.append(text)
+    out.append("\x1b[0m")
+    if current.cursor is not None:
+        x, y = current.cursor
+        out.append(f"\x1b[{y + 1};{x + 1}H\x1b[?25h")
+    return "".join(out)

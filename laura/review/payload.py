@@ -1,0 +1,133 @@
+"""The review payload: the exact text an agent reads when the person submits.
+
+This is the contract with the agent (the spec's "Review payload"), so every
+byte is pinned by tests. For a pane showing `/repo/app.py` with a comment on
+line 3 and an overall body, `assemble_review` gives:
+
+    [laura review · /repo/app.py]
+    <blank>
+    overall body                      (this line and the blank above it only when the body is not blank)
+    <blank>
+    L3  <raw source line 3>
+          > the person's comment     (six spaces, `> `)
+          > [claude] the agent's reply
+
+A folded markdown block's thread is headed `L<a>-<b>` with line a's text; a
+thread whose line is past the end of the snapshot gets the bare header. A
+frozen pane adds the banner line right under the first line. The block ends
+with a newline. `bracketed_paste` wraps it for the PTY.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from laura.review.threads import Note, Thread
+
+PASTE_OPEN = b"\x1b[200~"
+PASTE_CLOSE = b"\x1b[201~"
+SUBMIT = b"\r"
+
+# Six spaces then `> `: the quote column every comment line starts at.
+QUOTE = "      > "
+
+FROZEN_BANNER = (
+    "⚠ file changed on disk since this inline review — line numbers are against the snapshot"
+)
+
+
+def split_source_lines(text: str) -> list[str]:
+    """Source lines as `wc -l`, an editor and `git blame` count them: split on
+    "\\n" only (a form feed or U+2028 is text, not a line break), one trailing
+    "\\r" dropped per line, and no phantom empty line after a final newline."""
+    if not text:
+        return []
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    return [line[:-1] if line.endswith("\r") else line for line in lines]
+
+
+def defuse_controls(text: str) -> str:
+    """`text` with every control character but tab and newline replaced by a
+    visible stand-in, so nothing in a comment or a file line can end the paste
+    early or send keys to the agent's REPL (an `ESC[201~` followed by a
+    carriage return inside a file would otherwise run as typed input).
+
+    C0 controls and DEL become their Unicode control pictures (ESC -> ␛);
+    C1 controls, which some terminals read as 8-bit escapes, become U+FFFD.
+    """
+    out: list[str] = []
+    for char in text:
+        code = ord(char)
+        if char in "\t\n":
+            out.append(char)
+        elif code < 0x20:
+            out.append(chr(0x2400 + code))
+        elif code == 0x7F:
+            out.append("\u2421")
+        elif 0x80 <= code <= 0x9F:
+            out.append("\ufffd")
+        else:
+            out.append(char)
+    return "".join(out)
+
+
+def thread_header(thread: Thread, source_lines: Sequence[str]) -> str:
+    """`L<n>  <line n>` (or `L<a>-<b>  <line a>`); bare when the snapshot
+    has no such line."""
+    line = thread.line
+    if 1 <= line <= len(source_lines):
+        return f"{thread.header}  {source_lines[line - 1]}"
+    return thread.header
+
+
+def quote_note(note: Note) -> str:
+    """One comment under its header. The agent's own notes carry their label
+    so the agent can tell its remarks from the person's. A multi-line comment
+    keeps its later lines raw, as typed, under the first."""
+    label = "" if note.by_person else f"[{note.agent}] "
+    return f"{QUOTE}{label}{note.body}"
+
+
+def assemble_review(
+    path: str,
+    threads: Sequence[Thread],
+    body: str = "",
+    source_lines: Sequence[str] = (),
+    *,
+    frozen: bool = False,
+) -> str:
+    """The review block for the pane showing `path` (as it was opened), its
+    threads (any order: they are emitted in line order), the overall `body`
+    and the pane's snapshot of the file as `source_lines`."""
+    parts = [f"[laura review · {path}]\n"]
+    if frozen:
+        parts.append(FROZEN_BANNER + "\n")
+    if body.strip():
+        parts.append(f"\n{body}\n")
+    for thread in sorted(threads, key=lambda each: each.anchor):
+        parts.append("\n" + thread_header(thread, source_lines) + "\n")
+        parts.extend(quote_note(note) + "\n" for note in thread.notes)
+    return defuse_controls("".join(parts))
+
+
+def bracketed_paste(block: str, *, submit: bool = True) -> bytes:
+    """The bytes written to the agent's PTY: the block inside the paste
+    markers, so its newlines do not submit line by line, then one carriage
+    return outside the close marker so it submits once (`submit=False` for a
+    plain paste of what the person pasted)."""
+    wrapped = PASTE_OPEN + defuse_controls(block).encode("utf-8") + PASTE_CLOSE
+    return wrapped + SUBMIT if submit else wrapped
+
+
+def review_bytes(
+    path: str,
+    threads: Sequence[Thread],
+    body: str = "",
+    source_lines: Sequence[str] = (),
+    *,
+    frozen: bool = False,
+) -> bytes:
+    """`assemble_review` wrapped by `bracketed_paste`: what `S` writes."""
+    return bracketed_paste(assemble_review(path, threads, body, source_lines, frozen=frozen))

@@ -1,0 +1,179 @@
+"""One PTY child and the emulator its output feeds.
+
+`open_terminal` starts the child in its own session (so it has the PTY as its
+controlling terminal and its own process group) and owns it: on exit of the
+block (normal or cancelled) the group gets SIGHUP+SIGTERM, a short grace,
+then SIGKILL, and the child is always reaped. `Terminal.run` is the reader
+task: bytes -> emulator -> `on_output`, fed in small slices with checkpoints
+so a flood never starves keys, requests or the renderer.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import fcntl
+import math
+import os
+import signal
+import struct
+import termios
+from collections.abc import AsyncIterator, Callable, Mapping
+
+import trio
+import trio.lowlevel
+
+from laura.emulator import Emulator
+
+# pyte parses ~1 MB/s, so 4 KiB is a few milliseconds between checkpoints.
+FEED_SLICE = 4096
+READ_SIZE = 65536
+KILL_GRACE = 0.5
+
+
+def set_winsize(fd: int, lines: int, columns: int) -> None:
+    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", lines, columns, 0, 0))
+
+
+class Terminal:
+    """A running child on a PTY plus the emulator showing its screen."""
+
+    def __init__(
+        self,
+        process: trio.Process,
+        master: int,
+        emulator_factory: Callable[[int, int, Callable[[bytes], None]], Emulator],
+        lines: int,
+        columns: int,
+    ) -> None:
+        self.process = process
+        self._master = master
+        self._stream = trio.lowlevel.FdStream(master)
+        self._outgoing_send, self._outgoing = trio.open_memory_channel[bytes](math.inf)
+        self.emulator = emulator_factory(lines, columns, self.write)
+        self.on_output: Callable[[], None] = lambda: None
+        self.exited = trio.Event()
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    def write(self, data: bytes) -> None:
+        """Queue bytes for the child (never blocks; the writer task sends them)."""
+        if data:
+            with contextlib.suppress(trio.ClosedResourceError, trio.BrokenResourceError):
+                self._outgoing_send.send_nowait(data)
+
+    def resize(self, lines: int, columns: int) -> None:
+        """Resize the emulator and the PTY (the child gets SIGWINCH)."""
+        lines, columns = max(1, lines), max(2, columns)
+        if (lines, columns) == (self.emulator.lines, self.emulator.columns):
+            return
+        self.emulator.resize(lines, columns)
+        with contextlib.suppress(OSError):
+            set_winsize(self._master, lines, columns)
+
+    async def run(self) -> None:
+        """Read, feed and write until the child has exited and its output is
+        drained. Returns then; cancelled, it just stops."""
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(self._write_loop)
+            nursery.start_soon(self._wait_child)
+            await self._read_loop()
+            nursery.cancel_scope.cancel()
+
+    async def _wait_child(self) -> None:
+        await self.process.wait()
+        self.exited.set()
+
+    async def _read_loop(self) -> None:
+        while True:
+            if self.exited.is_set():
+                # The child is gone: take what is left, but don't wait for a
+                # grandchild that still holds the PTY open.
+                with trio.move_on_after(0.05) as scope:
+                    data = await self._receive()
+                if scope.cancelled_caught:
+                    return
+            else:
+                data = await self._receive()
+            if not data:
+                if not self.exited.is_set():
+                    await self.exited.wait()
+                return
+            for start in range(0, len(data), FEED_SLICE):
+                self.emulator.feed(data[start : start + FEED_SLICE])
+                self.on_output()
+                await trio.lowlevel.checkpoint()
+
+    async def _receive(self) -> bytes:
+        try:
+            return await self._stream.receive_some(READ_SIZE)
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            return b""  # EIO: the slave side is closed
+        except OSError as exc:
+            if exc.errno == errno.EIO:
+                return b""
+            raise
+
+    async def _write_loop(self) -> None:
+        async for data in self._outgoing:
+            try:
+                await self._stream.send_all(data)
+            except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+                return
+
+
+def _kill_group(pid: int, signals: tuple[int, ...]) -> None:
+    for sig in signals:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(pid, sig)
+
+
+@contextlib.asynccontextmanager
+async def open_terminal(
+    argv: list[str],
+    env: Mapping[str, str],
+    lines: int,
+    columns: int,
+    emulator_factory: Callable[[int, int, Callable[[bytes], None]], Emulator],
+    cwd: str | None = None,
+) -> AsyncIterator[Terminal]:
+    """Spawn `argv` on a fresh PTY of the given size; yield its Terminal.
+
+    Owns the child: leaving the block hangs up and terminates its process
+    group (SIGHUP+SIGTERM, KILL_GRACE, SIGKILL) and reaps it, shielded from
+    cancellation so nothing survives."""
+    lines, columns = max(1, lines), max(2, columns)
+    master, slave = os.openpty()
+    try:
+        set_winsize(master, lines, columns)
+        process = await trio.lowlevel.open_process(
+            argv,
+            stdin=slave,
+            stdout=slave,
+            stderr=slave,
+            start_new_session=True,
+            env=dict(env),
+            cwd=cwd,
+            preexec_fn=lambda: fcntl.ioctl(0, termios.TIOCSCTTY, 0),
+        )
+    except BaseException:
+        os.close(master)
+        os.close(slave)
+        raise
+    os.close(slave)
+    terminal = Terminal(process, master, emulator_factory, lines, columns)
+    try:
+        yield terminal
+    finally:
+        with trio.CancelScope(shield=True):
+            if process.returncode is None:
+                _kill_group(process.pid, (signal.SIGHUP, signal.SIGCONT, signal.SIGTERM))
+                with trio.move_on_after(KILL_GRACE):
+                    await process.wait()
+            # Whatever of the group is left (the child or its children) goes now.
+            _kill_group(process.pid, (signal.SIGKILL,))
+            await process.wait()
+            with contextlib.suppress(OSError):
+                await terminal._stream.aclose()

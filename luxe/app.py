@@ -1,0 +1,250 @@
+"""The composition root: options -> provider, tools, policy, store, front end.
+
+`run` reads configuration, opens or resumes the session file, and runs the
+RPC front end under trio. Nursery tree (see docs/architecture.md):
+
+    trio.run(main)
+    └── root nursery
+        ├── writer task (the only writer of stdout)
+        └── session nursery (inner)
+            ├── session.run: turns one at a time, each in its own cancel scope
+            ├── reader task (stdin lines -> actions)
+            ├── signal watcher (SIGTERM/SIGINT/SIGHUP -> close)
+            └── warm-up (imports the provider, builds the system prompt)
+
+close, EOF, a signal or a broken stdout all set one `stop` event; then the
+session cancels its turn (processes die, turn_ended is sent), SessionEnd runs,
+the event channel closes and the writer flushes the last frames.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import sys
+import threading
+from collections.abc import AsyncIterator, Mapping
+from pathlib import Path
+
+import trio
+
+from luxe import __version__
+from luxe.cli import Options
+from luxe.config import Paths, SettingsError, load_settings, paths_from_env
+from luxe.engine.mode_gate import ModeGate
+from luxe.engine.model import Provider, ProviderError, Usage
+from luxe.engine.ports import HookRunner, NoHooks, PermissionGate
+from luxe.engine.session import Session
+from luxe.engine.store import SessionFile, SessionNotFound, SessionStore
+from luxe.engine.tooling import Tool
+from luxe.frontends import rpc
+from luxe.frontends.rpc_actions import RpcActions
+from luxe.protocol import events as ev
+from luxe.providers import models
+from luxe.providers.registry import make_provider, parse_model_spec
+
+log = logging.getLogger("luxe")
+
+CAPABILITIES = [
+    "steer",
+    "queue",
+    "cancel",
+    "permissions",
+    "questions",
+    "sessions",
+    "compact",
+    "thinking",
+    "scripted_model",
+]
+
+
+class ModelChoice:
+    """The model of a session: its facts now, its provider on first use
+    (providers import httpx, which the handshake must not wait for)."""
+
+    def __init__(self, spec: str, env: Mapping[str, str]) -> None:
+        self.spec = spec
+        self.provider_name, self.name = parse_model_spec(spec)
+        self.info = models.lookup(self.provider_name, self.name)
+        self._env = dict(env)
+        self._provider: Provider | None = None
+        self._lock = threading.Lock()
+
+    def build(self) -> Provider:
+        """Build the provider once (thread-safe: warm-up may race a turn)."""
+        with self._lock:
+            if self._provider is None:
+                self._provider = make_provider(self.provider_name, self.name, self._env)
+            return self._provider
+
+    async def provider(self) -> Provider:
+        if self._provider is not None:
+            return self._provider
+        return await trio.to_thread.run_sync(self.build)
+
+    def state(self) -> ev.ModelState:
+        if self.provider_name == "scripted":
+            return ev.ModelState(
+                id=self.spec,
+                provider="scripted",
+                context_window=self.info.context_window,
+                label=f"script {self.name}: replays recorded answers, not a live model",
+            )
+        return ev.ModelState(self.info.id, self.provider_name, self.info.context_window)
+
+    def cost(self, usage: Usage) -> float | None:
+        return models.cost_usd(self.info, usage)
+
+
+def make_gate(options: Options) -> PermissionGate:
+    """The permission gate (the policy layer replaces this one line)."""
+    return ModeGate(permission_mode=options.permission_mode or "ask")
+
+
+def make_hooks(options: Options, paths: Paths) -> HookRunner:
+    """The hook runner (the policy layer replaces this one line)."""
+    return NoHooks()
+
+
+def _setup_logging(paths: Paths, verbose: bool) -> None:
+    root = logging.getLogger("luxe")
+    root.setLevel(logging.DEBUG if verbose else logging.INFO)
+    fmt = logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        paths.state_dir.mkdir(parents=True, exist_ok=True)
+        handler: logging.Handler = logging.FileHandler(paths.log_file, encoding="utf-8")
+        handler.setFormatter(fmt)
+        root.addHandler(handler)
+    except OSError:
+        pass
+    if verbose:
+        err = logging.StreamHandler(sys.stderr)
+        err.setFormatter(fmt)
+        root.addHandler(err)
+
+
+def run(options: Options, env: Mapping[str, str] | None = None) -> int:
+    """Run `luxe --rpc`; returns the exit status (2: refused at startup)."""
+    env = dict(os.environ if env is None else env)
+    # Nothing but frames may reach stdout: a stray print goes to stderr.
+    sys.stdout = sys.stderr
+    paths = paths_from_env(env)
+    _setup_logging(paths, options.verbose)
+    try:
+        settings = load_settings(paths.settings_file)
+    except SettingsError as exc:
+        print(f"luxe: {exc}", file=sys.stderr)
+        return 2
+    spec = options.model or env.get("LUXE_MODEL") or settings.model or models.DEFAULT_MODEL
+    try:
+        model = ModelChoice(spec, env)
+    except ValueError as exc:
+        print(f"luxe: {exc}", file=sys.stderr)
+        return 2
+    cwd = Path.cwd()
+    store = SessionStore(paths.sessions_dir)
+    resumed = False
+    try:
+        if options.resume:
+            file = store.open(options.resume)
+            resumed = True
+        elif options.continue_latest and (latest := store.latest_for(str(cwd))):
+            file = store.open(latest)
+            resumed = True
+        else:
+            if options.continue_latest:
+                log.info("-c: no earlier session in %s; starting a new one", cwd)
+            file = store.create(str(cwd))
+    except SessionNotFound as exc:
+        print(f"luxe: --resume: {exc}", file=sys.stderr)
+        return 2
+    max_turns = options.max_turns or settings.max_turns
+    try:
+        trio.run(_main, options, paths, env, model, store, file, resumed, cwd, max_turns)
+    except Exception:
+        log.exception("luxe --rpc failed")
+        return 1
+    return 0
+
+
+async def _main(
+    options: Options,
+    paths: Paths,
+    env: Mapping[str, str],
+    model: ModelChoice,
+    store: SessionStore,
+    file: SessionFile,
+    resumed: bool,
+    cwd: Path,
+    max_turns: int,
+) -> None:
+    stop = trio.Event()
+    send, receive = trio.open_memory_channel[ev.Event](1024)
+    with trio.open_signal_receiver(signal.SIGTERM, signal.SIGINT, signal.SIGHUP) as signals:
+        async with trio.open_nursery() as root:
+            root.start_soon(rpc.serve_writer, receive, stop.set)
+            async with send:
+                session = Session(
+                    cwd=cwd,
+                    file=file,
+                    model=model,
+                    tools=_tools(),
+                    gate=make_gate(options),
+                    hooks=make_hooks(options, paths),
+                    emit=send.send,
+                    max_turns=max_turns,
+                    resumed=resumed,
+                )
+                session.set_auto_approve(options.auto_approve)
+                await send.send(
+                    ev.Ready(
+                        protocol_version=ev.PROTOCOL_VERSION,
+                        luxe_version=__version__,
+                        session_id=file.id,
+                        cwd=str(cwd),
+                        github_writes=options.github_writes,
+                        capabilities=CAPABILITIES,
+                        resumed=resumed,
+                    )
+                )
+                await send.send(session.state_event())
+                if resumed:
+                    await send.send(session.info_event())
+                actions = RpcActions(session, store, lambda s: ModelChoice(s, env), stop)
+                async with trio.open_nursery() as inner:
+                    await inner.start(session.run)
+                    inner.start_soon(_watch_signals, signals, stop)
+                    inner.start_soon(_read_then_stop, actions, stop)
+                    inner.start_soon(_warm_up, session, model)
+                    await stop.wait()
+                    log.info("closing session %s", file.id)
+                    await session.close()
+                    inner.cancel_scope.cancel()
+
+
+def _tools() -> list[Tool]:
+    from luxe.tools import default_tools
+
+    return default_tools()
+
+
+async def _read_then_stop(actions: RpcActions, stop: trio.Event) -> None:
+    await rpc.serve_reader(actions.dispatch)
+    stop.set()  # EOF on stdin is the same as close
+
+
+async def _watch_signals(signals: AsyncIterator[int], stop: trio.Event) -> None:
+    async for signum in signals:
+        log.info("signal %s: closing", signal.Signals(signum).name)
+        stop.set()
+
+
+async def _warm_up(session: Session, model: ModelChoice) -> None:
+    """After ready: import the provider and build the system prompt, so the
+    first turn does not wait for them. Failures surface in that turn."""
+    try:
+        await trio.to_thread.run_sync(model.build, abandon_on_cancel=True)
+    except ProviderError as exc:
+        log.info("provider not ready: %s", exc.message)
+    await session.system_prompt()

@@ -1,0 +1,83 @@
+"""Where Luxe keeps its files (XDG) and what settings.json may say.
+
+Paths: config `$XDG_CONFIG_HOME/luxe` (settings.json), sessions
+`$XDG_DATA_HOME/luxe/sessions`, logs `$XDG_STATE_HOME/luxe`. Each falls back to
+the XDG default under `$HOME`. Nothing here creates a directory; the owner of
+a file creates its parent when it first writes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+import attrs
+
+DEFAULT_MAX_TURNS = 50
+
+
+@attrs.frozen
+class Paths:
+    config_dir: Path
+    sessions_dir: Path
+    state_dir: Path
+
+    @property
+    def settings_file(self) -> Path:
+        return self.config_dir / "settings.json"
+
+    @property
+    def log_file(self) -> Path:
+        return self.state_dir / "luxe.log"
+
+
+def paths_from_env(env: Mapping[str, str]) -> Paths:
+    home = Path(env.get("HOME") or os.path.expanduser("~"))
+
+    def xdg(var: str, default: str) -> Path:
+        value = env.get(var)
+        # The XDG spec says relative values are invalid and must be ignored.
+        return Path(value) if value and os.path.isabs(value) else home / default
+
+    return Paths(
+        config_dir=xdg("XDG_CONFIG_HOME", ".config") / "luxe",
+        sessions_dir=xdg("XDG_DATA_HOME", ".local/share") / "luxe" / "sessions",
+        state_dir=xdg("XDG_STATE_HOME", ".local/state") / "luxe",
+    )
+
+
+@attrs.frozen
+class Settings:
+    """The keys of settings.json this build reads; unknown keys are ignored."""
+
+    model: str | None = None
+    max_turns: int = DEFAULT_MAX_TURNS
+
+
+class SettingsError(Exception):
+    """settings.json exists but cannot be used; the message names the file."""
+
+
+def load_settings(path: Path) -> Settings:
+    """Read settings.json; a missing file means defaults."""
+    try:
+        raw = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return Settings()
+    except OSError as exc:
+        raise SettingsError(f"{path}: cannot read: {exc.strerror}") from exc
+    try:
+        data = json.loads(raw)
+    except ValueError as exc:
+        raise SettingsError(f"{path}: not valid JSON: {exc}") from exc
+    if not isinstance(data, dict):
+        raise SettingsError(f"{path}: must hold a JSON object")
+    model = data.get("model")
+    if model is not None and not isinstance(model, str):
+        raise SettingsError(f"{path}: `model` must be a string like anthropic/claude-sonnet-4-5")
+    max_turns = data.get("max_turns", DEFAULT_MAX_TURNS)
+    if not isinstance(max_turns, int) or isinstance(max_turns, bool) or max_turns < 1:
+        raise SettingsError(f"{path}: `max_turns` must be a positive integer")
+    return Settings(model=model, max_turns=max_turns)

@@ -1,0 +1,253 @@
+"""A session: its history, its settings, and the turns it runs one at a time.
+
+`Session.run` owns the session nursery and runs queued turns in order, each
+inside its own cancel scope. Everything a client can do arrives as a plain
+method call (`submit`, `steer`, `cancel_turn`, ...) that never blocks; the
+methods return a refusal message (str) or None.
+
+For programmatic turns (Guided Review and other in-process callers):
+
+    turn = await session.start_turn("explain hunk 3", context="<the diff>")
+    outcome = await turn.wait()   # TurnOutcome(reason, error, final_text)
+
+`start_turn` queues like `submit_user_message` (a `message_queued` frame is
+sent when a turn is already running) and the turn streams its frames to the
+client as any other. Cancelling the turn (`cancel_turn`) gives the outcome
+reason `cancelled`.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import deque
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Protocol
+
+import attrs
+import trio
+
+from luxe.engine.history import History
+from luxe.engine.model import Message, Provider, Usage
+from luxe.engine.ports import HookRunner, PermissionGate
+from luxe.engine.prompts import Prompts
+from luxe.engine.store import SessionFile
+from luxe.engine.system_prompt import build_system_prompt
+from luxe.engine.tooling import Tool
+from luxe.engine.turn import Turn, TurnOutcome, finish_turn, run_turn
+from luxe.protocol import events as ev
+
+log = logging.getLogger("luxe.session")
+
+Emit = Callable[[ev.Event], Awaitable[None]]
+
+# How long SessionEnd/AgentEnd hooks may take while the session is closing.
+CLOSING_HOOK_S = 0.5
+
+
+@attrs.define(eq=False)
+class _Compaction:
+    scope: trio.CancelScope = attrs.Factory(trio.CancelScope)
+
+
+class Session:
+    def __init__(
+        self,
+        *,
+        cwd: Path,
+        file: SessionFile,
+        model: ModelSource,
+        tools: list[Tool],
+        gate: PermissionGate,
+        hooks: HookRunner,
+        emit: Emit,
+        max_turns: int,
+        resumed: bool = False,
+    ) -> None:
+        self.cwd = cwd
+        self.file = file
+        self.history = History(file.messages)
+        self.model = model
+        self.tools = {t.name: t for t in tools}
+        self.gate = gate
+        self.hooks = hooks
+        self.emit = emit
+        self.prompts = Prompts(emit)
+        self.max_turns = max_turns
+        self.resumed = resumed
+        self.mode = "build"
+        self.thinking = "off"
+        self.session_cost_usd: float | None = None
+        self._queue: deque[Turn | _Compaction] = deque()
+        self._wake = trio.Event()
+        self.current: Turn | _Compaction | None = None
+        self._turn_ids = 0
+        self._system: str | None = None
+        self._closing = False
+
+    # -- state ------------------------------------------------------------------
+
+    def state_event(self) -> ev.StateChanged:
+        return ev.StateChanged(
+            model=self.model.state(),
+            streaming=isinstance(self.current, Turn),
+            mode=self.mode,
+            thinking=self.thinking,
+            permission_mode=self.gate.permission_mode,
+            auto_approve=self.prompts.auto_approve,
+        )
+
+    def info_event(self) -> ev.SessionInfo:
+        f = self.file
+        return ev.SessionInfo(f.id, f.title, len(self.history.messages), f.created_at, f.updated_at)
+
+    @property
+    def busy(self) -> bool:
+        return self.current is not None or bool(self._queue)
+
+    async def system_prompt(self) -> str:
+        if self._system is None:
+            self._system = await build_system_prompt(self.cwd, [t.spec for t in self.tools.values()])
+        return self._system
+
+    async def record(self, message: Message) -> None:
+        """Append a completed message to history and fsync it to the session
+        file before the turn goes on. Shielded: a cancel never splits the two."""
+        self.history.append(message)
+        with trio.CancelScope(shield=True):
+            await trio.to_thread.run_sync(self.file.append_message, message)
+
+    def usage_event(self, turn: Turn) -> ev.TurnUsage:
+        last = turn.usage[-1]
+        if turn.cost_usd is not None:
+            self.session_cost_usd = (self.session_cost_usd or 0.0) + turn.cost_usd
+        return ev.TurnUsage(
+            prompt_tokens=sum(u.input_tokens for u in turn.usage),
+            completion_tokens=sum(u.output_tokens for u in turn.usage),
+            cache_read_tokens=sum(u.cache_read_tokens for u in turn.usage),
+            cache_write_tokens=sum(u.cache_write_tokens for u in turn.usage),
+            cost_usd=turn.cost_usd,
+            context_used=last.input_tokens + last.cache_read_tokens + last.cache_write_tokens + last.output_tokens,
+            context_window=self.model.state().context_window,
+            session_cost_usd=self.session_cost_usd,
+        )
+
+    # -- what a client can do (never blocks) -------------------------------------
+
+    async def start_turn(
+        self, text: str, *, context: str | None = None, attachments: tuple[str, ...] = ()
+    ) -> Turn:
+        """Queue a turn for `text`; `context` is added to its user message.
+        Returns the turn; `await turn.wait()` gives its TurnOutcome."""
+        self._turn_ids += 1
+        turn = Turn(f"turn_{self._turn_ids}", text, context, attachments)
+        position = len(self._queue) + 1 if self.busy else 0
+        self._queue.append(turn)
+        self._wake.set()
+        if position:
+            await self.emit(ev.MessageQueued(text, position))
+        return turn
+
+    def steer(self, text: str) -> str | None:
+        if not isinstance(self.current, Turn):
+            return "steer_turn: no turn is running"
+        self.current.steering.append(text)
+        return None
+
+    def cancel_turn(self) -> str | None:
+        if self.current is None:
+            return "cancel_turn: no turn is running"
+        self.current.scope.cancel()
+        return None
+
+    def compact(self) -> str | None:
+        if self.busy:
+            return "compact: a turn is running; compact when it has ended"
+        self._queue.append(_Compaction())
+        self._wake.set()
+        return None
+
+    def set_mode(self, mode: str) -> None:
+        self.mode = mode
+
+    def set_thinking(self, level: str) -> None:
+        self.thinking = level
+
+    def set_auto_approve(self, enabled: bool) -> None:
+        self.prompts.set_auto_approve(enabled)
+
+    # -- running ----------------------------------------------------------------
+
+    async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
+        """Run queued turns one at a time until cancelled. Owns the session
+        nursery; the turn running when it is cancelled ends as `cancelled`."""
+        async with trio.open_nursery():
+            task_status.started()
+            await self.hooks.run("SessionStart", {"Other": None})
+            while True:
+                while not self._queue:
+                    self._wake = trio.Event()
+                    await self._wake.wait()
+                job = self._queue.popleft()
+                self.current = job
+                try:
+                    if isinstance(job, Turn):
+                        await self._run_turn(job)
+                    else:
+                        await self._run_compaction(job)
+                finally:
+                    self.current = None
+
+    async def _run_turn(self, turn: Turn) -> None:
+        await self.emit(ev.TurnStarted(turn.id, turn.text))
+        await self.emit(self.state_event())
+        outcome = TurnOutcome("cancelled", None)
+        try:
+            with turn.scope:
+                outcome = await run_turn(self, turn)
+        except Exception as exc:
+            log.exception("turn %s failed", turn.id)
+            outcome = TurnOutcome("error", f"internal error: {type(exc).__name__}: {exc}")
+        finally:
+            if outcome.reason == "cancelled":
+                outcome = TurnOutcome("cancelled", None, turn.final_text)
+            with trio.CancelScope(shield=True):
+                await finish_turn(self, turn, outcome)
+                self.current = None
+                turn._finish(outcome)
+                await self.emit(self.state_event())
+                with trio.move_on_after(CLOSING_HOOK_S) if self._closing else trio.CancelScope():
+                    await self.hooks.run("AgentEnd", {"Other": None})
+
+    async def _run_compaction(self, job: _Compaction) -> None:
+        from luxe.engine.compaction import compact
+
+        with job.scope:
+            await compact(self)
+
+    async def close(self) -> None:
+        """End the session: cancel the running turn and everything queued,
+        wait for its `turn_ended`, run SessionEnd hooks (bounded)."""
+        self._closing = True
+        self._queue.clear()
+        current = self.current
+        if current is not None:
+            current.scope.cancel()
+            if isinstance(current, Turn):
+                await current.wait()
+        with trio.move_on_after(CLOSING_HOOK_S):
+            await self.hooks.run("SessionEnd", {"Other": None})
+
+
+class ModelSource(Protocol):
+    """The model a session talks to (luxe.app.ModelChoice is the real one)."""
+
+    name: str  # the provider's own model name
+
+    async def provider(self) -> Provider:
+        """The provider, built on first use; raises ProviderError."""
+        ...
+
+    def state(self) -> ev.ModelState: ...
+
+    def cost(self, usage: Usage) -> float | None: ...

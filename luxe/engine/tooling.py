@@ -1,0 +1,87 @@
+"""The seam between the engine and its tools.
+
+A tool is a name, a spec for the model and an async `run`. The engine owns
+the call around it (permission, hooks, events, redaction); the tool owns only
+its own work, and whatever it starts (a process, a thread) is finished or
+killed before `run` returns or raises, including on cancel.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Protocol
+
+import attrs
+
+from luxe.engine.model import ToolSpec
+
+
+class ToolError(Exception):
+    """A tool failed in a way the model should read (bad path, no match, ...)."""
+
+
+@attrs.frozen
+class ToolResult:
+    content: str  # what the model reads
+    is_error: bool = False
+    summary: str = ""  # one short line for the client
+    # Files the call changed: (absolute path, "write" | "edit" | "delete").
+    changed: tuple[tuple[str, str], ...] = ()
+
+
+class ToolContext(Protocol):
+    """What a running tool may use from its turn."""
+
+    cwd: Path
+    call_id: str
+
+    async def output(self, delta: str) -> None:
+        """Stream live output to the client (`tool_output_delta`)."""
+        ...
+
+    async def ask_question(
+        self, question: str, options: list[str], multiple: bool
+    ) -> dict[str, Any]:
+        """Ask the client; returns `{answered: [...]}` or `{dismissed: true}`."""
+        ...
+
+
+class Tool(Protocol):
+    name: str
+    spec: ToolSpec
+
+    async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
+        """Do the call; raise ToolError for an outcome the model should read."""
+        ...
+
+
+_JSON_TYPES: dict[str, tuple[type, ...]] = {
+    "string": (str,),
+    "integer": (int,),
+    "number": (int, float),
+    "boolean": (bool,),
+    "array": (list,),
+    "object": (dict,),
+}
+
+
+def check_args(spec: ToolSpec, args: Mapping[str, Any]) -> str | None:
+    """None when `args` fits the spec's schema (required keys, simple types),
+    else a message for the model naming the problem."""
+    schema = spec.input_schema
+    for name in schema.get("required", []):
+        if name not in args:
+            return f"{spec.name}: missing argument `{name}`"
+    for name, value in args.items():
+        prop = schema.get("properties", {}).get(name)
+        if prop is None:
+            continue
+        expected = prop.get("type")
+        types = _JSON_TYPES.get(expected or "")
+        if types is None:
+            continue
+        bad_bool = isinstance(value, bool) and expected in ("integer", "number")
+        if not isinstance(value, types) or bad_bool:
+            return f"{spec.name}: argument `{name}` must be {'an' if expected == 'integer' else 'a'} {expected}"
+    return None

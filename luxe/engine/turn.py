@@ -1,0 +1,251 @@
+"""One turn: the loop from a user prompt to the model's last answer.
+
+`run_turn` owns the provider stream and the tool calls of its turn; the
+session runs it inside the turn's cancel scope, so `cancel_turn` stops the
+stream and kills the tools' processes at once. What the turn completed is
+already in history and on disk; `finish_turn` (called by the session,
+shielded, whatever happened) answers interrupted tool calls with a
+"cancelled by the user" result and sends `turn_usage` and `turn_ended`.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import attrs
+import trio
+
+from luxe.engine.history import CANCELLED_RESULT
+from luxe.engine.model import (
+    ModelRequest,
+    ProviderError,
+    RetryScheduled,
+    StreamEvent,
+    TextBlock,
+    TextDelta,
+    ThinkingDelta,
+    ToolResultBlock,
+    ToolUseBlock,
+    Usage,
+    UserContent,
+    UserMessage,
+)
+from luxe.engine.tooling import ToolError, ToolResult, check_args
+from luxe.protocol import events as ev
+
+if TYPE_CHECKING:
+    from luxe.engine.session import Session
+
+log = logging.getLogger("luxe.turn")
+
+
+@attrs.frozen
+class TurnOutcome:
+    """How a turn ended: `reason` as in `turn_ended`, the model's last text."""
+
+    reason: str  # end_turn | cancelled | error | max_turns | denied
+    error: str | None = None
+    final_text: str = ""
+
+
+@attrs.define(eq=False)
+class Turn:
+    """A queued or running turn. `await turn.wait()` gives its outcome."""
+
+    id: str
+    text: str
+    context: str | None = None
+    attachments: tuple[str, ...] = ()
+    scope: trio.CancelScope = attrs.Factory(trio.CancelScope)
+    steering: list[str] = attrs.Factory(list)
+    outcome: TurnOutcome | None = None
+    _done: trio.Event = attrs.Factory(trio.Event)
+    # Tool calls of the last assistant message still waiting for results.
+    open_calls: tuple[ToolUseBlock, ...] = ()
+    results: dict[str, ToolResultBlock] = attrs.Factory(dict)
+    usage: list[Usage] = attrs.Factory(list)
+    cost_usd: float | None = 0.0
+    final_text: str = ""
+
+    async def wait(self) -> TurnOutcome:
+        """Wait until the turn has ended (its `turn_ended` frame is sent)."""
+        await self._done.wait()
+        assert self.outcome is not None
+        return self.outcome
+
+    def _finish(self, outcome: TurnOutcome) -> None:
+        self.outcome = outcome
+        self._done.set()
+
+
+class _Context:
+    """What a running tool may use (see luxe.engine.tooling.ToolContext)."""
+
+    def __init__(self, session: Session, call_id: str) -> None:
+        self.session = session
+        self.cwd: Path = session.cwd
+        self.call_id = call_id
+
+    async def output(self, delta: str) -> None:
+        await self.session.emit(ev.ToolOutputDelta(self.call_id, self.session.gate.redact(delta)))
+
+    async def ask_question(self, question: str, options: list[str], multiple: bool) -> dict[str, Any]:
+        return await self.session.prompts.ask_question(self.call_id, question, options, multiple)
+
+
+async def run_turn(session: Session, turn: Turn) -> TurnOutcome:
+    """The loop: prompt hooks, then model call / tool calls until the model
+    stops asking for tools, the guard trips, or the provider fails."""
+    hooks = session.hooks
+    submitted = await hooks.run("UserPromptSubmit", {"Other": {"content": turn.text}})
+    if submitted.blocked:
+        reason = submitted.reason or "a UserPromptSubmit hook blocked the prompt"
+        return TurnOutcome("denied", reason)
+    await hooks.run("BeforeAgentStart", {"Other": {}})
+    content: list[UserContent] = [TextBlock(turn.text)]
+    for path in turn.attachments:
+        content.append(TextBlock(_attachment(session.cwd, path)))
+    for extra in (turn.context, submitted.context):
+        if extra:
+            content.append(TextBlock(f"<context>\n{extra}\n</context>"))
+    await session.record(UserMessage(tuple(content)))
+    system = await session.system_prompt()
+
+    for _ in range(session.max_turns):
+        await hooks.run("AgentStart", {"Other": None})
+        request = ModelRequest(
+            model=session.model.name,
+            system=system,
+            messages=session.history.for_request(),
+            tools=tuple(t.spec for t in session.tools.values()),
+            thinking=session.thinking,  # type: ignore[arg-type]
+        )
+        try:
+            provider = await session.model.provider()
+            answer = await provider.complete(request, lambda e: _forward(session, e))
+        except ProviderError as exc:
+            return TurnOutcome("error", exc.message, turn.final_text)
+        await session.record(answer)
+        turn.usage.append(answer.usage)
+        turn.cost_usd = _add_cost(turn.cost_usd, session.model.cost(answer.usage))
+        text = "".join(b.text for b in answer.content if isinstance(b, TextBlock))
+        if text:
+            turn.final_text = text
+        calls = answer.tool_uses
+        if not calls:
+            if turn.steering:
+                # Steering that came in during the last answer still gets heard.
+                await session.record(UserMessage(_steering(turn)))
+                continue
+            return TurnOutcome("end_turn", None, turn.final_text)
+        turn.open_calls, turn.results = calls, {}
+        async with trio.open_nursery() as nursery:
+            for call in calls:
+                nursery.start_soon(_run_call, session, turn, call)
+        results = tuple(turn.results[c.id] for c in calls)
+        turn.open_calls = ()
+        await session.record(UserMessage(results + _steering(turn)))
+    return TurnOutcome("max_turns", f"stopped after {session.max_turns} model requests", turn.final_text)
+
+
+def _steering(turn: Turn) -> tuple[TextBlock, ...]:
+    blocks = tuple(TextBlock(text) for text in turn.steering)
+    turn.steering.clear()
+    return blocks
+
+
+async def finish_turn(session: Session, turn: Turn, outcome: TurnOutcome) -> None:
+    """Close the books on a turn, whatever happened. Runs shielded."""
+    if turn.open_calls:
+        results = tuple(
+            turn.results.get(c.id) or ToolResultBlock(c.id, CANCELLED_RESULT, is_error=True)
+            for c in turn.open_calls
+        )
+        turn.open_calls = ()
+        await session.record(UserMessage(results))
+    if turn.usage:
+        await session.emit(session.usage_event(turn))
+    await session.emit(ev.TurnEnded(turn.id, outcome.reason, outcome.error))
+
+
+def _add_cost(total: float | None, cost: float | None) -> float | None:
+    if total is None or cost is None:
+        return None
+    return total + cost
+
+
+async def _forward(session: Session, event: StreamEvent) -> None:
+    if isinstance(event, TextDelta):
+        await session.emit(ev.TokenDelta(event.block, event.text))
+    elif isinstance(event, ThinkingDelta):
+        await session.emit(ev.ThinkingDelta(event.block, event.text))
+    elif isinstance(event, RetryScheduled):
+        await session.emit(ev.Error(event.message, True, event.retry_in_s))
+
+
+def _attachment(cwd: Path, path: str) -> str:
+    full = (cwd / path).resolve()
+    try:
+        text = full.read_text(encoding="utf-8")[:64 * 1024]
+    except (OSError, UnicodeDecodeError) as exc:
+        return f"<attachment path={path!r}>could not be read: {exc}</attachment>"
+    return f"<attachment path={path!r}>\n{text}\n</attachment>"
+
+
+async def _run_call(session: Session, turn: Turn, call: ToolUseBlock) -> None:
+    """One tool call from start frame to result; its outcome lands in
+    `turn.results`. Cancelled with the turn (its processes die with it)."""
+    await session.emit(ev.ToolStarted(call.id, call.name, call.input))
+    result, denied = await _decide_and_run(session, call)
+    content = session.gate.redact(result.content)
+    if not denied:
+        after = await session.hooks.run(
+            "AfterToolUse",
+            {"ToolResult": {"tool_name": call.name, "result": content, "is_error": result.is_error}},
+        )
+        if after.context:
+            content = f"{content}\n\n{after.context}"
+    turn.results[call.id] = ToolResultBlock(call.id, content, result.is_error)
+    summary = session.gate.redact(result.summary or content.split("\n", 1)[0])[:200]
+    await session.emit(ev.ToolFinished(call.id, call.name, result.is_error, summary, denied))
+
+
+async def _decide_and_run(session: Session, call: ToolUseBlock) -> tuple[ToolResult, bool]:
+    """Permission, BeforeToolUse hook, the ask, then the tool. Returns the
+    result and whether the call was denied (and so never ran)."""
+    tool = session.tools.get(call.name)
+    if tool is None:
+        names = ", ".join(session.tools)
+        return ToolResult(f"unknown tool `{call.name}`; the tools are: {names}", True, "unknown tool"), False
+    problem = check_args(tool.spec, call.input)
+    if problem is not None:
+        return ToolResult(problem, True, problem), False
+    verdict = session.gate.check(call.name, call.input, agent_mode=session.mode)  # type: ignore[arg-type]
+    if verdict.decision == "deny":
+        return ToolResult(f"denied: {verdict.reason}", True, f"denied: {verdict.reason}"), True
+    hook = await session.hooks.run(
+        "BeforeToolUse", {"ToolUse": {"tool_name": call.name, "args": call.input}}
+    )
+    if hook.blocked:
+        why = hook.reason or "a BeforeToolUse hook blocked this call"
+        return ToolResult(f"blocked by a hook: {why}", True, f"blocked: {why}"), True
+    if verdict.decision == "ask":
+        answer = await session.prompts.ask_permission(call.id, call.name, call.input, verdict.reason)
+        if answer.reply in ("reject", "cancelled"):
+            told = f": {answer.message}" if answer.message else ""
+            return ToolResult(f"the user rejected this call{told}", True, "rejected"), True
+        if answer.reply == "always":
+            session.gate.allow_always(call.name, call.input)
+    try:
+        result = await tool.run(call.input, _Context(session, call.id))
+    except ToolError as exc:
+        result = ToolResult(str(exc), True, str(exc).split("\n", 1)[0])
+    except Exception as exc:
+        log.exception("tool %s crashed", call.name)
+        result = ToolResult(f"the {call.name} tool crashed: {type(exc).__name__}: {exc}", True, "crashed")
+    for path, operation in result.changed:
+        await session.emit(ev.FileChanged(path, operation))
+        await session.hooks.run("FileChanged", {"FileChanged": {"path": path, "operation": operation}})
+    return result, False

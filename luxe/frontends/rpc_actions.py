@@ -1,0 +1,84 @@
+"""What each RPC action does to the session, and how it is answered.
+
+Every action is answered by what it causes (frames from the session) or by
+`action_rejected` with a reason; none blocks the reader for long.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import trio
+
+from luxe.engine.session import ModelSource, Session
+from luxe.engine.store import SessionStore
+from luxe.protocol import Action, Rejection
+from luxe.protocol import actions as act
+from luxe.protocol import events as ev
+
+
+class RpcActions:
+    def __init__(
+        self,
+        session: Session,
+        store: SessionStore,
+        make_model: Callable[[str], ModelSource],
+        stop: trio.Event,
+    ) -> None:
+        self.session = session
+        self.store = store
+        self.make_model = make_model
+        self.stop = stop
+
+    async def dispatch(self, action: Action | Rejection) -> bool:
+        """Apply one action; returns False when the session must end."""
+        s = self.session
+        refusal: str | None = None
+        if isinstance(action, Rejection):
+            await s.emit(ev.ActionRejected(action.kind, action.reason))
+            return True
+        if isinstance(action, act.Close):
+            self.stop.set()
+            return False
+        if isinstance(action, act.SubmitUserMessage):
+            if not action.text.strip():
+                refusal = "submit_user_message: field `text` is empty"
+            else:
+                paths = tuple(a.path for a in action.attachments or [])
+                await s.start_turn(action.text, attachments=paths)
+        elif isinstance(action, act.SteerTurn):
+            refusal = s.steer(action.text)
+        elif isinstance(action, act.CancelTurn):
+            refusal = s.cancel_turn()
+        elif isinstance(action, act.RespondPermission):
+            refusal = s.prompts.respond_permission(action.id, action.reply, action.message)
+        elif isinstance(action, act.AnswerQuestion):
+            refusal = s.prompts.answer_question(action.id, action.reply)
+        elif isinstance(action, act.SetModel):
+            try:
+                s.model = self.make_model(action.model)
+            except ValueError as exc:
+                refusal = f"set_model: {exc}"
+            else:
+                await s.emit(s.state_event())
+        elif isinstance(action, act.SetMode):
+            s.set_mode(action.mode)
+            await s.emit(s.state_event())
+        elif isinstance(action, act.SetThinking):
+            s.set_thinking(action.level)
+            await s.emit(s.state_event())
+        elif isinstance(action, act.SetPermissionAutoApprove):
+            s.set_auto_approve(action.enabled)
+            await s.emit(s.state_event())
+        elif isinstance(action, act.ListSessions):
+            found = await trio.to_thread.run_sync(self.store.list_sessions)
+            listed = [
+                ev.SessionSummary(f.id, f.title, f.cwd, f.updated_at, len(f.messages))
+                for f in found
+            ]
+            await s.emit(ev.SessionsListed(listed))
+        elif isinstance(action, act.Compact):
+            refusal = s.compact()
+        if refusal is not None:
+            await s.emit(ev.ActionRejected(action.KIND, refusal))
+        return True

@@ -1,0 +1,135 @@
+"""The thin I/O step before the pure matcher: what a tool call names.
+
+`gather_facts` resolves every path a call names (relative, `./`, `..`, `~`,
+absolute, symlinks) and, for bash, the words of the command that exist on
+disk or expand as globs. It only stats and lists; it never opens a file.
+Everything it returns is plain data that `permissions.decide` judges.
+"""
+
+from __future__ import annotations
+
+import glob as globmod
+import json
+import os
+from collections.abc import Mapping
+from typing import Any, Literal
+
+import attrs
+
+from luxe.policy.rules import PathName, path_name
+from luxe.policy.shell import ShellLine, analyse
+
+Category = Literal["read", "edit", "bash", "other"]
+
+DEFAULT_CATEGORIES: Mapping[str, Category] = {
+    "read": "read",
+    "grep": "read",
+    "glob": "read",
+    "ls": "read",
+    "question": "read",
+    "write": "edit",
+    "edit": "edit",
+    "delete": "edit",
+    "multi_edit": "edit",
+    "apply_patch": "edit",
+    "bash": "bash",
+}
+
+# Argument names that hold a path the tool reads or writes.
+PATH_KEYS = ("path", "file_path", "paths")
+# The argument other tools are matched on by `tool(glob)` rules.
+SUBJECT_KEYS = ("pattern", "url", "query", "question", "repository", "name")
+
+MAX_SHELL_WORDS = 256
+MAX_GLOB_EXPANSION = 256
+
+
+@attrs.frozen
+class ResolvedPath:
+    given: str  # as the model wrote it
+    lexical: PathName  # joined with the cwd, `.`/`..` folded, symlinks kept
+    real: PathName  # every symlink followed
+
+
+@attrs.frozen
+class CallFacts:
+    tool: str
+    category: Category
+    paths: tuple[ResolvedPath, ...] = ()  # files the call reads or writes
+    command: str | None = None  # bash: the command line
+    shell: ShellLine | None = None
+    shell_paths: tuple[ResolvedPath, ...] = ()  # bash words that are files on disk
+    names: tuple[str, ...] = ()  # file-name globs the call restricts itself to (grep's glob)
+    subject: str | None = None  # other tools: what `tool(glob)` is matched against
+    exact_key: str = ""  # identity for a session-scoped `always`
+    home: str = "/"
+
+
+def resolve_path(given: str, *, cwd: str, root: str, home: str) -> ResolvedPath:
+    expanded = home + given[1:] if given == "~" or given.startswith("~/") else given
+    lexical = os.path.normpath(os.path.join(cwd, expanded))
+    real = os.path.realpath(lexical)
+    return ResolvedPath(given, path_name(lexical, root), path_name(real, root))
+
+
+def _shell_paths(shell: ShellLine, *, cwd: str, root: str, home: str) -> tuple[ResolvedPath, ...]:
+    found: list[ResolvedPath] = []
+    for word in shell.mentioned[:MAX_SHELL_WORDS]:
+        if not word or word.startswith("-") or "\0" in word:
+            continue
+        target = os.path.join(cwd, home + word[1:] if word.startswith("~/") else word)
+        if set("*?[") & set(word):
+            try:
+                matches = globmod.glob(target)[:MAX_GLOB_EXPANSION]
+            except (OSError, ValueError):
+                matches = []
+            found.extend(resolve_path(m, cwd=cwd, root=root, home=home) for m in matches)
+        elif os.path.lexists(target):
+            found.append(resolve_path(word, cwd=cwd, root=root, home=home))
+    return tuple(found)
+
+
+def gather_facts(
+    tool: str,
+    args: Mapping[str, Any],
+    *,
+    cwd: str,
+    root: str,
+    home: str,
+    categories: Mapping[str, Category] = DEFAULT_CATEGORIES,
+) -> CallFacts:
+    """Resolve what one tool call names. Never opens a file, never raises for
+    odd arguments: a non-string path is ignored here and refused by the tool."""
+    category = categories.get(tool, "other")
+    if tool == "bash":
+        command = args.get("command")
+        command = command if isinstance(command, str) else ""
+        shell = analyse(command)
+        return CallFacts(
+            tool,
+            category,
+            command=command,
+            shell=shell,
+            shell_paths=_shell_paths(shell, cwd=cwd, root=root, home=home),
+            exact_key=f"bash\0{command}",
+            home=home,
+        )
+    given: list[str] = []
+    for key in PATH_KEYS:
+        value = args.get(key)
+        if isinstance(value, str):
+            given.append(value)
+        elif isinstance(value, list):
+            given.extend(v for v in value if isinstance(v, str))
+    if not given and tool in ("grep", "ls"):
+        given.append(".")  # both default to the working directory
+    paths = tuple(resolve_path(g, cwd=cwd, root=root, home=home) for g in given)
+    names = tuple(v for k in ("glob", "include") if isinstance(v := args.get(k), str))
+    subject = next((v for k in SUBJECT_KEYS if isinstance(v := args.get(k), str)), None)
+    if paths:
+        key = f"{tool}\0" + "\0".join(p.real.absolute for p in paths) + "\0" + "\0".join(names)
+    else:
+        key = f"{tool}\0" + json.dumps(dict(args), sort_keys=True, default=str)
+    return CallFacts(
+        tool, category, paths=paths, names=names, subject=subject, exact_key=key, home=home
+    )

@@ -1,0 +1,336 @@
+"""The command hook runner (luxe-command-hooks.txt): the engine's HookRunner.
+
+One hook run, as the spec says: the command is spawned without a shell in
+its own process group (start_new_session) in the session's directory; the
+event is written to its stdin as one JSON object and stdin is closed;
+stdout and stderr are read concurrently (stdout capped, stderr kept as a
+tail), so a hook that prints megabytes or never reads its input cannot wedge
+us. When the hook's own process exits, its group is SIGKILLed (nothing it
+started outlives it); on timeout or cancel the whole group is SIGKILLed and
+the process is always reaped before `run` returns or raises.
+
+Any failure (spawn error, stdin-write error, non-zero exit, invalid JSON,
+timeout) resolves to the definition's `on_timeout` (`ask` behaves as
+`allow`) and is logged with the command and the tail of its stderr.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import signal
+import subprocess
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import attrs
+import trio
+
+from luxe.engine.ports import HookOutcome, HookPoint
+from luxe.policy.hooks_config import HookConfig, HookDefinition
+
+log = logging.getLogger("luxe.policy.hooks")
+
+BLOCKING_POINTS = frozenset({"BeforeToolUse", "UserPromptSubmit"})
+CONTEXT_POINTS = frozenset({"AfterToolUse", "UserPromptSubmit"})
+STDOUT_CAP = 1 << 20  # a decision is a few hundred bytes; more is a broken hook
+STDERR_TAIL = 2048
+
+
+@attrs.frozen
+class HookFinished:
+    """What a client sees of one hook run (the `hook_finished` frame)."""
+
+    point: str
+    command: list[str]
+    decision: str  # allow | deny | observe (observe-only point: output ignored)
+    duration_ms: float
+    error: str | None = None
+
+
+@attrs.frozen
+class HookRun:
+    """The raw result of running one hook process."""
+
+    stdout: bytes
+    stderr_tail: str
+    error: str | None  # why the run failed, None when it exited 0 in time
+
+
+@attrs.frozen
+class HookVerdict:
+    deny: bool = False
+    reason: str | None = None
+    context: str | None = None
+    error: str | None = None
+
+
+def _kill_group(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass  # the group is already gone
+
+
+async def _read_capped(
+    stream: trio.abc.ReceiveStream, buf: bytearray, cap: int, *, tail: bool
+) -> bool:
+    """Drain `stream` to EOF, keeping at most `cap` bytes (the first ones, or
+    the last ones when `tail`). Returns True when something was dropped."""
+    dropped = False
+    while chunk := await stream.receive_some(65536):
+        buf += chunk
+        if len(buf) > cap:
+            dropped = True
+            if tail:
+                del buf[: len(buf) - cap]
+            else:
+                del buf[cap:]
+    return dropped
+
+
+async def run_hook_process(
+    definition: HookDefinition,
+    payload: bytes,
+    *,
+    cwd: str | None,
+    env: Mapping[str, str] | None,
+    stdout_cap: int = STDOUT_CAP,
+) -> HookRun:
+    """Run one hook to completion, timeout or cancel.
+
+    Owns the hook's process group: on every path out (normal exit, timeout,
+    cancel, error) the group is SIGKILLed and the process reaped, shielded
+    from cancellation so nothing is left behind.
+    """
+    try:
+        proc = await trio.lowlevel.open_process(
+            list(definition.command),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+            cwd=cwd,
+            env=dict(env) if env is not None else None,
+        )
+    except OSError as e:
+        return HookRun(b"", "", f"could not start: {e.strerror or e}")
+    out, err = bytearray(), bytearray()
+    stdin_error: str | None = None
+    overflow = False
+    try:
+        pidfd = os.pidfd_open(proc.pid)
+    except OSError:
+        pidfd = -1
+    try:
+        with trio.move_on_after(definition.timeout_ms / 1000) as timer:
+
+            async def write_stdin() -> None:
+                nonlocal stdin_error
+                assert proc.stdin is not None
+                try:
+                    await proc.stdin.send_all(payload)
+                except (trio.BrokenResourceError, trio.ClosedResourceError) as e:
+                    stdin_error = f"writing the event to stdin failed: {e.__cause__ or e}"
+                finally:
+                    await proc.stdin.aclose()
+
+            async def read_stdout() -> None:
+                nonlocal overflow
+                assert proc.stdout is not None
+                overflow = await _read_capped(proc.stdout, out, stdout_cap, tail=False)
+
+            async def read_stderr() -> None:
+                assert proc.stderr is not None
+                await _read_capped(proc.stderr, err, STDERR_TAIL, tail=True)
+
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(write_stdin)
+                nursery.start_soon(read_stdout)
+                nursery.start_soon(read_stderr)
+                # Wait for the hook itself to exit (without reaping it, so its
+                # pid still names its group), then end whatever it left running
+                # in that group: the pipes then reach EOF.
+                if pidfd >= 0:
+                    await trio.lowlevel.wait_readable(pidfd)
+                else:
+                    await proc.wait()
+                _kill_group(proc.pid)
+    finally:
+        _kill_group(proc.pid)
+        with trio.CancelScope(shield=True):
+            await proc.wait()
+            for stream in (proc.stdin, proc.stdout, proc.stderr):
+                if stream is not None:
+                    await stream.aclose()
+        if pidfd >= 0:
+            os.close(pidfd)
+    tail = err.decode("utf-8", "replace").strip()
+    if timer.cancelled_caught:
+        return HookRun(bytes(out), tail, f"timed out after {definition.timeout_ms} ms")
+    code = proc.returncode or 0
+    if code != 0:
+        how = f"killed by signal {-code}" if code < 0 else f"exited with status {code}"
+        return HookRun(bytes(out), tail, how)
+    if overflow:
+        return HookRun(b"", tail, f"printed more than {stdout_cap} bytes on stdout")
+    # A write error is a failure of the hook, except when the hook exited 0
+    # without reading its input (e.g. `true`): whether the write then fails
+    # is only a matter of timing, and the hook told us all it wanted to.
+    if stdin_error:
+        log.debug("hook %s did not read its input: %s", definition.command, stdin_error)
+    return HookRun(bytes(out), tail, None)
+
+
+def judge(point: str, definition: HookDefinition, run: HookRun) -> HookVerdict:
+    """What one run means at `point` (the spec's decision contract)."""
+    error = run.error
+    decision: Any = None
+    if error is None and point not in BLOCKING_POINTS | CONTEXT_POINTS:
+        return HookVerdict()  # observe-only: output ignored entirely
+    if error is None and run.stdout.strip():
+        try:
+            decision = json.loads(run.stdout)
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            error = "printed output that is not JSON"
+        else:
+            if not isinstance(decision, dict):
+                error = "printed JSON that is not an object"
+    if error is not None:
+        if definition.fails_closed and point in BLOCKING_POINTS:
+            return HookVerdict(
+                deny=True,
+                reason=f"hook {' '.join(definition.command)} failed ({error}) and is fail-closed",
+                error=error,
+            )
+        return HookVerdict(error=error)
+    if not decision:
+        return HookVerdict()
+    verdict = str(decision.get("decision", "")).lower()
+    reason = decision.get("reason")
+    reason = str(reason) if reason not in (None, "") else None
+    if verdict in ("deny", "block") and point in BLOCKING_POINTS:
+        return HookVerdict(
+            deny=True, reason=reason or f"denied by hook {' '.join(definition.command)}"
+        )
+    context = decision.get("context")
+    if point in CONTEXT_POINTS and isinstance(context, str) and context.strip():
+        return HookVerdict(context=context)
+    return HookVerdict()
+
+
+def hook_environment(point: str, cwd: str | None) -> dict[str, str]:
+    env = dict(os.environ)
+    env["LUXE_HOOK_POINT"] = point
+    if cwd:
+        env["LUXE_PROJECT_DIR"] = cwd
+    return env
+
+
+class CommandHookRunner:
+    """The engine's HookRunner for configured command hooks.
+
+    `on_finished` receives a `HookFinished` for every hook run (the
+    `hook_finished` frame); it must not block.
+    """
+
+    def __init__(
+        self,
+        config: HookConfig,
+        *,
+        cwd: str | None = None,
+        on_finished: Callable[[HookFinished], None] | None = None,
+        stdout_cap: int = STDOUT_CAP,
+    ) -> None:
+        self.config = config
+        self.cwd = cwd
+        self.on_finished = on_finished
+        self.stdout_cap = stdout_cap
+
+    async def run(self, point: HookPoint, event: Mapping[str, Any]) -> HookOutcome:
+        """Run every hook at `point` concurrently; any deny wins, contexts
+        are joined in configuration order. Cancelling the caller kills and
+        reaps every hook process before the cancellation propagates."""
+        definitions = self.config.for_point(point)
+        if not definitions:
+            return HookOutcome()
+        payload = (json.dumps(event, ensure_ascii=False) + "\n").encode()
+        verdicts: list[HookVerdict] = [HookVerdict()] * len(definitions)
+        env = hook_environment(point, self.cwd)
+
+        async def one(i: int, definition: HookDefinition) -> None:
+            started = trio.current_time()
+            run = await run_hook_process(
+                definition, payload, cwd=self.cwd, env=env, stdout_cap=self.stdout_cap
+            )
+            verdicts[i] = verdict = judge(point, definition, run)
+            self._report(point, definition, verdict, run, trio.current_time() - started)
+
+        async with trio.open_nursery() as nursery:
+            for i, definition in enumerate(definitions):
+                nursery.start_soon(one, i, definition)
+        denies = [v for v in verdicts if v.deny]
+        if denies:
+            return HookOutcome(blocked=True, reason="; ".join(v.reason or "denied" for v in denies))
+        contexts = [v.context for v in verdicts if v.context]
+        return HookOutcome(context="\n\n".join(contexts) if contexts else None)
+
+    def _report(
+        self,
+        point: str,
+        definition: HookDefinition,
+        verdict: HookVerdict,
+        run: HookRun,
+        seconds: float,
+    ) -> None:
+        if verdict.error:
+            log.warning(
+                "hook %s at %s failed: %s (on_timeout=%s); stderr tail: %s",
+                json.dumps(list(definition.command)),
+                point,
+                verdict.error,
+                definition.on_timeout,
+                run.stderr_tail[-500:] or "(empty)",
+            )
+        if self.on_finished is None:
+            return
+        if verdict.deny:
+            decision = "deny"
+        elif point in BLOCKING_POINTS | CONTEXT_POINTS:
+            decision = "allow"
+        else:
+            decision = "observe"
+        self.on_finished(
+            HookFinished(
+                point,
+                list(definition.command),
+                decision,
+                round(seconds * 1000, 1),
+                f"{verdict.error}; stderr: {run.stderr_tail[-300:]}"
+                if verdict.error and run.stderr_tail
+                else verdict.error,
+            )
+        )
+
+
+# -- the spec's stdin events (externally tagged) -------------------------------
+
+
+def tool_use_event(tool_name: str, args: Mapping[str, Any]) -> dict[str, Any]:
+    return {"ToolUse": {"tool_name": tool_name, "args": dict(args)}}
+
+
+def tool_result_event(tool_name: str, result: str, is_error: bool) -> dict[str, Any]:
+    return {"ToolResult": {"tool_name": tool_name, "result": result, "is_error": is_error}}
+
+
+def file_changed_event(path: str, operation: str) -> dict[str, Any]:
+    return {"FileChanged": {"path": path, "operation": operation}}
+
+
+def other_event(content: Any) -> dict[str, Any]:
+    """SessionStart/End, AgentStart, AgentEnd: `{"Other": null}`;
+    BeforeAgentStart: `{"Other": {}}`; UserPromptSubmit: `{"Other":
+    {"content": text}}`; Before/AfterCompact: `{"Other": {"tokens_before": n}}`."""
+    return {"Other": content}

@@ -1,0 +1,267 @@
+"""The permission engine: modes, rules, hard denies and redaction.
+
+`decide` is the whole policy and is pure: it judges `CallFacts` (what a call
+names, already resolved by `facts.gather_facts`) against the rules and the
+mode. The order is fixed and written once, here:
+
+1. hard denies (secret files): nothing lifts them;
+2. read-only (the mode, or agent mode `plan`): anything that may change
+   files or run a mutating command is refused without asking;
+3. deny rules, from any file: a deny anywhere beats any allow;
+4. ask rules (except in yolo, where nothing asks);
+5. allow rules and the session's `always` answers;
+6. the mode's default.
+
+`PolicyGate` is the engine's `PermissionGate`: it gathers the facts (the
+thin I/O step), calls `decide`, remembers `always` answers, and redacts.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+from typing import Any, Literal
+
+import attrs
+
+from luxe.engine.ports import AgentMode, PermissionVerdict
+from luxe.policy.facts import DEFAULT_CATEGORIES, CallFacts, Category, ResolvedPath, gather_facts
+from luxe.policy.rules import Rule, path_matches, rules_for, text_matches
+from luxe.policy.secrets import Redactor, glob_may_name_secret, is_secret_path
+from luxe.policy.shell import may_mutate
+
+PermissionMode = Literal["ask", "accept-edits", "read-only", "yolo"]
+PERMISSION_MODES: tuple[PermissionMode, ...] = ("ask", "accept-edits", "read-only", "yolo")
+# Strictest first: used when a project file may only tighten the mode.
+MODE_STRICTNESS: Mapping[str, int] = {"read-only": 0, "ask": 1, "accept-edits": 2, "yolo": 3}
+
+
+@attrs.frozen
+class RuleSet:
+    deny: tuple[Rule, ...] = ()
+    ask: tuple[Rule, ...] = ()
+    allow: tuple[Rule, ...] = ()
+
+    def plus(self, other: RuleSet) -> RuleSet:
+        return RuleSet(self.deny + other.deny, self.ask + other.ask, self.allow + other.allow)
+
+
+# -- hard denies -------------------------------------------------------------
+
+
+def _secret_in(paths: Iterable[ResolvedPath]) -> str | None:
+    for p in paths:
+        for name in (p.given, p.lexical.absolute, p.real.absolute):
+            if is_secret_path(name):
+                return p.given if name == p.given else f"{p.given} (-> {name})"
+    return None
+
+
+def secret_named(facts: CallFacts) -> str | None:
+    """The secret file a call names, however it names it, or None."""
+    hit = _secret_in(facts.paths)
+    if hit:
+        return hit
+    for name in facts.names:
+        if is_secret_path(name) or glob_may_name_secret(name):
+            return name
+    if facts.shell is not None:
+        for word in facts.shell.mentioned:
+            if is_secret_path(word) or glob_may_name_secret(word):
+                return word
+        return _secret_in(facts.shell_paths)
+    return None
+
+
+# -- rule matching -----------------------------------------------------------
+
+
+def _names_of(p: ResolvedPath, *, real_only: bool) -> tuple[Any, ...]:
+    return (p.real,) if real_only else (p.lexical, p.real)
+
+
+def rule_matches(rule: Rule, facts: CallFacts) -> bool:
+    """Deny/ask semantics: the rule matches if it matches any part of the
+    call (any simple command, any name of any path)."""
+    if rule.tool not in (facts.tool, "*"):
+        return False
+    if rule.glob is None:
+        return True
+    if facts.shell is not None:
+        assert facts.command is not None
+        return text_matches(rule.glob, facts.command) or any(
+            text_matches(rule.glob, c.text) for c in facts.shell.commands
+        )
+    if facts.paths:
+        return any(
+            path_matches(rule.glob, n, facts.home)
+            for p in facts.paths
+            for n in _names_of(p, real_only=False)
+        )
+    return facts.subject is not None and text_matches(rule.glob, facts.subject)
+
+
+def allowed_by(rules: Iterable[Rule], facts: CallFacts) -> Rule | None:
+    """Allow semantics: every part of the call must be covered. For bash,
+    every simple command matches some allow rule and none writes a file by
+    redirection, and no command substitution hides another command; for
+    paths, the real file (symlinks followed) matches."""
+    mine = rules_for(rules, facts.tool)
+    if not mine:
+        return None
+    whole = next((r for r in mine if r.glob is None), None)
+    if whole is not None:
+        return whole
+    if facts.shell is not None:
+        if facts.shell.opaque or not facts.shell.commands:
+            return None
+        first: Rule | None = None
+        for cmd in facts.shell.commands:
+            if cmd.writes_file:
+                return None
+            hit = next((r for r in mine if r.glob and text_matches(r.glob, cmd.text)), None)
+            if hit is None:
+                return None
+            first = first or hit
+        return first
+    if facts.paths:
+        first = None
+        for p in facts.paths:
+            hit = next(
+                (r for r in mine if r.glob and path_matches(r.glob, p.real, facts.home)), None
+            )
+            if hit is None:
+                return None
+            first = first or hit
+        return first
+    if facts.subject is None:
+        return None
+    return next((r for r in mine if r.glob and text_matches(r.glob, facts.subject)), None)
+
+
+def call_mutates(facts: CallFacts) -> bool:
+    if facts.category == "read":
+        return False
+    if facts.category == "bash":
+        return may_mutate(facts.command or "")
+    return True
+
+
+def _describe(facts: CallFacts) -> str:
+    if facts.command is not None:
+        return f"`{facts.command}`" if len(facts.command) <= 200 else f"`{facts.command[:200]}…`"
+    if facts.paths:
+        return ", ".join(p.given for p in facts.paths)
+    return facts.subject or ""
+
+
+def _where(rule: Rule) -> str:
+    return "" if rule.source == "session" else f" in {rule.source}"
+
+
+def decide(
+    facts: CallFacts,
+    rules: RuleSet,
+    *,
+    mode: str,
+    agent_mode: AgentMode = "build",
+    session_allows: frozenset[str] | set[str] = frozenset(),
+) -> PermissionVerdict:
+    """The verdict for one call. Pure; see the module docstring for the order."""
+    secret = secret_named(facts)
+    if secret is not None:
+        return PermissionVerdict(
+            "deny",
+            f"refused: `{secret}` names a secret file; reading or writing secret files is "
+            "never allowed (no mode, rule, approval or hook can change this)",
+            hard=True,
+        )
+    if call_mutates(facts) and (mode == "read-only" or agent_mode == "plan"):
+        why = "plan mode" if agent_mode == "plan" else "read-only mode"
+        what = (
+            "runs a command that may change files" if facts.category == "bash" else "changes files"
+        )
+        return PermissionVerdict(
+            "deny", f"refused: {why}: {facts.tool} {what} ({_describe(facts)})"
+        )
+    for rule in rules.deny:
+        if rule_matches(rule, facts):
+            return PermissionVerdict("deny", f"refused by the deny rule `{rule}`{_where(rule)}")
+    if mode != "yolo":
+        for rule in rules.ask:
+            if rule_matches(rule, facts):
+                return PermissionVerdict("ask", f"the rule `{rule}`{_where(rule)} asks first")
+    if facts.exact_key in session_allows:
+        return PermissionVerdict("allow", "allowed for this session")
+    allow = allowed_by(rules.allow, facts)
+    if allow is not None:
+        return PermissionVerdict("allow", f"allowed by the rule `{allow}`{_where(allow)}")
+    return _mode_default(facts, mode)
+
+
+def _mode_default(facts: CallFacts, mode: str) -> PermissionVerdict:
+    if facts.category == "read":
+        return PermissionVerdict("allow", f"{facts.tool} only reads")
+    if mode == "yolo":
+        return PermissionVerdict("allow", "yolo mode")
+    inside = all(p.real.relative is not None for p in facts.paths)
+    if mode == "accept-edits" and facts.category == "edit" and inside:
+        return PermissionVerdict("allow", "accept-edits mode")
+    if facts.category == "bash":
+        return PermissionVerdict("ask", f"bash runs {_describe(facts)}")
+    if facts.category == "edit":
+        return PermissionVerdict("ask", f"{facts.tool} changes {_describe(facts)}")
+    return PermissionVerdict("ask", f"{facts.tool} may change something")
+
+
+# -- the gate ----------------------------------------------------------------
+
+
+@attrs.define
+class PolicyGate:
+    """The engine's PermissionGate. Owns the session's `always` answers; the
+    rules and mode are fixed for the session (a client cannot change them)."""
+
+    root: str
+    permission_mode: str = "ask"
+    rules: RuleSet = attrs.field(factory=RuleSet)
+    redactor: Redactor = attrs.field(factory=Redactor)
+    cwd: str | None = None
+    home: str = attrs.field(factory=lambda: os.path.expanduser("~"))
+    categories: Mapping[str, Category] = DEFAULT_CATEGORIES
+    _session_allows: set[str] = attrs.field(factory=set)
+
+    def facts(self, tool: str, args: Mapping[str, Any]) -> CallFacts:
+        return gather_facts(
+            tool,
+            args,
+            cwd=self.cwd or self.root,
+            root=self.root,
+            home=self.home,
+            categories=self.categories,
+        )
+
+    def check(
+        self, tool: str, args: Mapping[str, Any], *, agent_mode: AgentMode = "build"
+    ) -> PermissionVerdict:
+        return decide(
+            self.facts(tool, args),
+            self.rules,
+            mode=self.permission_mode,
+            agent_mode=agent_mode,
+            session_allows=self._session_allows,
+        )
+
+    def allow_always(self, tool: str, args: Mapping[str, Any]) -> None:
+        """Remember exactly this call (the same command line, the same file)
+        for the session. Only a call that would ask is remembered, so an
+        answer can never lift a deny."""
+        facts = self.facts(tool, args)
+        verdict = decide(
+            facts, self.rules, mode=self.permission_mode, session_allows=self._session_allows
+        )
+        if verdict.decision == "ask":
+            self._session_allows.add(facts.exact_key)
+
+    def redact(self, text: str) -> str:
+        return self.redactor.redact(text)

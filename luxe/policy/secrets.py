@@ -1,0 +1,213 @@
+"""Secret files: which paths nothing may read or write, and redaction of
+their values from tool output.
+
+Everything here is pure except `collect_secret_values`, the one startup step
+that walks the project and reads the denied files (it never follows symlinks
+out of the project and stops after a bounded number of entries).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import re
+from collections.abc import Iterable
+from pathlib import PurePosixPath
+
+import attrs
+
+# `.env` and `.env.*` hold secrets by convention; these suffixes are the
+# conventional *templates* checked into repositories, so they stay readable.
+ENV_TEMPLATE_SUFFIXES = frozenset({"example", "sample", "template"})
+
+# Private SSH keys by their default names (the `.pub` halves are public).
+SSH_PRIVATE_KEY_NAMES = frozenset(
+    {"id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "id_ecdsa_sk", "id_ed25519_sk", "identity"}
+)
+
+# Files that hold credentials as plainly as a `.env` does.
+CREDENTIAL_FILE_NAMES = frozenset({".netrc", "_netrc", ".pgpass", ".git-credentials"})
+
+# Private key material by extension (TLS keys, PKCS#12 bundles).
+PRIVATE_KEY_SUFFIXES = (".key", ".p12", ".pfx")
+
+# Dot-file secret names a shell glob is tested against: `cat .e*` could expand
+# to one of these. Only globs that start with a literal `.` can (the shell
+# never expands `*` to a dot-file); other globs are expanded against the
+# filesystem instead (see `facts.py`).
+SAMPLE_SECRET_DOTFILES = (
+    ".env",
+    ".env.local",
+    ".env.production",
+    ".env.development",
+    ".env.test",
+    ".netrc",
+    ".pgpass",
+    ".git-credentials",
+)
+
+GLOB_CHARS = frozenset("*?[")
+
+
+def is_secret_name(name: str) -> bool:
+    """True when a file called `name` (a basename) is a hard-denied secret.
+
+    Case-insensitive, since `.ENV` is the same file on a case-insensitive
+    filesystem and means the same thing everywhere else.
+    """
+    lower = name.lower()
+    if lower == ".env":
+        return True
+    if lower.startswith(".env."):
+        suffix = lower[len(".env.") :]
+        return bool(suffix) and suffix not in ENV_TEMPLATE_SUFFIXES
+    if lower in SSH_PRIVATE_KEY_NAMES or lower in CREDENTIAL_FILE_NAMES:
+        return True
+    return lower.endswith(PRIVATE_KEY_SUFFIXES) and len(lower) > 4
+
+
+def is_secret_path(path: str) -> bool:
+    """True when `path` (any form: relative, absolute, with `..`) names a
+    secret file by its last component, or lies in `.aws/credentials` or a
+    `.ssh` directory's private keys."""
+    parts = PurePosixPath(path.rstrip("/") or "/").parts
+    if not parts:
+        return False
+    name = parts[-1]
+    if name in (".", ".."):
+        return False
+    if is_secret_name(name):
+        return True
+    lower_parts = [p.lower() for p in parts]
+    if len(lower_parts) >= 2 and lower_parts[-2] == ".aws" and lower_parts[-1] == "credentials":
+        return True
+    # Any non-public file in ~/.ssh other than the well-known public ones.
+    return (
+        len(lower_parts) >= 2
+        and lower_parts[-2] == ".ssh"
+        and lower_parts[-1].startswith("id_")
+        and not lower_parts[-1].endswith(".pub")
+    )
+
+
+def glob_may_name_secret(word: str) -> bool:
+    """True when a shell glob that starts with a dot (`.e*`, `.en?`,
+    `.[e]nv`) could expand to a secret dot-file name. Pure."""
+    if not GLOB_CHARS & set(word):
+        return False
+    base = word.rstrip("/").rsplit("/", 1)[-1]
+    if not base.startswith("."):
+        return False
+    return any(
+        fnmatch.fnmatchcase(sample, base) or fnmatch.fnmatchcase(sample, base.lower())
+        for sample in SAMPLE_SECRET_DOTFILES
+    )
+
+
+# -- redaction ---------------------------------------------------------------
+
+# Values shorter than this are left alone: redacting `true` or `5432` from
+# every tool output would garble it while protecting nothing.
+MIN_SECRET_LENGTH = 6
+
+_ENV_LINE = re.compile(r"^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_.-]*)\s*[=:]\s*(.*?)\s*$")
+
+
+def secret_values_from_env(text: str) -> list[tuple[str, str]]:
+    """(name, value) pairs of a dotenv file, quotes stripped, comments skipped."""
+    found: list[tuple[str, str]] = []
+    for line in text.splitlines():
+        if line.lstrip().startswith("#"):
+            continue
+        m = _ENV_LINE.match(line)
+        if not m:
+            continue
+        name, value = m.group(1), m.group(2)
+        if value[:1] in "\"'" and value.endswith(value[:1]) and len(value) >= 2:
+            value = value[1:-1]
+        elif " #" in value:
+            value = value.split(" #", 1)[0].rstrip()
+        if len(value) >= MIN_SECRET_LENGTH:
+            found.append((name, value))
+    return found
+
+
+def secret_values_from_other(name: str, text: str) -> list[tuple[str, str]]:
+    """Values worth redacting from a key or credentials file: each long
+    token (key bodies, passwords, tokens), labelled by the file's name."""
+    found: list[tuple[str, str]] = []
+    for token in re.split(r"[\s:=]+", text):
+        if token.startswith("-----") or len(token) < MIN_SECRET_LENGTH:
+            continue
+        if token.isalpha() and len(token) < 20:
+            continue  # words like `password`, `machine`, `default`
+        found.append((name, token))
+    return found
+
+
+def secret_values_from_file(path: str, text: str) -> list[tuple[str, str]]:
+    name = os.path.basename(path)
+    if name.lower() == ".env" or name.lower().startswith(".env."):
+        return secret_values_from_env(text)
+    return secret_values_from_other(name, text)
+
+
+@attrs.frozen
+class Redactor:
+    """Replaces every known secret value in a text with `[REDACTED:<name>]`."""
+
+    values: tuple[tuple[str, str], ...] = ()
+    _pattern: re.Pattern[str] | None = attrs.field(init=False, default=None)
+    _names: dict[str, str] = attrs.field(init=False, factory=dict)
+
+    def __attrs_post_init__(self) -> None:
+        names: dict[str, str] = {}
+        for name, value in self.values:
+            names.setdefault(value, name)
+        if names:
+            # Longest first, so a value containing another is replaced whole.
+            ordered = sorted(names, key=len, reverse=True)
+            object.__setattr__(self, "_pattern", re.compile("|".join(map(re.escape, ordered))))
+        object.__setattr__(self, "_names", names)
+
+    def redact(self, text: str) -> str:
+        if self._pattern is None or not text:
+            return text
+        return self._pattern.sub(lambda m: f"[REDACTED:{self._names[m.group(0)]}]", text)
+
+    @property
+    def count(self) -> int:
+        return len(self._names)
+
+
+SKIPPED_DIRS = frozenset({".git", "node_modules", ".venv", "venv", "__pycache__", ".mypy_cache"})
+MAX_WALK_ENTRIES = 50_000
+MAX_SECRET_FILE_BYTES = 1 << 20
+
+
+def find_secret_files(root: str) -> Iterable[str]:
+    """Secret files under `root` (bounded walk, symlinks not followed)."""
+    seen = 0
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = [d for d in dirnames if d not in SKIPPED_DIRS]
+        seen += len(dirnames) + len(filenames)
+        for name in filenames:
+            full = os.path.join(dirpath, name)
+            if is_secret_path(full) and not os.path.islink(full):
+                yield full
+        if seen > MAX_WALK_ENTRIES:
+            return
+
+
+def collect_secret_values(root: str) -> Redactor:
+    """Read every secret file in the project once, at startup, and build the
+    redactor from their values. Unreadable files are skipped."""
+    values: list[tuple[str, str]] = []
+    for path in find_secret_files(root):
+        try:
+            with open(path, "rb") as f:
+                data = f.read(MAX_SECRET_FILE_BYTES)
+        except OSError:
+            continue
+        values.extend(secret_values_from_file(path, data.decode("utf-8", "replace")))
+    return Redactor(tuple(values))

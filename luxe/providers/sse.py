@@ -1,0 +1,125 @@
+"""A pure, incremental Server-Sent Events parser (no I/O).
+
+Feed it bytes exactly as they came off the wire, in chunks of any size; it
+returns the events completed so far. It follows the WHATWG event-stream rules
+the provider APIs rely on: lines end in `\\r\\n`, `\\r` or `\\n` (a `\\r\\n`
+split across two chunks is still one line end), `:` starts a comment, one
+space after the field's colon is dropped, several `data:` lines join with
+`\\n`, a blank line dispatches, a blank line with no data dispatches nothing.
+UTF-8 is decoded incrementally, so a character split between chunks is
+reassembled; invalid bytes become U+FFFD rather than an exception.
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+from typing import NamedTuple
+
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
+
+class ServerSentEvent(NamedTuple):
+    # A NamedTuple rather than an attrs class: one is built per streamed
+    # token, and tuple construction is several times cheaper.
+    data: str
+    event: str = "message"
+    id: str | None = None
+    retry: int | None = None
+
+
+class SSEDecoder:
+    """Turns a byte stream into ServerSentEvents, one `feed` at a time."""
+
+    def __init__(self) -> None:
+        self._utf8 = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self._pending = ""  # text of an unfinished line
+        self._skip_lf = False  # the last chunk ended in "\r": a leading "\n" is its pair
+        self._started = False  # a byte-order mark is only stripped at the very start
+        self._event = ""
+        self._data: list[str] = []
+        self._last_id: str | None = None
+        self._retry: int | None = None
+
+    def feed(self, chunk: bytes) -> list[ServerSentEvent]:
+        """The events completed by `chunk` (possibly none)."""
+        return self._feed_text(self._utf8.decode(chunk))
+
+    def finish(self) -> list[ServerSentEvent]:
+        """End of stream: flush the decoder. An event without its blank line is
+        dropped, as the standard says (the stream was cut before it finished)."""
+        events = self._feed_text(self._utf8.decode(b"", final=True))
+        if self._pending:
+            line, self._pending = self._pending, ""
+            self._line(line)
+        return events
+
+    @property
+    def mid_event(self) -> bool:
+        """True when bytes of an undispatched event have been seen."""
+        return bool(self._pending or self._data or self._event)
+
+    def _feed_text(self, text: str) -> list[ServerSentEvent]:
+        if not text:
+            return []
+        if not self._started:
+            self._started = True
+            if text.startswith("\ufeff"):
+                text = text[1:]
+        if self._skip_lf:
+            self._skip_lf = False
+            if text.startswith("\n"):
+                text = text[1:]
+        if not text:
+            return []
+        lines = _LINE_END.split(self._pending + text)
+        self._pending = lines.pop()
+        self._skip_lf = text.endswith("\r")
+        events: list[ServerSentEvent] = []
+        data = self._data
+        for line in lines:
+            # Fast paths for the lines every provider stream is made of.
+            if line.startswith("data: "):
+                data.append(line[6:])
+            elif line.startswith("event: "):
+                self._event = line[7:]
+            else:
+                event = self._line(line)
+                if event is not None:
+                    events.append(event)
+                    data = self._data
+        return events
+
+    def _line(self, line: str) -> ServerSentEvent | None:
+        if not line:
+            return self._dispatch()
+        if line[0] == ":":
+            return None
+        name, colon, value = line.partition(":")
+        if colon and value.startswith(" "):
+            value = value[1:]
+        if name == "data":
+            self._data.append(value)
+        elif name == "event":
+            self._event = value
+        elif name == "id":
+            if "\0" not in value:
+                self._last_id = value
+        elif name == "retry" and value.isascii() and value.isdigit():
+            self._retry = int(value)
+        return None
+
+    def _dispatch(self) -> ServerSentEvent | None:
+        if not self._data:
+            self._event = ""
+            return None
+        event = ServerSentEvent(
+            data="\n".join(self._data),
+            event=self._event or "message",
+            id=self._last_id,
+            retry=self._retry,
+        )
+        self._event = ""
+        self._data = []
+        self._retry = None
+        return event

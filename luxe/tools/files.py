@@ -1,0 +1,219 @@
+"""File tools: read, write, edit, ls, glob. Paths resolve against the session cwd.
+
+Each returns text the model reads; a refusal (missing file, binary file, an
+edit whose match is missing or ambiguous) is a ToolError with a message that
+says what to do instead. File I/O here is small and synchronous: reads are
+capped, so no call holds the event loop for long.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from luxe.engine.model import ToolSpec
+from luxe.engine.tooling import ToolContext, ToolError, ToolResult
+from luxe.tools.paths import SKIP_DIRS, resolve, shown
+
+READ_MAX_BYTES = 256 * 1024
+READ_DEFAULT_LINES = 2000
+READ_MAX_LINE = 2000
+LIST_MAX = 500
+
+
+def _text_file(path: Path, cwd: Path) -> str:
+    """The file's text; refuses directories, missing and binary files."""
+    name = shown(cwd, path)
+    if path.is_dir():
+        raise ToolError(f"{name} is a directory; use ls to list it")
+    try:
+        with path.open("rb") as f:
+            data = f.read(READ_MAX_BYTES + 1)
+    except FileNotFoundError:
+        raise ToolError(f"{name} does not exist") from None
+    except OSError as exc:
+        raise ToolError(f"cannot read {name}: {exc.strerror}") from None
+    if b"\0" in data[:8192]:
+        raise ToolError(f"{name} is a binary file; read only shows text")
+    truncated = len(data) > READ_MAX_BYTES
+    if truncated:
+        data = data[:READ_MAX_BYTES]
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        # A cut at the size cap may split a character; anything else is binary.
+        if truncated and exc.start >= len(data) - 4:
+            text = data[: exc.start].decode("utf-8")
+        else:
+            raise ToolError(f"{name} is a binary file (not UTF-8 text); read only shows text") from None
+    return text
+
+
+class ReadTool:
+    name = "read"
+    spec = ToolSpec(
+        "read",
+        "Read a text file. Lines are numbered from 1. Use offset (first line, 1-based) "
+        "and limit (number of lines) for large files. Binary files are refused.",
+        {
+            "type": "object",
+            "properties": {
+                "path": {"type": "string", "description": "file path, relative to the cwd or absolute"},
+                "offset": {"type": "integer", "description": "first line to show (1-based)"},
+                "limit": {"type": "integer", "description": "how many lines to show"},
+            },
+            "required": ["path"],
+        },
+    )
+
+    async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
+        path = resolve(ctx.cwd, args["path"])
+        text = _text_file(path, ctx.cwd)
+        lines = text.splitlines()
+        offset = max(int(args.get("offset") or 1), 1)
+        limit = max(int(args.get("limit") or READ_DEFAULT_LINES), 1)
+        if lines and offset > len(lines):
+            raise ToolError(f"{shown(ctx.cwd, path)} has {len(lines)} lines; offset {offset} is past the end")
+        chosen = lines[offset - 1 : offset - 1 + limit]
+        out = []
+        for number, line in enumerate(chosen, offset):
+            if len(line) > READ_MAX_LINE:
+                line = line[:READ_MAX_LINE] + " [line cut]"
+            out.append(f"{number:6d}\t{line}")
+        last = offset - 1 + len(chosen)
+        if last < len(lines):
+            out.append(f"[{len(lines) - last} more lines; read with offset={last + 1}]")
+        if not lines:
+            out.append("[empty file]")
+        return ToolResult("\n".join(out), summary=f"{shown(ctx.cwd, path)} ({len(chosen)} lines)")
+
+
+class WriteTool:
+    name = "write"
+    spec = ToolSpec(
+        "write",
+        "Create or overwrite a file with the given content (parent directories are created).",
+        {
+            "type": "object",
+            "properties": {"path": {"type": "string"}, "content": {"type": "string"}},
+            "required": ["path", "content"],
+        },
+    )
+
+    async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
+        path = resolve(ctx.cwd, args["path"])
+        if path.is_dir():
+            raise ToolError(f"{shown(ctx.cwd, path)} is a directory")
+        existed = path.exists()
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(args["content"], encoding="utf-8")
+        except OSError as exc:
+            raise ToolError(f"cannot write {shown(ctx.cwd, path)}: {exc.strerror}") from None
+        verb = "overwrote" if existed else "created"
+        lines = args["content"].count("\n") + (0 if args["content"].endswith("\n") else 1)
+        return ToolResult(
+            f"{verb} {shown(ctx.cwd, path)} ({lines} lines)",
+            summary=f"{verb} {shown(ctx.cwd, path)}",
+            changed=((str(path), "write"),),
+        )
+
+
+class EditTool:
+    name = "edit"
+    spec = ToolSpec(
+        "edit",
+        "Replace old_string with new_string in a file. old_string must occur exactly once "
+        "(include surrounding lines to make it unique) unless replace_all is true.",
+        {
+            "type": "object",
+            "properties": {
+                "path": {"type": "string"},
+                "old_string": {"type": "string"},
+                "new_string": {"type": "string"},
+                "replace_all": {"type": "boolean"},
+            },
+            "required": ["path", "old_string", "new_string"],
+        },
+    )
+
+    async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
+        path = resolve(ctx.cwd, args["path"])
+        name = shown(ctx.cwd, path)
+        old, new = args["old_string"], args["new_string"]
+        if not old:
+            raise ToolError("old_string is empty; use write to create a file")
+        if old == new:
+            raise ToolError("old_string and new_string are the same; nothing to change")
+        text = _text_file(path, ctx.cwd)
+        count = text.count(old)
+        if count == 0:
+            raise ToolError(f"old_string was not found in {name}; read the file and copy the exact text")
+        if count > 1 and not args.get("replace_all"):
+            raise ToolError(
+                f"old_string occurs {count} times in {name}; include more surrounding "
+                "lines to make it unique, or set replace_all"
+            )
+        updated = text.replace(old, new) if args.get("replace_all") else text.replace(old, new, 1)
+        try:
+            path.write_text(updated, encoding="utf-8")
+        except OSError as exc:
+            raise ToolError(f"cannot write {name}: {exc.strerror}") from None
+        done = count if args.get("replace_all") else 1
+        return ToolResult(
+            f"edited {name}: replaced {done} occurrence{'s' if done > 1 else ''}",
+            summary=f"edited {name}",
+            changed=((str(path), "edit"),),
+        )
+
+
+class LsTool:
+    name = "ls"
+    spec = ToolSpec(
+        "ls",
+        "List a directory (default: the cwd). Directories end with /.",
+        {"type": "object", "properties": {"path": {"type": "string"}}, "required": []},
+    )
+
+    async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
+        path = resolve(ctx.cwd, args.get("path") or ".")
+        try:
+            entries = sorted(os.scandir(path), key=lambda e: e.name)
+        except FileNotFoundError:
+            raise ToolError(f"{shown(ctx.cwd, path)} does not exist") from None
+        except NotADirectoryError:
+            raise ToolError(f"{shown(ctx.cwd, path)} is a file; use read") from None
+        except OSError as exc:
+            raise ToolError(f"cannot list {shown(ctx.cwd, path)}: {exc.strerror}") from None
+        names = [e.name + ("/" if e.is_dir() else "") for e in entries]
+        extra = len(names) - LIST_MAX
+        out = names[:LIST_MAX] + ([f"[{extra} more entries]"] if extra > 0 else [])
+        return ToolResult("\n".join(out) or "[empty directory]", summary=f"{len(names)} entries")
+
+
+class GlobTool:
+    name = "glob"
+    spec = ToolSpec(
+        "glob",
+        "Find files by glob pattern relative to the cwd, e.g. **/*.py. Newest first.",
+        {"type": "object", "properties": {"pattern": {"type": "string"}}, "required": ["pattern"]},
+    )
+
+    async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
+        pattern = args["pattern"]
+        if not pattern or os.path.isabs(pattern):
+            raise ToolError("pattern must be a relative glob such as **/*.py")
+        try:
+            found = [
+                p for p in ctx.cwd.glob(pattern)
+                if p.is_file() and not SKIP_DIRS.intersection(p.relative_to(ctx.cwd).parts)
+            ]
+        except (ValueError, OSError) as exc:
+            raise ToolError(f"bad pattern {pattern!r}: {exc}") from None
+        found.sort(key=lambda p: p.stat().st_mtime, reverse=True)
+        names = [shown(ctx.cwd, p) for p in found[:LIST_MAX]]
+        if len(found) > LIST_MAX:
+            names.append(f"[{len(found) - LIST_MAX} more files]")
+        return ToolResult("\n".join(names) or "no files match", summary=f"{len(found)} files")

@@ -1,0 +1,132 @@
+"""The grep tool: ripgrep when installed, a Python fallback otherwise.
+
+Both give `path:line:text` lines relative to the cwd, capped. The fallback
+walks the tree in a worker thread (skipping .git, virtualenvs and binary
+files); on cancel the thread is abandoned and stops at its next file.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import re
+import shutil
+import subprocess
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from luxe.engine.model import ToolSpec
+from luxe.engine.tooling import ToolContext, ToolError, ToolResult
+from luxe.tools.paths import SKIP_DIRS, resolve, shown
+from luxe.tools.process import terminate_group
+
+MAX_MATCHES = 200
+MAX_LINE = 300
+
+
+class GrepTool:
+    name = "grep"
+    spec = ToolSpec(
+        "grep",
+        "Search file contents with a regular expression. Optional path (file or directory, "
+        "default the cwd) and glob (file name filter, e.g. *.py). Shows path:line:text.",
+        {
+            "type": "object",
+            "properties": {
+                "pattern": {"type": "string"},
+                "path": {"type": "string"},
+                "glob": {"type": "string"},
+            },
+            "required": ["pattern"],
+        },
+    )
+
+    def __init__(self, ripgrep: str | None = None) -> None:
+        self.ripgrep = ripgrep if ripgrep is not None else shutil.which("rg")
+
+    async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
+        pattern = args["pattern"]
+        try:
+            regex = re.compile(pattern)
+        except re.error as exc:
+            raise ToolError(f"bad regular expression {pattern!r}: {exc}") from None
+        root = resolve(ctx.cwd, args.get("path") or ".")
+        if not root.exists():
+            raise ToolError(f"{shown(ctx.cwd, root)} does not exist")
+        glob = args.get("glob")
+        if self.ripgrep:
+            lines = await self._ripgrep(pattern, root, glob, ctx.cwd)
+        else:
+            lines = await trio.to_thread.run_sync(
+                _python_grep, regex, root, glob, ctx.cwd, abandon_on_cancel=True
+            )
+        if not lines:
+            return ToolResult("no matches", summary="0 matches")
+        shown_lines = lines[:MAX_MATCHES]
+        if len(lines) > MAX_MATCHES:
+            shown_lines.append(f"[more than {MAX_MATCHES} matches; narrow the pattern or path]")
+        count = f"{len(lines)}{'+' if len(lines) > MAX_MATCHES else ''}"
+        return ToolResult("\n".join(shown_lines), summary=f"{count} matches")
+
+    async def _ripgrep(self, pattern: str, root: Path, glob: str | None, cwd: Path) -> list[str]:
+        assert self.ripgrep is not None
+        argv = [self.ripgrep, "--line-number", "--no-heading", "--color=never", "-e", pattern]
+        if glob:
+            argv += ["--glob", glob]
+        argv.append(shown(cwd, root))
+        process = await trio.lowlevel.open_process(
+            argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL, cwd=cwd, start_new_session=True,
+        )
+        chunks: list[bytes | bytearray] = []
+        size = 0
+        try:
+            assert process.stdout is not None
+            while size < 4 * 1024 * 1024:
+                data = await process.stdout.receive_some(65536)
+                if not data:
+                    break
+                chunks.append(data)
+                size += len(data)
+        finally:
+            await terminate_group(process)
+            assert process.stdout is not None
+            with trio.CancelScope(shield=True):
+                await process.stdout.aclose()
+        text = b"".join(chunks).decode("utf-8", "replace")
+        return [line[:MAX_LINE] for line in text.splitlines()][: MAX_MATCHES + 1]
+
+
+def _python_grep(regex: re.Pattern[str], root: Path, glob: str | None, cwd: Path) -> list[str]:
+    found: list[str] = []
+    files = [root] if root.is_file() else _walk(root)
+    for path in files:
+        if glob and not fnmatch.fnmatch(path.name, glob) and not fnmatch.fnmatch(
+            shown(cwd, path), glob
+        ):
+            continue
+        try:
+            with path.open("rb") as f:
+                data = f.read(4 * 1024 * 1024)
+        except OSError:
+            continue
+        if b"\0" in data[:8192]:
+            continue
+        text = data.decode("utf-8", "replace")
+        for number, line in enumerate(text.splitlines(), 1):
+            if regex.search(line):
+                found.append(f"{shown(cwd, path)}:{number}:{line[:MAX_LINE]}")
+                if len(found) > MAX_MATCHES:
+                    return found
+    return found
+
+
+def _walk(root: Path) -> list[Path]:
+    out: list[Path] = []
+    for directory, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS)
+        out.extend(Path(directory) / name for name in sorted(filenames))
+    return out

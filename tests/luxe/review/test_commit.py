@@ -1,0 +1,169 @@
+"""Committing a review chapter by chapter, with real git."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import attrs
+import pytest
+
+from luxe.review.chapters import chapter_id
+from luxe.review.commit import CommitRefused, commit_chapters
+from luxe.review.load import read_review
+from luxe.review.model import Chapter, CommitTarget, Review, StagedTarget, WorkingTreeTarget
+from tests.luxe.review.gitrepo import Repo
+
+
+def numbered(count: int, changed: dict[int, str] | None = None) -> str:
+    changed = changed or {}
+    return "".join(changed.get(n, f"line {n}") + "\n" for n in range(1, count + 1))
+
+
+@pytest.fixture
+def changed_repo(repo: Repo) -> Repo:
+    repo.write("lib/core.py", numbered(60))
+    repo.write("lib/old_name.py", "kept = True\n")
+    repo.write("lib/doomed.py", "x = 1\n")
+    repo.write("tests/test_core.py", "def test():\n    pass\n")
+    repo.commit("init")
+    # Two far-apart hunks in one file, a rename, a deletion, a new file,
+    # an untracked binary file and a test change.
+    repo.write("lib/core.py", numbered(60, {3: "line three", 55: "line fifty-five"}))
+    repo.git("mv", "lib/old_name.py", "lib/new_name.py")
+    (repo.path / "lib/doomed.py").unlink()
+    repo.write("lib/fresh.py", "def fresh():\n    return 1\n")
+    repo.write("assets/blob.bin", bytes(range(256)) * 4)
+    repo.write("tests/test_core.py", "def test():\n    assert True\n")
+    return repo
+
+
+def regroup(review: Review, groups: list[tuple[str, list[str]]]) -> Review:
+    """Chapters made by hand from hunks named '<path>#<n>' (n-th hunk of the file)."""
+    by_path = {f.path: f.id for f in review.files}
+    hunks = {}
+    for path, file_id in by_path.items():
+        for index, hunk in enumerate(h for h in review.hunks if h.file_id == file_id):
+            hunks[f"{path}#{index}"] = hunk.id
+    chapters = []
+    for title, names in groups:
+        ids = tuple(hunks[name] for name in names)
+        chapters.append(Chapter(chapter_id(ids), title, f"summary of {title}", ids))
+    return attrs.evolve(review, chapters=tuple(chapters))
+
+
+async def test_each_chapter_is_one_commit_and_the_working_tree_is_untouched(
+    changed_repo: Repo,
+) -> None:
+    review, _ = await read_review(changed_repo.path, WorkingTreeTarget())
+    # The second hunk of core.py comes before the first: positions must follow.
+    review = regroup(
+        review,
+        [
+            ("Tail of core", ["lib/core.py#1", "lib/fresh.py#0"]),
+            ("Head of core and moves", ["lib/core.py#0", "lib/new_name.py#0", "lib/doomed.py#0"]),
+            ("Assets", ["assets/blob.bin#0"]),
+            ("Tests", ["tests/test_core.py#0"]),
+        ],
+    )
+    before = changed_repo.snapshot()
+    start = changed_repo.head()
+
+    commits = await commit_chapters(changed_repo.path, review)
+
+    assert changed_repo.log() == [
+        "Tests",
+        "Assets",
+        "Head of core and moves",
+        "Tail of core",
+        "init",
+    ]
+    assert [c.chapter_id for c in commits] == [c.id for c in review.chapters]
+    assert commits[-1].sha == changed_repo.head()
+    body = changed_repo.git("log", "-1", "--format=%B", commits[0].sha)
+    assert body.strip() == "Tail of core\n\nsummary of Tail of core"
+    assert changed_repo.snapshot() == before  # not one byte of the working tree moved
+    assert changed_repo.git("status", "--porcelain") == ""  # and all of it is committed
+    first = changed_repo.git("show", "--stat", "--format=", commits[0].sha)
+    assert "lib/core.py" in first and "lib/fresh.py" in first and "new_name" not in first
+    assert changed_repo.git("rev-list", "--count", f"{start}..HEAD").strip() == "4"
+    # The first commit has the tail change only.
+    core_after_first = changed_repo.git("show", f"{commits[0].sha}:lib/core.py")
+    assert "line fifty-five" in core_after_first and "line three" not in core_after_first
+
+
+async def test_some_chapters_leave_the_rest_uncommitted(changed_repo: Repo) -> None:
+    review, _ = await read_review(changed_repo.path, WorkingTreeTarget())
+    review = regroup(
+        review,
+        [
+            ("Core head", ["lib/core.py#0"]),
+            (
+                "Everything else",
+                [
+                    "lib/core.py#1",
+                    "lib/fresh.py#0",
+                    "lib/new_name.py#0",
+                    "lib/doomed.py#0",
+                    "assets/blob.bin#0",
+                    "tests/test_core.py#0",
+                ],
+            ),
+        ],
+    )
+    before = changed_repo.snapshot()
+    await commit_chapters(changed_repo.path, review, [review.chapters[0].id])
+    assert changed_repo.log() == ["Core head", "init"]
+    assert changed_repo.snapshot() == before
+    rest, _ = await read_review(changed_repo.path, WorkingTreeTarget())
+    core = next(f for f in rest.files if f.path == "lib/core.py")
+    (left,) = [h for h in rest.hunks if h.file_id == core.id]
+    assert [line.text for line in left.lines if line.kind == "add"] == ["line fifty-five"]
+    assert "?? lib/fresh.py" in changed_repo.git("status", "--porcelain")
+
+
+async def test_a_staged_review_keeps_what_was_not_committed_staged(repo: Repo) -> None:
+    repo.write("a.txt", numbered(40))
+    repo.write("b.txt", "b\n")
+    repo.commit("init")
+    repo.write("a.txt", numbered(40, {2: "two", 38: "thirty-eight"}))
+    repo.write("b.txt", "bee\n")
+    repo.git("add", "-A")
+    repo.write("b.txt", "unstaged bee\n")
+    review, _ = await read_review(repo.path, StagedTarget())
+    review = regroup(review, [("A top", ["a.txt#0"]), ("Rest", ["a.txt#1", "b.txt#0"])])
+    await commit_chapters(repo.path, review, [review.chapters[0].id])
+    assert repo.log() == ["A top", "init"]
+    staged = repo.git("diff", "--cached", "--name-only").split()
+    assert staged == ["a.txt", "b.txt"]
+    assert "+thirty-eight" in repo.git("diff", "--cached", "a.txt")
+    assert "+two" not in repo.git("diff", "--cached", "a.txt")
+    assert (repo.path / "b.txt").read_text() == "unstaged bee\n"
+
+
+async def test_refused_when_the_working_tree_moved_on(changed_repo: Repo) -> None:
+    review, _ = await read_review(changed_repo.path, WorkingTreeTarget())
+    changed_repo.write("lib/fresh.py", "def fresh():\n    return 2\n")
+    head = changed_repo.head()
+    with pytest.raises(CommitRefused, match="no longer the reviewed revision"):
+        await commit_chapters(changed_repo.path, review)
+    assert changed_repo.head() == head
+
+
+async def test_refused_for_unknown_chapters_and_committed_targets(changed_repo: Repo) -> None:
+    review, _ = await read_review(changed_repo.path, WorkingTreeTarget())
+    with pytest.raises(CommitRefused, match="unknown chapter chapter:nope"):
+        await commit_chapters(changed_repo.path, review, ["chapter:nope"])
+    committed, _ = await read_review(changed_repo.path, CommitTarget("HEAD"))
+    with pytest.raises(CommitRefused, match="already committed"):
+        await commit_chapters(changed_repo.path, committed)
+    assert changed_repo.log() == ["init"]
+
+
+async def test_first_commit_in_an_empty_repository(repo: Repo, tmp_path: Path) -> None:
+    repo.write("README.md", "# hello\n")
+    repo.write("src/a.py", "A = 1\n")
+    review, _ = await read_review(repo.path, WorkingTreeTarget())
+    commits = await commit_chapters(repo.path, review)
+    assert len(commits) == len(review.chapters) >= 1
+    assert repo.git("status", "--porcelain") == ""
+    assert repo.log() == [c.message.splitlines()[0] for c in reversed(commits)]

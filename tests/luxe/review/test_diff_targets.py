@@ -1,0 +1,290 @@
+"""Reading every target kind with real git (and the fake gh)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from luxe.review.diff import ReviewLoadError
+from luxe.review.load import read_review
+from luxe.review.model import (
+    BranchTarget,
+    CommitTarget,
+    PullRequestTarget,
+    RangeTarget,
+    Review,
+    StagedTarget,
+    Target,
+    WorkingTreeTarget,
+)
+from tests.luxe.review.gitrepo import FakeGh, Repo
+
+
+async def load(path: Path, target: Target) -> Review:
+    review, _ = await read_review(path, target)
+    return review
+
+
+def paths(review: Review) -> dict[str, str]:
+    return {file.path: file.status for file in review.files}
+
+
+def added_text(review: Review, path: str) -> list[str]:
+    file = next(f for f in review.files if f.path == path)
+    return [
+        line.text
+        for hunk in review.hunks
+        if hunk.file_id == file.id
+        for line in hunk.lines
+        if line.kind == "add"
+    ]
+
+
+@pytest.fixture
+def base_repo(repo: Repo) -> Repo:
+    repo.write("src/app.py", "def main():\n    return 1\n")
+    repo.write("docs/old.md", "# Old\n\nsome words\n")
+    repo.write("gone.txt", "bye\n")
+    repo.commit("init")
+    return repo
+
+
+async def test_working_tree_has_staged_unstaged_and_untracked(base_repo: Repo) -> None:
+    base_repo.write("src/app.py", "def main():\n    return 2\n")
+    base_repo.git("add", "src/app.py")
+    base_repo.write("src/app.py", "def main():\n    return 3\n")  # unstaged on top
+    base_repo.git("mv", "docs/old.md", "docs/new.md")
+    (base_repo.path / "gone.txt").unlink()
+    base_repo.write("notes/todo.txt", "write tests\n")  # untracked
+    base_repo.write("ignored.log", "noise\n")
+    base_repo.write(".gitignore", "*.log\n")
+    index_before = base_repo.index_hash()
+
+    review = await load(base_repo.path, WorkingTreeTarget())
+
+    assert paths(review) == {
+        "src/app.py": "modified",
+        "docs/new.md": "renamed",
+        "gone.txt": "deleted",
+        "notes/todo.txt": "added",
+        ".gitignore": "added",
+    }
+    assert added_text(review, "src/app.py") == ["    return 3"]
+    assert added_text(review, "notes/todo.txt") == ["write tests"]
+    renamed = next(f for f in review.files if f.path == "docs/new.md")
+    assert renamed.old_path == "docs/old.md"
+    assert review.base == base_repo.head() and review.head is None
+    # Reading never writes the user's index: untracked files stay untracked.
+    assert base_repo.index_hash() == index_before
+    assert "?? notes/" in base_repo.git("status", "--porcelain")
+
+
+async def test_working_tree_in_a_repository_with_no_commits(repo: Repo) -> None:
+    repo.write("first.txt", "hello\n")
+    review = await load(repo.path, WorkingTreeTarget())
+    assert paths(review) == {"first.txt": "added"}
+    assert review.base is None
+
+
+async def test_staged_is_the_index_only(base_repo: Repo) -> None:
+    base_repo.write("src/app.py", "def main():\n    return 2\n")
+    base_repo.git("add", "src/app.py")
+    base_repo.write("src/app.py", "def main():\n    return 3\n")
+    base_repo.write("untracked.txt", "x\n")
+    review = await load(base_repo.path, StagedTarget())
+    assert paths(review) == {"src/app.py": "modified"}
+    assert added_text(review, "src/app.py") == ["    return 2"]
+
+
+async def test_commit_range_and_root_commit(base_repo: Repo) -> None:
+    root = base_repo.head()
+    base_repo.write("src/app.py", "def main():\n    return 2\n")
+    first = base_repo.commit("two")
+    base_repo.write("src/extra.py", "X = 1\n")
+    second = base_repo.commit("extra")
+
+    commit = await load(base_repo.path, CommitTarget(first[:8]))
+    assert paths(commit) == {"src/app.py": "modified"}
+    assert (commit.base, commit.head) == (root, first)
+
+    root_review = await load(base_repo.path, CommitTarget(root))
+    assert root_review.base is None
+    assert paths(root_review) == {
+        "src/app.py": "added",
+        "docs/old.md": "added",
+        "gone.txt": "added",
+    }
+
+    ranged = await load(base_repo.path, RangeTarget(root, "HEAD"))
+    assert paths(ranged) == {"src/app.py": "modified", "src/extra.py": "added"}
+    assert (ranged.base, ranged.head) == (root, second)
+
+
+async def test_branch_against_the_default_branch_merge_base(base_repo: Repo) -> None:
+    fork = base_repo.head()
+    base_repo.git("checkout", "-q", "-b", "feature")
+    base_repo.write("src/feature.py", "def feature():\n    pass\n")
+    feature_tip = base_repo.commit("feature")
+    base_repo.git("checkout", "-q", "main")
+    base_repo.write("main-only.txt", "later on main\n")
+    base_repo.commit("main moves on")
+    base_repo.git("checkout", "-q", "feature")
+
+    review = await load(base_repo.path, BranchTarget())
+    # Only the branch's own change: main's later commit is not in it.
+    assert paths(review) == {"src/feature.py": "added"}
+    assert (review.base, review.head) == (fork, feature_tip)
+
+    explicit = await load(base_repo.path, BranchTarget(base="main"))
+    assert explicit.revision_id == review.revision_id
+    assert explicit.id != review.id  # a different target, a different review
+
+
+PR_DIFF = """\
+diff --git a/lib/retry.py b/lib/retry.py
+index 1111111..2222222 100644
+--- a/lib/retry.py
++++ b/lib/retry.py
+@@ -1,3 +1,4 @@
+ def retry(call):
+-    return call()
++    call()
++    return call()
+ # end
+"""
+
+
+async def test_pull_request_through_gh(base_repo: Repo, fake_gh: FakeGh) -> None:
+    fake_gh.add_pull("acme/widgets", 7, "a" * 40, "b" * 40, PR_DIFF)
+    fake_gh.add_pull("other/repo", 7, "c" * 40, "d" * 40, PR_DIFF.replace("retry", "again"))
+
+    review = await load(base_repo.path, PullRequestTarget(7))
+    assert paths(review) == {"lib/retry.py": "modified"}
+    assert (review.base, review.head) == ("a" * 40, "b" * 40)
+
+    other = await load(base_repo.path, PullRequestTarget(7, repository="other/repo"))
+    assert paths(other) == {"lib/again.py": "modified"}
+    assert other.id != review.id
+    calls = fake_gh.state()["calls"]
+    assert ["pr", "diff", "7", "--color", "never", "--repo", "other/repo"] in calls  # type: ignore[operator]
+
+
+async def test_pull_request_outside_a_repository_needs_its_repository(
+    tmp_path: Path, fake_gh: FakeGh
+) -> None:
+    fake_gh.add_pull("acme/widgets", 3, "a" * 40, "b" * 40, PR_DIFF)
+    elsewhere = tmp_path / "plain"
+    elsewhere.mkdir()
+    review = await load(elsewhere, PullRequestTarget(3, repository="acme/widgets"))
+    assert paths(review) == {"lib/retry.py": "modified"}
+    with pytest.raises(ReviewLoadError, match="not a git repository; name the pull request"):
+        await load(elsewhere, PullRequestTarget(3))
+
+
+@pytest.mark.parametrize(
+    ("target", "reason"),
+    [
+        (CommitTarget("0123456789abcdef"), "unknown commit '0123456789abcdef'"),
+        (CommitTarget("--output=/tmp/x"), "is not a revision"),
+        (RangeTarget("HEAD", "nope"), "unknown head 'nope'"),
+        (BranchTarget(base="no-such-branch"), "unknown base branch 'no-such-branch'"),
+    ],
+)
+async def test_bad_targets_say_why(base_repo: Repo, target: Target, reason: str) -> None:
+    with pytest.raises(ReviewLoadError, match=reason):
+        await load(base_repo.path, target)
+
+
+async def test_not_a_repository(tmp_path: Path) -> None:
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    with pytest.raises(ReviewLoadError, match="is not a git repository"):
+        await load(plain, WorkingTreeTarget())
+    with pytest.raises(ReviewLoadError, match="is not a directory"):
+        await load(tmp_path / "missing", WorkingTreeTarget())
+
+
+async def test_pull_request_without_gh_or_unknown(
+    base_repo: Repo, fake_gh: FakeGh, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with pytest.raises(ReviewLoadError, match="Could not resolve to a PullRequest"):
+        await load(base_repo.path, PullRequestTarget(99))
+    only_git = tmp_path / "only-git"
+    only_git.mkdir()
+    git = shutil.which("git")
+    assert git is not None
+    (only_git / "git").symlink_to(git)
+    monkeypatch.setenv("PATH", str(only_git))
+    with pytest.raises(ReviewLoadError, match="gh is not installed"):
+        await load(base_repo.path, PullRequestTarget(7))
+
+
+async def test_branch_without_a_default_branch(repo: Repo) -> None:
+    repo.git("checkout", "-q", "-b", "topic")
+    repo.write("a.txt", "a\n")
+    repo.commit("only")
+    with pytest.raises(ReviewLoadError, match="cannot tell the default branch"):
+        await load(repo.path, BranchTarget())
+
+
+async def test_user_settings_cannot_change_what_is_read(
+    base_repo: Repo, private_home: Path
+) -> None:
+    base_repo.write("src/app.py", "def main():\n    return 2\n")
+    base_repo.git("mv", "docs/old.md", "docs/new.md")
+    plain = await load(base_repo.path, WorkingTreeTarget())
+    (private_home / ".gitconfig").write_text(
+        "[core]\n\tpager = false\n[color]\n\tui = always\n\tdiff = always\n"
+        "[diff]\n\texternal = false\n\tnoprefix = true\n\tmnemonicPrefix = true\n"
+        "\trenames = false\n\tcontext = 9\n\trelative = true\n"
+    )
+    (base_repo.path / ".gitattributes").write_text("*.py diff=weird\n")
+    base_repo.git("config", "diff.weird.textconv", "false")
+    base_repo.git("add", ".gitattributes")
+    hostile = await load(base_repo.path / "src", WorkingTreeTarget())
+    assert [f for f in hostile.files if f.path != ".gitattributes"] == list(plain.files)
+    assert [h for h in hostile.hunks if h.file_id in {f.id for f in plain.files}] == list(
+        plain.hunks
+    )
+
+
+async def test_binary_files_are_marked(base_repo: Repo) -> None:
+    base_repo.write("img/logo.png", bytes(range(256)))
+    review = await load(base_repo.path, WorkingTreeTarget())
+    (logo,) = review.files
+    assert logo.binary and logo.status == "added"
+    (hunk,) = review.hunks
+    assert hunk.file_id == logo.id and hunk.lines == () and hunk.header == "Binary file added"
+
+
+async def test_ids_are_stable_and_the_revision_follows_the_diff(base_repo: Repo) -> None:
+    lines = [f"line {n}\n" for n in range(1, 40)]
+    base_repo.write("long.txt", "".join(lines))
+    base_repo.commit("long")
+    changed = list(lines)
+    changed[30] = "line thirty-one, changed\n"
+    base_repo.write("long.txt", "".join(changed))
+    first = await load(base_repo.path, WorkingTreeTarget())
+    again = await load(base_repo.path, WorkingTreeTarget())
+    assert again == first  # same content, same ids, same revision
+
+    # An edit above the hunk shifts it: the hunk keeps its id, the revision moves.
+    changed[2] = "line three, changed\n"
+    base_repo.write("long.txt", "".join(changed))
+    shifted = await load(base_repo.path, WorkingTreeTarget())
+    assert shifted.id == first.id
+    assert shifted.revision_id != first.revision_id
+    assert first.hunks[0].id in {h.id for h in shifted.hunks}
+    assert [f.id for f in shifted.files] == [f.id for f in first.files]
+
+    # Back to the first content: back to the first revision.
+    changed[2] = lines[2]
+    base_repo.write("long.txt", "".join(changed))
+    assert (await load(base_repo.path, WorkingTreeTarget())).revision_id == first.revision_id
+
+
+async def test_an_empty_diff_loads_with_no_files(base_repo: Repo) -> None:
+    review = await load(base_repo.path, WorkingTreeTarget())
+    assert review.files == () and review.hunks == () and review.chapters == ()

@@ -1,0 +1,301 @@
+"""A small driver for a real `luxe --rpc` process, for tests of any helper.
+
+    from tests.luxe.rpc_driver import LuxeProcess, write_script, make_env
+
+    env = make_env(tmp_path)                       # private HOME and XDG dirs
+    script = write_script(tmp_path, [{"text": "hello"}])
+    with LuxeProcess.start(["--model", f"scripted:{script}"], cwd=repo, env=env) as luxe:
+        luxe.expect("ready")
+        luxe.send("submit_user_message", {"text": "hi"})
+        ended = luxe.expect("turn_ended")          # content dict of the frame
+        assert ended["reason"] == "end_turn"
+        luxe.close()                               # sends close, waits for exit 0
+
+`expect(kind, timeout)` returns the content of the next frame of that kind,
+skipping (but keeping) others; `luxe.frames` holds every frame read so far,
+in order, as `{"kind", "content"}` dicts. A reader thread parses stdout; a
+line that is not JSON fails the next `expect` (stdout must carry only frames).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+LUXE = [sys.executable, "-m", "luxe"]
+
+
+def make_env(base: Path, **extra: str) -> dict[str, str]:
+    """Environment with private HOME/XDG dirs under `base` (created)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("XDG_", "LUXE_"))}
+    for var, name in (
+        ("HOME", "home"),
+        ("XDG_CONFIG_HOME", "config"),
+        ("XDG_DATA_HOME", "data"),
+        ("XDG_STATE_HOME", "state"),
+        ("XDG_RUNTIME_DIR", "runtime"),
+    ):
+        path = base / "xdg" / name
+        path.mkdir(parents=True, exist_ok=True)
+        env[var] = str(path)
+    env.pop("ANTHROPIC_API_KEY", None)
+    env.pop("OPENAI_API_KEY", None)
+    env.update(extra)
+    return env
+
+
+def make_repo(path: Path, files: Mapping[str, str] | None = None) -> Path:
+    """A git repository with one commit holding `files` (default a README)."""
+    path.mkdir(parents=True, exist_ok=True)
+    for name, text in (files or {"README.md": "# demo\nA demo project.\n"}).items():
+        (path / name).parent.mkdir(parents=True, exist_ok=True)
+        (path / name).write_text(text)
+    git = ["git", "-c", "user.email=t@example.invalid", "-c", "user.name=t"]
+    subprocess.run([*git, "init", "-q"], cwd=path, check=True)
+    subprocess.run([*git, "add", "-A"], cwd=path, check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "init"], cwd=path, check=True)
+    return path
+
+
+def write_script(directory: Path, steps: Iterable[Mapping[str, Any]], name: str = "script.jsonl") -> Path:
+    """A `scripted:` model script, one step per model request."""
+    path = directory / name
+    path.write_text("".join(json.dumps(s) + "\n" for s in steps))
+    return path
+
+
+def wait_until(predicate: Callable[[], bool], timeout: float = 10.0, what: str = "condition") -> None:
+    """Poll `predicate` until true; fails with `what` after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+        time.sleep(0.01)
+
+
+class FrameTimeout(AssertionError):
+    pass
+
+
+class LuxeProcess:
+    """One spawned `luxe --rpc` with its pipes. Use as a context manager:
+    on exit a still-running process is killed (whole group) and reaped."""
+
+    def __init__(self, process: subprocess.Popen[bytes]) -> None:
+        self.process = process
+        self.frames: list[dict[str, Any]] = []
+        self._queue: queue.Queue[dict[str, Any] | Exception | None] = queue.Queue()
+        self._pending: list[dict[str, Any]] = []
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    @classmethod
+    def start(
+        cls,
+        args: Sequence[str] = (),
+        *,
+        cwd: Path,
+        env: Mapping[str, str],
+        command: Sequence[str] = LUXE,
+    ) -> LuxeProcess:
+        process = subprocess.Popen(
+            [*command, "--rpc", *args],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=cwd,
+            env=dict(env),
+            start_new_session=True,
+        )
+        return cls(process)
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    def _read(self) -> None:
+        assert self.process.stdout is not None
+        for line in self.process.stdout:
+            try:
+                frame = json.loads(line)
+                assert isinstance(frame, dict) and "kind" in frame, line
+            except Exception as exc:
+                self._queue.put(AssertionError(f"stdout line is not a frame: {line!r} ({exc})"))
+                continue
+            self._queue.put(frame)
+        self._queue.put(None)
+
+    # -- sending ----------------------------------------------------------------
+
+    def send(self, kind: str, content: Mapping[str, Any] | None = None) -> None:
+        frame: dict[str, Any] = {"kind": kind}
+        if content is not None:
+            frame["content"] = dict(content)
+        self.send_raw(json.dumps(frame).encode() + b"\n")
+
+    def send_raw(self, data: bytes) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(data)
+        self.process.stdin.flush()
+
+    def close_stdin(self) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.close()
+
+    # -- receiving --------------------------------------------------------------
+
+    def next_frame(self, timeout: float = 10.0) -> dict[str, Any]:
+        """The next frame of any kind, as `{kind, content?}`."""
+        if self._pending:
+            return self._pending.pop(0)
+        try:
+            item = self._queue.get(timeout=timeout)
+        except queue.Empty:
+            raise FrameTimeout(f"no frame within {timeout}s; last frames: {self.frames[-5:]}") from None
+        if item is None:
+            self._queue.put(None)  # stay at EOF for later calls
+            raise FrameTimeout(f"luxe closed stdout; stderr: {self.stderr_text()[-2000:]}")
+        if isinstance(item, Exception):
+            raise item
+        self.frames.append(item)
+        return item
+
+    def expect(
+        self,
+        kind: str,
+        timeout: float = 10.0,
+        where: Callable[[dict[str, Any]], bool] | None = None,
+    ) -> dict[str, Any]:
+        """Content of the next `kind` frame (matching `where`), skipping others."""
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise FrameTimeout(f"no {kind} frame within {timeout}s; last frames: {self.frames[-8:]}")
+            frame = self.next_frame(left)
+            content = frame.get("content", {})
+            if frame["kind"] == kind and (where is None or where(content)):
+                return content
+
+    def collect_until(self, kind: str, timeout: float = 10.0) -> list[dict[str, Any]]:
+        """Every frame up to and including the next `kind` frame."""
+        out = []
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise FrameTimeout(f"no {kind} frame within {timeout}s")
+            frame = self.next_frame(left)
+            out.append(frame)
+            if frame["kind"] == kind:
+                return out
+
+    def kinds(self) -> list[str]:
+        return [f["kind"] for f in self.frames]
+
+    # -- ending -----------------------------------------------------------------
+
+    def wait_exit(self, timeout: float = 5.0) -> int:
+        return self.process.wait(timeout=timeout)
+
+    def close(self, timeout: float = 5.0) -> int:
+        """Send `close`, wait for the exit status (expected 0)."""
+        self.send("close")
+        return self.wait_exit(timeout)
+
+    def stderr_text(self) -> str:
+        if self.process.poll() is None or self.process.stderr is None:
+            return ""
+        return self.process.stderr.read().decode("utf-8", "replace")
+
+    def kill(self) -> None:
+        if self.process.poll() is None:
+            try:
+                os.killpg(self.process.pid, 9)
+            except ProcessLookupError:
+                pass
+        self.process.wait(timeout=5)
+
+    def __enter__(self) -> LuxeProcess:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.kill()
+        for stream in (self.process.stdin, self.process.stdout, self.process.stderr):
+            try:
+                if stream is not None:
+                    stream.close()
+            except OSError:
+                pass
+
+
+def live_processes_in_group(pgid: int) -> list[int]:
+    """Pids of processes (not zombies) whose process group is `pgid`."""
+    return [pid for pid, group, state in _proc_table() if group == pgid and state != "Z"]
+
+
+def live_descendants(pid: int) -> list[int]:
+    """Living (non-zombie) processes descended from `pid`, by parent links."""
+    table = {p: (ppid, state) for p, ppid, state in _proc_parents()}
+    out = []
+    for candidate, (ppid, state) in table.items():
+        seen = set()
+        parent = ppid
+        while parent and parent not in seen:
+            if parent == pid:
+                if state != "Z":
+                    out.append(candidate)
+                break
+            seen.add(parent)
+            parent = table.get(parent, (0, ""))[0]
+    return out
+
+
+def _stat_fields(pid: str) -> list[str] | None:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            raw = f.read().decode("utf-8", "replace")
+    except OSError:
+        return None
+    return raw[raw.rfind(")") + 2 :].split()
+
+
+def _proc_table() -> list[tuple[int, int, str]]:
+    rows = []
+    for pid in os.listdir("/proc"):
+        if pid.isdigit() and (fields := _stat_fields(pid)):
+            rows.append((int(pid), int(fields[2]), fields[0]))
+    return rows
+
+
+def _proc_parents() -> list[tuple[int, int, str]]:
+    rows = []
+    for pid in os.listdir("/proc"):
+        if pid.isdigit() and (fields := _stat_fields(pid)):
+            rows.append((int(pid), int(fields[1]), fields[0]))
+    return rows
+
+
+def processes_with_marker(marker: str) -> list[int]:
+    """Living processes whose command line contains `marker`."""
+    found = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                cmdline = f.read().replace(b"\0", b" ").decode("utf-8", "replace")
+        except OSError:
+            continue
+        fields = _stat_fields(pid)
+        if marker in cmdline and fields and fields[0] != "Z":
+            found.append(int(pid))
+    return found

@@ -41,6 +41,8 @@ from laura.terminal_pyte import PyteEmulator
 
 FRAME_INTERVAL = 1 / 60
 TOAST_SECONDS = 4.0
+# File panes poll their files this often (a stat each; no inotify in the stdlib).
+FILE_POLL_INTERVAL = 0.25
 
 
 def default_shell() -> list[str]:
@@ -113,6 +115,7 @@ class Host:
         name = f"laura-{os.getpid()}-{self.nonce}-{number}"
         tab = Tab(number, name, self.cwd, session=f"laura-{os.getpid()}-{number}")
         tab.area = self.area()
+        tab.runtime = self.runtime
         runtime = TabRuntime(tab)
         env = dict(os.environ)
         env.update(LAURA_TAB=name, LAURA_RUNTIME=self.runtime, TERM="xterm-256color")
@@ -128,6 +131,7 @@ class Host:
                     terminal.on_output = self.mark_dirty
                     async with trio.open_nursery() as nursery:
                         await nursery.start(serve_tab, name, self._answerer(tab))
+                        nursery.start_soon(self._watch_files, tab)
                         self.tabs.append(runtime)
                         self.active = len(self.tabs) - 1
                         self._started_any = True
@@ -136,6 +140,7 @@ class Host:
                         await terminal.run()
                         nursery.cancel_scope.cancel()
         finally:
+            tab.discard_all_spools()
             if runtime in self.tabs:
                 index = self.tabs.index(runtime)
                 self.tabs.remove(runtime)
@@ -154,6 +159,15 @@ class Host:
             return reply
 
         return answer
+
+    async def _watch_files(self, tab: Tab) -> None:
+        """Reload the tab's file panes when their files change; runs until
+        the tab's nursery is cancelled (nothing to clean up: polls hold no
+        handles between ticks)."""
+        while True:
+            await trio.sleep(FILE_POLL_INTERVAL)
+            if tab.poll_files():
+                self.mark_dirty()
 
     async def _signals(self) -> None:
         signals = (signal.SIGWINCH, signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
@@ -328,8 +342,18 @@ class Host:
             panel.scroll_by(-max(area.height, 1), area)
         elif key.name == "pagedown":
             panel.scroll_by(max(area.height, 1), area)
+        elif key.name == "left":
+            panel.scroll_sideways(-1, area)
+        elif key.name == "right":
+            panel.scroll_sideways(1, area)
         elif key == Key("h"):
-            panel.highlight = None
+            panel.clear_highlight()
+        elif key == Key("d"):
+            refusal = panel.set_diff_view(not panel.diff_view)
+            if refusal is not None:
+                self.show_toast(refusal)
+        elif key == Key("r", ctrl=True):
+            panel.reload()
         elif key == Key("x"):
             tab.close_pane(panel.id)
 

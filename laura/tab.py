@@ -16,7 +16,8 @@ import re
 import time
 from typing import Any
 
-from laura import layout
+from laura import gitmarks, layout, spool
+from laura.client import runtime_dir
 from laura.layout import SHELL, LayoutError, Leaf, Tree
 from laura.panes.file import Comment, FilePane
 from laura.protocol import (
@@ -45,7 +46,6 @@ from laura.protocol import Comment as CommentRequest
 
 NOT_READY_WARNING = "pane shown, but run `laura ready` to enable inline review submission"
 EDITOR_REFUSED = "editor panes are experimental: start Laura with LAURA_EXPERIMENTAL_EDITOR=1"
-DIFF_UNAVAILABLE = "diff view isn't available in this build yet"
 
 
 def inner(rect: Rect) -> Rect:
@@ -71,6 +71,7 @@ class Tab:
         self.session: str | None = None
         self.area = Rect(0, 1, 80, 22)
         self.shell: Any = None  # the host's ShellPane, once running
+        self.runtime: str | None = None  # where tail spools live (the host's choice)
 
     # --- geometry -------------------------------------------------------------
 
@@ -105,7 +106,15 @@ class Tab:
             request = decode_request(line)
         except ProtocolError as exc:
             return encode_response(Error(str(exc)))
+        self.poll_files()  # a request right after an edit sees the new content
         return encode_response(self.apply(request))
+
+    def poll_files(self) -> bool:
+        """Reload every file pane whose file changed; True if any did."""
+        changed = False
+        for panel in list(self.panels.values()):
+            changed = panel.poll() or changed
+        return changed
 
     def apply(self, request: Request) -> Response:
         try:
@@ -179,12 +188,8 @@ class Tab:
         self.tree = tree
         self.next_id += 1
         self.panels[new_id] = panel
-        panel.follow = request.follow
-        warnings = self._open_warnings(panel, duplicate)
-        if request.highlight is not None:
-            panel.set_highlight(request.highlight, self.panel_inner(panel))
-        if request.diff:
-            warnings.append(DIFF_UNAVAILABLE)
+        refusal = self._prepare(panel, request)
+        warnings = self._open_warnings(panel, duplicate, refusal)
         if request.focus:
             self.focus = new_id
         return Opened(new_id, warnings)
@@ -194,26 +199,43 @@ class Tab:
         if old is None:
             return Error(f"no pane #{request.panel} to replace")
         panel = FilePane(old.id, path, request.path)
-        panel.follow = request.follow
+        if os.path.realpath(old.path) != os.path.realpath(path):
+            self.discard_spool(old)
         self.panels[old.id] = panel
-        warnings = self._open_warnings(panel, None)
+        refusal = self._prepare(panel, request)
+        warnings = self._open_warnings(panel, None, refusal)
+        return Opened(old.id, warnings)
+
+    def _prepare(self, panel: FilePane, request: Open) -> str | None:
+        """Apply an open's follow, highlight and diff, in that order (so an
+        explicit highlight wins the first frame); returns a diff refusal."""
+        if request.follow:
+            panel.start_following()
         if request.highlight is not None:
             panel.set_highlight(request.highlight, self.panel_inner(panel))
         if request.diff:
-            warnings.append(DIFF_UNAVAILABLE)
-        return Opened(old.id, warnings)
+            return panel.set_diff_view(True)
+        return None
 
     def _duplicate_of(self, path: str) -> int | None:
         real = os.path.realpath(path)
         same = [pid for pid, p in self.panels.items() if os.path.realpath(p.path) == real]
         return min(same) if same else None
 
-    def _open_warnings(self, panel: FilePane, duplicate: int | None) -> list[str]:
+    def _open_warnings(
+        self, panel: FilePane, duplicate: int | None, diff_refusal: str | None = None
+    ) -> list[str]:
         warnings = []
         if not self.ready:
             warnings.append(NOT_READY_WARNING)
         if panel.error is not None:
             warnings.append(f"cannot read {panel.shown_path}: {panel.error}")
+        panel.git  # noqa: B018 - asks git now, so a missing binary is known
+        missing_git = gitmarks.take_missing_warning()
+        if missing_git is not None:
+            warnings.append(missing_git)
+        if diff_refusal is not None:
+            warnings.append(diff_refusal)
         rect = self.rects()[panel.id]
         report = next(p for p in self.report().panes if p.id == panel.id)
         if report.overflow_rows:
@@ -233,6 +255,8 @@ class Tab:
     def _close(self, request: Close) -> Response:
         if request.all:
             self.tree = Leaf(SHELL)
+            for panel in self.panels.values():
+                self.discard_spool(panel)
             self.panels.clear()
             self.focus = SHELL
             return Ok()
@@ -248,9 +272,22 @@ class Tab:
     def close_pane(self, pane: int) -> None:
         """Remove a file pane; raises LayoutError for the shell or an absent id."""
         self.tree = layout.remove(self.tree, pane)
-        self.panels.pop(pane, None)
+        panel = self.panels.pop(pane, None)
+        if panel is not None:
+            self.discard_spool(panel)
         if self.focus == pane:
             self.focus = SHELL
+
+    def discard_spool(self, panel: FilePane) -> None:
+        """Delete the pane's file if it is a tail spool Laura wrote (its
+        parent is exactly the runtime directory); leave any other file."""
+        directory = self.runtime or runtime_dir()
+        spool.delete_spool(panel.path, directory)
+
+    def discard_all_spools(self) -> None:
+        """The tab is going away: delete the spools of all its panes."""
+        for panel in self.panels.values():
+            self.discard_spool(panel)
 
     def _highlight(self, request: Highlight) -> Response:
         panel = self._target_panel(request.pane, "to highlight")
@@ -260,10 +297,8 @@ class Tab:
     def _diffview(self, request: DiffView) -> Response:
         panel = self._target_panel(request.pane, "for diff view")
         turn_on = (not panel.diff_view) if request.on is None else request.on
-        if turn_on:
-            return Error(DIFF_UNAVAILABLE)
-        panel.diff_view = False
-        return Ok()
+        refusal = panel.set_diff_view(turn_on)
+        return Error(refusal) if refusal is not None else Ok()
 
     def _comment(self, request: CommentRequest) -> Response:
         panel = self._target_panel(request.pane, "to comment on")

@@ -1,9 +1,13 @@
 """A file pane: one file's rows and the per-pane state the host keeps for it.
 
-Rows come from `render_document(name, text, width)` alone, so richer
-renderers drop in without touching this module. The state a pane grows
-(line cursor, scroll, highlight, diff view, follow, comments) lives here;
-`draw` paints it into a canvas with a line-number gutter.
+Rows come from `laura.render.document`: the pane holds a `Document` (parsed
+once per load) and a lazily laid-out view per text width, so a first paint
+renders one screen. The state a pane grows (line cursor, scroll, horizontal
+scroll, highlight, diff view, follow, git marks, comments) lives here; `draw`
+paints it into a canvas with a line-number gutter.
+
+The pane owns no task: the host calls `poll()` on a timer and before
+answering a request, and `poll` reloads inline when the file changed.
 """
 
 from __future__ import annotations
@@ -13,15 +17,24 @@ from typing import NamedTuple
 
 import attrs
 
+from laura import gitmarks
+from laura.panes.watch import FileWatch
 from laura.protocol import Rect
-from laura.render.canvas import Canvas
-from laura.render.document import render_document
+from laura.render import theme
+from laura.render.canvas import Canvas, text_width
+from laura.render.diff import read_text
+from laura.render.document import Document
+from laura.render.lines import clamp_range
 from laura.render.style import Row, Span, Style
+from laura.render.view import ADDED, MODIFIED, REMOVED, DocumentView, Marks
 
 GUTTER_STYLE = Style(fg=(110, 110, 110))
-LIT_GUTTER_STYLE = Style(fg=(216, 222, 233))
+LIT_GUTTER_STYLE = Style(fg=(216, 222, 233), bold=True, reverse=True)
 CURSOR_BG = (67, 76, 94)
 ERROR_STYLE = Style(fg=(224, 108, 117))
+MARKER_STYLES = {ADDED: theme.MARK_ADDED, MODIFIED: theme.MARK_MODIFIED, REMOVED: theme.MARK_REMOVED}
+MARKER_CELL = "▌"
+HSCROLL_STEP = 8
 
 
 class Comment(NamedTuple):
@@ -32,17 +45,14 @@ class Comment(NamedTuple):
     author: str
 
 
-def read_text(path: str) -> tuple[str, str | None]:
-    """The file's text, or ("", error text) when it cannot be read."""
-    try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            return handle.read(), None
-    except OSError as exc:
-        return "", f"{exc.strerror or exc} (os error {exc.errno})"
+def dimmed(style: Style) -> Style:
+    """How a row outside a highlight looks: faint, no bold, no background."""
+    return attrs.evolve(style, dim=True, bold=False, bg=None)
 
 
 class FilePane:
-    """One file pane. `cursor` and `scroll` index rendered rows."""
+    """One file pane. `cursor` and `scroll` index rendered rows; `highlight`
+    is a source line range (1-based, inclusive) clamped to the file."""
 
     kind = "panel"
 
@@ -50,67 +60,105 @@ class FilePane:
         self.id = pane_id
         self.path = path  # absolute
         self.shown_path = shown_path  # as the request named it
-        self.text, self.error = read_text(path)
         self.cursor = 0
         self.scroll = 0
+        self.hscroll = 0
         self.highlight: tuple[int, int] | None = None
         self.diff_view = False
         self.follow = False
         self.comments: list[Comment] = []
-        self._rows: tuple[int, list[Row]] | None = None
+        self.watch = FileWatch(path)
+        self._inner: Rect | None = None  # the text area at the last draw
+        self._pin_end = False
+        self._load()
 
-    # --- rows ---------------------------------------------------------------
+    # --- content --------------------------------------------------------------
+
+    def _load(self) -> None:
+        text, reason = read_text(self.path)
+        self.text = text or ""
+        self.error = reason
+        self.document = Document(self.path, self.text, unreadable=reason)
+        self._git: gitmarks.GitDiff | None = None
+        self._marks: Marks | None = None
+        self._views: dict[tuple[int, bool], DocumentView] = {}
 
     @property
     def line_count(self) -> int:
-        return len(self.text.splitlines())
+        return self.document.line_count
+
+    @property
+    def git(self) -> gitmarks.GitDiff:
+        """This file against HEAD, asked of git once per load."""
+        if self._git is None:
+            if self.error is not None:
+                self._git = gitmarks.GitDiff(gitmarks.NO_CHANGES)
+            else:
+                self._git = gitmarks.git_diff_blocking(self.path)
+        return self._git
+
+    @property
+    def marks(self) -> Marks:
+        if self._marks is None:
+            self._marks = gitmarks.marks_of(self.git, self.line_count)
+        return self._marks
+
+    def stats(self) -> str:
+        """`+a -d` against HEAD, or "" when nothing changed."""
+        return gitmarks.stats_text(self.marks)
+
+    # --- rows ---------------------------------------------------------------
 
     def gutter_width(self) -> int:
         return len(str(max(self.line_count, 1))) + 3  # number, space, marker, space
 
-    def rows(self, inner_width: int) -> list[Row]:
-        """Rendered rows at the pane's inner width (cached per width)."""
-        text_width = max(inner_width - self.gutter_width(), 1)
-        if self._rows is None or self._rows[0] != text_width:
-            if self.error is not None:
-                message = f"Couldn't read this file — {self.error}. Check the path."
-                rows = [Row((Span(message, ERROR_STYLE),), source=None)]
+    def text_width(self, inner_width: int) -> int:
+        return max(inner_width - self.gutter_width(), 1)
+
+    def rows(self, inner_width: int) -> DocumentView:
+        """Rendered rows at the pane's inner width, laid out as they are read
+        (one view per width and mode, kept until the file reloads)."""
+        width = self.text_width(inner_width)
+        key = (width, self.diff_view)
+        view = self._views.get(key)
+        if view is None:
+            if self.diff_view:
+                blocks = gitmarks.diff_view_blocks(self.document.lines, self.git.hunks)
+                view = DocumentView(blocks, self.line_count, width, one_row_per_line=False)
             else:
-                rows = render_document(self.path, self.text, text_width)
-            self._rows = (text_width, rows)
-        return self._rows[1]
+                view = self.document.view(width, self.marks)
+            self._views[key] = view
+        return view
 
     def content_rows(self, inner_width: int) -> int:
-        return len(self.rows(inner_width))
+        return self.rows(inner_width).content_rows()
 
     def lit_rows(self, inner_width: int) -> range:
         """Rows whose source range meets the highlight (empty when none)."""
-        if self.highlight is None:
+        if self.highlight is None or self.line_count == 0:
             return range(0)
-        start, end = self.highlight
-        hits = [
-            index
-            for index, row in enumerate(self.rows(inner_width))
-            if row.source is not None and row.source[0] <= end and row.source[1] >= start
-        ]
-        return range(hits[0], hits[-1] + 1) if hits else range(0)
+        return self.rows(inner_width).rows_meeting(*self.highlight)
 
     # --- state changes --------------------------------------------------------
 
     def set_highlight(self, line_range: tuple[int, int] | None, inner: Rect) -> None:
-        """Light `line_range` (clamped to the file) and centre it once; None clears."""
+        """Light `line_range` (clamped to the file), put the cursor on its
+        first row and scroll it into view once: centred when it fits, else
+        from its top. None clears."""
         if line_range is None:
             self.highlight = None
             return
-        last = max(self.line_count, 1)
-        start = min(line_range[0], last)
-        self.highlight = (start, max(start, min(line_range[1], last)))
+        self.highlight = clamp_range(line_range[0], line_range[1], self.line_count)
         lit = self.lit_rows(inner.width)
         if lit:
             self.cursor = lit.start
-            margin = max((inner.height - len(lit)) // 2, 0)
-            self.scroll = lit.start - margin
+            height = max(inner.height, 1)
+            margin = (height - len(lit)) // 2 if len(lit) <= height else 0
+            self.scroll = max(lit.start - margin, 0)
             self.clamp(inner)
+
+    def clear_highlight(self) -> None:
+        self.highlight = None
 
     def move_cursor(self, delta: int, inner: Rect) -> None:
         self.cursor += delta
@@ -125,14 +173,110 @@ class FilePane:
         self.cursor += delta
         self.clamp(inner)
 
+    def scroll_sideways(self, steps: int, inner: Rect) -> None:
+        """←/→: shift pre-formatted rows (code, tables, fences) by a step,
+        no further than the widest one on screen needs."""
+        view = self.rows(inner.width)
+        widest = view.max_pre_cells(self.scroll, inner.height)
+        limit = max(widest - view.width + 1, 0)
+        self.hscroll = min(max(self.hscroll + steps * HSCROLL_STEP, 0), limit)
+
     def clamp(self, inner: Rect) -> None:
-        count = self.content_rows(inner.width)
-        self.cursor = min(max(self.cursor, 0), max(count - 1, 0))
-        self.scroll = min(max(self.scroll, 0), max(count - inner.height, 0))
+        """Keep scroll and cursor on rows that exist, laying out only as far
+        as the view needs (the full count is known once laid out to the end)."""
+        view = self.rows(inner.width)
+        height = max(inner.height, 1)
+        self.scroll = max(self.scroll, 0)
+        laid = view.available(self.scroll + height)
+        if view.complete():
+            self.scroll = min(self.scroll, max(laid - height, 0))
+        self.cursor = max(self.cursor, 0)
+        laid = view.available(self.cursor + 1)
+        self.cursor = min(self.cursor, max(laid - 1, 0))
         if self.cursor < self.scroll:
             self.cursor = self.scroll
-        elif self.cursor >= self.scroll + max(inner.height, 1):
-            self.cursor = self.scroll + max(inner.height, 1) - 1
+        elif self.cursor >= self.scroll + height:
+            self.cursor = self.scroll + height - 1
+        self.cursor = min(self.cursor, max(view.available(self.cursor + 1) - 1, 0))
+
+    def pin_to_end(self, inner: Rect) -> None:
+        view = self.rows(inner.width)
+        count = view.content_rows()
+        self.cursor = max(count - 1, 0)
+        self.scroll = max(count - max(inner.height, 1), 0)
+
+    def set_diff_view(self, on: bool) -> str | None:
+        """Turn the inline diff view on or off; returns why it cannot be
+        turned on (nothing to diff, no git) and changes nothing then."""
+        if not on:
+            self._switch_mode(False)
+            return None
+        self._git = None  # ask git afresh: the file may have changed since
+        self._marks = None
+        self._views.clear()
+        refusal = gitmarks.diff_view_refusal(self.git)
+        if refusal is None:
+            self._switch_mode(True)
+        return refusal
+
+    def _switch_mode(self, diff_view: bool) -> None:
+        if diff_view == self.diff_view:
+            return
+        line = self._cursor_line()
+        self.diff_view = diff_view
+        self._restore(line, None)
+
+    # --- live files -----------------------------------------------------------
+
+    def poll(self) -> bool:
+        """Reload if the file changed on disk; True when it did."""
+        if not self.watch.poll():
+            return False
+        self.reload()
+        return True
+
+    def reload(self) -> None:
+        """Read the file again; keep the cursor on its source line, the
+        view around it, the highlight clamped to the new length; with
+        `follow`, pin to the end instead."""
+        line = self._cursor_line()
+        top = self._top_line()
+        self._load()
+        if self.highlight is not None:
+            self.highlight = clamp_range(*self.highlight, self.line_count)
+        if self.follow:
+            self._pin_end = True
+            return
+        self._restore(line, top)
+
+    def _cursor_line(self) -> int | None:
+        if self._inner is None:
+            return None
+        return self.rows(self._inner.width).line_at(self.cursor)
+
+    def _top_line(self) -> int | None:
+        if self._inner is None:
+            return None
+        return self.rows(self._inner.width).line_at(self.scroll)
+
+    def _restore(self, line: int | None, top: int | None) -> None:
+        inner = self._inner
+        if inner is None or line is None:
+            return
+        view = self.rows(inner.width)
+        found = view.rows_meeting(line) if self.line_count else range(0)
+        cursor = found.start if found else 0
+        if top is not None:
+            above = view.rows_meeting(top) if self.line_count else range(0)
+            self.scroll = above.start if above else 0
+        self.cursor = cursor
+        if not self.scroll <= cursor < self.scroll + max(inner.height, 1):
+            self.scroll = max(cursor - max(inner.height, 1) // 2, 0)
+        self.clamp(inner)
+
+    def start_following(self) -> None:
+        self.follow = True
+        self._pin_end = True
 
     # --- drawing --------------------------------------------------------------
 
@@ -140,42 +284,69 @@ class FilePane:
         shown = self.path
         if cwd and (self.path + os.sep).startswith(cwd.rstrip(os.sep) + os.sep):
             shown = os.path.relpath(self.path, cwd)
-        return f"#{self.id} {shown}"
+        title = f"#{self.id} {shown}"
+        if self.diff_view:
+            title += " [diff]"
+        self._title_width = text_width(title)
+        stats = self.stats()
+        return f"{title} {stats}" if stats else title
+
+    def _draw_stats(self, canvas: Canvas, inner: Rect) -> None:
+        """Colour the `+a -d` the border title ends with (green, red)."""
+        stats = self.stats()
+        width = getattr(self, "_title_width", None)
+        if not stats or width is None:
+            return
+        added, deleted = stats.split(" ")
+        x = inner.x + 1 + width + 1  # border corner, space, title, space
+        right = inner.x + inner.width
+        if x + len(stats) > right:
+            return
+        x = canvas.put(x, inner.y - 1, added, theme.MARK_ADDED, right)
+        canvas.put(x + 1, inner.y - 1, deleted, theme.MARK_REMOVED, right)
 
     def draw(self, canvas: Canvas, inner: Rect, focused: bool) -> None:
-        rows = self.rows(inner.width)
+        self._inner = inner
+        if self._pin_end:
+            self._pin_end = False
+            self.pin_to_end(inner)
         self.clamp(inner)
-        gutter = self.gutter_width()
-        number_width = gutter - 3
+        view = self.rows(inner.width)
+        rows = view.window(self.scroll, inner.height, self.hscroll)
+        number_width = self.gutter_width() - 3
         lit = self.lit_rows(inner.width)
+        lighting = self.highlight is not None
         right = inner.x + inner.width
-        for offset in range(inner.height):
+        self._draw_stats(canvas, inner)
+        for offset, row in enumerate(rows):
             index = self.scroll + offset
-            if index >= len(rows):
-                break
-            row = rows[index]
             y = inner.y + offset
+            is_lit = index in lit
             number = str(row.source[0]) if row.first and row.source else ""
-            gutter_style = LIT_GUTTER_STYLE if index in lit else GUTTER_STYLE
+            gutter_style = LIT_GUTTER_STYLE if is_lit and number else GUTTER_STYLE
             x = canvas.put(inner.x, y, number.rjust(number_width), gutter_style, right)
-            x = canvas.put(x, y, f" {row.marker} ", GUTTER_STYLE, right)
-            canvas.put_spans(x, y, row.spans, right)
-            band = Rect(inner.x, y, inner.width, 1)
-            if index in lit:
-                _paint(canvas, band, reverse=True)
-            elif focused and index == self.cursor:
-                _paint(canvas, band, background=CURSOR_BG)
+            x = canvas.put(x, y, " ", PLAIN_GUTTER, right)
+            marker_style = MARKER_STYLES.get(row.marker)
+            marker = MARKER_CELL if marker_style is not None else " "
+            x = canvas.put(x, y, marker, marker_style or GUTTER_STYLE, right)
+            x = canvas.put(x, y, " ", PLAIN_GUTTER, right)
+            spans = row.spans
+            if lighting and not is_lit:
+                spans = tuple(Span(span.text, dimmed(span.style)) for span in spans)
+            canvas.put_spans(x, y, spans, right)
+            if focused and index == self.cursor:
+                _paint(canvas, Rect(inner.x, y, inner.width, 1), background=CURSOR_BG)
 
 
-def _paint(
-    canvas: Canvas,
-    band: Rect,
-    *,
-    reverse: bool = False,
-    background: tuple[int, int, int] | None = None,
-) -> None:
+PLAIN_GUTTER = Style()
+
+
+def _paint(canvas: Canvas, band: Rect, *, background: tuple[int, int, int]) -> None:
     row = canvas.rows[band.y]
     for x in range(band.x, min(band.x + band.width, canvas.width)):
         text, style = row[x]
-        style = attrs.evolve(style, reverse=True) if reverse else attrs.evolve(style, bg=background)
-        row[x] = (text, style)
+        row[x] = (text, attrs.evolve(style, bg=background))
+
+
+def row_text(row: Row) -> str:
+    return "".join(span.text for span in row.spans)

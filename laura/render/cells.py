@@ -8,21 +8,18 @@ lines never wrap, they are clipped to a window with a visible marker.
 from __future__ import annotations
 
 import re
-import unicodedata
-from functools import lru_cache
 
 from laura.render import theme
+from laura.render.canvas import char_width
 from laura.render.style import Span
 
 _PIECES = re.compile(r" +|[^ ]+")
 
 
-@lru_cache(maxsize=4096)
 def char_cells(ch: str) -> int:
-    """Cells one character takes: 0 (combining, zero-width), 1 or 2."""
-    if unicodedata.combining(ch) or ch in "\u200b\u200c\u200d\ufeff":
-        return 0
-    return 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
+    """Cells one character takes: 0 (combining, zero-width), 1 or 2 — the
+    canvas's own rule, so what wraps here fits there."""
+    return char_width(ch)
 
 
 def text_cells(text: str) -> int:

@@ -83,12 +83,12 @@ def test_marks_colour_rows_and_a_gap_row_stands_for_removed_lines() -> None:
         "  1 |line 1",
         "  2~|line 2",
         "  3 |line 3",
-        "   -|── 2 lines removed ───────────",
+        "    |── 2 lines removed ───────────",
         "  4-|line 4",
         "  5 |line 5",
         "  6+|line 6",
         "  7 |line 7",
-        "   -|── 1 line removed ────────────",
+        "    |── 1 line removed ────────────",
     ]
     assert view.rows_meeting(4) == range(4, 5)
     assert view.window(0, 20)[3].source is None

@@ -11,8 +11,11 @@ Run: .venv/bin/python bench/laura_render.py
 
 from __future__ import annotations
 
+import json
+import os
 import random
 import statistics
+import tempfile
 import textwrap
 import time
 from collections.abc import Callable
@@ -20,7 +23,10 @@ from collections.abc import Callable
 from markdown_it import MarkdownIt
 from pygments.lexers import PythonLexer
 
+from laura.protocol import Rect
+from laura.render.canvas import Canvas
 from laura.render.document import Document
+from laura.tab import Tab, inner
 
 LINES = 10_000
 WIDTH = 100  # text columns of a wide pane
@@ -162,6 +168,29 @@ def measure(name: str, text: str, baseline_name: str, baseline: Callable[[], obj
     print(f"  open + jump to the end (follow)       {end:8.1f} ms  ({end / base:.2f}x baseline)")
 
 
+def measure_pane(name: str, text: str) -> None:
+    """The whole path in the host: a tab answers `open` (whose reply carries
+    the overflow warning, so it counts every row) and the pane draws."""
+    with tempfile.TemporaryDirectory() as directory:
+        path = os.path.join(directory, name)
+        with open(path, "w") as handle:
+            handle.write(text)
+
+        def open_and_draw() -> object:
+            tab = Tab(0, "bench", directory, "bench")
+            tab.area = Rect(0, 1, 2 * WIDTH, PAGE + 2)
+            tab.ready = True
+            reply = json.loads(tab.answer(json.dumps({"type": "open", "path": path}).encode()))
+            panel = tab.panels[reply["pane"]]
+            canvas = Canvas(2 * WIDTH, PAGE + 4)
+            panel.title(directory)
+            panel.draw(canvas, inner(tab.rects()[panel.id]), True)
+            return canvas
+
+        took = best_ms(open_and_draw)
+    print(f"  in a tab: open reply + first draw       {took:8.1f} ms")
+
+
 def main() -> None:
     markdown = markdown_text()
     python = python_text()
@@ -171,7 +200,9 @@ def main() -> None:
     Document("warm.md", "# x\n\n```python\nx\n```\n").view(WIDTH).window(0, PAGE)
     Document("warm.py", "x = 1\n").view(WIDTH).window(0, PAGE)
     measure("bench.md", markdown, "markdown-it parse (tokens)", lambda: parser.parse(markdown))
+    measure_pane("bench.md", markdown)
     measure("bench.py", python, "pygments lex (tokens)", lambda: list(lexer.get_tokens(python)))
+    measure_pane("bench.py", python)
     log = log_text()
     measure(
         "tail-1.txt",

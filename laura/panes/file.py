@@ -278,6 +278,14 @@ class FilePane:
         self.follow = True
         self._pin_end = True
 
+    def set_follow(self, follow: bool, inner: Rect) -> None:
+        """Following pins the cursor (and the view) to the last row, now and
+        on every reload."""
+        self.follow = follow
+        if follow:
+            self._inner = self._inner or inner
+            self.pin_to_end(inner)
+
     # --- drawing --------------------------------------------------------------
 
     def title(self, cwd: str) -> str:

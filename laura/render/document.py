@@ -17,6 +17,8 @@ import re
 from collections.abc import Iterator
 from pathlib import PurePath
 
+import attrs
+
 from laura.render.code import code_blocks, lexer_for_filename, source_lines
 from laura.render.diff import cannot_read_blocks, diff_file_blocks, plain_blocks
 from laura.render.lines import Block
@@ -91,6 +93,17 @@ class Document:
             return code_blocks(lexer_for_filename(PurePath(self.name).name), self.text)
         return plain_blocks(self.text)
 
+    def _plain_after(self, done: int) -> Iterator[Block]:
+        """Plain-text blocks for the lines after line `done`."""
+        for block in plain_blocks("\n".join(self.lines[done:]) + "\n"):
+            shifted = tuple(
+                attrs.evolve(line, source=(line.source[0] + done, line.source[1] + done))
+                if line.source is not None
+                else line
+                for line in block.lines
+            )
+            yield Block(shifted, block.start + done, block.end + done)
+
     def blocks(self) -> Iterator[Block]:
         """Every block, in order: cached ones first, then newly made."""
         index = 0
@@ -101,7 +114,11 @@ class Document:
                 continue
             if self._source is None:
                 return
-            block = next(self._source, None)
+            try:
+                block = next(self._source, None)
+            except Exception:  # a renderer bug degrades to plain text, never a crash
+                self._source = self._plain_after(self._made[-1].end if self._made else 0)
+                continue
             if block is None:
                 self._source = None
                 return

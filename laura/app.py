@@ -44,9 +44,9 @@ from laura.terminal import SpawnError, open_terminal
 from laura.terminal_pyte import PyteEmulator
 
 FRAME_INTERVAL = 1 / 60
-# How often file panes stat their files for changes on disk.
-FILE_POLL_INTERVAL = 0.25
 TOAST_SECONDS = 4.0
+# File panes poll their files this often (a stat each; no inotify in the stdlib).
+FILE_POLL_INTERVAL = 0.25
 
 
 def default_shell() -> list[str]:
@@ -99,7 +99,6 @@ class Host:
             nursery.start_soon(self.console.read_events, self.handle_events)
             nursery.start_soon(self._signals)
             nursery.start_soon(self._render_loop)
-            nursery.start_soon(self._poll_files)
             await nursery.start(self._run_tab, self.first_command)
         return self.exit_code
 
@@ -122,6 +121,7 @@ class Host:
         name = f"laura-{os.getpid()}-{self.nonce}-{number}"
         tab = Tab(number, name, self.cwd, session=f"laura-{os.getpid()}-{number}")
         tab.area = self.area()
+        tab.runtime = self.runtime
         runtime = TabRuntime(tab)
         env = dict(os.environ)
         env.update(LAURA_TAB=name, LAURA_RUNTIME=self.runtime, TERM="xterm-256color")
@@ -143,6 +143,7 @@ class Host:
                     terminal.on_output = self.mark_dirty
                     async with trio.open_nursery() as nursery:
                         await nursery.start(serve_tab, name, self._answerer(tab))
+                        nursery.start_soon(self._watch_files, tab)
                         self.tabs.append(runtime)
                         self.active = len(self.tabs) - 1
                         self._started_any = True
@@ -161,6 +162,7 @@ class Host:
                 self.exit_code = 1
                 self._started_any = True
         finally:
+            tab.discard_all_spools()
             if runtime in self.tabs:
                 index = self.tabs.index(runtime)
                 self.tabs.remove(runtime)
@@ -174,8 +176,6 @@ class Host:
         def answer(line: bytes) -> bytes:
             tab.area = self.area()
             try:
-                # A request sent right after an edit must see the new content.
-                tab.poll_files()
                 reply = tab.answer(line)
             except Exception as exc:  # a bug must cost one request, never the host
                 reply = encode_response(Error(f"internal error: {type(exc).__name__}: {exc}"))
@@ -185,11 +185,13 @@ class Host:
 
         return answer
 
-    async def _poll_files(self) -> None:
-        """Reload (or freeze) file panes whose files changed on disk."""
+    async def _watch_files(self, tab: Tab) -> None:
+        """Reload the tab's file panes when their files change; runs until
+        the tab's nursery is cancelled (nothing to clean up: polls hold no
+        handles between ticks)."""
         while True:
             await trio.sleep(FILE_POLL_INTERVAL)
-            if any(runtime.tab.poll_files() for runtime in list(self.tabs)):
+            if tab.poll_files():
                 self.mark_dirty()
 
     async def _signals(self) -> None:
@@ -389,8 +391,18 @@ class Host:
             panel.scroll_by(-max(area.height, 1), area)
         elif key.name == "pagedown":
             panel.scroll_by(max(area.height, 1), area)
+        elif key.name == "left":
+            panel.scroll_sideways(-1, area)
+        elif key.name == "right":
+            panel.scroll_sideways(1, area)
         elif key == Key("h"):
-            panel.highlight = None
+            panel.clear_highlight()
+        elif key == Key("d"):
+            refusal = panel.set_diff_view(not panel.diff_view)
+            if refusal is not None:
+                self.show_toast(refusal)
+        elif key == Key("r", ctrl=True):
+            panel.reload()
         elif key == Key("x"):
             tab.close_pane(panel.id)
 

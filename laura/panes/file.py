@@ -1,9 +1,13 @@
 """A file pane: one file's rows and the per-pane state the host keeps for it.
 
-Rows come from `render_document(name, text, width)` alone, so richer
-renderers drop in without touching this module. The state a pane grows
-(line cursor, scroll, highlight, diff view, follow, comments) lives here;
-`draw` paints it into a canvas with a line-number gutter.
+Rows come from `laura.render.document`: the pane holds a `Document` (parsed
+once per load) and a lazily laid-out view per text width, so a first paint
+renders one screen. The state a pane grows (line cursor, scroll, horizontal
+scroll, highlight, diff view, follow, git marks, comments) lives here; `draw`
+paints it into a canvas with a line-number gutter.
+
+The pane owns no task: the host calls `poll()` on a timer and before
+answering a request, and `poll` reloads inline when the file changed.
 """
 
 from __future__ import annotations
@@ -12,33 +16,38 @@ import os
 
 import attrs
 
+from laura import gitmarks
 from laura.panes.watch import FileWatch
 from laura.protocol import Rect
-from laura.render.canvas import Canvas
-from laura.render.document import render_document, render_plain
+from laura.render import theme
+from laura.render.canvas import Canvas, text_width
+from laura.render.diff import read_text
+from laura.render.document import Document
+from laura.render.lines import clamp_range
 from laura.render.style import Row, Span, Style
-from laura.review.cards import with_cards
+from laura.render.view import ADDED, MODIFIED, REMOVED, DocumentView, Marks
+from laura.review.carded import CardedView
 from laura.review.payload import split_source_lines
 from laura.review.state import PaneReview
 from laura.review.threads import Anchor
 
 GUTTER_STYLE = Style(fg=(110, 110, 110))
-LIT_GUTTER_STYLE = Style(fg=(216, 222, 233))
+LIT_GUTTER_STYLE = Style(fg=(216, 222, 233), bold=True, reverse=True)
 CURSOR_BG = (67, 76, 94)
 ERROR_STYLE = Style(fg=(224, 108, 117))
+MARKER_STYLES = {ADDED: theme.MARK_ADDED, MODIFIED: theme.MARK_MODIFIED, REMOVED: theme.MARK_REMOVED}
+MARKER_CELL = "▌"
+HSCROLL_STEP = 8
 
 
-def read_text(path: str) -> tuple[str, str | None]:
-    """The file's text, or ("", error text) when it cannot be read."""
-    try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            return handle.read(), None
-    except OSError as exc:
-        return "", f"{exc.strerror or exc} (os error {exc.errno})"
+def dimmed(style: Style) -> Style:
+    """How a row outside a highlight looks: faint, no bold, no background."""
+    return attrs.evolve(style, dim=True, bold=False, bg=None)
 
 
 class FilePane:
-    """One file pane. `cursor` and `scroll` index rendered rows."""
+    """One file pane. `cursor` and `scroll` index rendered rows; `highlight`
+    is a source line range (1-based, inclusive) clamped to the file."""
 
     kind = "panel"
 
@@ -46,116 +55,138 @@ class FilePane:
         self.id = pane_id
         self.path = path  # absolute
         self.shown_path = shown_path  # as the request named it
-        self.text, self.error = read_text(path)
         self.cursor = 0
         self.scroll = 0
+        self.hscroll = 0
         self.highlight: tuple[int, int] | None = None
         self.diff_view = False
         self.follow = False
         # Inline review: threads, freeze, a failed submission (laura/review).
         self.review = PaneReview()
+        self._carded: tuple[DocumentView, int, CardedView] | None = None
+        self._shown: tuple[DocumentView, DocumentView | CardedView] | None = None
         self.watch = FileWatch(path)
-        self._rows: tuple[int, list[Row]] | None = None
-        self._generation = 0  # bumped whenever the source rows are rebuilt
-        self._with_cards: tuple[tuple[int, int], list[Row]] | None = None
-        self._shown: tuple[int, list[Row]] | None = None  # what rows() last returned
+        self._inner: Rect | None = None  # the text area at the last draw
+        self._pin_end = False
+        self._load()
 
-    # --- rows ---------------------------------------------------------------
+    # --- content --------------------------------------------------------------
+
+    def _load(self) -> None:
+        text, reason = read_text(self.path)
+        self.text = text or ""
+        self.error = reason
+        self.document = Document(self.path, self.text, unreadable=reason)
+        self._git: gitmarks.GitDiff | None = None
+        self._marks: Marks | None = None
+        self._views: dict[tuple[int, bool], DocumentView] = {}
 
     @property
     def line_count(self) -> int:
-        return len(self.text.splitlines())
+        return self.document.line_count
+
+    @property
+    def git(self) -> gitmarks.GitDiff:
+        """This file against HEAD, asked of git once per load."""
+        if self._git is None:
+            if self.error is not None:
+                self._git = gitmarks.GitDiff(gitmarks.NO_CHANGES)
+            else:
+                self._git = gitmarks.git_diff_blocking(self.path)
+        return self._git
+
+    @property
+    def marks(self) -> Marks:
+        if self._marks is None:
+            self._marks = gitmarks.marks_of(self.git, self.line_count)
+        return self._marks
+
+    def stats(self) -> str:
+        """`+a -d` against HEAD, or "" when nothing changed."""
+        return gitmarks.stats_text(self.marks)
+
+    # --- rows ---------------------------------------------------------------
 
     def gutter_width(self) -> int:
         return len(str(max(self.line_count, 1))) + 3  # number, space, marker, space
 
-    def rows(self, inner_width: int) -> list[Row]:
-        """Rendered rows at the pane's inner width with the review's thread
-        cards under their lines (both cached)."""
-        rows = self.source_rows(inner_width)
+    def text_width(self, inner_width: int) -> int:
+        return max(inner_width - self.gutter_width(), 1)
+
+    def rows(self, inner_width: int) -> DocumentView | CardedView:
+        """Rendered rows at the pane's inner width, with the review's thread
+        cards under their lines when it has any."""
+        base = self.source_rows(inner_width)
+        view: DocumentView | CardedView = base
         book = self.review.book
         if not book.is_empty:
-            key = (self._generation, book.version)
-            if self._with_cards is None or self._with_cards[0] != key:
-                text_width = max(inner_width - self.gutter_width(), 1)
-                self._with_cards = (key, with_cards(rows, book.threads(), text_width, indent=1))
-            rows = self._with_cards[1]
+            carded = self._carded
+            if carded is None or carded[0] is not base or carded[1] != book.version:
+                carded = (base, book.version, CardedView(base, book.threads()))
+                self._carded = carded
+            view = carded[2]
         shown = self._shown
-        if shown is not None and shown[0] == self._generation and shown[1] is not rows:
-            self._keep_place(shown[1], rows)
-        self._shown = (self._generation, rows)
-        return rows
+        if shown is not None and shown[0] is base and shown[1] is not view:
+            self._keep_place(shown[1], view)
+        self._shown = (base, view)
+        return view
 
-    def _keep_place(self, old: list[Row], new: list[Row]) -> None:
+    def _keep_place(self, old: DocumentView | CardedView, new: DocumentView | CardedView) -> None:
         """Cards appeared, changed or folded: keep the cursor and the top of
-        the view on the same source rows, so nothing seems to jump. A row on
-        a card that went away maps to the nearest surviving row above it."""
-        where = {id(row): index for index, row in enumerate(new)}
+        the view on the same rows of the file, so nothing seems to jump."""
 
         def moved(index: int) -> int:
-            for earlier in range(min(index, len(old) - 1), -1, -1):
-                found = where.get(id(old[earlier]))
-                if found is not None:
-                    return found
-            return 0
+            base = old.base_index(index) if isinstance(old, CardedView) else index
+            if base is None:
+                return 0
+            return new.index_of_base(base) if isinstance(new, CardedView) else base
 
         self.cursor, self.scroll = moved(self.cursor), moved(self.scroll)
 
-    def source_rows(self, inner_width: int) -> list[Row]:
-        """The file's rendered rows alone at the pane's inner width (cached per width)."""
-        text_width = max(inner_width - self.gutter_width(), 1)
-        if self._rows is None or self._rows[0] != text_width:
-            if self.error is not None:
-                message = f"Couldn't read this file — {self.error}. Check the path."
-                rows = [Row((Span(message, ERROR_STYLE),), source=None)]
+    def source_rows(self, inner_width: int) -> DocumentView:
+        """The file's rows alone, laid out as they are read (one view per
+        width and mode, kept until the file reloads)."""
+        width = self.text_width(inner_width)
+        key = (width, self.diff_view)
+        view = self._views.get(key)
+        if view is None:
+            if self.diff_view:
+                blocks = gitmarks.diff_view_blocks(self.document.lines, self.git.hunks)
+                view = DocumentView(blocks, self.line_count, width, one_row_per_line=False)
             else:
-                try:
-                    rows = render_document(self.path, self.text, text_width)
-                except Exception:  # a renderer bug degrades to plain text, never a crash
-                    rows = render_plain(self.text, text_width)
-            self._rows = (text_width, rows)
-            self._generation += 1
-        return self._rows[1]
+                view = self.document.view(width, self.marks)
+            self._views[key] = view
+        return view
 
     def content_rows(self, inner_width: int) -> int:
-        return len(self.rows(inner_width))
+        return self.rows(inner_width).content_rows()
 
     def lit_rows(self, inner_width: int) -> range:
         """Rows whose source range meets the highlight (empty when none)."""
-        if self.highlight is None:
+        if self.highlight is None or self.line_count == 0:
             return range(0)
-        start, end = self.highlight
-        hits = [
-            index
-            for index, row in enumerate(self.rows(inner_width))
-            if row.source is not None and row.source[0] <= end and row.source[1] >= start
-        ]
-        return range(hits[0], hits[-1] + 1) if hits else range(0)
+        return self.rows(inner_width).rows_meeting(*self.highlight)
 
     # --- state changes --------------------------------------------------------
 
     def set_highlight(self, line_range: tuple[int, int] | None, inner: Rect) -> None:
-        """Light `line_range` (clamped to the file) and centre it once; None clears."""
+        """Light `line_range` (clamped to the file), put the cursor on its
+        first row and scroll it into view once: centred when it fits, else
+        from its top. None clears."""
         if line_range is None:
             self.highlight = None
             return
-        last = max(self.line_count, 1)
-        start = min(line_range[0], last)
-        self.highlight = (start, max(start, min(line_range[1], last)))
+        self.highlight = clamp_range(line_range[0], line_range[1], self.line_count)
         lit = self.lit_rows(inner.width)
         if lit:
             self.cursor = lit.start
-            margin = max((inner.height - len(lit)) // 2, 0)
-            self.scroll = lit.start - margin
+            height = max(inner.height, 1)
+            margin = (height - len(lit)) // 2 if len(lit) <= height else 0
+            self.scroll = max(lit.start - margin, 0)
             self.clamp(inner)
 
-    def set_follow(self, follow: bool, inner: Rect) -> None:
-        """Following pins the cursor (and the view) to the last row."""
-        self.follow = follow
-        if follow:
-            self.cursor = self.content_rows(inner.width) - 1
-            self.scroll = self.cursor
-            self.clamp(inner)
+    def clear_highlight(self) -> None:
+        self.highlight = None
 
     def move_cursor(self, delta: int, inner: Rect) -> None:
         self.cursor += delta
@@ -170,52 +201,66 @@ class FilePane:
         self.cursor += delta
         self.clamp(inner)
 
+    def scroll_sideways(self, steps: int, inner: Rect) -> None:
+        """←/→: shift pre-formatted rows (code, tables, fences) by a step,
+        no further than the widest one on screen needs."""
+        view = self.rows(inner.width)
+        widest = view.max_pre_cells(self.scroll, inner.height)
+        limit = max(widest - view.width + 1, 0)
+        self.hscroll = min(max(self.hscroll + steps * HSCROLL_STEP, 0), limit)
+
     def clamp(self, inner: Rect) -> None:
-        count = self.content_rows(inner.width)
-        self.cursor = min(max(self.cursor, 0), max(count - 1, 0))
-        self.scroll = min(max(self.scroll, 0), max(count - inner.height, 0))
+        """Keep scroll and cursor on rows that exist, laying out only as far
+        as the view needs (the full count is known once laid out to the end)."""
+        view = self.rows(inner.width)
+        height = max(inner.height, 1)
+        self.scroll = max(self.scroll, 0)
+        laid = view.available(self.scroll + height)
+        if view.complete():
+            self.scroll = min(self.scroll, max(laid - height, 0))
+        self.cursor = max(self.cursor, 0)
+        laid = view.available(self.cursor + 1)
+        self.cursor = min(self.cursor, max(laid - 1, 0))
         if self.cursor < self.scroll:
             self.cursor = self.scroll
-        elif self.cursor >= self.scroll + max(inner.height, 1):
-            self.cursor = self.scroll + max(inner.height, 1) - 1
+        elif self.cursor >= self.scroll + height:
+            self.cursor = self.scroll + height - 1
+        self.cursor = min(self.cursor, max(view.available(self.cursor + 1) - 1, 0))
 
-    # --- inline review ----------------------------------------------------------
+    def pin_to_end(self, inner: Rect) -> None:
+        view = self.rows(inner.width)
+        count = view.content_rows()
+        self.cursor = max(count - 1, 0)
+        self.scroll = max(count - max(inner.height, 1), 0)
 
-    def source_lines(self) -> list[str]:
-        """The snapshot's source lines as the gutter and `L<n>` count them."""
-        return split_source_lines(self.text)
+    def set_diff_view(self, on: bool) -> str | None:
+        """Turn the inline diff view on or off; returns why it cannot be
+        turned on (nothing to diff, no git) and changes nothing then."""
+        if not on:
+            self._switch_mode(False)
+            return None
+        self._git = None  # ask git afresh: the file may have changed since
+        self._marks = None
+        self._views.clear()
+        refusal = gitmarks.diff_view_refusal(self.git)
+        if refusal is None:
+            self._switch_mode(True)
+        return refusal
 
-    def anchor_at(self, index: int, inner_width: int) -> Anchor | None:
-        """The source range a comment on row `index` is about: the row's own,
-        or for a row standing for no line (a card, a table border) the
-        nearest line above it."""
-        rows = self.rows(inner_width)
-        for row in reversed(rows[: index + 1]):
-            if row.source is not None:
-                return row.source
-        return None
+    def _switch_mode(self, diff_view: bool) -> None:
+        if diff_view == self.diff_view:
+            return
+        line = self._cursor_line()
+        self.diff_view = diff_view
+        self._restore(line, None)
 
-    def cursor_line(self, inner_width: int) -> int:
-        anchor = self.anchor_at(self.cursor, inner_width)
-        return anchor[0] if anchor is not None else 0
+    # --- live files -----------------------------------------------------------
 
-    def jump_to_thread(self, forward: bool, inner: Rect) -> bool:
-        """`n`/`N`: put the cursor on the next/previous thread's line."""
-        line = self.cursor_line(inner.width)
-        book = self.review.book
-        thread = book.next_thread(line) if forward else book.previous_thread(line)
-        if thread is None:
-            return False
-        for index, row in enumerate(self.rows(inner.width)):
-            if row.source is not None and row.source[0] <= thread.line <= row.source[1]:
-                self.move_cursor(index - self.cursor, inner)
-                return True
-        return False
-
-    def reload_if_changed(self) -> bool:
-        """Re-read the file if it changed on disk, unless unsubmitted threads
-        hold it frozen (comments would land on other lines); a frozen pane
-        reloads once its threads are gone. True when anything changed."""
+    def poll(self) -> bool:
+        """Reload if the file changed on disk, unless unsubmitted threads
+        hold the pane frozen (their line numbers would point at other
+        lines); a frozen pane reloads once its threads are gone. True when
+        anything changed."""
         if self.review.thaw_due():
             self.review.thawed()
             self.watch.poll()
@@ -233,23 +278,97 @@ class FilePane:
         self.watch.poll()
         self.reload()
 
-    def reload(self) -> None:
-        self.text, self.error = read_text(self.path)
-        self._rows = None
-        if self.highlight is not None:
-            last = max(self.line_count, 1)
-            start = min(self.highlight[0], last)
-            self.highlight = (start, max(start, min(self.highlight[1], last)))
+    # --- inline review ----------------------------------------------------------
+
+    def source_lines(self) -> list[str]:
+        """The snapshot's raw source lines, as `L<n>` quotes them."""
+        return split_source_lines(self.text)
+
+    def anchor_at(self, index: int, inner_width: int) -> Anchor | None:
+        """The source range a comment on row `index` is about: the row's own,
+        or for a row standing for no line (a card, a border) the nearest
+        line above it."""
+        view = self.rows(inner_width)
+        for at in range(min(index, view.available(index + 1) - 1), -1, -1):
+            source = view[at].source
+            if source is not None:
+                return source
+        return None
+
+    def jump_to_thread(self, forward: bool, inner: Rect) -> bool:
+        """`n`/`N`: put the cursor on the next/previous thread's line."""
+        anchor = self.anchor_at(self.cursor, inner.width)
+        line = anchor[0] if anchor is not None else 0
+        book = self.review.book
+        thread = book.next_thread(line) if forward else book.previous_thread(line)
+        if thread is None:
+            return False
+        found = self.rows(inner.width).rows_meeting(thread.line, thread.line)
+        if not found:
+            return False
+        self.move_cursor(found.start - self.cursor, inner)
+        return True
 
     def review_label(self, inner: Rect) -> str:
         """`[review: N ↑a ↓b]` (and the frozen mark) for the visible rows."""
         if not self.review.has_threads and not self.review.frozen:
             return ""
-        rows = self.rows(inner.width)
-        shown = [r.source for r in rows[self.scroll : self.scroll + inner.height] if r.source]
+        rows = self.rows(inner.width).window(self.scroll, inner.height)
+        shown = [row.source for row in rows if row.source is not None]
         first = shown[0][0] if shown else 0
         last = shown[-1][1] if shown else 0
         return self.review.border_label(first, last)
+
+    def reload(self) -> None:
+        """Read the file again; keep the cursor on its source line, the
+        view around it, the highlight clamped to the new length; with
+        `follow`, pin to the end instead."""
+        line = self._cursor_line()
+        top = self._top_line()
+        self._load()
+        if self.highlight is not None:
+            self.highlight = clamp_range(*self.highlight, self.line_count)
+        if self.follow:
+            self._pin_end = True
+            return
+        self._restore(line, top)
+
+    def _cursor_line(self) -> int | None:
+        if self._inner is None:
+            return None
+        return self.rows(self._inner.width).line_at(self.cursor)
+
+    def _top_line(self) -> int | None:
+        if self._inner is None:
+            return None
+        return self.rows(self._inner.width).line_at(self.scroll)
+
+    def _restore(self, line: int | None, top: int | None) -> None:
+        inner = self._inner
+        if inner is None or line is None:
+            return
+        view = self.rows(inner.width)
+        found = view.rows_meeting(line) if self.line_count else range(0)
+        cursor = found.start if found else 0
+        if top is not None:
+            above = view.rows_meeting(top) if self.line_count else range(0)
+            self.scroll = above.start if above else 0
+        self.cursor = cursor
+        if not self.scroll <= cursor < self.scroll + max(inner.height, 1):
+            self.scroll = max(cursor - max(inner.height, 1) // 2, 0)
+        self.clamp(inner)
+
+    def start_following(self) -> None:
+        self.follow = True
+        self._pin_end = True
+
+    def set_follow(self, follow: bool, inner: Rect) -> None:
+        """Following pins the cursor (and the view) to the last row, now and
+        on every reload."""
+        self.follow = follow
+        if follow:
+            self._inner = self._inner or inner
+            self.pin_to_end(inner)
 
     # --- drawing --------------------------------------------------------------
 
@@ -257,43 +376,70 @@ class FilePane:
         shown = self.path
         if cwd and (self.path + os.sep).startswith(cwd.rstrip(os.sep) + os.sep):
             shown = os.path.relpath(self.path, cwd)
+        title = f"#{self.id} {shown}"
+        if self.diff_view:
+            title += " [diff]"
+        self._title_width = text_width(title)
+        stats = self.stats()
         label = self.review_label(inner) if inner is not None else ""
-        return f"#{self.id} {shown}  {label}" if label else f"#{self.id} {shown}"
+        return "  ".join(part for part in (f"{title} {stats}" if stats else title, label) if part)
+
+    def _draw_stats(self, canvas: Canvas, inner: Rect) -> None:
+        """Colour the `+a -d` the border title ends with (green, red)."""
+        stats = self.stats()
+        width = getattr(self, "_title_width", None)
+        if not stats or width is None:
+            return
+        added, deleted = stats.split(" ")
+        x = inner.x + 1 + width + 1  # border corner, space, title, space
+        right = inner.x + inner.width
+        if x + len(stats) > right:
+            return
+        x = canvas.put(x, inner.y - 1, added, theme.MARK_ADDED, right)
+        canvas.put(x + 1, inner.y - 1, deleted, theme.MARK_REMOVED, right)
 
     def draw(self, canvas: Canvas, inner: Rect, focused: bool) -> None:
-        rows = self.rows(inner.width)
+        self._inner = inner
+        if self._pin_end:
+            self._pin_end = False
+            self.pin_to_end(inner)
         self.clamp(inner)
-        gutter = self.gutter_width()
-        number_width = gutter - 3
+        view = self.rows(inner.width)
+        rows = view.window(self.scroll, inner.height, self.hscroll)
+        number_width = self.gutter_width() - 3
         lit = self.lit_rows(inner.width)
+        lighting = self.highlight is not None
         right = inner.x + inner.width
-        for offset in range(inner.height):
+        self._draw_stats(canvas, inner)
+        for offset, row in enumerate(rows):
             index = self.scroll + offset
-            if index >= len(rows):
-                break
-            row = rows[index]
             y = inner.y + offset
+            is_lit = index in lit
             number = str(row.source[0]) if row.first and row.source else ""
-            gutter_style = LIT_GUTTER_STYLE if index in lit else GUTTER_STYLE
+            gutter_style = LIT_GUTTER_STYLE if is_lit and number else GUTTER_STYLE
             x = canvas.put(inner.x, y, number.rjust(number_width), gutter_style, right)
-            x = canvas.put(x, y, f" {row.marker} ", GUTTER_STYLE, right)
-            canvas.put_spans(x, y, row.spans, right)
-            band = Rect(inner.x, y, inner.width, 1)
-            if index in lit:
-                _paint(canvas, band, reverse=True)
-            elif focused and index == self.cursor:
-                _paint(canvas, band, background=CURSOR_BG)
+            x = canvas.put(x, y, " ", PLAIN_GUTTER, right)
+            marker_style = MARKER_STYLES.get(row.marker)
+            marker = MARKER_CELL if marker_style is not None else " "
+            x = canvas.put(x, y, marker, marker_style or GUTTER_STYLE, right)
+            x = canvas.put(x, y, " ", PLAIN_GUTTER, right)
+            spans = row.spans
+            if lighting and not is_lit:
+                spans = tuple(Span(span.text, dimmed(span.style)) for span in spans)
+            canvas.put_spans(x, y, spans, right)
+            if focused and index == self.cursor:
+                _paint(canvas, Rect(inner.x, y, inner.width, 1), background=CURSOR_BG)
 
 
-def _paint(
-    canvas: Canvas,
-    band: Rect,
-    *,
-    reverse: bool = False,
-    background: tuple[int, int, int] | None = None,
-) -> None:
+PLAIN_GUTTER = Style()
+
+
+def _paint(canvas: Canvas, band: Rect, *, background: tuple[int, int, int]) -> None:
     row = canvas.rows[band.y]
     for x in range(band.x, min(band.x + band.width, canvas.width)):
         text, style = row[x]
-        style = attrs.evolve(style, reverse=True) if reverse else attrs.evolve(style, bg=background)
-        row[x] = (text, style)
+        row[x] = (text, attrs.evolve(style, bg=background))
+
+
+def row_text(row: Row) -> str:
+    return "".join(span.text for span in row.spans)

@@ -53,7 +53,7 @@ def gap_row(count: int, width: int) -> Row:
     """The row standing for `count` removed lines: no number, not addressable."""
     label = f"── {count} line{'s' if count != 1 else ''} removed "
     fill = max(0, width - len(label))
-    return Row((Span((label + "─" * fill)[: max(width, 1)], theme.GAP),), None, True, REMOVED)
+    return Row((Span((label + "─" * fill)[: max(width, 1)], theme.GAP),), None, True, " ")
 
 
 class DocumentView:
@@ -146,7 +146,17 @@ class DocumentView:
             pass
 
     def complete(self) -> bool:
-        return self._blocks is None
+        """True once every row is laid out (or, for one-row-per-line kinds,
+        always: their count is known without layout)."""
+        return self._blocks is None or self.one_row_per_line
+
+    def available(self, count: int) -> int:
+        """Rows known to exist, asking for `count`: at least `count` when the
+        document has that many, else the exact total."""
+        if self.one_row_per_line:
+            return min(count, self.content_rows())
+        self.ensure_rows(count)
+        return len(self._rows)
 
     # -- sequence of rows ---------------------------------------------------
 
@@ -224,6 +234,17 @@ class DocumentView:
             elif first >= 0 and row.source is not None and row.source[0] > end:
                 break
         return range(first, last + 1) if first >= 0 else range(0)
+
+    def line_at(self, index: int) -> int | None:
+        """The source line row `index` addresses (the first of its range);
+        a row standing for no line (a gap row, a border) addresses the
+        nearest line above it."""
+        self.ensure_rows(index + 1)
+        for at in range(min(index, len(self._rows) - 1), -1, -1):
+            source = self._rows[at].source
+            if source is not None:
+                return source[0]
+        return None
 
     def rows_for_line(self, line: int) -> range:
         return self.rows_meeting(line, line)

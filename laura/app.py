@@ -41,7 +41,7 @@ from laura.render.canvas import Canvas, frame_diff
 from laura.server import serve_tab
 from laura.tab import Tab, inner
 from laura.terminal import SpawnError, open_terminal
-from laura.terminal_pyte import PyteEmulator
+from laura.vt import VirtualTerminal
 
 FRAME_INTERVAL = 1 / 60
 TOAST_SECONDS = 4.0
@@ -68,7 +68,7 @@ class Host:
         self,
         console: Console,
         first_command: list[str],
-        emulator_factory: Callable[[int, int, Callable[[bytes], None]], Emulator] = PyteEmulator,
+        emulator_factory: Callable[[int, int, Callable[[bytes], None]], Emulator] = VirtualTerminal,
     ) -> None:
         self.console = console
         self.first_command = first_command

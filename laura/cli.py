@@ -2,7 +2,7 @@
 
 Client verbs import only the standard library, `laura.protocol` and
 `laura.client`: a verb must cost little more than starting Python. The host
-imports trio, blessed and pyte lazily, on its own path.
+imports trio and blessed lazily, on its own path.
 """
 
 from __future__ import annotations

@@ -198,7 +198,8 @@ class Tab:
         if request.focus:
             self.focus = new_id
         self.log("open", pane=new_id, path=path)
-        self._log_highlight(panel)
+        if request.highlight is not None:
+            self._log_highlight(panel)
         return Opened(new_id, warnings)
 
     def _replace(self, request: Open, path: str) -> Response:
@@ -215,7 +216,8 @@ class Tab:
         refusal = self._prepare(panel, request)
         warnings = self._open_warnings(panel, None, refusal)
         self.log("open", pane=old.id, path=path, replaced=True)
-        self._log_highlight(panel)
+        if request.highlight is not None:
+            self._log_highlight(panel)
         return Opened(old.id, warnings)
 
     def _prepare(self, panel: FilePane, request: Open) -> str | None:

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from laura import gitmarks, layout, spool
-from laura.client import runtime_dir
 from laura.journal import Journal
 from laura.layout import SHELL, LayoutError, Leaf, Tree
 from laura.panes.file import FilePane
@@ -44,6 +44,7 @@ from laura.protocol import (
 from laura.protocol import Comment as CommentRequest
 from laura.review.prompt import OPEN_WARNING
 from laura.review.threads import CommentError
+from laura.spool import runtime_dir
 
 NOT_READY_WARNING = OPEN_WARNING
 EDITOR_REFUSED = "editor panes are experimental: start Laura with LAURA_EXPERIMENTAL_EDITOR=1"
@@ -308,7 +309,7 @@ class Tab:
     def discard_spool(self, panel: FilePane) -> None:
         """Delete the pane's file if it is a tail spool Laura wrote (its
         parent is exactly the runtime directory); leave any other file."""
-        directory = self.runtime or runtime_dir()
+        directory = Path(self.runtime) if self.runtime else runtime_dir()
         spool.delete_spool(panel.path, directory)
 
     def discard_all_spools(self) -> None:

@@ -86,6 +86,13 @@ class ModelChoice:
             return self._provider
         return await trio.to_thread.run_sync(self.build)
 
+    async def aclose(self) -> None:
+        """Close the provider's HTTP client, if it was built and has one."""
+        closer = getattr(self._provider, "aclose", None)
+        if closer is not None:
+            with trio.move_on_after(0.2):
+                await closer()
+
     def state(self) -> ev.ModelState:
         if self.provider_name == "scripted":
             return ev.ModelState(
@@ -114,12 +121,22 @@ def make_gate(options: Options, cwd: Path, env: Mapping[str, str]) -> Permission
 
 
 def make_hooks(
-    config: HookConfig, cwd: Path, emit: Callable[[ev.Event], Awaitable[None]]
+    config: HookConfig,
+    cwd: Path,
+    emit: Callable[[ev.Event], Awaitable[None]],
+    gate: PermissionGate,
 ) -> HookRunner:
-    """The command hook runner; every run is reported as `hook_finished`."""
+    """The command hook runner; every run is reported as `hook_finished`
+    (secret values redacted from a failing hook's stderr)."""
     from luxe.policy.hooks import CommandHookRunner
 
-    return CommandHookRunner(config, cwd=str(cwd), on_finished=emit)
+    return CommandHookRunner(config, cwd=str(cwd), on_finished=emit, redact=gate.redact)
+
+
+def register_actions(actions: RpcActions, session: Session, options: Options) -> None:
+    """Where other layers (Guided Review, GitHub) register their RPC actions
+    (see RpcActions.register). The core registers none."""
+    return None
 
 
 def _setup_logging(paths: Paths, verbose: bool) -> None:
@@ -218,7 +235,7 @@ async def _main(
                     model=model,
                     tools=_tools,
                     gate=gate,
-                    hooks=make_hooks(hook_config, cwd, emit),
+                    hooks=make_hooks(hook_config, cwd, emit, gate),
                     emit=emit,
                     max_turns=max_turns,
                     resumed=resumed,
@@ -245,6 +262,7 @@ async def _main(
                 actions = RpcActions(
                     session, store, lambda s: ModelChoice(s, env), stop, review=review.submit
                 )
+                register_actions(actions, session, options)
                 async with trio.open_nursery() as inner:
                     await inner.start(session.run)
                     await inner.start(review.serve)
@@ -254,6 +272,8 @@ async def _main(
                     await stop.wait()
                     log.info("closing session %s", file.id)
                     await session.close()
+                    if isinstance(session.model, ModelChoice):
+                        await session.model.aclose()
                     inner.cancel_scope.cancel()
 
 

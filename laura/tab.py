@@ -209,8 +209,7 @@ class Tab:
     def _prepare(self, panel: FilePane, request: Open) -> str | None:
         """Apply an open's follow, highlight and diff, in that order (so an
         explicit highlight wins the first frame); returns a diff refusal."""
-        if request.follow:
-            panel.start_following()
+        panel.set_follow(request.follow, self.panel_inner(panel))
         if request.highlight is not None:
             panel.set_highlight(request.highlight, self.panel_inner(panel))
         if request.diff:

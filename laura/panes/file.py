@@ -82,6 +82,7 @@ class FilePane:
         self._git: gitmarks.GitDiff | None = None
         self._marks: Marks | None = None
         self._views: dict[tuple[int, bool], DocumentView] = {}
+        self._lit: tuple[DocumentView, tuple[int, int], range] | None = None
 
     @property
     def line_count(self) -> int:
@@ -137,7 +138,12 @@ class FilePane:
         """Rows whose source range meets the highlight (empty when none)."""
         if self.highlight is None or self.line_count == 0:
             return range(0)
-        return self.rows(inner_width).rows_meeting(*self.highlight)
+        view = self.rows(inner_width)
+        cached = self._lit
+        if cached is None or cached[0] is not view or cached[1] != self.highlight:
+            # drawn every frame: answer once per view and range
+            cached = self._lit = (view, self.highlight, view.rows_meeting(*self.highlight))
+        return cached[2]
 
     # --- state changes --------------------------------------------------------
 

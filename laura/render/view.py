@@ -223,8 +223,7 @@ class DocumentView:
             return range(0)
         if self.one_row_per_line:
             return range(self._row_of_line(start), self._row_of_line(end) + 1)
-        self.ensure_line(end)
-        self.ensure_rows(len(self._rows) + 1)  # rows of a block may trail it
+        self.ensure_line(end)  # blocks come in source order: later ones start after `end`
         first = last = -1
         for index, row in enumerate(self._rows):
             if meets(row.source, start, end):

@@ -302,3 +302,30 @@ def test_left_and_right_scroll_long_code_lines(laura_session: Make) -> None:
     for _ in range(60):
         session.send_keys("Left")
     session.wait_for("x = '<000>")
+
+
+def test_spools_go_when_laura_quits_and_other_files_stay(laura_session: Make) -> None:
+    session = laura_session()
+    runtime = Path(session.env["LAURA_RUNTIME"])
+    kept = session.root / "kept.txt"
+    kept.write_text("mine\n")
+    open_file(session, kept, "--no-focus")
+    session.type("printf 'one\\ntwo\\n' | laura tail --title quit-test\n")
+    spools = wait_until(lambda: list(runtime.glob("quit-test-*.txt")), 10)
+    assert len(spools) == 1
+    session.wait_for(lambda screen: re.search(r"│\s*2\s+two", screen) is not None)
+    session.send_keys("C-q")
+    session.send_keys("y")
+    assert session.wait_exit() == 0
+    assert not spools[0].exists()
+    assert kept.exists()
+
+
+def test_open_with_highlight_lands_on_the_range_in_the_first_frame(laura_session: Make) -> None:
+    session = laura_session()
+    path = session.root / "long.txt"
+    path.write_text("".join(f"entry {n}\n" for n in range(1, 501)))
+    open_file(session, path, "--highlight", "420", "421")
+    session.wait_for("entry 420")
+    wait_until(lambda: reversed_(pane_row(styled_screen(session), "entry 421")), 10)
+    assert "entry 1\n" not in session.text()

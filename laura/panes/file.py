@@ -247,7 +247,15 @@ class FilePane:
         `follow`, pin to the end instead."""
         line = self._cursor_line()
         top = self._top_line()
+        old_document, old_views = self.document, self._views
         self._load()
+        kept = self.document.continues(old_document)
+        if kept and self.marks.empty:  # a growing log: lay out only what was appended
+            for (width, diff_view), view in old_views.items():
+                if not diff_view:
+                    self._views[(width, False)] = self.document.view(
+                        width, self.marks, reuse=(view, kept)
+                    )
         if self.highlight is not None:
             self.highlight = clamp_range(*self.highlight, self.line_count)
         if self.follow:

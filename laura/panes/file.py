@@ -328,6 +328,11 @@ class FilePane:
         canvas.put(x + 1, inner.y - 1, deleted, theme.MARK_REMOVED, right)
 
     def draw(self, canvas: Canvas, inner: Rect, focused: bool) -> None:
+        if self._inner is not None and self._inner.width != inner.width:
+            # resized: rows re-wrap, so keep the cursor and the top on their lines
+            line, top = self._cursor_line(), self._top_line()
+            self._inner = inner
+            self._restore(line, top)
         self._inner = inner
         if self._pin_end:
             self._pin_end = False

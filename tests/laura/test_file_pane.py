@@ -363,3 +363,18 @@ def test_a_rewritten_log_is_laid_out_afresh(tmp_path: Path) -> None:
     rows = list(pane.rows(area.width))
     assert [row.spans[0].text for row in rows[:2]] == ["ENTRY 0", "ENTRY 1"]
     assert len(rows) == 250
+
+
+def test_a_resize_keeps_the_cursor_on_its_source_line(tmp_path: Path) -> None:
+    path = tmp_path / "prose.txt"
+    path.write_text("".join(f"line {n} " + "filler words " * 8 + "\n" for n in range(1, 80)))
+    pane = FilePane(1, str(path), "prose.txt")
+    wide = Rect(1, 1, 120, 20)
+    pane.draw(Canvas(122, 22), wide, True)
+    pane.set_highlight((40, 40), wide)
+    pane.draw(Canvas(122, 22), wide, True)
+    narrow = Rect(1, 1, 40, 20)
+    canvas = Canvas(42, 22)
+    pane.draw(canvas, narrow, True)
+    assert pane.rows(narrow.width).line_at(pane.cursor) == 40
+    assert any("line 40 " in row for row in canvas.text())

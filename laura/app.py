@@ -34,18 +34,19 @@ from laura.console import Console, open_console
 from laura.emulator import Emulator
 from laura.keys import Event, Key, Mouse, Paste
 from laura.layout import SHELL
+from laura.panes.review import ReviewUI
 from laura.panes.shell import ShellPane
 from laura.protocol import Error, Rect, encode_response
 from laura.render.canvas import Canvas, frame_diff
 from laura.server import serve_tab
 from laura.tab import Tab, inner
 from laura.terminal import SpawnError, open_terminal
-from laura.terminal_pyte import PyteEmulator
+from laura.vt import VirtualTerminal
 
 FRAME_INTERVAL = 1 / 60
-TOAST_SECONDS = 4.0
-# File panes poll their files this often (a stat each; no inotify in the stdlib).
+# How often file panes stat their files for changes on disk.
 FILE_POLL_INTERVAL = 0.25
+TOAST_SECONDS = 4.0
 
 
 def default_shell() -> list[str]:
@@ -67,7 +68,7 @@ class Host:
         self,
         console: Console,
         first_command: list[str],
-        emulator_factory: Callable[[int, int, Callable[[bytes], None]], Emulator] = PyteEmulator,
+        emulator_factory: Callable[[int, int, Callable[[bytes], None]], Emulator] = VirtualTerminal,
     ) -> None:
         self.console = console
         self.first_command = first_command
@@ -87,6 +88,7 @@ class Host:
         self._previous: Canvas | None = None
         self._nursery: trio.Nursery | None = None
         self._started_any = False
+        self.review_ui = ReviewUI()
         self.failure: str | None = None  # why a tab could not start
 
     # --- lifecycle -------------------------------------------------------------
@@ -97,6 +99,7 @@ class Host:
             nursery.start_soon(self.console.read_events, self.handle_events)
             nursery.start_soon(self._signals)
             nursery.start_soon(self._render_loop)
+            nursery.start_soon(self._poll_files)
             await nursery.start(self._run_tab, self.first_command)
         return self.exit_code
 
@@ -130,13 +133,17 @@ class Host:
         try:
             with runtime.scope:
                 async with open_terminal(
-                    argv, env, shell_inner.height, shell_inner.width, self.emulator_factory, self.cwd
+                    argv,
+                    env,
+                    shell_inner.height,
+                    shell_inner.width,
+                    self.emulator_factory,
+                    self.cwd,
                 ) as terminal:
                     tab.shell = ShellPane(terminal)
                     terminal.on_output = self.mark_dirty
                     async with trio.open_nursery() as nursery:
                         await nursery.start(serve_tab, name, self._answerer(tab))
-                        nursery.start_soon(self._watch_files, tab)
                         self.tabs.append(runtime)
                         self.active = len(self.tabs) - 1
                         self._started_any = True
@@ -169,6 +176,8 @@ class Host:
         def answer(line: bytes) -> bytes:
             tab.area = self.area()
             try:
+                # A request sent right after an edit must see the new content.
+                tab.poll_files()
                 reply = tab.answer(line)
             except Exception as exc:  # a bug must cost one request, never the host
                 reply = encode_response(Error(f"internal error: {type(exc).__name__}: {exc}"))
@@ -178,13 +187,11 @@ class Host:
 
         return answer
 
-    async def _watch_files(self, tab: Tab) -> None:
-        """Reload the tab's file panes when their files change; runs until
-        the tab's nursery is cancelled (nothing to clean up: polls hold no
-        handles between ticks)."""
+    async def _poll_files(self) -> None:
+        """Reload (or freeze) file panes whose files changed on disk."""
         while True:
             await trio.sleep(FILE_POLL_INTERVAL)
-            if tab.poll_files():
+            if any(runtime.tab.poll_files() for runtime in list(self.tabs)):
                 self.mark_dirty()
 
     async def _signals(self) -> None:
@@ -241,7 +248,9 @@ class Host:
     def draw(self) -> Canvas:
         width, height = self.console.size()
         canvas = Canvas(width, height)
-        labels = [f"{i + 1}:{r.tab.label}" if r.tab.label else str(i + 1) for i, r in enumerate(self.tabs)]
+        labels = [
+            f"{i + 1}:{r.tab.label}" if r.tab.label else str(i + 1) for i, r in enumerate(self.tabs)
+        ]
         chrome.draw_tab_bar(canvas, labels, self.active, self.locked)
         tab = self.current()
         if tab is not None:
@@ -254,8 +263,9 @@ class Host:
                         tab.shell.draw(canvas, inner(rect), focused and self.mode is None)
                 else:
                     panel = tab.panels[pane_id]
-                    chrome.draw_border(canvas, rect, focused, panel.title(self.cwd))
+                    chrome.draw_border(canvas, rect, focused, panel.title(self.cwd, inner(rect)))
                     panel.draw(canvas, inner(rect), focused)
+            self.review_ui.draw(canvas, tab)
         chrome.draw_footer(canvas, self.hint())
         if self.toast is not None:
             text, until = self.toast
@@ -264,7 +274,10 @@ class Host:
             else:
                 self.toast = None
         if self.mode == "panes" and tab is not None:
-            entries = [(pid, "shell" if pid == SHELL else os.path.basename(tab.panels[pid].path)) for pid in layout.order(tab.tree)]
+            entries = [
+                (pid, "shell" if pid == SHELL else os.path.basename(tab.panels[pid].path))
+                for pid in layout.order(tab.tree)
+            ]
             chrome.draw_panes_popup(canvas, entries, self.typed)
             canvas.cursor = None
         elif self.mode == "help":
@@ -287,6 +300,10 @@ class Host:
         if self.mode in hints:
             return hints[self.mode]
         tab = self.current()
+        if tab is not None:
+            review_hint = self.review_ui.hint(tab, self.console.size()[0])
+            if review_hint is not None:
+                return review_hint
         if tab is not None and tab.focus != SHELL:
             return chrome.HINT_FILE
         return chrome.HINT_SHELL
@@ -332,6 +349,9 @@ class Host:
         if key == Key("h", ctrl=True):
             self.mode = "help"
             return
+        if self.review_ui.active:
+            self.review_ui.key(key, self.show_toast)
+            return
         if self.mode == "rename":
             self._rename_key(tab, key)
             return
@@ -359,6 +379,8 @@ class Host:
     def _file_key(self, tab: Tab, key: Key) -> None:
         panel = tab.panels[tab.focus]
         area = tab.panel_inner(panel)
+        if self.review_ui.file_key(tab, panel, key, area, self.show_toast):
+            return
         if key.name == "escape":
             tab.focus = SHELL
         elif key.name == "up":
@@ -379,8 +401,6 @@ class Host:
             refusal = panel.set_diff_view(not panel.diff_view)
             if refusal is not None:
                 self.show_toast(refusal)
-        elif key == Key("r", ctrl=True):
-            panel.reload()
         elif key == Key("x"):
             tab.close_pane(panel.id)
 
@@ -445,6 +465,9 @@ class Host:
             return
         if self.mode == "rename":
             self.typed += " ".join(text.splitlines())
+            return
+        if self.review_ui.active:
+            self.review_ui.paste(text)
             return
         if self.mode is None and (self.locked or tab.focus == SHELL) and tab.shell is not None:
             tab.shell.paste(text)

@@ -76,7 +76,9 @@ def runtime_dir(environ: dict[str, str] | os._Environ[str] | None = None) -> str
         candidates.append(given)
     if env.get("XDG_RUNTIME_DIR"):
         candidates.append(os.path.join(env["XDG_RUNTIME_DIR"], "laura"))
-    candidates.append(os.path.join(env.get("HOME") or os.path.expanduser("~"), ".laura", "runtime", "laura"))
+    candidates.append(
+        os.path.join(env.get("HOME") or os.path.expanduser("~"), ".laura", "runtime", "laura")
+    )
     for candidate in candidates:
         try:
             os.makedirs(candidate, mode=0o700, exist_ok=True)

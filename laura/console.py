@@ -30,7 +30,9 @@ MODES_OFF = "\x1b[?1006l\x1b[?1002l\x1b[?1000l\x1b[?2004l"
 class Console:
     """Frames out, events in, and the terminal's size."""
 
-    def __init__(self, term: blessed.Terminal, output: trio.lowlevel.FdStream, input_fd: int) -> None:
+    def __init__(
+        self, term: blessed.Terminal, output: trio.lowlevel.FdStream, input_fd: int
+    ) -> None:
         self.term = term
         self._output = output
         self._input_fd = input_fd
@@ -92,7 +94,9 @@ async def open_console() -> AsyncIterator[Console]:
                 with (
                     trio.CancelScope(shield=True),
                     trio.move_on_after(1),
-                    contextlib.suppress(OSError, trio.BrokenResourceError, trio.ClosedResourceError),
+                    contextlib.suppress(
+                        OSError, trio.BrokenResourceError, trio.ClosedResourceError
+                    ),
                 ):
                     await output.send_all(leave.encode())
     finally:

@@ -44,6 +44,7 @@ from luxe.policy.rules_files import PermissionsFileError
 from luxe.protocol import events as ev
 from luxe.providers import models
 from luxe.providers.registry import make_provider, parse_model_spec
+from luxe.review.service import ReviewService
 
 log = logging.getLogger("luxe")
 
@@ -57,6 +58,7 @@ CAPABILITIES = [
     "compact",
     "thinking",
     "scripted_model",
+    "guided_review",
 ]
 
 
@@ -239,9 +241,13 @@ async def _main(
                 for problem in hook_config.errors:
                     # The session runs without the broken hook; say so.
                     await send.send(ev.Error(f"hooks: {problem}", retryable=False))
-                actions = RpcActions(session, store, lambda s: ModelChoice(s, env), stop)
+                review = ReviewService(cwd=cwd, session=session, emit=emit)
+                actions = RpcActions(
+                    session, store, lambda s: ModelChoice(s, env), stop, review=review.submit
+                )
                 async with trio.open_nursery() as inner:
                     await inner.start(session.run)
+                    await inner.start(review.serve)
                     inner.start_soon(_watch_signals, signals, stop)
                     inner.start_soon(_read_then_stop, actions, stop)
                     inner.start_soon(_warm_up, session, model)

@@ -3,17 +3,19 @@
 Rows come from `laura.render.document`: the pane holds a `Document` (parsed
 once per load) and a lazily laid-out view per text width, so a first paint
 renders one screen. The state a pane grows (line cursor, scroll, horizontal
-scroll, highlight, diff view, follow, git marks, comments) lives here; `draw`
-paints it into a canvas with a line-number gutter.
+scroll, highlight, diff view, follow, git marks, the inline review's threads)
+lives here; `draw` paints it into a canvas with a line-number gutter. While
+the review has threads, their cards are merged into the rows (a plain list
+then: reviews are of files a person reads).
 
-The pane owns no task: the host calls `poll()` on a timer and before
-answering a request, and `poll` reloads inline when the file changed.
+The pane owns no task: the host calls `reload_if_changed()` on a timer and
+before answering a request, and it reloads inline when the file changed.
 """
 
 from __future__ import annotations
 
 import os
-from typing import NamedTuple
+from collections.abc import Sequence
 
 import attrs
 
@@ -24,9 +26,13 @@ from laura.render import theme
 from laura.render.canvas import Canvas, text_width
 from laura.render.diff import read_text
 from laura.render.document import Document
-from laura.render.lines import clamp_range
+from laura.render.lines import clamp_range, rows_meeting
 from laura.render.style import Row, Span, Style
 from laura.render.view import ADDED, MODIFIED, REMOVED, DocumentView, Marks
+from laura.review.cards import with_cards
+from laura.review.payload import split_source_lines
+from laura.review.state import PaneReview
+from laura.review.threads import Anchor
 
 GUTTER_STYLE = Style(fg=(110, 110, 110))
 LIT_GUTTER_STYLE = Style(fg=(216, 222, 233), bold=True, reverse=True)
@@ -35,14 +41,6 @@ ERROR_STYLE = Style(fg=(224, 108, 117))
 MARKER_STYLES = {ADDED: theme.MARK_ADDED, MODIFIED: theme.MARK_MODIFIED, REMOVED: theme.MARK_REMOVED}
 MARKER_CELL = "▌"
 HSCROLL_STEP = 8
-
-
-class Comment(NamedTuple):
-    """A note on a source line, from the agent (`laura comment`) or the user."""
-
-    line: int
-    body: str
-    author: str
 
 
 def dimmed(style: Style) -> Style:
@@ -66,10 +64,14 @@ class FilePane:
         self.highlight: tuple[int, int] | None = None
         self.diff_view = False
         self.follow = False
-        self.comments: list[Comment] = []
+        # Inline review: threads, freeze, a failed submission (laura/review).
+        self.review = PaneReview()
         self.watch = FileWatch(path)
         self._inner: Rect | None = None  # the text area at the last draw
         self._pin_end = False
+        self._generation = 0  # bumped whenever the source rows are rebuilt
+        self._with_cards: tuple[tuple[int, int, int], list[Row]] | None = None
+        self._shown: tuple[int, int, Sequence[Row]] | None = None  # what rows() last returned
         self._load()
 
     # --- content --------------------------------------------------------------
@@ -82,7 +84,7 @@ class FilePane:
         self._git: gitmarks.GitDiff | None = None
         self._marks: Marks | None = None
         self._views: dict[tuple[int, bool], DocumentView] = {}
-        self._lit: tuple[DocumentView, tuple[int, int], range] | None = None
+        self._lit: tuple[Sequence[Row], tuple[int, int], range] | None = None
 
     @property
     def line_count(self) -> int:
@@ -116,13 +118,55 @@ class FilePane:
     def text_width(self, inner_width: int) -> int:
         return max(inner_width - self.gutter_width(), 1)
 
-    def rows(self, inner_width: int) -> DocumentView:
-        """Rendered rows at the pane's inner width, laid out as they are read
-        (one view per width and mode, kept until the file reloads)."""
+    def rows(self, inner_width: int) -> Sequence[Row]:
+        """What the pane shows: the lazily laid-out view of the file, or,
+        while the review has threads, a list with their cards under their
+        lines (pre-formatted rows already clipped at the horizontal scroll)."""
+        rows: Sequence[Row] = self.source_rows(inner_width)
+        book = self.review.book
+        if not book.is_empty:
+            key = (self._generation, book.version, self.hscroll)
+            if self._with_cards is None or self._with_cards[0] != key:
+                assert isinstance(rows, DocumentView)
+                clipped = rows.window(0, len(rows), self.hscroll)
+                width = self.text_width(inner_width)
+                self._with_cards = (key, with_cards(clipped, book.threads(), width, indent=1))
+            rows = self._with_cards[1]
+        shown = self._shown
+        if (
+            shown is not None
+            and shown[:2] == (self._generation, self.hscroll)
+            and shown[2] is not rows
+        ):
+            self._keep_place(shown[2], rows)
+        self._shown = (self._generation, self.hscroll, rows)
+        return rows
+
+    def _keep_place(self, old: Sequence[Row], new: Sequence[Row]) -> None:
+        """Cards appeared, changed or folded: keep the cursor and the top of
+        the view on the same source rows, so nothing seems to jump. A row on
+        a card that went away maps to the nearest surviving row above it."""
+        old_rows = old.window(0, len(old), self.hscroll) if isinstance(old, DocumentView) else old
+        new_rows = new.window(0, len(new), self.hscroll) if isinstance(new, DocumentView) else new
+        where = {_row_key(row): index for index, row in enumerate(new_rows)}
+
+        def moved(index: int) -> int:
+            for earlier in range(min(index, len(old_rows) - 1), -1, -1):
+                found = where.get(_row_key(old_rows[earlier]))
+                if found is not None:
+                    return found
+            return 0
+
+        self.cursor, self.scroll = moved(self.cursor), moved(self.scroll)
+
+    def source_rows(self, inner_width: int) -> DocumentView:
+        """The file's rows alone at the pane's inner width, laid out as they
+        are read (one view per width and mode, kept until the file reloads)."""
         width = self.text_width(inner_width)
         key = (width, self.diff_view)
         view = self._views.get(key)
         if view is None:
+            self._generation += 1
             if self.diff_view:
                 blocks = gitmarks.diff_view_blocks(self.document.lines, self.git.hunks)
                 view = DocumentView(blocks, self.line_count, width, one_row_per_line=False)
@@ -132,17 +176,22 @@ class FilePane:
         return view
 
     def content_rows(self, inner_width: int) -> int:
-        return self.rows(inner_width).content_rows()
+        rows = self.rows(inner_width)
+        return rows.content_rows() if isinstance(rows, DocumentView) else len(rows)
 
     def lit_rows(self, inner_width: int) -> range:
         """Rows whose source range meets the highlight (empty when none)."""
         if self.highlight is None or self.line_count == 0:
             return range(0)
-        view = self.rows(inner_width)
+        rows = self.rows(inner_width)
         cached = self._lit
-        if cached is None or cached[0] is not view or cached[1] != self.highlight:
-            # drawn every frame: answer once per view and range
-            cached = self._lit = (view, self.highlight, view.rows_meeting(*self.highlight))
+        if cached is None or cached[0] is not rows or cached[1] != self.highlight:
+            # drawn every frame: answer once per row set and range
+            if isinstance(rows, DocumentView):
+                lit = rows.rows_meeting(*self.highlight)
+            else:
+                lit = rows_meeting(rows, *self.highlight)
+            cached = self._lit = (rows, self.highlight, lit)
         return cached[2]
 
     # --- state changes --------------------------------------------------------
@@ -182,7 +231,7 @@ class FilePane:
     def scroll_sideways(self, steps: int, inner: Rect) -> None:
         """←/→: shift pre-formatted rows (code, tables, fences) by a step,
         no further than the widest one on screen needs."""
-        view = self.rows(inner.width)
+        view = self.source_rows(inner.width)
         widest = view.max_pre_cells(self.scroll, inner.height)
         limit = max(widest - view.width + 1, 0)
         self.hscroll = min(max(self.hscroll + steps * HSCROLL_STEP, 0), limit)
@@ -190,24 +239,30 @@ class FilePane:
     def clamp(self, inner: Rect) -> None:
         """Keep scroll and cursor on rows that exist, laying out only as far
         as the view needs (the full count is known once laid out to the end)."""
-        view = self.rows(inner.width)
+        rows = self.rows(inner.width)
+
+        def available(count: int) -> int:
+            if isinstance(rows, DocumentView):
+                return rows.available(count)
+            return min(count, len(rows))
+
+        complete = not isinstance(rows, DocumentView) or rows.complete()
         height = max(inner.height, 1)
         self.scroll = max(self.scroll, 0)
-        laid = view.available(self.scroll + height)
-        if view.complete():
+        laid = available(self.scroll + height)
+        if complete or laid < self.scroll + height:
             self.scroll = min(self.scroll, max(laid - height, 0))
         self.cursor = max(self.cursor, 0)
-        laid = view.available(self.cursor + 1)
+        laid = available(self.cursor + 1)
         self.cursor = min(self.cursor, max(laid - 1, 0))
         if self.cursor < self.scroll:
             self.cursor = self.scroll
         elif self.cursor >= self.scroll + height:
             self.cursor = self.scroll + height - 1
-        self.cursor = min(self.cursor, max(view.available(self.cursor + 1) - 1, 0))
+        self.cursor = min(self.cursor, max(available(self.cursor + 1) - 1, 0))
 
     def pin_to_end(self, inner: Rect) -> None:
-        view = self.rows(inner.width)
-        count = view.content_rows()
+        count = self.content_rows(inner.width)
         self.cursor = max(count - 1, 0)
         self.scroll = max(count - max(inner.height, 1), 0)
 
@@ -234,12 +289,29 @@ class FilePane:
 
     # --- live files -----------------------------------------------------------
 
-    def poll(self) -> bool:
-        """Reload if the file changed on disk; True when it did."""
+    def reload_if_changed(self) -> bool:
+        """Re-read the file if it changed on disk, unless unsubmitted threads
+        hold it frozen (comments would land on other lines); a frozen pane
+        reloads once its threads are gone. True when anything changed."""
+        if self.review.thaw_due():
+            self.review.thawed()
+            self.watch.poll()
+            self.reload()
+            return True
         if not self.watch.poll():
             return False
-        self.reload()
+        if self.review.file_changed():
+            self.reload()
         return True
+
+    def poll(self) -> bool:
+        return self.reload_if_changed()
+
+    def refresh(self) -> None:
+        """Ctrl+R: discard every thread and reload."""
+        self.review.discard()
+        self.watch.poll()
+        self.reload()
 
     def reload(self) -> None:
         """Read the file again; keep the cursor on its source line, the
@@ -263,34 +335,83 @@ class FilePane:
             return
         self._restore(line, top)
 
-    def _cursor_line(self) -> int | None:
+    def _line_at(self, index: int) -> int | None:
         if self._inner is None:
             return None
-        return self.rows(self._inner.width).line_at(self.cursor)
+        anchor = self.anchor_at(index, self._inner.width)
+        return anchor[0] if anchor is not None else None
+
+    def _cursor_line(self) -> int | None:
+        return self._line_at(self.cursor)
 
     def _top_line(self) -> int | None:
-        if self._inner is None:
-            return None
-        return self.rows(self._inner.width).line_at(self.scroll)
+        return self._line_at(self.scroll)
 
     def _restore(self, line: int | None, top: int | None) -> None:
         inner = self._inner
         if inner is None or line is None:
             return
-        view = self.rows(inner.width)
-        found = view.rows_meeting(line) if self.line_count else range(0)
-        cursor = found.start if found else 0
+        rows = self.rows(inner.width)
+
+        def first_row(line: int) -> int:
+            if not self.line_count:
+                return 0
+            if isinstance(rows, DocumentView):
+                found = rows.rows_meeting(line)
+            else:
+                found = rows_meeting(rows, line, line)
+            return found.start if found else 0
+
+        cursor = first_row(line)
         if top is not None:
-            above = view.rows_meeting(top) if self.line_count else range(0)
-            self.scroll = above.start if above else 0
+            self.scroll = first_row(top)
         self.cursor = cursor
         if not self.scroll <= cursor < self.scroll + max(inner.height, 1):
             self.scroll = max(cursor - max(inner.height, 1) // 2, 0)
         self.clamp(inner)
 
-    def start_following(self) -> None:
-        self.follow = True
-        self._pin_end = True
+    # --- inline review ----------------------------------------------------------
+
+    def source_lines(self) -> list[str]:
+        """The snapshot's source lines as the gutter and `L<n>` count them."""
+        return split_source_lines(self.text)
+
+    def anchor_at(self, index: int, inner_width: int) -> Anchor | None:
+        """The source range a comment on row `index` is about: the row's own,
+        or for a row standing for no line (a card, a table border) the
+        nearest line above it."""
+        rows = self.rows(inner_width)
+        for row in reversed(rows[: index + 1]):
+            if row.source is not None:
+                return row.source
+        return None
+
+    def cursor_line(self, inner_width: int) -> int:
+        anchor = self.anchor_at(self.cursor, inner_width)
+        return anchor[0] if anchor is not None else 0
+
+    def jump_to_thread(self, forward: bool, inner: Rect) -> bool:
+        """`n`/`N`: put the cursor on the next/previous thread's line."""
+        line = self.cursor_line(inner.width)
+        book = self.review.book
+        thread = book.next_thread(line) if forward else book.previous_thread(line)
+        if thread is None:
+            return False
+        for index, row in enumerate(self.rows(inner.width)):
+            if row.source is not None and row.source[0] <= thread.line <= row.source[1]:
+                self.move_cursor(index - self.cursor, inner)
+                return True
+        return False
+
+    def review_label(self, inner: Rect) -> str:
+        """`[review: N ↑a ↓b]` (and the frozen mark) for the visible rows."""
+        if not self.review.has_threads and not self.review.frozen:
+            return ""
+        rows = self.rows(inner.width)
+        shown = [r.source for r in rows[self.scroll : self.scroll + inner.height] if r.source]
+        first = shown[0][0] if shown else 0
+        last = shown[-1][1] if shown else 0
+        return self.review.border_label(first, last)
 
     def set_follow(self, follow: bool, inner: Rect) -> None:
         """Following pins the cursor (and the view) to the last row, now and
@@ -302,7 +423,7 @@ class FilePane:
 
     # --- drawing --------------------------------------------------------------
 
-    def title(self, cwd: str) -> str:
+    def title(self, cwd: str, inner: Rect | None = None) -> str:
         shown = self.path
         if cwd and (self.path + os.sep).startswith(cwd.rstrip(os.sep) + os.sep):
             shown = os.path.relpath(self.path, cwd)
@@ -311,7 +432,10 @@ class FilePane:
             title += " [diff]"
         self._title_width = text_width(title)
         stats = self.stats()
-        return f"{title} {stats}" if stats else title
+        if stats:
+            title += f" {stats}"
+        label = self.review_label(inner) if inner is not None else ""
+        return f"{title}  {label}" if label else title
 
     def _draw_stats(self, canvas: Canvas, inner: Rect) -> None:
         """Colour the `+a -d` the border title ends with (green, red)."""
@@ -338,8 +462,11 @@ class FilePane:
             self._pin_end = False
             self.pin_to_end(inner)
         self.clamp(inner)
-        view = self.rows(inner.width)
-        rows = view.window(self.scroll, inner.height, self.hscroll)
+        shown = self.rows(inner.width)
+        if isinstance(shown, DocumentView):
+            rows = shown.window(self.scroll, inner.height, self.hscroll)
+        else:  # with the review's cards: already clipped
+            rows = list(shown[self.scroll : self.scroll + inner.height])
         number_width = self.gutter_width() - 3
         lit = self.lit_rows(inner.width)
         lighting = self.highlight is not None
@@ -377,3 +504,9 @@ def _paint(canvas: Canvas, band: Rect, *, background: tuple[int, int, int]) -> N
 
 def row_text(row: Row) -> str:
     return "".join(span.text for span in row.spans)
+
+
+def _row_key(row: Row) -> tuple[object, ...]:
+    """What identifies a row across a re-merge of cards: its source, its
+    place in a wrapped line and its text (rows are rebuilt, not shared)."""
+    return (row.source, row.first, row_text(row))

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import bisect
 import itertools
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import overload
 
 import attrs
@@ -57,7 +57,7 @@ def gap_row(count: int, width: int) -> Row:
     return Row((Span((label + "─" * fill)[: max(width, 1)], theme.GAP),), None, True, " ")
 
 
-class DocumentView:
+class DocumentView(Sequence[Row]):
     """Rows of a document at one text width, laid out on demand.
 
     Acts as a read-only sequence of unclipped rows (`len` forces the whole

@@ -6,7 +6,7 @@ Every action is answered by what it causes (frames from the session) or by
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 import trio
 
@@ -15,6 +15,10 @@ from luxe.engine.store import SessionStore
 from luxe.protocol import Action, Rejection
 from luxe.protocol import actions as act
 from luxe.protocol import events as ev
+from luxe.protocol import review as rv
+
+# Guided Review actions go to the review's owner (luxe.review.service).
+ReviewHandler = Callable[[rv.ReviewAction], Awaitable[None]]
 
 
 class RpcActions:
@@ -24,11 +28,13 @@ class RpcActions:
         store: SessionStore,
         make_model: Callable[[str], ModelSource],
         stop: trio.Event,
+        review: ReviewHandler | None = None,
     ) -> None:
         self.session = session
         self.store = store
         self.make_model = make_model
         self.stop = stop
+        self.review = review
 
     async def dispatch(self, action: Action | Rejection) -> bool:
         """Apply one action; returns False when the session must end."""
@@ -40,6 +46,12 @@ class RpcActions:
         if isinstance(action, act.Close):
             self.stop.set()
             return False
+        if isinstance(action, rv.REVIEW_ACTIONS):
+            if self.review is None:
+                await s.emit(ev.ActionRejected(action.KIND, f"{action.KIND}: Guided Review is not available"))
+            else:
+                await self.review(action)
+            return True
         if isinstance(action, act.SubmitUserMessage):
             if not action.text.strip():
                 refusal = "submit_user_message: field `text` is empty"

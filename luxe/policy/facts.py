@@ -121,6 +121,8 @@ def gather_facts(
             given.append(value)
         elif isinstance(value, list):
             given.extend(v for v in value if isinstance(v, str))
+    # A path with a NUL byte names no file (the OS refuses it); the tool says so.
+    given = [g for g in given if "\0" not in g]
     if not given and tool in ("grep", "ls"):
         given.append(".")  # both default to the working directory
     paths = tuple(resolve_path(g, cwd=cwd, root=root, home=home) for g in given)

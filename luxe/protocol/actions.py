@@ -11,6 +11,8 @@ from typing import Any, ClassVar, Literal
 
 import attrs
 
+from luxe.protocol.review import REVIEW_ACTIONS, ReviewAction
+
 PermissionReply = Literal["once", "always", "reject"]
 AgentModeName = Literal["build", "plan"]
 ThinkingLevelName = Literal["off", "low", "medium", "high"]
@@ -120,6 +122,7 @@ Action = (
     | ListSessions
     | Compact
     | Close
+    | ReviewAction
 )
 
 ACTION_TYPES: dict[str, type] = {
@@ -137,5 +140,6 @@ ACTION_TYPES: dict[str, type] = {
         ListSessions,
         Compact,
         Close,
+        *REVIEW_ACTIONS,
     )
 }

@@ -10,6 +10,8 @@ from typing import Any, ClassVar
 
 import attrs
 
+from luxe.protocol.review import REVIEW_EVENTS, ReviewEvent
+
 PROTOCOL_VERSION = 2
 
 # -- handshake, state, sessions ------------------------------------------------
@@ -259,6 +261,7 @@ Event = (
     | Compacted
     | HookFinished
     | ActionRejected
+    | ReviewEvent
 )
 
 EVENT_TYPES: dict[str, type] = {
@@ -287,5 +290,6 @@ EVENT_TYPES: dict[str, type] = {
         Compacted,
         HookFinished,
         ActionRejected,
+        *REVIEW_EVENTS,
     )
 }

@@ -178,8 +178,8 @@ def _fix(session: ReviewSession, review: Review, edit: Edit, now: str, new_id: s
         fixed = attrs.evolve(finding, fix=Fix("requested"))
         return EditResult(_swap(created.session, fixed), new_id, edit.send)
     finding = _find(session, edit.finding_id)
-    if finding.fix is not None and finding.fix.state in ("requested", "running") and finding.sent:
-        raise EditFailed(f"a fix for {finding.id} is already {finding.fix.state}")
+    if finding.fix is not None and finding.fix.state == "running":
+        raise EditFailed(f"a fix for {finding.id} is already running")
     thread = finding.thread
     if edit.body is not None and edit.body.strip():
         thread = (*thread, _entry("reviewer", edit.body, now))

@@ -142,7 +142,7 @@ def test_focus_highlight_comment_diff_ready_update(laura_session: Make, tmp_path
     ready = session.cli("ready", "--session", "s1", "--agent", "claude")
     assert ready.returncode == 0, ready.stderr
     body = json.loads(ready.stdout)
-    assert body["journal"].endswith("/.laura/sessions/s1.ndjson")
+    assert body["journal"] == str(session.root / "state" / "laura" / "sessions" / "s1.ndjson")
     assert [pane["id"] for pane in body["layout"]["panes"]] == [0, 1]
     journal = Path(body["journal"]).read_text().splitlines()
     assert json.loads(journal[-1])["type"] == "ready"
@@ -153,7 +153,13 @@ def test_focus_highlight_comment_diff_ready_update(laura_session: Make, tmp_path
     replaced = session.cli("open", str(write_lines(tmp_path / "b.txt", 2)), "--panel", "2")
     assert replaced.stdout.strip() == "2"
     assert [p["path"] for p in layout(session)["panes"]][2].endswith("b.txt")
-    assert session.cli("close", "--all").returncode == 0
+    # Pane 1 holds the agent's unsubmitted comment: `close --all` closes nothing
+    # until the person discards it (Ctrl+R on the focused pane 1).
+    refused = session.cli("close", "--all")
+    assert refused.stderr.startswith("Error: pane #1 has an unsubmitted inline review")
+    assert [pane["id"] for pane in layout(session)["panes"]] == [0, 1, 2]
+    session.send_keys("C-r")
+    wait_until(lambda: session.cli("close", "--all").returncode == 0)
     assert [pane["id"] for pane in layout(session)["panes"]] == [0]
 
 

@@ -1,0 +1,425 @@
+"""The feed loop and text drawing: bytes in, lines out, at bulk speed.
+
+Input is decoded incrementally (UTF-8 split across reads is fine) and cut by
+one compiled regex into alternating *chunks* (printable text, possibly with
+SGR sequences inside) and *control tokens* (everything else). A chunk is
+written into the cursor's line with a few string slices; SGR sequences in it
+only change the style runs being built. Per character work happens only for
+non-ASCII text (widths) and DEC line drawing.
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+from itertools import islice, takewhile
+
+from laura.emulator import ReplyFn
+from laura.render.style import PLAIN, Style
+from laura.vt.controls import Controls
+from laura.vt.line import FILL, Line
+from laura.vt.sgr import _CACHE as _SGR_CACHE
+from laura.vt.sgr import apply_sgr
+from laura.vt.width import _CACHE as _WIDTHS
+from laura.vt.width import char_width
+
+# Control tokens, cut out of the text. SGR sequences are *not* matched here
+# (the negative lookaheads), so they stay inside text chunks.
+_SGR_AHEAD = "(?![0-9;:]*m)"
+_SPLIT = re.compile(
+    "(\r\n"
+    f"|\x1b\\[{_SGR_AHEAD}[0-?]*[ -/]*[@-~]"
+    # Strings end at BEL/ST, or are cut short by any other ESC, which may be
+    # one _hold_tail kept back for the next read (hence the \Z).
+    "|\x1b\\][^\x07\x1b]*(?:\x07|\x1b\\\\|(?=\x1b)|\\Z)"
+    "|\x1b[P_^X][^\x1b]*(?:\x1b\\\\|(?=\x1b)|\\Z)"
+    "|\x1b[ -/]*[0-Z\\\\-~]"
+    "|[\x00-\x1a\x1c-\x1f\x7f-\x9f]"
+    f"|\x1b(?!\\[[0-9;:]*m))"
+)
+_SGR = re.compile("\x1b\\[([0-9;:]*)m")
+# A sequence cut off by the end of the input: held until more arrives.
+_TAIL = re.compile(
+    "\x1b(?:\\[[0-?]*[ -/]*|[ -/]*|\\][^\x07\x1b]*|[P_^X][^\x1b]*)\\Z"
+)
+_HELD_LIMIT = 1 << 16  # longer unterminated strings (OSC/DCS) are discarded
+_BULK = 256  # most lines laid down by one `_bulk_lines`
+# When a read holds no control but CR LF pairs and SGR sequences (`cat` of a
+# file, `ls --color`), str.split cuts it ten times faster than _SPLIT can.
+_ODD_CONTROL = re.compile("[\x00-\x09\x0b\x0c\x0e-\x1a\x1c-\x1f\x7f-\x9f]")
+_HARD_ESCAPE = re.compile("\x1b(?!\\[[0-9;:]*m)")
+
+_DEC_GRAPHICS = str.maketrans({
+    "_": " ", "`": "◆", "a": "▒", "b": "␉", "c": "␌", "d": "␍", "e": "␊", "f": "°",
+    "g": "±", "h": "␤", "i": "␋", "j": "┘", "k": "┐", "l": "┌", "m": "└", "n": "┼",
+    "o": "⎺", "p": "⎻", "q": "─", "r": "⎼", "s": "⎽", "t": "├", "u": "┤", "v": "┴",
+    "w": "┬", "x": "│", "y": "≤", "z": "≥", "{": "π", "|": "≠", "}": "£", "~": "·",
+})
+
+
+def _sub_runs(runs: list, a: int, b: int, base: int) -> list:
+    """Runs (relative, flat) restricted to [a, b) and moved so a lands on base."""
+    out: list = []
+    last = len(runs) - 2
+    for i in range(0, len(runs), 2):
+        start = runs[i]
+        if start >= b:
+            break
+        end = runs[i + 2] if i < last else b
+        if end <= a or end <= start:
+            continue
+        out += (max(start, a) - a + base, runs[i + 1])
+    return out
+
+
+class VirtualTerminal(Controls):
+    """A VT/xterm emulator implementing `laura.emulator.Emulator`."""
+
+    def __init__(self, lines: int, columns: int, reply: ReplyFn | None = None) -> None:
+        super().__init__(lines, columns, reply)
+        self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        self._held = ""
+        self._in_string = False
+
+    # -- input ----------------------------------------------------------------
+
+    def feed(self, data: bytes) -> None:
+        """Parse `data`; never raises (a bug in a rare path costs a redraw,
+        not the pane: it is counted in `errors`)."""
+        try:
+            self._feed(self._decoder.decode(data))
+        except Exception:
+            self.errors += 1
+            self._held = ""
+            self._all_dirty = True
+            self.x = min(self.x, self.columns)
+            self.y = min(max(self.y, 0), self.lines - 1)
+
+    def _feed(self, text: str) -> None:
+        if self._held:
+            text = self._held + text
+            self._held = ""
+        if self._in_string:
+            end = re.search("[\x07\x1b]", text)
+            if end is None:
+                return
+            self._in_string = False
+            text = text[end.start() + (text[end.start()] == "\x07"):]
+        last_esc = text.rfind("\x1b")
+        if last_esc >= 0:
+            text = self._hold_tail(text, last_esc)
+        if (_ODD_CONTROL.search(text) is None and _HARD_ESCAPE.search(text) is None
+                and text.count("\r") == text.count("\n") == text.count("\r\n")):
+            lines = text.split("\r\n")
+            parts = ["\r\n"] * (2 * len(lines) - 1)
+            parts[0::2] = lines
+        else:
+            parts = _SPLIT.split(text)
+        draw = self._draw
+        control = self._control
+        count = len(parts) - 1
+        bulk_from = 0  # no bulk attempt before this index (after a failed one)
+        i = 0
+        while i < count:
+            chunk = parts[i]
+            token = parts[i + 1]
+            i += 2
+            if chunk:
+                draw(chunk)
+            if token != "\r\n":
+                control(token)
+                continue
+            self.x = 0
+            y = self.y
+            if y != self.bottom:
+                if y < self.lines - 1:
+                    self.y = y + 1
+            elif self.top == 0 and y == self.lines - 1 and self.buffer is self.main_buffer:
+                # The commonest scroll, inline: the top line to history.
+                buffer = self.buffer
+                self.history.append(buffer.pop(0))
+                buffer.append(Line())
+                self._all_dirty = True
+            else:
+                self._scroll_up(1)
+            if i >= bulk_from and i + 1 < count and parts[i + 1] == "\r\n":
+                done = self._bulk_lines(parts, i, count)
+                if done == i:
+                    bulk_from = i + 2 * _BULK
+                i = done
+        if parts[-1]:
+            draw(parts[-1])
+
+    def _bulk_lines(self, parts: list[str], i: int, count: int) -> int:
+        """Lay down a run of plain lines, each ended by CR LF, in one go.
+
+        Applies when the cursor is at column 0 of a blank bottom line of the
+        main screen with no margins, and every line is ASCII text without
+        escapes that fits the width: then each line simply scrolls into the
+        history, so they are built as `Line`s and moved with list operations.
+        Returns the index after the run (`i` itself when it does not apply).
+        """
+        lines = self.lines
+        buffer = self.buffer
+        if (self.y != lines - 1 or self.top != 0 or self.bottom != lines - 1
+                or buffer is not self.main_buffer or self.insert_mode or self._translate
+                or buffer[-1].text or buffer[-1].marks):
+            return i
+        run = len(list(takewhile("\r\n".__eq__, islice(parts, i + 1, min(count, i + 2 * _BULK), 2))))
+        if run < 2:
+            return i
+        chunks = parts[i : i + 2 * run : 2]
+        joined = "".join(chunks)
+        if not joined.isascii():
+            return i
+        style = self.style
+        if "\x1b" in joined:
+            built = self._styled_lines(chunks)
+            if built is None:
+                return i
+            new, style = built
+        elif max(map(len, chunks)) > self.columns:
+            return i
+        elif style is PLAIN:
+            new = [Line(chunk) for chunk in chunks]
+        else:
+            new = [Line(chunk, [0, style]) if chunk else Line() for chunk in chunks]
+        buffer.pop()
+        buffer += new
+        buffer.append(Line())
+        self.history.extend(buffer[:run])
+        del buffer[:run]
+        self.style = style
+        self._all_dirty = True
+        for line in reversed(new):
+            if line.text:
+                self._last_char = line.text[-1]
+                break
+        return i + 2 * run
+
+    def _styled_lines(self, chunks: list[str]) -> tuple[list[Line], Style] | None:
+        """Lines for chunks with SGR sequences, each drawn from column 0 of a
+        blank line, and the style after them; None if one is too wide."""
+        style = self.style
+        columns = self.columns
+        cache = _SGR_CACHE
+        new = []
+        for chunk in chunks:
+            pieces = _SGR.split(chunk)
+            texts = []
+            runs: list = []
+            offset = 0
+            first = pieces[0]
+            if first:
+                texts.append(first)
+                runs += (0, style)
+                offset = len(first)
+            for params, text in zip(islice(pieces, 1, None, 2), islice(pieces, 2, None, 2),
+                                    strict=True):
+                found = cache.get((id(style), params))
+                style = apply_sgr(style, params) if found is None else found
+                if text:
+                    if not runs or runs[-1] is not style:
+                        runs += (offset, style)
+                    texts.append(text)
+                    offset += len(text)
+            if offset > columns:
+                return None
+            new.append(Line("".join(texts), runs) if texts else Line())
+        return new, style
+
+    def _hold_tail(self, text: str, last_esc: int) -> str:
+        """Keep an incomplete trailing sequence for the next feed."""
+        cut = len(text)
+        if _TAIL.match(text, last_esc):
+            cut = last_esc
+        if cut == len(text) - 1 and cut > 0:
+            # A final lone ESC may begin the ST of a string sequence.
+            start = text.rfind("\x1b", 0, cut)
+            kind = text[start + 1 : start + 2] if start >= 0 else ""
+            if kind in ("P", "_", "^", "X") or (kind == "]" and text.find("\x07", start, cut) < 0):
+                cut = start
+        if cut == len(text):
+            return text
+        held = text[cut:]
+        if len(held) > _HELD_LIMIT:
+            self._in_string = True  # drop it, and the rest up to its end
+        else:
+            self._held = held
+        return text[:cut]
+
+    # -- drawing --------------------------------------------------------------
+
+    def _draw(self, chunk: str) -> None:
+        """Draw printable text that may carry SGR sequences."""
+        if "\x1b" in chunk:
+            self._draw_styled(chunk)
+            return
+        if self._translate:
+            chunk = chunk.translate(_DEC_GRAPHICS)
+        if not chunk.isascii():
+            self._draw_unicode(chunk, self.style)
+            return
+        x = self.x
+        end = x + len(chunk)
+        if end <= self.columns and not self.insert_mode:
+            line = self.buffer[self.y]
+            text = line.text
+            style = self.style
+            if x == len(text):
+                line.text = text + chunk
+                runs = line.runs
+                if runs[-1] is not style:
+                    if runs[-2] == x:
+                        runs[-1] = style
+                    else:
+                        runs += (x, style)
+            else:
+                line.splice(x, chunk, [x, style])
+            # x == columns means "wrap pending"; without DECAWM the cursor
+            # just stays on the last column.
+            self.x = end if end < self.columns or self.autowrap else end - 1
+            self._dirty.add(self.y)
+        else:
+            self._write(chunk, [0, self.style])
+        self._last_char = chunk[-1]
+
+    def _draw_styled(self, chunk: str) -> None:
+        pieces = _SGR.split(chunk)
+        if self._translate or self.insert_mode or not chunk.isascii():
+            self._replay(pieces)
+            return
+        style = self.style
+        x = self.x
+        offset = x
+        texts = []
+        runs: list = []
+        first = pieces[0]
+        if first:
+            texts.append(first)
+            runs += (x, style)
+            offset += len(first)
+        cache = _SGR_CACHE
+        for params, text in zip(islice(pieces, 1, None, 2), islice(pieces, 2, None, 2), strict=True):
+            new = cache.get((id(style), params))
+            style = apply_sgr(style, params) if new is None else new
+            if text:
+                if not runs or runs[-1] is not style:
+                    runs += (offset, style)
+                texts.append(text)
+                offset += len(text)
+        self.style = style
+        if not texts:
+            return
+        cells = "".join(texts)
+        self._last_char = cells[-1]
+        if offset > self.columns:
+            self._write(cells, [r - x if i % 2 == 0 else r for i, r in enumerate(runs)])
+            return
+        line = self.buffer[self.y]
+        text = line.text
+        if x == len(text):
+            own = line.runs
+            if own[-1] is runs[1]:
+                del runs[:2]
+            elif own[-2] == x:
+                del own[-2:]
+            own += runs
+            line.text = text + cells
+        else:
+            line.splice(x, cells, runs)
+        self.x = offset if offset < self.columns or self.autowrap else offset - 1
+        self._dirty.add(self.y)
+
+    def _replay(self, pieces: list[str]) -> None:
+        """Slow path of a styled chunk: piece by piece."""
+        if pieces[0]:
+            self._draw(pieces[0])
+        for params, text in zip(islice(pieces, 1, None, 2), islice(pieces, 2, None, 2), strict=True):
+            self.style = apply_sgr(self.style, params)
+            if text:
+                self._draw(text)
+
+    def _draw_unicode(self, chunk: str, style: Style) -> None:
+        """Text with wide or combining characters: cells built per character."""
+        cells: list[str] = []
+        widths = _WIDTHS
+        for char in chunk:
+            width = widths.get(char)
+            if width is None:
+                width = char_width(char)
+            if width == 1:
+                cells.append(char)
+            elif width == 2:
+                cells.append(char + FILL)
+            else:
+                if cells:
+                    self._write("".join(cells), [0, style])
+                    cells = []
+                self._add_mark(char)
+        if cells:
+            self._write("".join(cells), [0, style])
+        self._last_char = chunk[-1]
+
+    def _add_mark(self, mark: str) -> None:
+        """Attach a combining character to the cell before the cursor."""
+        x = self.x
+        if x == 0:
+            return
+        line = self.buffer[self.y]
+        x = min(x, self.columns) - 1
+        if x < len(line.text) and line.text[x] == FILL and x > 0:
+            x -= 1
+        if x < len(line.text):
+            line.add_mark(x, mark)
+            self._dirty.add(self.y)
+
+    def _write(self, cells: str, runs: list) -> None:
+        """Write cells (runs relative to cells[0]) at the cursor, wrapping and
+        honouring insert mode and DECAWM."""
+        columns = self.columns
+        while cells:
+            x = self.x
+            if x >= columns:
+                if self.autowrap:
+                    self.buffer[self.y].wrapped = True
+                    self._index()
+                    x = self.x = 0
+                else:
+                    keep = 2 if cells[-1] == FILL and len(cells) > 1 else 1
+                    if keep > columns:
+                        return
+                    runs = _sub_runs(runs, len(cells) - keep, len(cells), 0)
+                    cells = cells[-keep:]
+                    x = self.x = columns - keep
+            room = columns - x
+            if len(cells) <= room:
+                cut = len(cells)
+            else:
+                cut = room
+                if cells[cut] == FILL:
+                    cut -= 1  # a wide character never straddles the edge
+                    if cut == 0 and x == 0:  # it cannot fit at all
+                        cells, runs = cells[2:], _sub_runs(runs, 2, len(cells), 0)
+                        continue
+            if cut:
+                line = self.buffer[self.y]
+                if self.insert_mode:
+                    line.insert_blanks(x, cut, PLAIN, columns)
+                line.splice(x, cells[:cut], _sub_runs(runs, 0, cut, x))
+                self._dirty.add(self.y)
+            self.x = x + cut
+            if cut < len(cells):
+                self.x = columns
+                runs = _sub_runs(runs, cut, len(cells), 0)
+            elif self.x == columns and not self.autowrap:
+                self.x = columns - 1
+            cells = cells[cut:]
+
+    def _repeat(self, count: int) -> None:
+        """REP: the last printed character again."""
+        if self._last_char:
+            self._draw(self._last_char * count)
+
+
+__all__ = ["Line", "VirtualTerminal"]

@@ -1,0 +1,37 @@
+"""How many cells a character takes: 0 (combining), 1, or 2 (East Asian wide).
+
+Decided from the stdlib's Unicode database, memoised per character; no native
+dependency. ASCII never gets here: the emulator checks `str.isascii()` first.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+_CACHE: dict[str, int] = {}
+
+
+def char_width(char: str) -> int:
+    found = _CACHE.get(char)
+    if found is None:
+        found = _compute(char)
+        if len(_CACHE) > 100_000:
+            _CACHE.clear()
+        _CACHE[char] = found
+    return found
+
+
+def _compute(char: str) -> int:
+    code = ord(char)
+    if code < 0x20 or 0x7F <= code < 0xA0:
+        return 0
+    if code == 0x200D or 0x200B <= code <= 0x200F or 0xFE00 <= code <= 0xFE0F:
+        return 0  # zero-width joiners/spaces and variation selectors
+    category = unicodedata.category(char)
+    if category in ("Mn", "Me", "Cf") or unicodedata.combining(char):
+        return 0
+    if 0x1160 <= code <= 0x11FF:
+        return 0  # Hangul medial vowels and final consonants join the syllable
+    if unicodedata.east_asian_width(char) in ("W", "F"):
+        return 2
+    return 1

@@ -100,6 +100,7 @@ class Host(Bindings):
             nursery.start_soon(self.console.read_events, self.handle_events)
             nursery.start_soon(self._signals)
             nursery.start_soon(self._render_loop)
+            nursery.start_soon(self._poll_files)
             await nursery.start(self._run_tab, self.first_command)
         return self.exit_code
 
@@ -144,7 +145,6 @@ class Host(Bindings):
                     terminal.on_output = self.mark_dirty
                     async with trio.open_nursery() as nursery:
                         await nursery.start(serve_tab, name, self._answerer(tab))
-                        nursery.start_soon(self._watch_files, tab)
                         self.tabs.append(runtime)
                         self.active = len(self.tabs) - 1
                         self._started_any = True
@@ -186,13 +186,12 @@ class Host(Bindings):
 
         return answer
 
-    async def _watch_files(self, tab: Tab) -> None:
-        """Reload the tab's file panes when their files change; runs until
-        the tab's nursery is cancelled (nothing to clean up: polls hold no
-        handles between ticks)."""
+    async def _poll_files(self) -> None:
+        """Reload (or freeze) file panes whose files changed on disk; runs
+        until the host's nursery is cancelled (polls hold no handles)."""
         while True:
             await trio.sleep(FILE_POLL_INTERVAL)
-            if tab.poll_files():
+            if any(runtime.tab.poll_files() for runtime in list(self.tabs)):
                 self.mark_dirty()
 
     async def _signals(self) -> None:

@@ -133,8 +133,6 @@ class Bindings:
             refusal = panel.set_diff_view(not panel.diff_view)
             if refusal is not None:
                 self.show_toast(refusal)
-        elif key == Key("r", ctrl=True):
-            panel.reload()
         elif key == Key("x"):
             tab.close_pane(panel.id)
 

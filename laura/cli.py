@@ -121,21 +121,6 @@ def _diff_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--off", action="store_true", help="turn the diff view off")
 
 
-def _tail_args(p: argparse.ArgumentParser) -> None:
-    p.description = (
-        "Copy stdin into a spool file in $LAURA_RUNTIME and show it in a new "
-        "pane that keeps up as it grows. Focus stays where it is. The spool is deleted "
-        "when the pane or its tab closes."
-    )
-    p.add_argument("--title", metavar="T", help="names the spool file (default: tail)")
-    p.add_argument("--follow", action="store_true", help="keep the pane pinned to the end")
-    p.add_argument("--split", type=_pane_id, metavar="ID", help="pane to split (default: focused)")
-    p.add_argument(
-        "--dir", choices=("h", "v", "horizontal", "vertical"), default="h", help="default: h"
-    )
-    p.add_argument("--ratio", type=_ratio, metavar="N", default=50, help="the new pane's percent")
-
-
 def _layout_args(p: argparse.ArgumentParser) -> None:
     pass
 
@@ -150,6 +135,19 @@ def _comment_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("body", metavar="BODY")
     p.add_argument("--pane", type=_pane_id, metavar="ID", help="default: the focused pane")
     p.add_argument("--author", metavar="NAME", help="default: the ready --agent name, else agent")
+
+
+def _tail_args(p: argparse.ArgumentParser) -> None:
+    p.description = (
+        "Copy stdin into a spool file in $LAURA_RUNTIME and show it in a new pane that "
+        "keeps up as it grows (CMD | laura tail). Focus stays where it is; the pane id is "
+        "printed. The spool is deleted when the pane or its tab closes."
+    )
+    p.add_argument("--title", metavar="T", help="names the spool file (default: tail)")
+    p.add_argument("--follow", action="store_true", help="keep the pane pinned to the end")
+    p.add_argument("--split", type=_pane_id, metavar="ID", help="pane to split (default: focused)")
+    p.add_argument("--dir", choices=("h", "v", "horizontal", "vertical"), default="h", help="default: h")
+    p.add_argument("--ratio", type=_ratio, metavar="N", default=50, help="the new pane's percent")
 
 
 def _journal_args(p: argparse.ArgumentParser) -> None:

@@ -114,13 +114,6 @@ class Tab:
         self.poll_files()  # a request right after an edit sees the new content
         return encode_response(self.apply(request))
 
-    def poll_files(self) -> bool:
-        """Reload every file pane whose file changed; True if any did."""
-        changed = False
-        for panel in list(self.panels.values()):
-            changed = panel.poll() or changed
-        return changed
-
     def apply(self, request: Request) -> Response:
         try:
             if isinstance(request, Open):
@@ -224,8 +217,7 @@ class Tab:
     def _prepare(self, panel: FilePane, request: Open) -> str | None:
         """Apply an open's follow, highlight and diff, in that order (so an
         explicit highlight wins the first frame); returns a diff refusal."""
-        if request.follow:
-            panel.set_follow(True, self.panel_inner(panel))
+        panel.set_follow(request.follow, self.panel_inner(panel))
         if request.highlight is not None:
             panel.set_highlight(request.highlight, self.panel_inner(panel))
         if request.diff:
@@ -275,8 +267,7 @@ class Tab:
                 if refusal is not None:
                     return Error(refusal)
             self.tree = Leaf(SHELL)
-            for panel in self.panels.values():
-                self.discard_spool(panel)
+            self.discard_all_spools()
             self.panels.clear()
             self.focus = SHELL
             self.log("close", all=True)
@@ -377,6 +368,14 @@ class Tab:
             self.journal.log(event_type, **fields)
 
     # --- files and the inline review ---------------------------------------------
+
+    def poll_files(self) -> bool:
+        """Reload every pane whose file changed (frozen panes stay put);
+        True when anything changed."""
+        changed = False
+        for panel in list(self.panels.values()):
+            changed = panel.reload_if_changed() or changed
+        return changed
 
     def submit_review(self, panel: FilePane, body: str, write: Callable[[bytes], bool]) -> bool:
         """`S` then Enter: write the pane's review into the shell's PTY with

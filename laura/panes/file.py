@@ -3,16 +3,19 @@
 Rows come from `laura.render.document`: the pane holds a `Document` (parsed
 once per load) and a lazily laid-out view per text width, so a first paint
 renders one screen. The state a pane grows (line cursor, scroll, horizontal
-scroll, highlight, diff view, follow, git marks, comments) lives here; `draw`
-paints it into a canvas with a line-number gutter.
+scroll, highlight, diff view, follow, git marks, the inline review's threads)
+lives here; `draw` paints it into a canvas with a line-number gutter. While
+the review has threads, their cards are merged into the rows (a plain list
+then: reviews are of files a person reads).
 
-The pane owns no task: the host calls `poll()` on a timer and before
-answering a request, and `poll` reloads inline when the file changed.
+The pane owns no task: the host calls `reload_if_changed()` on a timer and
+before answering a request, and it reloads inline when the file changed.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 
 import attrs
 
@@ -23,10 +26,10 @@ from laura.render import theme
 from laura.render.canvas import Canvas, text_width
 from laura.render.diff import read_text
 from laura.render.document import Document
-from laura.render.lines import clamp_range
+from laura.render.lines import clamp_range, rows_meeting
 from laura.render.style import Row, Span, Style
 from laura.render.view import ADDED, MODIFIED, REMOVED, DocumentView, Marks
-from laura.review.carded import CardedView
+from laura.review.cards import with_cards
 from laura.review.payload import split_source_lines
 from laura.review.state import PaneReview
 from laura.review.threads import Anchor
@@ -63,11 +66,12 @@ class FilePane:
         self.follow = False
         # Inline review: threads, freeze, a failed submission (laura/review).
         self.review = PaneReview()
-        self._carded: tuple[DocumentView, int, CardedView] | None = None
-        self._shown: tuple[DocumentView, DocumentView | CardedView] | None = None
         self.watch = FileWatch(path)
         self._inner: Rect | None = None  # the text area at the last draw
         self._pin_end = False
+        self._generation = 0  # bumped whenever the source rows are rebuilt
+        self._with_cards: tuple[tuple[int, int, int], list[Row]] | None = None
+        self._shown: tuple[int, int, Sequence[Row]] | None = None  # what rows() last returned
         self._load()
 
     # --- content --------------------------------------------------------------
@@ -80,6 +84,7 @@ class FilePane:
         self._git: gitmarks.GitDiff | None = None
         self._marks: Marks | None = None
         self._views: dict[tuple[int, bool], DocumentView] = {}
+        self._lit: tuple[Sequence[Row], tuple[int, int], range] | None = None
 
     @property
     def line_count(self) -> int:
@@ -113,43 +118,55 @@ class FilePane:
     def text_width(self, inner_width: int) -> int:
         return max(inner_width - self.gutter_width(), 1)
 
-    def rows(self, inner_width: int) -> DocumentView | CardedView:
-        """Rendered rows at the pane's inner width, with the review's thread
-        cards under their lines when it has any."""
-        base = self.source_rows(inner_width)
-        view: DocumentView | CardedView = base
+    def rows(self, inner_width: int) -> Sequence[Row]:
+        """What the pane shows: the lazily laid-out view of the file, or,
+        while the review has threads, a list with their cards under their
+        lines (pre-formatted rows already clipped at the horizontal scroll)."""
+        rows: Sequence[Row] = self.source_rows(inner_width)
         book = self.review.book
         if not book.is_empty:
-            carded = self._carded
-            if carded is None or carded[0] is not base or carded[1] != book.version:
-                carded = (base, book.version, CardedView(base, book.threads()))
-                self._carded = carded
-            view = carded[2]
+            key = (self._generation, book.version, self.hscroll)
+            if self._with_cards is None or self._with_cards[0] != key:
+                assert isinstance(rows, DocumentView)
+                clipped = rows.window(0, len(rows), self.hscroll)
+                width = self.text_width(inner_width)
+                self._with_cards = (key, with_cards(clipped, book.threads(), width, indent=1))
+            rows = self._with_cards[1]
         shown = self._shown
-        if shown is not None and shown[0] is base and shown[1] is not view:
-            self._keep_place(shown[1], view)
-        self._shown = (base, view)
-        return view
+        if (
+            shown is not None
+            and shown[:2] == (self._generation, self.hscroll)
+            and shown[2] is not rows
+        ):
+            self._keep_place(shown[2], rows)
+        self._shown = (self._generation, self.hscroll, rows)
+        return rows
 
-    def _keep_place(self, old: DocumentView | CardedView, new: DocumentView | CardedView) -> None:
+    def _keep_place(self, old: Sequence[Row], new: Sequence[Row]) -> None:
         """Cards appeared, changed or folded: keep the cursor and the top of
-        the view on the same rows of the file, so nothing seems to jump."""
+        the view on the same source rows, so nothing seems to jump. A row on
+        a card that went away maps to the nearest surviving row above it."""
+        old_rows = old.window(0, len(old), self.hscroll) if isinstance(old, DocumentView) else old
+        new_rows = new.window(0, len(new), self.hscroll) if isinstance(new, DocumentView) else new
+        where = {_row_key(row): index for index, row in enumerate(new_rows)}
 
         def moved(index: int) -> int:
-            base = old.base_index(index) if isinstance(old, CardedView) else index
-            if base is None:
-                return 0
-            return new.index_of_base(base) if isinstance(new, CardedView) else base
+            for earlier in range(min(index, len(old_rows) - 1), -1, -1):
+                found = where.get(_row_key(old_rows[earlier]))
+                if found is not None:
+                    return found
+            return 0
 
         self.cursor, self.scroll = moved(self.cursor), moved(self.scroll)
 
     def source_rows(self, inner_width: int) -> DocumentView:
-        """The file's rows alone, laid out as they are read (one view per
-        width and mode, kept until the file reloads)."""
+        """The file's rows alone at the pane's inner width, laid out as they
+        are read (one view per width and mode, kept until the file reloads)."""
         width = self.text_width(inner_width)
         key = (width, self.diff_view)
         view = self._views.get(key)
         if view is None:
+            self._generation += 1
             if self.diff_view:
                 blocks = gitmarks.diff_view_blocks(self.document.lines, self.git.hunks)
                 view = DocumentView(blocks, self.line_count, width, one_row_per_line=False)
@@ -159,13 +176,23 @@ class FilePane:
         return view
 
     def content_rows(self, inner_width: int) -> int:
-        return self.rows(inner_width).content_rows()
+        rows = self.rows(inner_width)
+        return rows.content_rows() if isinstance(rows, DocumentView) else len(rows)
 
     def lit_rows(self, inner_width: int) -> range:
         """Rows whose source range meets the highlight (empty when none)."""
         if self.highlight is None or self.line_count == 0:
             return range(0)
-        return self.rows(inner_width).rows_meeting(*self.highlight)
+        rows = self.rows(inner_width)
+        cached = self._lit
+        if cached is None or cached[0] is not rows or cached[1] != self.highlight:
+            # drawn every frame: answer once per row set and range
+            if isinstance(rows, DocumentView):
+                lit = rows.rows_meeting(*self.highlight)
+            else:
+                lit = rows_meeting(rows, *self.highlight)
+            cached = self._lit = (rows, self.highlight, lit)
+        return cached[2]
 
     # --- state changes --------------------------------------------------------
 
@@ -204,7 +231,7 @@ class FilePane:
     def scroll_sideways(self, steps: int, inner: Rect) -> None:
         """←/→: shift pre-formatted rows (code, tables, fences) by a step,
         no further than the widest one on screen needs."""
-        view = self.rows(inner.width)
+        view = self.source_rows(inner.width)
         widest = view.max_pre_cells(self.scroll, inner.height)
         limit = max(widest - view.width + 1, 0)
         self.hscroll = min(max(self.hscroll + steps * HSCROLL_STEP, 0), limit)
@@ -212,24 +239,30 @@ class FilePane:
     def clamp(self, inner: Rect) -> None:
         """Keep scroll and cursor on rows that exist, laying out only as far
         as the view needs (the full count is known once laid out to the end)."""
-        view = self.rows(inner.width)
+        rows = self.rows(inner.width)
+
+        def available(count: int) -> int:
+            if isinstance(rows, DocumentView):
+                return rows.available(count)
+            return min(count, len(rows))
+
+        complete = not isinstance(rows, DocumentView) or rows.complete()
         height = max(inner.height, 1)
         self.scroll = max(self.scroll, 0)
-        laid = view.available(self.scroll + height)
-        if view.complete():
+        laid = available(self.scroll + height)
+        if complete or laid < self.scroll + height:
             self.scroll = min(self.scroll, max(laid - height, 0))
         self.cursor = max(self.cursor, 0)
-        laid = view.available(self.cursor + 1)
+        laid = available(self.cursor + 1)
         self.cursor = min(self.cursor, max(laid - 1, 0))
         if self.cursor < self.scroll:
             self.cursor = self.scroll
         elif self.cursor >= self.scroll + height:
             self.cursor = self.scroll + height - 1
-        self.cursor = min(self.cursor, max(view.available(self.cursor + 1) - 1, 0))
+        self.cursor = min(self.cursor, max(available(self.cursor + 1) - 1, 0))
 
     def pin_to_end(self, inner: Rect) -> None:
-        view = self.rows(inner.width)
-        count = view.content_rows()
+        count = self.content_rows(inner.width)
         self.cursor = max(count - 1, 0)
         self.scroll = max(count - max(inner.height, 1), 0)
 
@@ -256,11 +289,10 @@ class FilePane:
 
     # --- live files -----------------------------------------------------------
 
-    def poll(self) -> bool:
-        """Reload if the file changed on disk, unless unsubmitted threads
-        hold the pane frozen (their line numbers would point at other
-        lines); a frozen pane reloads once its threads are gone. True when
-        anything changed."""
+    def reload_if_changed(self) -> bool:
+        """Re-read the file if it changed on disk, unless unsubmitted threads
+        hold it frozen (comments would land on other lines); a frozen pane
+        reloads once its threads are gone. True when anything changed."""
         if self.review.thaw_due():
             self.review.thawed()
             self.watch.poll()
@@ -272,52 +304,14 @@ class FilePane:
             self.reload()
         return True
 
+    def poll(self) -> bool:
+        return self.reload_if_changed()
+
     def refresh(self) -> None:
         """Ctrl+R: discard every thread and reload."""
         self.review.discard()
         self.watch.poll()
         self.reload()
-
-    # --- inline review ----------------------------------------------------------
-
-    def source_lines(self) -> list[str]:
-        """The snapshot's raw source lines, as `L<n>` quotes them."""
-        return split_source_lines(self.text)
-
-    def anchor_at(self, index: int, inner_width: int) -> Anchor | None:
-        """The source range a comment on row `index` is about: the row's own,
-        or for a row standing for no line (a card, a border) the nearest
-        line above it."""
-        view = self.rows(inner_width)
-        for at in range(min(index, view.available(index + 1) - 1), -1, -1):
-            source = view[at].source
-            if source is not None:
-                return source
-        return None
-
-    def jump_to_thread(self, forward: bool, inner: Rect) -> bool:
-        """`n`/`N`: put the cursor on the next/previous thread's line."""
-        anchor = self.anchor_at(self.cursor, inner.width)
-        line = anchor[0] if anchor is not None else 0
-        book = self.review.book
-        thread = book.next_thread(line) if forward else book.previous_thread(line)
-        if thread is None:
-            return False
-        found = self.rows(inner.width).rows_meeting(thread.line, thread.line)
-        if not found:
-            return False
-        self.move_cursor(found.start - self.cursor, inner)
-        return True
-
-    def review_label(self, inner: Rect) -> str:
-        """`[review: N ↑a ↓b]` (and the frozen mark) for the visible rows."""
-        if not self.review.has_threads and not self.review.frozen:
-            return ""
-        rows = self.rows(inner.width).window(self.scroll, inner.height)
-        shown = [row.source for row in rows if row.source is not None]
-        first = shown[0][0] if shown else 0
-        last = shown[-1][1] if shown else 0
-        return self.review.border_label(first, last)
 
     def reload(self) -> None:
         """Read the file again; keep the cursor on its source line, the
@@ -325,7 +319,15 @@ class FilePane:
         `follow`, pin to the end instead."""
         line = self._cursor_line()
         top = self._top_line()
+        old_document, old_views = self.document, self._views
         self._load()
+        kept = self.document.continues(old_document)
+        if kept and self.marks.empty:  # a growing log: lay out only what was appended
+            for (width, diff_view), view in old_views.items():
+                if not diff_view:
+                    self._views[(width, False)] = self.document.view(
+                        width, self.marks, reuse=(view, kept)
+                    )
         if self.highlight is not None:
             self.highlight = clamp_range(*self.highlight, self.line_count)
         if self.follow:
@@ -333,34 +335,83 @@ class FilePane:
             return
         self._restore(line, top)
 
-    def _cursor_line(self) -> int | None:
+    def _line_at(self, index: int) -> int | None:
         if self._inner is None:
             return None
-        return self.rows(self._inner.width).line_at(self.cursor)
+        anchor = self.anchor_at(index, self._inner.width)
+        return anchor[0] if anchor is not None else None
+
+    def _cursor_line(self) -> int | None:
+        return self._line_at(self.cursor)
 
     def _top_line(self) -> int | None:
-        if self._inner is None:
-            return None
-        return self.rows(self._inner.width).line_at(self.scroll)
+        return self._line_at(self.scroll)
 
     def _restore(self, line: int | None, top: int | None) -> None:
         inner = self._inner
         if inner is None or line is None:
             return
-        view = self.rows(inner.width)
-        found = view.rows_meeting(line) if self.line_count else range(0)
-        cursor = found.start if found else 0
+        rows = self.rows(inner.width)
+
+        def first_row(line: int) -> int:
+            if not self.line_count:
+                return 0
+            if isinstance(rows, DocumentView):
+                found = rows.rows_meeting(line)
+            else:
+                found = rows_meeting(rows, line, line)
+            return found.start if found else 0
+
+        cursor = first_row(line)
         if top is not None:
-            above = view.rows_meeting(top) if self.line_count else range(0)
-            self.scroll = above.start if above else 0
+            self.scroll = first_row(top)
         self.cursor = cursor
         if not self.scroll <= cursor < self.scroll + max(inner.height, 1):
             self.scroll = max(cursor - max(inner.height, 1) // 2, 0)
         self.clamp(inner)
 
-    def start_following(self) -> None:
-        self.follow = True
-        self._pin_end = True
+    # --- inline review ----------------------------------------------------------
+
+    def source_lines(self) -> list[str]:
+        """The snapshot's source lines as the gutter and `L<n>` count them."""
+        return split_source_lines(self.text)
+
+    def anchor_at(self, index: int, inner_width: int) -> Anchor | None:
+        """The source range a comment on row `index` is about: the row's own,
+        or for a row standing for no line (a card, a table border) the
+        nearest line above it."""
+        rows = self.rows(inner_width)
+        for row in reversed(rows[: index + 1]):
+            if row.source is not None:
+                return row.source
+        return None
+
+    def cursor_line(self, inner_width: int) -> int:
+        anchor = self.anchor_at(self.cursor, inner_width)
+        return anchor[0] if anchor is not None else 0
+
+    def jump_to_thread(self, forward: bool, inner: Rect) -> bool:
+        """`n`/`N`: put the cursor on the next/previous thread's line."""
+        line = self.cursor_line(inner.width)
+        book = self.review.book
+        thread = book.next_thread(line) if forward else book.previous_thread(line)
+        if thread is None:
+            return False
+        for index, row in enumerate(self.rows(inner.width)):
+            if row.source is not None and row.source[0] <= thread.line <= row.source[1]:
+                self.move_cursor(index - self.cursor, inner)
+                return True
+        return False
+
+    def review_label(self, inner: Rect) -> str:
+        """`[review: N ↑a ↓b]` (and the frozen mark) for the visible rows."""
+        if not self.review.has_threads and not self.review.frozen:
+            return ""
+        rows = self.rows(inner.width)
+        shown = [r.source for r in rows[self.scroll : self.scroll + inner.height] if r.source]
+        first = shown[0][0] if shown else 0
+        last = shown[-1][1] if shown else 0
+        return self.review.border_label(first, last)
 
     def set_follow(self, follow: bool, inner: Rect) -> None:
         """Following pins the cursor (and the view) to the last row, now and
@@ -381,8 +432,10 @@ class FilePane:
             title += " [diff]"
         self._title_width = text_width(title)
         stats = self.stats()
+        if stats:
+            title += f" {stats}"
         label = self.review_label(inner) if inner is not None else ""
-        return "  ".join(part for part in (f"{title} {stats}" if stats else title, label) if part)
+        return f"{title}  {label}" if label else title
 
     def _draw_stats(self, canvas: Canvas, inner: Rect) -> None:
         """Colour the `+a -d` the border title ends with (green, red)."""
@@ -399,13 +452,21 @@ class FilePane:
         canvas.put(x + 1, inner.y - 1, deleted, theme.MARK_REMOVED, right)
 
     def draw(self, canvas: Canvas, inner: Rect, focused: bool) -> None:
+        if self._inner is not None and self._inner.width != inner.width:
+            # resized: rows re-wrap, so keep the cursor and the top on their lines
+            line, top = self._cursor_line(), self._top_line()
+            self._inner = inner
+            self._restore(line, top)
         self._inner = inner
         if self._pin_end:
             self._pin_end = False
             self.pin_to_end(inner)
         self.clamp(inner)
-        view = self.rows(inner.width)
-        rows = view.window(self.scroll, inner.height, self.hscroll)
+        shown = self.rows(inner.width)
+        if isinstance(shown, DocumentView):
+            rows = shown.window(self.scroll, inner.height, self.hscroll)
+        else:  # with the review's cards: already clipped
+            rows = list(shown[self.scroll : self.scroll + inner.height])
         number_width = self.gutter_width() - 3
         lit = self.lit_rows(inner.width)
         lighting = self.highlight is not None
@@ -443,3 +504,9 @@ def _paint(canvas: Canvas, band: Rect, *, background: tuple[int, int, int]) -> N
 
 def row_text(row: Row) -> str:
     return "".join(span.text for span in row.spans)
+
+
+def _row_key(row: Row) -> tuple[object, ...]:
+    """What identifies a row across a re-merge of cards: its source, its
+    place in a wrapped line and its text (rows are rebuilt, not shared)."""
+    return (row.source, row.first, row_text(row))

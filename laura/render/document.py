@@ -19,7 +19,7 @@ from pathlib import PurePath
 
 import attrs
 
-from laura.render.code import code_blocks, lexer_for_filename, source_lines
+from laura.render.code import CHUNK, code_blocks, lexer_for_filename, source_lines
 from laura.render.diff import cannot_read_blocks, diff_file_blocks, plain_blocks
 from laura.render.lines import Block
 from laura.render.markdown import markdown_blocks
@@ -124,14 +124,36 @@ class Document:
                 return
             self._made.append(block)
 
-    def view(self, width: int, marks: Marks = NO_MARKS) -> DocumentView:
-        """Rows at text width `width`, laid out as they are asked for."""
+    def continues(self, old: Document) -> int:
+        """After an append-only change to a plain-text file (a growing log),
+        take over `old`'s finished blocks instead of making them again;
+        returns how many were taken (0 when the change was not an append)."""
+        if self.kind != PLAIN_TEXT or old.kind != PLAIN_TEXT or self._made:
+            return 0
+        if not (old.text.endswith("\n") and self.text.startswith(old.text)):
+            return 0
+        kept: list[Block] = []
+        for block in old._made:  # plain blocks are whole CHUNKs but the last
+            if block.end - block.start + 1 != CHUNK:
+                break
+            kept.append(block)
+        if kept:
+            self._made = kept
+            self._source = self._plain_after(kept[-1].end)
+        return len(kept)
+
+    def view(
+        self, width: int, marks: Marks = NO_MARKS, reuse: tuple[DocumentView, int] | None = None
+    ) -> DocumentView:
+        """Rows at text width `width`, laid out as they are asked for;
+        `reuse` = (a view of the document this one `continues`, blocks kept)."""
         return DocumentView(
             self.blocks(),
             self.line_count,
             width,
             marks,
             one_row_per_line=self.kind in (CODE, DIFF),
+            reuse=reuse,
         )
 
 

@@ -14,7 +14,8 @@ the first row of the line below a deletion.
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterable, Iterator, Mapping
+import itertools
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import overload
 
 import attrs
@@ -56,7 +57,7 @@ def gap_row(count: int, width: int) -> Row:
     return Row((Span((label + "─" * fill)[: max(width, 1)], theme.GAP),), None, True, " ")
 
 
-class DocumentView:
+class DocumentView(Sequence[Row]):
     """Rows of a document at one text width, laid out on demand.
 
     Acts as a read-only sequence of unclipped rows (`len` forces the whole
@@ -71,6 +72,7 @@ class DocumentView:
         marks: Marks = NO_MARKS,
         *,
         one_row_per_line: bool = False,
+        reuse: tuple[DocumentView, int] | None = None,
     ) -> None:
         self.width = max(1, width)
         # Pre-formatted kinds (code, diffs) lay every source line on exactly
@@ -83,6 +85,25 @@ class DocumentView:
         self._rows: list[Row] = []
         self._pre: list[bool] = []
         self._laid_to_line = 0  # last source line covered by laid-out blocks
+        self._block_ends: list[tuple[int, int]] = []  # (rows, last line) after each block
+        if reuse is not None:
+            self._adopt(*reuse)
+
+    def _adopt(self, old: DocumentView, blocks: int) -> None:
+        """Start from `old`'s rows for the first `blocks` blocks, which the
+        caller vouches are unchanged (an append-only reload): only what was
+        appended is laid out again. Nothing is adopted when widths or marks
+        differ, since both are baked into rows."""
+        blocks = min(blocks, len(old._block_ends))
+        if blocks <= 0 or old.width != self.width or not (old.marks.empty and self.marks.empty):
+            return
+        rows, last_line = old._block_ends[blocks - 1]
+        self._rows = old._rows[:rows]
+        self._pre = old._pre[:rows]
+        self._block_ends = old._block_ends[:blocks]
+        self._laid_to_line = last_line
+        assert self._blocks is not None
+        self._blocks = itertools.islice(self._blocks, blocks, None)
 
     # -- laying out -------------------------------------------------------
 
@@ -100,6 +121,7 @@ class DocumentView:
         for line in block.lines:
             self._lay(line)
         self._laid_to_line = max(self._laid_to_line, block.end)
+        self._block_ends.append((len(self._rows), self._laid_to_line))
         return True
 
     def _lay(self, line: Line) -> None:
@@ -223,8 +245,7 @@ class DocumentView:
             return range(0)
         if self.one_row_per_line:
             return range(self._row_of_line(start), self._row_of_line(end) + 1)
-        self.ensure_line(end)
-        self.ensure_rows(len(self._rows) + 1)  # rows of a block may trail it
+        self.ensure_line(end)  # blocks come in source order: later ones start after `end`
         first = last = -1
         for index, row in enumerate(self._rows):
             if meets(row.source, start, end):

@@ -16,6 +16,7 @@ from laura.panes.file import FilePane
 from laura.protocol import Rect
 from laura.render import theme
 from laura.render.canvas import Canvas
+from laura.render.document import Document
 from laura.tab import Tab, inner
 
 WIDTH, HEIGHT = 100, 24
@@ -327,3 +328,53 @@ def test_a_lazily_laid_out_markdown_pane_paints_without_laying_out_everything(
     pane_obj.draw(canvas, Rect(1, 1, 60, 20), focused=True)
     assert len(pane_obj.document._made) < 40
     assert "## Part 0" in "".join(cell[0] for cell in canvas.rows[1])
+
+
+def test_a_growing_log_is_laid_out_only_where_it_grew(tmp_path: Path) -> None:
+    path = tmp_path / "tail-7.txt"
+    path.write_text("".join(f"entry {n} " + "word " * (n % 30) + "\n" for n in range(300)))
+    area = Rect(1, 1, 60, 20)
+    pane = FilePane(1, str(path), "tail-7.txt")
+    pane.set_follow(True, area)
+    pane.draw(Canvas(62, 22), area, True)
+    before = pane.rows(area.width)
+    first_row = before[0]
+    with path.open("a") as log:
+        log.write("".join(f"late {n} " + "word " * n + "\n" for n in range(40)))
+    assert pane.poll()
+    canvas = Canvas(62, 22)
+    pane.draw(canvas, area, True)
+    after = pane.rows(area.width)
+    assert after[0] is first_row  # taken over, not laid out again
+    fresh = Document("tail-7.txt", path.read_text()).view(pane.text_width(area.width))
+    assert list(after) == list(fresh)
+    assert any("late 39" in row for row in canvas.text())  # followed to the end
+
+
+def test_a_rewritten_log_is_laid_out_afresh(tmp_path: Path) -> None:
+    path = tmp_path / "tail-8.txt"
+    path.write_text("".join(f"entry {n}\n" for n in range(200)))
+    area = Rect(1, 1, 60, 20)
+    pane = FilePane(1, str(path), "tail-8.txt")
+    pane.draw(Canvas(62, 22), area, True)
+    list(pane.rows(area.width))
+    path.write_text("".join(f"ENTRY {n}\n" for n in range(250)))
+    assert pane.poll()
+    rows = list(pane.rows(area.width))
+    assert [row.spans[0].text for row in rows[:2]] == ["ENTRY 0", "ENTRY 1"]
+    assert len(rows) == 250
+
+
+def test_a_resize_keeps_the_cursor_on_its_source_line(tmp_path: Path) -> None:
+    path = tmp_path / "prose.txt"
+    path.write_text("".join(f"line {n} " + "filler words " * 8 + "\n" for n in range(1, 80)))
+    pane = FilePane(1, str(path), "prose.txt")
+    wide = Rect(1, 1, 120, 20)
+    pane.draw(Canvas(122, 22), wide, True)
+    pane.set_highlight((40, 40), wide)
+    pane.draw(Canvas(122, 22), wide, True)
+    narrow = Rect(1, 1, 40, 20)
+    canvas = Canvas(42, 22)
+    pane.draw(canvas, narrow, True)
+    assert pane.rows(narrow.width).line_at(pane.cursor) == 40
+    assert any("line 40 " in row for row in canvas.text())

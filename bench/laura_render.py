@@ -3,22 +3,30 @@
 Prints milliseconds for Laura's renderer beside the libraries it is built on,
 run alone on the same text in the same process:
 - markdown: markdown-it-py parsing the whole file (tokens only, no output);
-- Python: Pygments lexing the whole file (tokens only, no output).
+- Python: Pygments lexing the whole file (tokens only, no output);
+- a plain-text log (what a tail pane follows): textwrap wrapping every line.
 Targets (not asserted): first paint under 300 ms, a page scroll under 16 ms.
 Run: .venv/bin/python bench/laura_render.py
 """
 
 from __future__ import annotations
 
+import json
+import os
 import random
 import statistics
+import tempfile
+import textwrap
 import time
 from collections.abc import Callable
 
 from markdown_it import MarkdownIt
 from pygments.lexers import PythonLexer
 
+from laura.protocol import Rect
+from laura.render.canvas import Canvas
 from laura.render.document import Document
+from laura.tab import Tab, inner
 
 LINES = 10_000
 WIDTH = 100  # text columns of a wide pane
@@ -98,6 +106,23 @@ def best_ms(run: Callable[[], object]) -> float:
     return min(times)
 
 
+def spread(samples: list[float]) -> str:
+    ordered = sorted(samples)
+    p95 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.95))]
+    return f"{statistics.median(ordered):8.2f} / {p95:.2f} / {max(ordered):.2f} ms"
+
+
+def log_text() -> str:
+    rng = random.Random(3)
+    levels = ["INFO", "WARN", "DEBUG", "ERROR"]
+    return "".join(
+        f"2026-01-01T00:00:{n % 60:02d} {rng.choice(levels)} worker-{n % 7} "
+        + "processed request " * rng.randint(1, 12)
+        + "\n"
+        for n in range(LINES)
+    )
+
+
 def measure(name: str, text: str, baseline_name: str, baseline: Callable[[], object]) -> None:
     base = best_ms(baseline)
 
@@ -137,14 +162,33 @@ def measure(name: str, text: str, baseline_name: str, baseline: Callable[[], obj
     print(
         f"  open + first paint                    {paint:8.1f} ms  ({paint / base:.2f}x baseline)"
     )
-    print(
-        f"  page scroll, new rows  median/max     {statistics.median(pages):8.2f} / {max(pages):.2f} ms"
-    )
-    print(
-        f"  page scroll, cached    median/max     {statistics.median(cached):8.3f} / {max(cached):.3f} ms"
-    )
+    print(f"  page scroll, new rows  median/p95/max {spread(pages)}")
+    print(f"  page scroll, cached    median/p95/max {spread(cached)}")
     print(f"  content_rows (whole layout)           {full:8.1f} ms  ({full / base:.2f}x baseline)")
     print(f"  open + jump to the end (follow)       {end:8.1f} ms  ({end / base:.2f}x baseline)")
+
+
+def measure_pane(name: str, text: str) -> None:
+    """The whole path in the host: a tab answers `open` (whose reply carries
+    the overflow warning, so it counts every row) and the pane draws."""
+    with tempfile.TemporaryDirectory() as directory:
+        path = os.path.join(directory, name)
+        with open(path, "w") as handle:
+            handle.write(text)
+
+        def open_and_draw() -> object:
+            tab = Tab(0, "bench", directory, "bench")
+            tab.area = Rect(0, 1, 2 * WIDTH, PAGE + 2)
+            tab.ready = True
+            reply = json.loads(tab.answer(json.dumps({"type": "open", "path": path}).encode()))
+            panel = tab.panels[reply["pane"]]
+            canvas = Canvas(2 * WIDTH, PAGE + 4)
+            panel.title(directory)
+            panel.draw(canvas, inner(tab.rects()[panel.id]), True)
+            return canvas
+
+        took = best_ms(open_and_draw)
+    print(f"  in a tab: open reply + first draw       {took:8.1f} ms")
 
 
 def main() -> None:
@@ -156,7 +200,16 @@ def main() -> None:
     Document("warm.md", "# x\n\n```python\nx\n```\n").view(WIDTH).window(0, PAGE)
     Document("warm.py", "x = 1\n").view(WIDTH).window(0, PAGE)
     measure("bench.md", markdown, "markdown-it parse (tokens)", lambda: parser.parse(markdown))
+    measure_pane("bench.md", markdown)
     measure("bench.py", python, "pygments lex (tokens)", lambda: list(lexer.get_tokens(python)))
+    measure_pane("bench.py", python)
+    log = log_text()
+    measure(
+        "tail-1.txt",
+        log,
+        "textwrap.wrap every line",
+        lambda: [textwrap.wrap(line, WIDTH) for line in log.splitlines()],
+    )
 
 
 if __name__ == "__main__":

@@ -45,9 +45,9 @@ from laura.terminal import SpawnError, open_terminal
 from laura.vt import VirtualTerminal
 
 FRAME_INTERVAL = 1 / 60
-# How often file panes stat their files for changes on disk.
-FILE_POLL_INTERVAL = 0.25
 TOAST_SECONDS = 4.0
+# File panes poll their files this often (a stat each; no inotify in the stdlib).
+FILE_POLL_INTERVAL = 0.25
 
 
 def default_shell() -> list[str]:
@@ -123,6 +123,7 @@ class Host(Bindings):
         name = f"laura-{os.getpid()}-{self.nonce}-{number}"
         tab = Tab(number, name, self.cwd, session=f"laura-{os.getpid()}-{number}")
         tab.area = self.area()
+        tab.runtime = self.runtime
         runtime = TabRuntime(tab)
         env = dict(os.environ)
         env.update(LAURA_TAB=name, LAURA_RUNTIME=self.runtime, TERM="xterm-256color")
@@ -162,6 +163,7 @@ class Host(Bindings):
                 self.exit_code = 1
                 self._started_any = True
         finally:
+            tab.discard_all_spools()
             if runtime in self.tabs:
                 index = self.tabs.index(runtime)
                 self.tabs.remove(runtime)
@@ -175,8 +177,6 @@ class Host(Bindings):
         def answer(line: bytes) -> bytes:
             tab.area = self.area()
             try:
-                # A request sent right after an edit must see the new content.
-                tab.poll_files()
                 reply = tab.answer(line)
             except Exception as exc:  # a bug must cost one request, never the host
                 reply = encode_response(Error(f"internal error: {type(exc).__name__}: {exc}"))
@@ -187,7 +187,8 @@ class Host(Bindings):
         return answer
 
     async def _poll_files(self) -> None:
-        """Reload (or freeze) file panes whose files changed on disk."""
+        """Reload (or freeze) file panes whose files changed on disk; runs
+        until the host's nursery is cancelled (polls hold no handles)."""
         while True:
             await trio.sleep(FILE_POLL_INTERVAL)
             if any(runtime.tab.poll_files() for runtime in list(self.tabs)):

@@ -123,8 +123,16 @@ class Bindings:
             panel.scroll_by(-max(area.height, 1), area)
         elif key.name == "pagedown":
             panel.scroll_by(max(area.height, 1), area)
+        elif key.name == "left":
+            panel.scroll_sideways(-1, area)
+        elif key.name == "right":
+            panel.scroll_sideways(1, area)
         elif key == Key("h"):
-            panel.highlight = None
+            panel.clear_highlight()
+        elif key == Key("d"):
+            refusal = panel.set_diff_view(not panel.diff_view)
+            if refusal is not None:
+                self.show_toast(refusal)
         elif key == Key("x"):
             tab.close_pane(panel.id)
 

@@ -19,7 +19,7 @@ POPUP = Style(fg=(216, 222, 233))
 DIMMED = Style(fg=(100, 100, 100))
 
 HINT_SHELL = "  Ctrl+P panes · Ctrl+T tabs · Ctrl+H help · Ctrl+Q quit · F12 lock"
-HINT_FILE = "  ↑/↓ move · PgUp/PgDn scroll · h clear · x close · Esc leave pane"
+HINT_FILE = "  ↑/↓ move · ←/→ scroll · d diff · h clear · x close · Esc leave pane"
 HINT_LOCKED = "  🔒 locked — every key goes to the shell · F12 unlock"
 HINT_QUIT = "  quit? press y to confirm · any other key cancels"
 HINT_PANES = "  type a pane id · Enter pick · Esc dismiss"
@@ -37,7 +37,8 @@ HELP_LINES = (
     "Shell pane",
     "  PgUp/PgDn, wheel   scroll back; any key returns to live",
     "Focused file pane",
-    "  ↑/↓ move · PgUp/PgDn scroll · h clear highlight",
+    "  ↑/↓ move · PgUp/PgDn scroll · ←/→ scroll code sideways",
+    "  h clear highlight · d diff vs HEAD · Ctrl+R reload",
     "  x close pane · Esc back to the shell",
 )
 

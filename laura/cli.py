@@ -137,6 +137,19 @@ def _comment_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--author", metavar="NAME", help="default: the ready --agent name, else agent")
 
 
+def _tail_args(p: argparse.ArgumentParser) -> None:
+    p.description = (
+        "Copy stdin into a spool file in $LAURA_RUNTIME and show it in a new pane that "
+        "keeps up as it grows (CMD | laura tail). Focus stays where it is; the pane id is "
+        "printed. The spool is deleted when the pane or its tab closes."
+    )
+    p.add_argument("--title", metavar="T", help="names the spool file (default: tail)")
+    p.add_argument("--follow", action="store_true", help="keep the pane pinned to the end")
+    p.add_argument("--split", type=_pane_id, metavar="ID", help="pane to split (default: focused)")
+    p.add_argument("--dir", choices=("h", "v", "horizontal", "vertical"), default="h", help="default: h")
+    p.add_argument("--ratio", type=_ratio, metavar="N", default=50, help="the new pane's percent")
+
+
 def _journal_args(p: argparse.ArgumentParser) -> None:
     """`laura journal` parses its own arguments (laura.journal)."""
 
@@ -150,6 +163,7 @@ VERBS = {
     "layout": (_layout_args, "print the layout report (JSON)"),
     "ready": (_ready_args, "mark the tab as hosting an agent"),
     "comment": (_comment_args, "annotate a line of a file pane"),
+    "tail": (_tail_args, "show piped input in a new pane (CMD | laura tail); prints its id"),
     # Listed for --help; `main` hands `journal` to laura.journal before parsing.
     "journal": (_journal_args, "print journal events, oldest first (no tab needed)"),
 }
@@ -250,12 +264,55 @@ def run_client(argv: list[str]) -> int:
     if args.verb is None:
         parser.print_help()
         return 2
+    if args.verb == "tail":
+        return run_tail(args)
     message = build_request(args, parser)
     try:
         return print_response(request(tab_name(), message))
     except (ClientError, protocol.ProtocolError) as exc:
         print(f"Error: {exc}", file=sys.stderr)
         return 1
+
+
+def run_tail(args: argparse.Namespace) -> int:
+    """`CMD | laura tail`: spool stdin to `$LAURA_RUNTIME/<title>-<pid>.txt`,
+    open it in a pane without taking focus, print the pane id, then copy
+    until EOF. If the pane cannot be opened the spool is removed."""
+    from laura.spool import copy_until_eof, runtime_dir, spool_path
+
+    if sys.stdin.isatty():
+        print("Error: laura tail reads a pipe: CMD | laura tail", file=sys.stderr)
+        return 2
+    try:
+        name = tab_name()
+    except ClientError as exc:
+        print(f"Error: {exc}", file=sys.stderr)
+        return 1
+    path = spool_path(runtime_dir(), args.title, os.getpid())
+    message = protocol.Open(
+        path=str(path),
+        split=args.split,
+        dir={"h": "horizontal", "v": "vertical"}.get(args.dir, args.dir),
+        ratio=args.ratio,
+        side=None,
+        focus=False,
+        follow=args.follow,
+    )
+    with open(path, "wb") as spool:
+        try:
+            status = print_response(request(name, message))
+        except (ClientError, protocol.ProtocolError) as exc:
+            print(f"Error: {exc}", file=sys.stderr)
+            status = 1
+        if status != 0:
+            os.unlink(path)
+            return status
+        sys.stdout.flush()
+        try:
+            copy_until_eof(sys.stdin.buffer, spool)
+        except KeyboardInterrupt:
+            return 130
+    return 0
 
 
 def run_host(command: list[str] | None) -> int:

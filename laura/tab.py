@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
-from laura import layout
+from laura import gitmarks, layout, spool
 from laura.journal import Journal
 from laura.layout import SHELL, LayoutError, Leaf, Tree
 from laura.panes.file import FilePane
@@ -43,10 +44,10 @@ from laura.protocol import (
 from laura.protocol import Comment as CommentRequest
 from laura.review.prompt import OPEN_WARNING
 from laura.review.threads import CommentError
+from laura.spool import runtime_dir
 
 NOT_READY_WARNING = OPEN_WARNING
 EDITOR_REFUSED = "editor panes are experimental: start Laura with LAURA_EXPERIMENTAL_EDITOR=1"
-DIFF_UNAVAILABLE = "diff view isn't available in this build yet"
 
 
 def inner(rect: Rect) -> Rect:
@@ -73,6 +74,7 @@ class Tab:
         self.journal: Journal | None = None  # opened by `ready`
         self.area = Rect(0, 1, 80, 22)
         self.shell: Any = None  # the host's ShellPane, once running
+        self.runtime: str | None = None  # where tail spools live (the host's choice)
 
     # --- geometry -------------------------------------------------------------
 
@@ -109,6 +111,7 @@ class Tab:
             request = decode_request(line)
         except ProtocolError as exc:
             return encode_response(Error(str(exc)))
+        self.poll_files()  # a request right after an edit sees the new content
         return encode_response(self.apply(request))
 
     def apply(self, request: Request) -> Response:
@@ -184,16 +187,13 @@ class Tab:
         self.tree = tree
         self.next_id += 1
         self.panels[new_id] = panel
-        panel.set_follow(request.follow, self.panel_inner(panel))
-        warnings = self._open_warnings(panel, duplicate)
-        if request.highlight is not None:
-            panel.set_highlight(request.highlight, self.panel_inner(panel))
-        if request.diff:
-            warnings.append(DIFF_UNAVAILABLE)
+        refusal = self._prepare(panel, request)
+        warnings = self._open_warnings(panel, duplicate, refusal)
         if request.focus:
             self.focus = new_id
         self.log("open", pane=new_id, path=path)
-        self._log_highlight(panel)
+        if request.highlight is not None:
+            self._log_highlight(panel)
         return Opened(new_id, warnings)
 
     def _replace(self, request: Open, path: str) -> Response:
@@ -204,28 +204,45 @@ class Tab:
         if refusal is not None:
             return Error(refusal)
         panel = FilePane(old.id, path, request.path)
+        if os.path.realpath(old.path) != os.path.realpath(path):
+            self.discard_spool(old)
         self.panels[old.id] = panel
+        refusal = self._prepare(panel, request)
+        warnings = self._open_warnings(panel, None, refusal)
+        self.log("open", pane=old.id, path=path, replaced=True)
+        if request.highlight is not None:
+            self._log_highlight(panel)
+        return Opened(old.id, warnings)
+
+    def _prepare(self, panel: FilePane, request: Open) -> str | None:
+        """Apply an open's follow, highlight and diff, in that order (so an
+        explicit highlight wins the first frame); returns a diff refusal."""
         panel.set_follow(request.follow, self.panel_inner(panel))
-        warnings = self._open_warnings(panel, None)
         if request.highlight is not None:
             panel.set_highlight(request.highlight, self.panel_inner(panel))
         if request.diff:
-            warnings.append(DIFF_UNAVAILABLE)
-        self.log("open", pane=old.id, path=path, replaced=True)
-        self._log_highlight(panel)
-        return Opened(old.id, warnings)
+            return panel.set_diff_view(True)
+        return None
 
     def _duplicate_of(self, path: str) -> int | None:
         real = os.path.realpath(path)
         same = [pid for pid, p in self.panels.items() if os.path.realpath(p.path) == real]
         return min(same) if same else None
 
-    def _open_warnings(self, panel: FilePane, duplicate: int | None) -> list[str]:
+    def _open_warnings(
+        self, panel: FilePane, duplicate: int | None, diff_refusal: str | None = None
+    ) -> list[str]:
         warnings = []
         if not self.ready:
             warnings.append(NOT_READY_WARNING)
         if panel.error is not None:
             warnings.append(f"cannot read {panel.shown_path}: {panel.error}")
+        panel.git  # noqa: B018 - asks git now, so a missing binary is known
+        missing_git = gitmarks.take_missing_warning()
+        if missing_git is not None:
+            warnings.append(missing_git)
+        if diff_refusal is not None:
+            warnings.append(diff_refusal)
         rect = self.rects()[panel.id]
         report = next(p for p in self.report().panes if p.id == panel.id)
         if report.overflow_rows:
@@ -250,6 +267,7 @@ class Tab:
                 if refusal is not None:
                     return Error(refusal)
             self.tree = Leaf(SHELL)
+            self.discard_all_spools()
             self.panels.clear()
             self.focus = SHELL
             self.log("close", all=True)
@@ -273,9 +291,22 @@ class Tab:
     def close_pane(self, pane: int) -> None:
         """Remove a file pane; raises LayoutError for the shell or an absent id."""
         self.tree = layout.remove(self.tree, pane)
-        self.panels.pop(pane, None)
+        panel = self.panels.pop(pane, None)
+        if panel is not None:
+            self.discard_spool(panel)
         if self.focus == pane:
             self.focus = SHELL
+
+    def discard_spool(self, panel: FilePane) -> None:
+        """Delete the pane's file if it is a tail spool Laura wrote (its
+        parent is exactly the runtime directory); leave any other file."""
+        directory = Path(self.runtime) if self.runtime else runtime_dir()
+        spool.delete_spool(panel.path, directory)
+
+    def discard_all_spools(self) -> None:
+        """The tab is going away: delete the spools of all its panes."""
+        for panel in self.panels.values():
+            self.discard_spool(panel)
 
     def _highlight(self, request: Highlight) -> Response:
         panel = self._target_panel(request.pane, "to highlight")
@@ -295,10 +326,10 @@ class Tab:
     def _diffview(self, request: DiffView) -> Response:
         panel = self._target_panel(request.pane, "for diff view")
         turn_on = (not panel.diff_view) if request.on is None else request.on
-        if turn_on:
-            return Error(DIFF_UNAVAILABLE)
-        panel.diff_view = False
-        self.log("diff", pane=panel.id, on=False)
+        refusal = panel.set_diff_view(turn_on)
+        if refusal is not None:
+            return Error(refusal)
+        self.log("diff", pane=panel.id, on=panel.diff_view)
         return Ok()
 
     def _comment(self, request: CommentRequest) -> Response:
@@ -342,7 +373,7 @@ class Tab:
         """Reload every pane whose file changed (frozen panes stay put);
         True when anything changed."""
         changed = False
-        for panel in self.panels.values():
+        for panel in list(self.panels.values()):
             changed = panel.reload_if_changed() or changed
         return changed
 

@@ -1,44 +1,56 @@
 """A file pane: one file's rows and the per-pane state the host keeps for it.
 
-Rows come from `render_document(name, text, width)` alone, so richer
-renderers drop in without touching this module. The state a pane grows
-(line cursor, scroll, highlight, diff view, follow, comments) lives here;
-`draw` paints it into a canvas with a line-number gutter.
+Rows come from `laura.render.document`: the pane holds a `Document` (parsed
+once per load) and a lazily laid-out view per text width, so a first paint
+renders one screen. The state a pane grows (line cursor, scroll, horizontal
+scroll, highlight, diff view, follow, git marks, the inline review's threads)
+lives here; `draw` paints it into a canvas with a line-number gutter. While
+the review has threads, their cards are merged into the rows (a plain list
+then: reviews are of files a person reads).
+
+The pane owns no task: the host calls `reload_if_changed()` on a timer and
+before answering a request, and it reloads inline when the file changed.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 
 import attrs
 
+from laura import gitmarks
 from laura.panes.watch import FileWatch
 from laura.protocol import Rect
-from laura.render.canvas import Canvas
-from laura.render.document import render_document, render_plain
+from laura.render import theme
+from laura.render.canvas import Canvas, text_width
+from laura.render.diff import read_text
+from laura.render.document import Document
+from laura.render.lines import clamp_range, rows_meeting
 from laura.render.style import Row, Span, Style
+from laura.render.view import ADDED, MODIFIED, REMOVED, DocumentView, Marks
 from laura.review.cards import with_cards
 from laura.review.payload import split_source_lines
 from laura.review.state import PaneReview
 from laura.review.threads import Anchor
 
 GUTTER_STYLE = Style(fg=(110, 110, 110))
-LIT_GUTTER_STYLE = Style(fg=(216, 222, 233))
+LIT_GUTTER_STYLE = Style(fg=(216, 222, 233), bold=True, reverse=True)
 CURSOR_BG = (67, 76, 94)
 ERROR_STYLE = Style(fg=(224, 108, 117))
+MARKER_STYLES = {ADDED: theme.MARK_ADDED, MODIFIED: theme.MARK_MODIFIED, REMOVED: theme.MARK_REMOVED}
+MARKER_CELL = "▌"
+HSCROLL_STEP = 8
 
 
-def read_text(path: str) -> tuple[str, str | None]:
-    """The file's text, or ("", error text) when it cannot be read."""
-    try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            return handle.read(), None
-    except OSError as exc:
-        return "", f"{exc.strerror or exc} (os error {exc.errno})"
+def dimmed(style: Style) -> Style:
+    """How a row outside a highlight looks: faint, no bold, no background."""
+    return attrs.evolve(style, dim=True, bold=False, bg=None)
 
 
 class FilePane:
-    """One file pane. `cursor` and `scroll` index rendered rows."""
+    """One file pane. `cursor` and `scroll` index rendered rows; `highlight`
+    is a source line range (1-based, inclusive) clamped to the file."""
 
     kind = "panel"
 
@@ -46,116 +58,162 @@ class FilePane:
         self.id = pane_id
         self.path = path  # absolute
         self.shown_path = shown_path  # as the request named it
-        self.text, self.error = read_text(path)
         self.cursor = 0
         self.scroll = 0
+        self.hscroll = 0
         self.highlight: tuple[int, int] | None = None
         self.diff_view = False
         self.follow = False
         # Inline review: threads, freeze, a failed submission (laura/review).
         self.review = PaneReview()
         self.watch = FileWatch(path)
-        self._rows: tuple[int, list[Row]] | None = None
+        self._inner: Rect | None = None  # the text area at the last draw
+        self._pin_end = False
         self._generation = 0  # bumped whenever the source rows are rebuilt
-        self._with_cards: tuple[tuple[int, int], list[Row]] | None = None
-        self._shown: tuple[int, list[Row]] | None = None  # what rows() last returned
+        self._with_cards: tuple[tuple[int, int, int], list[Row]] | None = None
+        self._shown: tuple[int, int, Sequence[Row]] | None = None  # what rows() last returned
+        self._load()
 
-    # --- rows ---------------------------------------------------------------
+    # --- content --------------------------------------------------------------
+
+    def _load(self) -> None:
+        text, reason = read_text(self.path)
+        self.text = text or ""
+        self.error = reason
+        self.document = Document(self.path, self.text, unreadable=reason)
+        self._git: gitmarks.GitDiff | None = None
+        self._marks: Marks | None = None
+        self._views: dict[tuple[int, bool], DocumentView] = {}
+        self._lit: tuple[Sequence[Row], tuple[int, int], range] | None = None
 
     @property
     def line_count(self) -> int:
-        return len(self.text.splitlines())
+        return self.document.line_count
+
+    @property
+    def git(self) -> gitmarks.GitDiff:
+        """This file against HEAD, asked of git once per load."""
+        if self._git is None:
+            if self.error is not None:
+                self._git = gitmarks.GitDiff(gitmarks.NO_CHANGES)
+            else:
+                self._git = gitmarks.git_diff_blocking(self.path)
+        return self._git
+
+    @property
+    def marks(self) -> Marks:
+        if self._marks is None:
+            self._marks = gitmarks.marks_of(self.git, self.line_count)
+        return self._marks
+
+    def stats(self) -> str:
+        """`+a -d` against HEAD, or "" when nothing changed."""
+        return gitmarks.stats_text(self.marks)
+
+    # --- rows ---------------------------------------------------------------
 
     def gutter_width(self) -> int:
         return len(str(max(self.line_count, 1))) + 3  # number, space, marker, space
 
-    def rows(self, inner_width: int) -> list[Row]:
-        """Rendered rows at the pane's inner width with the review's thread
-        cards under their lines (both cached)."""
-        rows = self.source_rows(inner_width)
+    def text_width(self, inner_width: int) -> int:
+        return max(inner_width - self.gutter_width(), 1)
+
+    def rows(self, inner_width: int) -> Sequence[Row]:
+        """What the pane shows: the lazily laid-out view of the file, or,
+        while the review has threads, a list with their cards under their
+        lines (pre-formatted rows already clipped at the horizontal scroll)."""
+        rows: Sequence[Row] = self.source_rows(inner_width)
         book = self.review.book
         if not book.is_empty:
-            key = (self._generation, book.version)
+            key = (self._generation, book.version, self.hscroll)
             if self._with_cards is None or self._with_cards[0] != key:
-                text_width = max(inner_width - self.gutter_width(), 1)
-                self._with_cards = (key, with_cards(rows, book.threads(), text_width, indent=1))
+                assert isinstance(rows, DocumentView)
+                clipped = rows.window(0, len(rows), self.hscroll)
+                width = self.text_width(inner_width)
+                self._with_cards = (key, with_cards(clipped, book.threads(), width, indent=1))
             rows = self._with_cards[1]
         shown = self._shown
-        if shown is not None and shown[0] == self._generation and shown[1] is not rows:
-            self._keep_place(shown[1], rows)
-        self._shown = (self._generation, rows)
+        if (
+            shown is not None
+            and shown[:2] == (self._generation, self.hscroll)
+            and shown[2] is not rows
+        ):
+            self._keep_place(shown[2], rows)
+        self._shown = (self._generation, self.hscroll, rows)
         return rows
 
-    def _keep_place(self, old: list[Row], new: list[Row]) -> None:
+    def _keep_place(self, old: Sequence[Row], new: Sequence[Row]) -> None:
         """Cards appeared, changed or folded: keep the cursor and the top of
         the view on the same source rows, so nothing seems to jump. A row on
         a card that went away maps to the nearest surviving row above it."""
-        where = {id(row): index for index, row in enumerate(new)}
+        old_rows = old.window(0, len(old), self.hscroll) if isinstance(old, DocumentView) else old
+        new_rows = new.window(0, len(new), self.hscroll) if isinstance(new, DocumentView) else new
+        where = {_row_key(row): index for index, row in enumerate(new_rows)}
 
         def moved(index: int) -> int:
-            for earlier in range(min(index, len(old) - 1), -1, -1):
-                found = where.get(id(old[earlier]))
+            for earlier in range(min(index, len(old_rows) - 1), -1, -1):
+                found = where.get(_row_key(old_rows[earlier]))
                 if found is not None:
                     return found
             return 0
 
         self.cursor, self.scroll = moved(self.cursor), moved(self.scroll)
 
-    def source_rows(self, inner_width: int) -> list[Row]:
-        """The file's rendered rows alone at the pane's inner width (cached per width)."""
-        text_width = max(inner_width - self.gutter_width(), 1)
-        if self._rows is None or self._rows[0] != text_width:
-            if self.error is not None:
-                message = f"Couldn't read this file — {self.error}. Check the path."
-                rows = [Row((Span(message, ERROR_STYLE),), source=None)]
-            else:
-                try:
-                    rows = render_document(self.path, self.text, text_width)
-                except Exception:  # a renderer bug degrades to plain text, never a crash
-                    rows = render_plain(self.text, text_width)
-            self._rows = (text_width, rows)
+    def source_rows(self, inner_width: int) -> DocumentView:
+        """The file's rows alone at the pane's inner width, laid out as they
+        are read (one view per width and mode, kept until the file reloads)."""
+        width = self.text_width(inner_width)
+        key = (width, self.diff_view)
+        view = self._views.get(key)
+        if view is None:
             self._generation += 1
-        return self._rows[1]
+            if self.diff_view:
+                blocks = gitmarks.diff_view_blocks(self.document.lines, self.git.hunks)
+                view = DocumentView(blocks, self.line_count, width, one_row_per_line=False)
+            else:
+                view = self.document.view(width, self.marks)
+            self._views[key] = view
+        return view
 
     def content_rows(self, inner_width: int) -> int:
-        return len(self.rows(inner_width))
+        rows = self.rows(inner_width)
+        return rows.content_rows() if isinstance(rows, DocumentView) else len(rows)
 
     def lit_rows(self, inner_width: int) -> range:
         """Rows whose source range meets the highlight (empty when none)."""
-        if self.highlight is None:
+        if self.highlight is None or self.line_count == 0:
             return range(0)
-        start, end = self.highlight
-        hits = [
-            index
-            for index, row in enumerate(self.rows(inner_width))
-            if row.source is not None and row.source[0] <= end and row.source[1] >= start
-        ]
-        return range(hits[0], hits[-1] + 1) if hits else range(0)
+        rows = self.rows(inner_width)
+        cached = self._lit
+        if cached is None or cached[0] is not rows or cached[1] != self.highlight:
+            # drawn every frame: answer once per row set and range
+            if isinstance(rows, DocumentView):
+                lit = rows.rows_meeting(*self.highlight)
+            else:
+                lit = rows_meeting(rows, *self.highlight)
+            cached = self._lit = (rows, self.highlight, lit)
+        return cached[2]
 
     # --- state changes --------------------------------------------------------
 
     def set_highlight(self, line_range: tuple[int, int] | None, inner: Rect) -> None:
-        """Light `line_range` (clamped to the file) and centre it once; None clears."""
+        """Light `line_range` (clamped to the file), put the cursor on its
+        first row and scroll it into view once: centred when it fits, else
+        from its top. None clears."""
         if line_range is None:
             self.highlight = None
             return
-        last = max(self.line_count, 1)
-        start = min(line_range[0], last)
-        self.highlight = (start, max(start, min(line_range[1], last)))
+        self.highlight = clamp_range(line_range[0], line_range[1], self.line_count)
         lit = self.lit_rows(inner.width)
         if lit:
             self.cursor = lit.start
-            margin = max((inner.height - len(lit)) // 2, 0)
-            self.scroll = lit.start - margin
+            height = max(inner.height, 1)
+            margin = (height - len(lit)) // 2 if len(lit) <= height else 0
+            self.scroll = max(lit.start - margin, 0)
             self.clamp(inner)
 
-    def set_follow(self, follow: bool, inner: Rect) -> None:
-        """Following pins the cursor (and the view) to the last row."""
-        self.follow = follow
-        if follow:
-            self.cursor = self.content_rows(inner.width) - 1
-            self.scroll = self.cursor
-            self.clamp(inner)
+    def clear_highlight(self) -> None:
+        self.highlight = None
 
     def move_cursor(self, delta: int, inner: Rect) -> None:
         self.cursor += delta
@@ -170,14 +228,147 @@ class FilePane:
         self.cursor += delta
         self.clamp(inner)
 
+    def scroll_sideways(self, steps: int, inner: Rect) -> None:
+        """←/→: shift pre-formatted rows (code, tables, fences) by a step,
+        no further than the widest one on screen needs."""
+        view = self.source_rows(inner.width)
+        widest = view.max_pre_cells(self.scroll, inner.height)
+        limit = max(widest - view.width + 1, 0)
+        self.hscroll = min(max(self.hscroll + steps * HSCROLL_STEP, 0), limit)
+
     def clamp(self, inner: Rect) -> None:
-        count = self.content_rows(inner.width)
-        self.cursor = min(max(self.cursor, 0), max(count - 1, 0))
-        self.scroll = min(max(self.scroll, 0), max(count - inner.height, 0))
+        """Keep scroll and cursor on rows that exist, laying out only as far
+        as the view needs (the full count is known once laid out to the end)."""
+        rows = self.rows(inner.width)
+
+        def available(count: int) -> int:
+            if isinstance(rows, DocumentView):
+                return rows.available(count)
+            return min(count, len(rows))
+
+        complete = not isinstance(rows, DocumentView) or rows.complete()
+        height = max(inner.height, 1)
+        self.scroll = max(self.scroll, 0)
+        laid = available(self.scroll + height)
+        if complete or laid < self.scroll + height:
+            self.scroll = min(self.scroll, max(laid - height, 0))
+        self.cursor = max(self.cursor, 0)
+        laid = available(self.cursor + 1)
+        self.cursor = min(self.cursor, max(laid - 1, 0))
         if self.cursor < self.scroll:
             self.cursor = self.scroll
-        elif self.cursor >= self.scroll + max(inner.height, 1):
-            self.cursor = self.scroll + max(inner.height, 1) - 1
+        elif self.cursor >= self.scroll + height:
+            self.cursor = self.scroll + height - 1
+        self.cursor = min(self.cursor, max(available(self.cursor + 1) - 1, 0))
+
+    def pin_to_end(self, inner: Rect) -> None:
+        count = self.content_rows(inner.width)
+        self.cursor = max(count - 1, 0)
+        self.scroll = max(count - max(inner.height, 1), 0)
+
+    def set_diff_view(self, on: bool) -> str | None:
+        """Turn the inline diff view on or off; returns why it cannot be
+        turned on (nothing to diff, no git) and changes nothing then."""
+        if not on:
+            self._switch_mode(False)
+            return None
+        self._git = None  # ask git afresh: the file may have changed since
+        self._marks = None
+        self._views.clear()
+        refusal = gitmarks.diff_view_refusal(self.git)
+        if refusal is None:
+            self._switch_mode(True)
+        return refusal
+
+    def _switch_mode(self, diff_view: bool) -> None:
+        if diff_view == self.diff_view:
+            return
+        line = self._cursor_line()
+        self.diff_view = diff_view
+        self._restore(line, None)
+
+    # --- live files -----------------------------------------------------------
+
+    def reload_if_changed(self) -> bool:
+        """Re-read the file if it changed on disk, unless unsubmitted threads
+        hold it frozen (comments would land on other lines); a frozen pane
+        reloads once its threads are gone. True when anything changed."""
+        if self.review.thaw_due():
+            self.review.thawed()
+            self.watch.poll()
+            self.reload()
+            return True
+        if not self.watch.poll():
+            return False
+        if self.review.file_changed():
+            self.reload()
+        return True
+
+    def poll(self) -> bool:
+        return self.reload_if_changed()
+
+    def refresh(self) -> None:
+        """Ctrl+R: discard every thread and reload."""
+        self.review.discard()
+        self.watch.poll()
+        self.reload()
+
+    def reload(self) -> None:
+        """Read the file again; keep the cursor on its source line, the
+        view around it, the highlight clamped to the new length; with
+        `follow`, pin to the end instead."""
+        line = self._cursor_line()
+        top = self._top_line()
+        old_document, old_views = self.document, self._views
+        self._load()
+        kept = self.document.continues(old_document)
+        if kept and self.marks.empty:  # a growing log: lay out only what was appended
+            for (width, diff_view), view in old_views.items():
+                if not diff_view:
+                    self._views[(width, False)] = self.document.view(
+                        width, self.marks, reuse=(view, kept)
+                    )
+        if self.highlight is not None:
+            self.highlight = clamp_range(*self.highlight, self.line_count)
+        if self.follow:
+            self._pin_end = True
+            return
+        self._restore(line, top)
+
+    def _line_at(self, index: int) -> int | None:
+        if self._inner is None:
+            return None
+        anchor = self.anchor_at(index, self._inner.width)
+        return anchor[0] if anchor is not None else None
+
+    def _cursor_line(self) -> int | None:
+        return self._line_at(self.cursor)
+
+    def _top_line(self) -> int | None:
+        return self._line_at(self.scroll)
+
+    def _restore(self, line: int | None, top: int | None) -> None:
+        inner = self._inner
+        if inner is None or line is None:
+            return
+        rows = self.rows(inner.width)
+
+        def first_row(line: int) -> int:
+            if not self.line_count:
+                return 0
+            if isinstance(rows, DocumentView):
+                found = rows.rows_meeting(line)
+            else:
+                found = rows_meeting(rows, line, line)
+            return found.start if found else 0
+
+        cursor = first_row(line)
+        if top is not None:
+            self.scroll = first_row(top)
+        self.cursor = cursor
+        if not self.scroll <= cursor < self.scroll + max(inner.height, 1):
+            self.scroll = max(cursor - max(inner.height, 1) // 2, 0)
+        self.clamp(inner)
 
     # --- inline review ----------------------------------------------------------
 
@@ -212,35 +403,6 @@ class FilePane:
                 return True
         return False
 
-    def reload_if_changed(self) -> bool:
-        """Re-read the file if it changed on disk, unless unsubmitted threads
-        hold it frozen (comments would land on other lines); a frozen pane
-        reloads once its threads are gone. True when anything changed."""
-        if self.review.thaw_due():
-            self.review.thawed()
-            self.watch.poll()
-            self.reload()
-            return True
-        if not self.watch.poll():
-            return False
-        if self.review.file_changed():
-            self.reload()
-        return True
-
-    def refresh(self) -> None:
-        """Ctrl+R: discard every thread and reload."""
-        self.review.discard()
-        self.watch.poll()
-        self.reload()
-
-    def reload(self) -> None:
-        self.text, self.error = read_text(self.path)
-        self._rows = None
-        if self.highlight is not None:
-            last = max(self.line_count, 1)
-            start = min(self.highlight[0], last)
-            self.highlight = (start, max(start, min(self.highlight[1], last)))
-
     def review_label(self, inner: Rect) -> str:
         """`[review: N ↑a ↓b]` (and the frozen mark) for the visible rows."""
         if not self.review.has_threads and not self.review.frozen:
@@ -251,49 +413,100 @@ class FilePane:
         last = shown[-1][1] if shown else 0
         return self.review.border_label(first, last)
 
+    def set_follow(self, follow: bool, inner: Rect) -> None:
+        """Following pins the cursor (and the view) to the last row, now and
+        on every reload."""
+        self.follow = follow
+        if follow:
+            self._inner = self._inner or inner
+            self.pin_to_end(inner)
+
     # --- drawing --------------------------------------------------------------
 
     def title(self, cwd: str, inner: Rect | None = None) -> str:
         shown = self.path
         if cwd and (self.path + os.sep).startswith(cwd.rstrip(os.sep) + os.sep):
             shown = os.path.relpath(self.path, cwd)
+        title = f"#{self.id} {shown}"
+        if self.diff_view:
+            title += " [diff]"
+        self._title_width = text_width(title)
+        stats = self.stats()
+        if stats:
+            title += f" {stats}"
         label = self.review_label(inner) if inner is not None else ""
-        return f"#{self.id} {shown}  {label}" if label else f"#{self.id} {shown}"
+        return f"{title}  {label}" if label else title
+
+    def _draw_stats(self, canvas: Canvas, inner: Rect) -> None:
+        """Colour the `+a -d` the border title ends with (green, red)."""
+        stats = self.stats()
+        width = getattr(self, "_title_width", None)
+        if not stats or width is None:
+            return
+        added, deleted = stats.split(" ")
+        x = inner.x + 1 + width + 1  # border corner, space, title, space
+        right = inner.x + inner.width
+        if x + len(stats) > right:
+            return
+        x = canvas.put(x, inner.y - 1, added, theme.MARK_ADDED, right)
+        canvas.put(x + 1, inner.y - 1, deleted, theme.MARK_REMOVED, right)
 
     def draw(self, canvas: Canvas, inner: Rect, focused: bool) -> None:
-        rows = self.rows(inner.width)
+        if self._inner is not None and self._inner.width != inner.width:
+            # resized: rows re-wrap, so keep the cursor and the top on their lines
+            line, top = self._cursor_line(), self._top_line()
+            self._inner = inner
+            self._restore(line, top)
+        self._inner = inner
+        if self._pin_end:
+            self._pin_end = False
+            self.pin_to_end(inner)
         self.clamp(inner)
-        gutter = self.gutter_width()
-        number_width = gutter - 3
+        shown = self.rows(inner.width)
+        if isinstance(shown, DocumentView):
+            rows = shown.window(self.scroll, inner.height, self.hscroll)
+        else:  # with the review's cards: already clipped
+            rows = list(shown[self.scroll : self.scroll + inner.height])
+        number_width = self.gutter_width() - 3
         lit = self.lit_rows(inner.width)
+        lighting = self.highlight is not None
         right = inner.x + inner.width
-        for offset in range(inner.height):
+        self._draw_stats(canvas, inner)
+        for offset, row in enumerate(rows):
             index = self.scroll + offset
-            if index >= len(rows):
-                break
-            row = rows[index]
             y = inner.y + offset
+            is_lit = index in lit
             number = str(row.source[0]) if row.first and row.source else ""
-            gutter_style = LIT_GUTTER_STYLE if index in lit else GUTTER_STYLE
+            gutter_style = LIT_GUTTER_STYLE if is_lit and number else GUTTER_STYLE
             x = canvas.put(inner.x, y, number.rjust(number_width), gutter_style, right)
-            x = canvas.put(x, y, f" {row.marker} ", GUTTER_STYLE, right)
-            canvas.put_spans(x, y, row.spans, right)
-            band = Rect(inner.x, y, inner.width, 1)
-            if index in lit:
-                _paint(canvas, band, reverse=True)
-            elif focused and index == self.cursor:
-                _paint(canvas, band, background=CURSOR_BG)
+            x = canvas.put(x, y, " ", PLAIN_GUTTER, right)
+            marker_style = MARKER_STYLES.get(row.marker)
+            marker = MARKER_CELL if marker_style is not None else " "
+            x = canvas.put(x, y, marker, marker_style or GUTTER_STYLE, right)
+            x = canvas.put(x, y, " ", PLAIN_GUTTER, right)
+            spans = row.spans
+            if lighting and not is_lit:
+                spans = tuple(Span(span.text, dimmed(span.style)) for span in spans)
+            canvas.put_spans(x, y, spans, right)
+            if focused and index == self.cursor:
+                _paint(canvas, Rect(inner.x, y, inner.width, 1), background=CURSOR_BG)
 
 
-def _paint(
-    canvas: Canvas,
-    band: Rect,
-    *,
-    reverse: bool = False,
-    background: tuple[int, int, int] | None = None,
-) -> None:
+PLAIN_GUTTER = Style()
+
+
+def _paint(canvas: Canvas, band: Rect, *, background: tuple[int, int, int]) -> None:
     row = canvas.rows[band.y]
     for x in range(band.x, min(band.x + band.width, canvas.width)):
         text, style = row[x]
-        style = attrs.evolve(style, reverse=True) if reverse else attrs.evolve(style, bg=background)
-        row[x] = (text, style)
+        row[x] = (text, attrs.evolve(style, bg=background))
+
+
+def row_text(row: Row) -> str:
+    return "".join(span.text for span in row.spans)
+
+
+def _row_key(row: Row) -> tuple[object, ...]:
+    """What identifies a row across a re-merge of cards: its source, its
+    place in a wrapped line and its text (rows are rebuilt, not shared)."""
+    return (row.source, row.first, row_text(row))

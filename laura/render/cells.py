@@ -8,21 +8,18 @@ lines never wrap, they are clipped to a window with a visible marker.
 from __future__ import annotations
 
 import re
-import unicodedata
-from functools import lru_cache
 
 from laura.render import theme
-from laura.render.style import Span, Style
+from laura.render.canvas import char_width
+from laura.render.style import Span
 
 _PIECES = re.compile(r" +|[^ ]+")
 
 
-@lru_cache(maxsize=4096)
 def char_cells(ch: str) -> int:
-    """Cells one character takes: 0 (combining, zero-width), 1 or 2."""
-    if unicodedata.combining(ch) or ch in "\u200b\u200c\u200d\ufeff":
-        return 0
-    return 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
+    """Cells one character takes: 0 (combining, zero-width), 1 or 2 — the
+    canvas's own rule, so what wraps here fits there."""
+    return char_width(ch)
 
 
 def text_cells(text: str) -> int:
@@ -67,61 +64,86 @@ def wrap_spans(
         return [_merge(tuple(prefix) + tuple(spans))]
     if spans_cells(continuation) > width - 2:  # no room left for text under the hang
         continuation = ()
-    # Words may cross spans ("**bold**text"): group non-space fragments.
-    words: list[tuple[bool, list[tuple[str, Style]]]] = []
-    for span in spans:
-        for piece in _PIECES.findall(span.text):
-            is_space = piece[0] == " "
-            if words and words[-1][0] == is_space:
-                words[-1][1].append((piece, span.style))
-            else:
-                words.append((is_space, [(piece, span.style)]))
-
+    text = "".join(span.text for span in spans)
+    cuts = _row_cuts(text, width - spans_cells(prefix), width - spans_cells(continuation))
     rows: list[tuple[Span, ...]] = []
-    row: list[Span] = list(prefix)
-    lead = len(row)
-    used = start = spans_cells(prefix)
+    for index, (start, end) in enumerate(cuts):
+        lead = prefix if index == 0 else continuation
+        rows.append(_merge(tuple(lead) + _slice(spans, start, end)))
+    return rows
+
+
+def _row_cuts(text: str, first: int, rest: int) -> list[tuple[int, int]]:
+    """Greedy word wrap of `text` as (start, end) character offsets per row:
+    `first` cells on the first row, `rest` on the others."""
+    cuts: list[tuple[int, int]] = []
+    start = end = used = 0
+    room = max(1, first)
     has_text = False
 
-    def flush() -> None:
-        nonlocal row, lead, used, start, has_text
-        if has_text:
-            while len(row) > lead and row[-1].text.strip(" ") == "":
-                row.pop()
-            if len(row) > lead:
-                row[-1] = Span(row[-1].text.rstrip(" "), row[-1].style)
-        rows.append(tuple(row))
-        row = list(continuation)
-        lead = len(row)
-        used = start = spans_cells(continuation)
+    def close(next_start: int) -> None:
+        nonlocal start, end, used, room, has_text
+        cuts.append((start, end if has_text else start))
+        start = end = next_start
+        used = 0
+        room = max(1, rest)
         has_text = False
 
-    for is_space, fragments in words:
-        cells = sum(text_cells(text) for text, _ in fragments)
-        if is_space:
-            if has_text or not rows:
-                if used + cells <= width:
-                    row.extend(Span(t, s) for t, s in fragments)
-                    used += cells
-                else:
-                    flush()
+    for match in _PIECES.finditer(text):
+        piece = match.group()
+        begin, finish = match.span()
+        cells = text_cells(piece)
+        if piece[0] == " ":
+            if not has_text and cuts:  # spaces opening a continuation row
+                start = end = finish
+            elif used + cells <= room:
+                used += cells
+                if not has_text:
+                    end = finish  # the first row's indentation is kept
+            else:
+                close(finish)
             continue
-        if used + cells > width and has_text:
-            flush()
-        for text, style in fragments:
-            while text:
-                head, rest = _split_at_cells(text, width - used)
-                if not head:
-                    if used > start:  # start a new row and try again
-                        flush()
-                        continue
-                    head, rest = text[:1], text[1:]  # wider than a row: place anyway
-                text = rest
-                row.append(Span(head, style))
-                used += text_cells(head)
-                has_text = True
-    flush()
-    return [_merge(r) for r in rows]
+        if used + cells > room and has_text:
+            close(begin)
+        if used + cells <= room:
+            if not has_text:
+                start = start if start < begin and not cuts else begin
+            used += cells
+            end = finish
+            has_text = True
+            continue
+        position = begin
+        while position < finish:  # a word longer than the row: split it
+            head, _ = _split_at_cells(text[position:finish], room - used)
+            if not head:
+                if has_text or used or (not cuts and room < max(1, rest)):
+                    close(position)  # a fresh (or roomier) row may hold it
+                    continue
+                head = text[position]  # wider than any row: place it anyway
+            if not has_text and start > position:
+                start = position
+            position += len(head)
+            used += text_cells(head)
+            end = position
+            has_text = True
+            if position < finish:
+                close(position)
+    cuts.append((start, end if has_text else start))
+    return cuts
+
+
+def _slice(spans: tuple[Span, ...], start: int, end: int) -> tuple[Span, ...]:
+    """The characters [start, end) of the spans' joined text, styles kept."""
+    out: list[Span] = []
+    position = 0
+    for span in spans:
+        length = len(span.text)
+        if position + length > start and position < end:
+            out.append(Span(span.text[max(0, start - position) : end - position], span.style))
+        position += length
+        if position >= end:
+            break
+    return tuple(out)
 
 
 def _merge(spans: tuple[Span, ...]) -> tuple[Span, ...]:

@@ -13,10 +13,13 @@ names (other than plain text) is code; the rest is wrapped plain text.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import PurePath
 
-from laura.render.code import code_blocks, lexer_for_filename, source_lines
+import attrs
+
+from laura.render.code import CHUNK, code_blocks, lexer_for_filename, source_lines
 from laura.render.diff import cannot_read_blocks, diff_file_blocks, plain_blocks
 from laura.render.lines import Block
 from laura.render.markdown import markdown_blocks
@@ -28,6 +31,24 @@ DIFF = "diff"
 CODE = "code"
 PLAIN_TEXT = "plain"
 UNREADABLE = "unreadable"
+
+
+_ESCAPES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b\n]*(?:\x07|\x1b\\)?|\x1b[@-_]?")
+_OVERWRITTEN = re.compile(r"[^\n\r]*\r(?=[^\n])")
+_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+
+
+def displayable(text: str) -> str:
+    """Text safe to draw, with the same lines: CRLF ends a line like LF;
+    terminal escapes (colour codes in a piped log) are removed; text a
+    carriage return overwrote is dropped, as a terminal would show it;
+    other control characters become U+FFFD."""
+    text = text.replace("\r\n", "\n")
+    if "\x1b" in text:
+        text = _ESCAPES.sub("", text)
+    if "\r" in text:
+        text = _OVERWRITTEN.sub("", text)
+    return _CONTROLS.sub("\ufffd", text)
 
 
 def kind_of(name: str) -> str:
@@ -50,10 +71,10 @@ class Document:
 
     def __init__(self, name: str, text: str, *, unreadable: str | None = None) -> None:
         self.name = name
-        self.text = text
+        self.text = displayable(text)
         self.unreadable = unreadable
         self.kind = UNREADABLE if unreadable is not None else kind_of(name)
-        self.lines = source_lines(text) if unreadable is None else []
+        self.lines = source_lines(self.text) if unreadable is None else []
         self._made: list[Block] = []
         self._source: Iterator[Block] | None = self._make()
 
@@ -72,6 +93,17 @@ class Document:
             return code_blocks(lexer_for_filename(PurePath(self.name).name), self.text)
         return plain_blocks(self.text)
 
+    def _plain_after(self, done: int) -> Iterator[Block]:
+        """Plain-text blocks for the lines after line `done`."""
+        for block in plain_blocks("\n".join(self.lines[done:]) + "\n"):
+            shifted = tuple(
+                attrs.evolve(line, source=(line.source[0] + done, line.source[1] + done))
+                if line.source is not None
+                else line
+                for line in block.lines
+            )
+            yield Block(shifted, block.start + done, block.end + done)
+
     def blocks(self) -> Iterator[Block]:
         """Every block, in order: cached ones first, then newly made."""
         index = 0
@@ -82,20 +114,46 @@ class Document:
                 continue
             if self._source is None:
                 return
-            block = next(self._source, None)
+            try:
+                block = next(self._source, None)
+            except Exception:  # a renderer bug degrades to plain text, never a crash
+                self._source = self._plain_after(self._made[-1].end if self._made else 0)
+                continue
             if block is None:
                 self._source = None
                 return
             self._made.append(block)
 
-    def view(self, width: int, marks: Marks = NO_MARKS) -> DocumentView:
-        """Rows at text width `width`, laid out as they are asked for."""
+    def continues(self, old: Document) -> int:
+        """After an append-only change to a plain-text file (a growing log),
+        take over `old`'s finished blocks instead of making them again;
+        returns how many were taken (0 when the change was not an append)."""
+        if self.kind != PLAIN_TEXT or old.kind != PLAIN_TEXT or self._made:
+            return 0
+        if not (old.text.endswith("\n") and self.text.startswith(old.text)):
+            return 0
+        kept: list[Block] = []
+        for block in old._made:  # plain blocks are whole CHUNKs but the last
+            if block.end - block.start + 1 != CHUNK:
+                break
+            kept.append(block)
+        if kept:
+            self._made = kept
+            self._source = self._plain_after(kept[-1].end)
+        return len(kept)
+
+    def view(
+        self, width: int, marks: Marks = NO_MARKS, reuse: tuple[DocumentView, int] | None = None
+    ) -> DocumentView:
+        """Rows at text width `width`, laid out as they are asked for;
+        `reuse` = (a view of the document this one `continues`, blocks kept)."""
         return DocumentView(
             self.blocks(),
             self.line_count,
             width,
             marks,
             one_row_per_line=self.kind in (CODE, DIFF),
+            reuse=reuse,
         )
 
 

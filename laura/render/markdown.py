@@ -360,7 +360,7 @@ def _raw(src_lines: list[str], lo: int, hi: int) -> list[Line]:
 
 def markdown_blocks(text: str) -> Iterator[Block]:
     """The document's blocks, rendered as the caller iterates."""
-    src = text.replace("\r\n", "\n").replace("\r", "\n").replace("\0", "\ufffd")
+    src = text.replace("\r\n", "\n").replace("\0", "\ufffd")
     src_lines = source_lines(src)
     env: dict[str, Any] = {}
     groups: Iterator[tuple[int, int, list[Token]]] = top_level_blocks(src, env)

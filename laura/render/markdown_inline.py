@@ -50,6 +50,7 @@ def inline_lines(
     def put(text: str, style: Style) -> None:
         if not text:
             return
+        text = text.replace("\t", "    ")
         line = lines[-1]
         if line and line[-1].style == style:
             line[-1] = Span(line[-1].text + text, style)

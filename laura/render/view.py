@@ -14,7 +14,8 @@ the first row of the line below a deletion.
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterable, Iterator, Mapping
+import itertools
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import overload
 
 import attrs
@@ -53,10 +54,10 @@ def gap_row(count: int, width: int) -> Row:
     """The row standing for `count` removed lines: no number, not addressable."""
     label = f"── {count} line{'s' if count != 1 else ''} removed "
     fill = max(0, width - len(label))
-    return Row((Span((label + "─" * fill)[: max(width, 1)], theme.GAP),), None, True, REMOVED)
+    return Row((Span((label + "─" * fill)[: max(width, 1)], theme.GAP),), None, True, " ")
 
 
-class DocumentView:
+class DocumentView(Sequence[Row]):
     """Rows of a document at one text width, laid out on demand.
 
     Acts as a read-only sequence of unclipped rows (`len` forces the whole
@@ -71,6 +72,7 @@ class DocumentView:
         marks: Marks = NO_MARKS,
         *,
         one_row_per_line: bool = False,
+        reuse: tuple[DocumentView, int] | None = None,
     ) -> None:
         self.width = max(1, width)
         # Pre-formatted kinds (code, diffs) lay every source line on exactly
@@ -83,6 +85,25 @@ class DocumentView:
         self._rows: list[Row] = []
         self._pre: list[bool] = []
         self._laid_to_line = 0  # last source line covered by laid-out blocks
+        self._block_ends: list[tuple[int, int]] = []  # (rows, last line) after each block
+        if reuse is not None:
+            self._adopt(*reuse)
+
+    def _adopt(self, old: DocumentView, blocks: int) -> None:
+        """Start from `old`'s rows for the first `blocks` blocks, which the
+        caller vouches are unchanged (an append-only reload): only what was
+        appended is laid out again. Nothing is adopted when widths or marks
+        differ, since both are baked into rows."""
+        blocks = min(blocks, len(old._block_ends))
+        if blocks <= 0 or old.width != self.width or not (old.marks.empty and self.marks.empty):
+            return
+        rows, last_line = old._block_ends[blocks - 1]
+        self._rows = old._rows[:rows]
+        self._pre = old._pre[:rows]
+        self._block_ends = old._block_ends[:blocks]
+        self._laid_to_line = last_line
+        assert self._blocks is not None
+        self._blocks = itertools.islice(self._blocks, blocks, None)
 
     # -- laying out -------------------------------------------------------
 
@@ -100,6 +121,7 @@ class DocumentView:
         for line in block.lines:
             self._lay(line)
         self._laid_to_line = max(self._laid_to_line, block.end)
+        self._block_ends.append((len(self._rows), self._laid_to_line))
         return True
 
     def _lay(self, line: Line) -> None:
@@ -146,7 +168,17 @@ class DocumentView:
             pass
 
     def complete(self) -> bool:
-        return self._blocks is None
+        """True once every row is laid out (or, for one-row-per-line kinds,
+        always: their count is known without layout)."""
+        return self._blocks is None or self.one_row_per_line
+
+    def available(self, count: int) -> int:
+        """Rows known to exist, asking for `count`: at least `count` when the
+        document has that many, else the exact total."""
+        if self.one_row_per_line:
+            return min(count, self.content_rows())
+        self.ensure_rows(count)
+        return len(self._rows)
 
     # -- sequence of rows ---------------------------------------------------
 
@@ -213,8 +245,7 @@ class DocumentView:
             return range(0)
         if self.one_row_per_line:
             return range(self._row_of_line(start), self._row_of_line(end) + 1)
-        self.ensure_line(end)
-        self.ensure_rows(len(self._rows) + 1)  # rows of a block may trail it
+        self.ensure_line(end)  # blocks come in source order: later ones start after `end`
         first = last = -1
         for index, row in enumerate(self._rows):
             if meets(row.source, start, end):
@@ -224,6 +255,17 @@ class DocumentView:
             elif first >= 0 and row.source is not None and row.source[0] > end:
                 break
         return range(first, last + 1) if first >= 0 else range(0)
+
+    def line_at(self, index: int) -> int | None:
+        """The source line row `index` addresses (the first of its range);
+        a row standing for no line (a gap row, a border) addresses the
+        nearest line above it."""
+        self.ensure_rows(index + 1)
+        for at in range(min(index, len(self._rows) - 1), -1, -1):
+            source = self._rows[at].source
+            if source is not None:
+                return source[0]
+        return None
 
     def rows_for_line(self, line: int) -> range:
         return self.rows_meeting(line, line)

@@ -87,7 +87,7 @@ def test_modify_delete_and_insert_give_modified_removed_and_added(tmp_path: Path
         "  2~|line 2 changed",
         "  3 |line 3",
         "  4 |line 4",
-        "   -|── 1 line removed ──────────────────────",
+        "    |── 1 line removed ──────────────────────",
         "  5-|line 6",
         "  6 |line 7",
     ]

@@ -19,9 +19,10 @@ from laura.render.document import (
     kind_of,
     render_document,
 )
-from laura.render.style import Span
+from laura.render.style import PLAIN, Span, Style
 from tests.laura.render_helpers import picture, text
 
+BOLD = Style(bold=True)
 PYTHON = 'def greet(name):\n    """Say hello."""\n    return f"hi {name}"  # friendly\n'
 
 
@@ -143,3 +144,44 @@ def test_wrapping_never_overflows_and_keeps_all_text(words: list[str], width: in
         assert text_cells("".join(span.text for span in row)) <= max(width, 2)
     joined = "".join("".join(s.text for s in row) for row in rows).replace(" ", "")
     assert joined == source.replace(" ", "")
+
+
+def test_piped_logs_lose_escapes_and_overwritten_progress_but_keep_their_lines() -> None:
+    log = "\x1b[32mok\x1b[0m\r\nprogress 1%\rprogress 100%\nbell\x07 here\n"
+    rows = render_document("tail-1.txt", log, 40)
+    assert picture(rows) == ["  1 |ok", "  2 |progress 100%", "  3 |bell\ufffd here"]
+
+
+def test_code_in_a_list_item_is_boxed_under_the_bullet_and_maps_1_to_1() -> None:
+    source = "- step:\n\n  ```sh\n  make test\n  ```\n- next\n"
+    rows = render_document("doc.md", source, 40)
+    assert picture(rows) == [
+        "  1 |• step:",
+        "  2 |",
+        "  3 |  ╭─ sh ──────╮",
+        "  4 |  │ make test │",
+        "  5 |  ╰───────────╯",
+        "  6 |• next",
+    ]
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    pieces=st.lists(
+        st.tuples(st.text(alphabet="xy漢 ", min_size=1, max_size=8), st.booleans()), max_size=8
+    ),
+    width=st.integers(min_value=3, max_value=24),
+)
+def test_wrapping_keeps_each_characters_style(pieces: list[tuple[str, bool]], width: int) -> None:
+    spans = tuple(Span(piece, BOLD if bold else PLAIN) for piece, bold in pieces)
+    rows = wrap_spans(spans, width, (Span("> "),), (Span("  "),))
+    expected = [(ch, bold) for piece, bold in pieces for ch in piece if ch != " "]
+    seen = [
+        (ch, span.style.bold)
+        for row in rows
+        for span in row
+        for ch in span.text
+        if ch not in " >"
+    ]
+    assert seen == expected
+    assert all(text_cells("".join(span.text for span in row)) <= width for row in rows)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+import pytest
+
 from laura.render.document import Document
 from laura.render.lines import Block, Line, clamp_range, line_of_row, rows_for_line, rows_meeting
 from laura.render.style import Span
@@ -83,12 +85,12 @@ def test_marks_colour_rows_and_a_gap_row_stands_for_removed_lines() -> None:
         "  1 |line 1",
         "  2~|line 2",
         "  3 |line 3",
-        "   -|── 2 lines removed ───────────",
+        "    |── 2 lines removed ───────────",
         "  4-|line 4",
         "  5 |line 5",
         "  6+|line 6",
         "  7 |line 7",
-        "   -|── 1 line removed ────────────",
+        "    |── 1 line removed ────────────",
     ]
     assert view.rows_meeting(4) == range(4, 5)
     assert view.window(0, 20)[3].source is None
@@ -109,3 +111,17 @@ def test_a_folded_paragraph_takes_the_strongest_mark_of_its_lines() -> None:
     view = Document("d.md", "alpha\nbeta\ngamma\n").view(40, Marks(changed={2: MODIFIED}))
     rows = view.window(0, 5)
     assert picture(rows) == ["  1~|alpha beta gamma"]
+
+
+def test_a_renderer_that_fails_midway_degrades_to_plain_text(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from laura.render import document as document_module
+
+    def broken(lexer: object, text: str) -> Iterator[Block]:
+        yield Block((Line((Span("first"),), (1, 1), pre=True),), 1, 1)
+        raise RuntimeError("lexer bug")
+
+    monkeypatch.setattr(document_module, "code_blocks", broken)
+    view = Document("x.py", "first\nsecond\nthird\n").view(40)
+    assert picture(view.window(0, 5)) == ["  1 |first", "  2 |second", "  3 |third"]

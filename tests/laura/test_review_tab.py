@@ -151,3 +151,17 @@ def test_a_new_card_above_the_cursor_does_not_move_it_off_its_line(tab: Tab) -> 
     panel.rows(area.width)
     assert panel.anchor_at(panel.cursor, area.width) == (2, 2)
     assert panel.rows(area.width)[panel.cursor].source == (2, 2)
+
+
+def test_the_journal_records_what_the_agent_did(tab: Tab, tmp_path: Path) -> None:
+    ready = tab.apply(Ready(session="j1"))
+    journal = tmp_path / "state" / "laura" / "sessions" / "j1.ndjson"
+    assert getattr(ready, "journal", None) == str(journal)
+    tab.apply(Open(path="f.txt", focus=False))
+    tab.apply(Open(path="f.txt", highlight=(2, 2), focus=False))
+    assert tab.apply(Comment(line=5, body="x", pane=1)) == Error(
+        "line 5 is past the file's 2 lines"
+    )
+    events = [json.loads(line) for line in journal.read_text().splitlines()]
+    assert [e["type"] for e in events] == ["ready", "open", "open", "highlight"]
+    assert (events[3]["pane"], events[3]["start"], events[3]["end"]) == (3, 2, 2)

@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 from laura.panes.watch import FileWatch, stamp_of
-from laura.spool import copy_until_eof, delete_spool, is_spool, runtime_dir, spool_path
+from laura.spool import copy_until_eof, delete_spool, is_spool, spool_path
 
 
 def test_poll_sees_appends_rewrites_renames_and_deletes_but_not_touches(tmp_path: Path) -> None:
@@ -53,19 +53,6 @@ def test_a_same_size_rewrite_in_the_same_tick_is_caught_while_racy(tmp_path: Pat
     watch.stamp = stamp_of(str(path))
     long_after = stamp.mtime_ns + 60_000_000_000
     assert not watch.poll(now_ns=long_after)  # not racy any more: stat is trusted
-
-
-def test_runtime_dir_prefers_laura_runtime_then_xdg_then_home(tmp_path: Path) -> None:
-    chosen = tmp_path / "rt" / "laura"
-    assert runtime_dir({"LAURA_RUNTIME": str(chosen)}) == chosen
-    assert chosen.is_dir()
-    xdg = tmp_path / "xdg"
-    not_laura = tmp_path / "elsewhere"
-    env = {"LAURA_RUNTIME": str(not_laura), "XDG_RUNTIME_DIR": str(xdg)}
-    assert runtime_dir(env) == xdg / "laura"
-    assert runtime_dir({"LAURA_RUNTIME": "relative/laura", "HOME": str(tmp_path / "h")}) == (
-        tmp_path / "h" / ".laura" / "runtime" / "laura"
-    )
 
 
 def test_spool_names_and_which_files_may_be_deleted(tmp_path: Path) -> None:

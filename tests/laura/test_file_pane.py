@@ -1,0 +1,380 @@
+"""File panes inside a tab: highlight, reload, follow, git marks, diff view,
+tail spools. Real files and real git repositories; the tab is driven through
+its protocol entry point and drawn into a canvas, as the host does."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from laura import gitmarks
+from laura.panes.file import FilePane
+from laura.protocol import Rect
+from laura.render import theme
+from laura.render.canvas import Canvas
+from laura.render.document import Document
+from laura.tab import Tab, inner
+
+WIDTH, HEIGHT = 100, 24
+
+
+@pytest.fixture(autouse=True)
+def private_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path / "xdg-run"))
+    monkeypatch.setenv("LAURA_RUNTIME", str(tmp_path / "run" / "laura"))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.setattr(gitmarks, "_git_missing", False)
+    monkeypatch.setattr(gitmarks, "_missing_warned", False)
+
+
+def make_tab(cwd: Path) -> Tab:
+    tab = Tab(0, "test-tab", str(cwd), session="s")
+    tab.area = Rect(0, 1, WIDTH, HEIGHT)
+    tab.ready = True
+    return tab
+
+
+def ask(tab: Tab, frame: dict[str, object]) -> dict[str, object]:
+    reply: dict[str, object] = json.loads(tab.answer(json.dumps(frame).encode()))
+    return reply
+
+
+def open_pane(tab: Tab, path: Path, **fields: object) -> int:
+    reply = ask(tab, {"type": "open", "path": str(path), "dir": "horizontal", **fields})
+    assert reply["type"] == "opened", reply
+    return int(reply["pane"])  # type: ignore[call-overload]
+
+
+def draw(tab: Tab, pane: int, focused: bool = False) -> tuple[Canvas, Rect]:
+    canvas = Canvas(WIDTH, HEIGHT + 2)
+    rect = tab.rects()[pane]
+    panel = tab.panels[pane]
+    panel.title(tab.cwd)
+    area = inner(rect)
+    panel.draw(canvas, area, focused)
+    return canvas, area
+
+
+def visible(tab: Tab, pane: int) -> list[str]:
+    canvas, area = draw(tab, pane)
+    return [
+        "".join(cell[0] for cell in canvas.rows[y][area.x : area.x + area.width]).rstrip()
+        for y in range(area.y, area.y + area.height)
+    ]
+
+
+def git(repo: Path, *args: str) -> None:
+    subprocess.run(
+        ["git", "-c", "user.name=T", "-c", "user.email=t@example.invalid", *args],
+        cwd=repo,
+        check=True,
+        capture_output=True,
+    )
+
+
+def committed(tmp_path: Path, name: str, text: str) -> Path:
+    repo = tmp_path / "repo"
+    repo.mkdir(exist_ok=True)
+    git(repo, "init", "-q")
+    path = repo / name
+    path.write_text(text)
+    git(repo, "add", name)
+    git(repo, "commit", "-q", "-m", "start")
+    return path
+
+
+REFLOWED = (
+    "# Doc\n\none two three\nfour five six\nseven eight\nnine ten\neleven twelve\nthirteen\n\n"
+    "```python\nx = 1\ny = 2\n```\n"
+)
+
+
+def test_highlight_lights_the_two_code_lines_and_dims_the_rest(tmp_path: Path) -> None:
+    path = tmp_path / "doc.md"
+    path.write_text(REFLOWED)
+    tab = make_tab(tmp_path)
+    pane = open_pane(tab, path)
+    assert ask(tab, {"type": "highlight", "pane": pane, "start": 11, "end": 12}) == {"type": "ok"}
+    canvas, area = draw(tab, pane)
+    rows = visible(tab, pane)
+    lit = [i for i, text in enumerate(rows) if "x = 1" in text or "y = 2" in text]
+    assert len(lit) == 2
+    for offset, y in enumerate(range(area.y, area.y + area.height)):
+        cells = canvas.rows[y][area.x + 6 : area.x + area.width]
+        styled = [style for text, style in cells if text.strip()]
+        if not styled:
+            continue
+        if offset in lit:
+            assert not any(style.dim for style in styled), rows[offset]
+        else:
+            assert all(style.dim for style in styled), rows[offset]
+    assert rows[lit[0]].lstrip().startswith("11")
+
+
+def test_highlight_scrolls_once_centred_and_clamps(tmp_path: Path) -> None:
+    path = tmp_path / "long.py"
+    path.write_text("".join(f"value_{n} = {n}\n" for n in range(1, 201)))
+    tab = make_tab(tmp_path)
+    pane = open_pane(tab, path)
+    panel = tab.panels[pane]
+    ask(tab, {"type": "highlight", "pane": pane, "range": [100, 101]})
+    height = inner(tab.rects()[pane]).height
+    assert panel.scroll == 99 - (height - 2) // 2
+    assert panel.cursor == 99
+    rows = visible(tab, pane)
+    assert any("value_100 = 100" in row for row in rows)
+    panel.move_cursor(5, inner(tab.rects()[pane]))
+    assert panel.highlight == (100, 101)  # the cursor does not clear it
+    ask(tab, {"type": "highlight", "pane": pane, "range": [500, 900]})
+    assert panel.highlight == (200, 200)
+    assert "value_200 = 200" in visible(tab, pane)[-1]
+    ask(tab, {"type": "highlight", "pane": pane, "range": None})
+    assert panel.highlight is None
+
+
+def test_open_with_highlight_applies_on_first_paint(tmp_path: Path) -> None:
+    path = tmp_path / "long.txt"
+    path.write_text("".join(f"line {n}\n" for n in range(1, 301)))
+    tab = make_tab(tmp_path)
+    pane = open_pane(tab, path, highlight=[250, 250])
+    rows = visible(tab, pane)
+    assert any(row.endswith("line 250") for row in rows)
+    assert tab.panels[pane].lit_rows(inner(tab.rects()[pane]).width) == range(249, 250)
+
+
+def test_a_request_right_after_an_edit_sees_the_new_content(tmp_path: Path) -> None:
+    path = tmp_path / "notes.txt"
+    path.write_text("one\ntwo\nthree\n")
+    tab = make_tab(tmp_path)
+    pane = open_pane(tab, path)
+    path.write_text("ONE\nTWO\nTHREE\n")  # same size
+    report = ask(tab, {"type": "layout"})
+    assert report["type"] == "report"
+    assert tab.panels[pane].text == "ONE\nTWO\nTHREE\n"
+    path.write_text("1\n2\n3\n4\n5\n")
+    report = ask(tab, {"type": "layout"})
+    panes = report["panes"]
+    assert isinstance(panes, list)
+    assert panes[1]["content_rows"] == 5
+
+
+def test_reload_keeps_the_cursor_line_and_clamps_the_highlight(tmp_path: Path) -> None:
+    path = tmp_path / "f.py"
+    path.write_text("".join(f"x{n} = {n}\n" for n in range(1, 101)))
+    tab = make_tab(tmp_path)
+    pane = open_pane(tab, path)
+    panel = tab.panels[pane]
+    ask(tab, {"type": "highlight", "pane": pane, "range": [60, 70]})
+    draw(tab, pane)
+    path.write_text("# header\n" + "".join(f"x{n} = {n}\n" for n in range(1, 101)))
+    assert tab.poll_files()
+    draw(tab, pane)
+    assert panel.rows(inner(tab.rects()[pane]).width).line_at(panel.cursor) == 60
+    path.write_text("".join(f"x{n} = {n}\n" for n in range(1, 11)))
+    assert tab.poll_files()
+    assert panel.highlight == (10, 10)
+    assert not tab.poll_files()
+
+
+def test_follow_pins_to_the_end_as_the_file_grows(tmp_path: Path) -> None:
+    path = tmp_path / "app.log"
+    path.write_text("".join(f"event {n}\n" for n in range(1, 51)))
+    tab = make_tab(tmp_path)
+    pane = open_pane(tab, path, follow=True)
+    assert visible(tab, pane)[-1].endswith("event 50")
+    with path.open("a") as log:
+        log.write("".join(f"event {n}\n" for n in range(51, 81)))
+    assert tab.poll_files()
+    assert visible(tab, pane)[-1].endswith("event 80")
+
+
+def test_git_markers_stats_and_gap_rows_after_an_edit(tmp_path: Path) -> None:
+    path = committed(tmp_path, "ten.txt", "".join(f"line {n}\n" for n in range(1, 11)))
+    tab = make_tab(tmp_path)
+    pane = open_pane(tab, path)
+    assert "+" not in tab.panels[pane].title(tab.cwd)
+    lines = [f"line {n}" for n in range(1, 11)]
+    lines[1] = "line 2 changed"
+    del lines[4]
+    path.write_text("\n".join(lines) + "\n")
+    assert tab.poll_files()
+    panel = tab.panels[pane]
+    assert panel.title(tab.cwd).endswith("+1 -2")
+    rows = visible(tab, pane)
+    assert rows[1] == "2 ▌ line 2 changed"
+    assert rows[4].startswith("    ── 1 line removed ───")
+    assert rows[5] == "5 ▌ line 6"
+    canvas, area = draw(tab, pane)
+    assert canvas.rows[area.y + 1][area.x + 2] == ("▌", theme.MARK_MODIFIED)
+
+
+def test_diff_view_toggles_and_refuses_when_there_is_nothing_to_diff(tmp_path: Path) -> None:
+    path = committed(tmp_path, "six.txt", "".join(f"line {n}\n" for n in range(1, 7)))
+    untracked = path.parent / "new.txt"
+    untracked.write_text("fresh\n")
+    tab = make_tab(tmp_path)
+    pane = open_pane(tab, path)
+    assert ask(tab, {"type": "diffview", "pane": pane, "on": True}) == {
+        "type": "error",
+        "message": "no changes vs HEAD — nothing to diff",
+    }
+    assert not tab.panels[pane].diff_view
+    path.write_text("line 1\nline 2 CHANGED\nline 3\nline 5\nline 6\n")
+    assert ask(tab, {"type": "diffview", "pane": pane}) == {"type": "ok"}
+    rows = visible(tab, pane)
+    assert rows[:7] == [
+        "1    line 1",
+        "    -line 2",
+        "2   +line 2 CHANGED",
+        "3    line 3",
+        "    -line 4",
+        "4    line 5",
+        "5    line 6",
+    ]
+    ask(tab, {"type": "highlight", "pane": pane, "range": [2, 2]})
+    assert tab.panels[pane].lit_rows(inner(tab.rects()[pane]).width) == range(2, 3)
+    assert ask(tab, {"type": "diffview", "pane": pane, "on": False}) == {"type": "ok"}
+    assert not tab.panels[pane].diff_view
+    reply = ask(tab, {"type": "open", "path": str(untracked), "diff": True})
+    assert reply["type"] == "opened"
+    assert "no changes vs HEAD — nothing to diff" in reply["warnings"]  # type: ignore[operator]
+
+
+def test_missing_git_warns_once_and_refuses_the_diff_view(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    empty = tmp_path / "bin"
+    empty.mkdir()
+    monkeypatch.setenv("PATH", str(empty))
+    first = tmp_path / "a.txt"
+    first.write_text("a\n")
+    second = tmp_path / "b.txt"
+    second.write_text("b\n")
+    tab = make_tab(tmp_path)
+    reply = ask(tab, {"type": "open", "path": str(first), "diff": True})
+    warnings = reply["warnings"]
+    assert isinstance(warnings, list)
+    assert warnings[:2] == [gitmarks.MISSING_GIT_WARNING, gitmarks.DIFF_VIEW_NEEDS_GIT]
+    reply = ask(tab, {"type": "open", "path": str(second)})
+    assert gitmarks.MISSING_GIT_WARNING not in reply["warnings"]  # type: ignore[operator]
+    assert ask(tab, {"type": "diffview"})["message"] == gitmarks.DIFF_VIEW_NEEDS_GIT
+
+
+def test_unreadable_and_binary_files_warn_and_show_why(tmp_path: Path) -> None:
+    blob = tmp_path / "blob.bin"
+    blob.write_bytes(b"\x00\x01\x02")
+    tab = make_tab(tmp_path)
+    reply = ask(tab, {"type": "open", "path": str(blob)})
+    assert f"cannot read {blob}: binary file" in reply["warnings"]  # type: ignore[operator]
+    shown = " ".join(row.strip() for row in visible(tab, int(reply["pane"])))  # type: ignore[call-overload]
+    assert "Couldn't read this file — binary file. Check the path." in shown
+
+
+def test_horizontal_scroll_moves_code_but_not_past_its_end(tmp_path: Path) -> None:
+    path = tmp_path / "wide.py"
+    path.write_text("x = '" + "abcdefghij" * 12 + "'\n")
+    tab = make_tab(tmp_path)
+    pane = open_pane(tab, path)
+    panel = tab.panels[pane]
+    area = inner(tab.rects()[pane])
+    assert visible(tab, pane)[0].endswith("›")
+    for _ in range(50):
+        panel.scroll_sideways(1, area)
+    assert 0 < panel.hscroll <= 130
+    row = visible(tab, pane)[0]
+    assert row.endswith("j'") and "‹" in row
+    for _ in range(50):
+        panel.scroll_sideways(-1, area)
+    assert panel.hscroll == 0
+
+
+def test_spools_are_deleted_with_their_pane_and_nothing_else_is(tmp_path: Path) -> None:
+    runtime = Path(os.environ["LAURA_RUNTIME"])
+    runtime.mkdir(parents=True)
+    spool = runtime / "tail-1.txt"
+    spool.write_text("log\n")
+    mine = tmp_path / "mine.txt"
+    mine.write_text("keep\n")
+    tab = make_tab(tmp_path)
+    tab.runtime = str(runtime)
+    spool_pane = open_pane(tab, spool)
+    mine_pane = open_pane(tab, mine)
+    ask(tab, {"type": "close", "pane": mine_pane})
+    assert mine.exists()
+    ask(tab, {"type": "close", "pane": spool_pane})
+    assert not spool.exists()
+    again = runtime / "tail-2.txt"
+    again.write_text("x\n")
+    open_pane(tab, again)
+    ask(tab, {"type": "close", "all": True})
+    assert not again.exists()
+
+
+def test_a_lazily_laid_out_markdown_pane_paints_without_laying_out_everything(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "big.md"
+    path.write_text("".join(f"## Part {n}\n\nText of part {n}.\n\n" for n in range(3000)))
+    pane_obj = FilePane(1, str(path), "big.md")
+    canvas = Canvas(WIDTH, HEIGHT)
+    pane_obj.draw(canvas, Rect(1, 1, 60, 20), focused=True)
+    assert len(pane_obj.document._made) < 40
+    assert "## Part 0" in "".join(cell[0] for cell in canvas.rows[1])
+
+
+def test_a_growing_log_is_laid_out_only_where_it_grew(tmp_path: Path) -> None:
+    path = tmp_path / "tail-7.txt"
+    path.write_text("".join(f"entry {n} " + "word " * (n % 30) + "\n" for n in range(300)))
+    area = Rect(1, 1, 60, 20)
+    pane = FilePane(1, str(path), "tail-7.txt")
+    pane.set_follow(True, area)
+    pane.draw(Canvas(62, 22), area, True)
+    before = pane.rows(area.width)
+    first_row = before[0]
+    with path.open("a") as log:
+        log.write("".join(f"late {n} " + "word " * n + "\n" for n in range(40)))
+    assert pane.poll()
+    canvas = Canvas(62, 22)
+    pane.draw(canvas, area, True)
+    after = pane.rows(area.width)
+    assert after[0] is first_row  # taken over, not laid out again
+    fresh = Document("tail-7.txt", path.read_text()).view(pane.text_width(area.width))
+    assert list(after) == list(fresh)
+    assert any("late 39" in row for row in canvas.text())  # followed to the end
+
+
+def test_a_rewritten_log_is_laid_out_afresh(tmp_path: Path) -> None:
+    path = tmp_path / "tail-8.txt"
+    path.write_text("".join(f"entry {n}\n" for n in range(200)))
+    area = Rect(1, 1, 60, 20)
+    pane = FilePane(1, str(path), "tail-8.txt")
+    pane.draw(Canvas(62, 22), area, True)
+    list(pane.rows(area.width))
+    path.write_text("".join(f"ENTRY {n}\n" for n in range(250)))
+    assert pane.poll()
+    rows = list(pane.rows(area.width))
+    assert [row.spans[0].text for row in rows[:2]] == ["ENTRY 0", "ENTRY 1"]
+    assert len(rows) == 250
+
+
+def test_a_resize_keeps_the_cursor_on_its_source_line(tmp_path: Path) -> None:
+    path = tmp_path / "prose.txt"
+    path.write_text("".join(f"line {n} " + "filler words " * 8 + "\n" for n in range(1, 80)))
+    pane = FilePane(1, str(path), "prose.txt")
+    wide = Rect(1, 1, 120, 20)
+    pane.draw(Canvas(122, 22), wide, True)
+    pane.set_highlight((40, 40), wide)
+    pane.draw(Canvas(122, 22), wide, True)
+    narrow = Rect(1, 1, 40, 20)
+    canvas = Canvas(42, 22)
+    pane.draw(canvas, narrow, True)
+    assert pane.rows(narrow.width).line_at(pane.cursor) == 40
+    assert any("line 40 " in row for row in canvas.text())

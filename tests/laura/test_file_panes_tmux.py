@@ -1,0 +1,331 @@
+"""File panes end to end: the real `laura` in a private tmux server, driven
+by the real client verbs, the screen read back with capture-pane."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tests.laura.tmux import LAURA, LauraSession, wait_until
+
+pytestmark = pytest.mark.tmux
+
+Make = Callable[..., LauraSession]
+
+REFLOWED = (
+    "# Doc\n\none two three\nfour five six\nseven eight\nnine ten\neleven twelve\nthirteen\n\n"
+    "```python\nx = 1\ny = 2\n```\n\nAfter the code.\n"
+)
+
+
+def git(repo: Path, *args: str) -> None:
+    subprocess.run(
+        ["git", "-c", "user.name=T", "-c", "user.email=t@example.invalid", *args],
+        cwd=repo,
+        check=True,
+        capture_output=True,
+        env={**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "HOME": str(repo)},
+    )
+
+
+def committed(root: Path, name: str, text: str) -> Path:
+    repo = root / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    path = repo / name
+    path.write_text(text)
+    git(repo, "add", name)
+    git(repo, "commit", "-q", "-m", "start")
+    return path
+
+
+def open_file(session: LauraSession, path: Path, *flags: str) -> int:
+    done = session.cli("open", str(path), "--dir", "h", *flags)
+    assert done.returncode == 0, done.stderr
+    return int(done.stdout.strip())
+
+
+def styled_screen(session: LauraSession) -> list[str]:
+    """The screen with SGR escapes, one string per row."""
+    return session.tmux("capture-pane", "-p", "-e").split("\n")[: session.height]
+
+
+_SGR = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def pane_row(screen: list[str], marker: str) -> str:
+    """The row (escapes kept) whose visible text holds `marker`."""
+    return next(row for row in screen if marker in _SGR.sub("", row))
+
+
+def attributes(row: str) -> set[int]:
+    """SGR attributes switched on anywhere in a styled row (colour
+    parameters skipped): 1 bold, 2 faint, 7 reverse..."""
+    found: set[int] = set()
+    for match in _SGR.finditer(row):
+        params = [int(p) if p else 0 for p in match.group()[2:-1].split(";")]
+        index = 0
+        while index < len(params):
+            value = params[index]
+            if value in (38, 48):
+                index += 5 if params[index + 1 : index + 2] == [2] else 3
+                continue
+            found.add(value)
+            index += 1
+    return found
+
+
+def faint(row: str) -> bool:
+    return 2 in attributes(row)
+
+
+def reversed_(row: str) -> bool:
+    return 7 in attributes(row)
+
+
+def test_highlight_dims_the_rest_and_lands_on_the_code_lines(laura_session: Make) -> None:
+    session = laura_session()
+    path = session.root / "doc.md"
+    path.write_text(REFLOWED)
+    open_file(session, path, "--no-focus")
+    session.wait_for("After the code.")
+    done = session.cli("highlight", "11", "12")
+    assert done.returncode == 1 and "no pane focused" in done.stderr  # focus stayed on the shell
+    assert session.cli("highlight", "11", "12", "--pane", "1").returncode == 0
+
+    def lit_and_dimmed() -> bool:
+        rows = styled_screen(session)
+        x_row = pane_row(rows, "x = 1")
+        after = pane_row(rows, "After the code.")
+        # the gutter number of a lit row is reverse video; other rows are faint
+        return reversed_(x_row) and faint(after) and not faint(x_row)
+
+    wait_until(lit_and_dimmed, 10)
+    plain = session.screen()
+    assert re.search(r"11\s+│ x = 1", pane_row(plain, "x = 1"))
+    assert re.search(r"12\s+│ y = 2", pane_row(plain, "y = 2"))
+    assert not reversed_(pane_row(styled_screen(session), "After the code."))
+
+    assert session.cli("highlight", "--off", "--pane", "1").returncode == 0
+    wait_until(lambda: not faint(pane_row(styled_screen(session), "After the code.")), 10)
+
+
+def test_highlight_scrolls_a_long_file_and_survives_cursor_moves(laura_session: Make) -> None:
+    session = laura_session()
+    path = session.root / "long.py"
+    path.write_text("".join(f"value_{n} = {n}\n" for n in range(1, 401)))
+    open_file(session, path)
+    session.wait_for("value_1 = 1")
+    assert session.cli("highlight", "300", "301").returncode == 0
+    text = session.wait_for("value_300 = 300")
+    rows = text.split("\n")
+    at = next(i for i, row in enumerate(rows) if "value_300 = 300" in row)
+    assert abs(at - session.height // 2) <= 2  # centred in the pane
+    assert "value_1 = 1" not in text
+    session.send_keys("Down", "Down", "Down")
+    wait_until(lambda: reversed_(pane_row(styled_screen(session), "value_300 = 300")), 10)
+    assert faint(pane_row(styled_screen(session), "value_299 = 299"))
+    session.send_keys("h")  # clears the highlight
+    wait_until(lambda: not faint(pane_row(styled_screen(session), "value_299 = 299")), 10)
+
+
+def test_a_changed_file_reloads_and_a_request_right_after_sees_it(laura_session: Make) -> None:
+    session = laura_session()
+    path = session.root / "notes.txt"
+    path.write_text("first version\n")
+    open_file(session, path, "--no-focus")
+    session.wait_for("first version")
+    path.write_text("second version\nwith two lines\n")
+    session.wait_for("with two lines")
+    path.write_text("SECOND VERSION\nWITH TWO LINES\n")  # the same size
+    layout = session.cli("layout")
+    assert layout.returncode == 0
+    session.wait_for("WITH TWO LINES")
+    path.write_text("".join(f"row {n}\n" for n in range(1, 61)))
+    assert '"content_rows": 60' in session.cli("layout").stdout
+
+
+def test_follow_keeps_the_end_of_a_growing_log_in_view(laura_session: Make) -> None:
+    session = laura_session()
+    path = session.root / "build.log"
+    path.write_text("".join(f"step {n}\n" for n in range(1, 101)))
+    open_file(session, path, "--no-focus", "--follow")
+    session.wait_for("step 100")
+    with path.open("a") as log:
+        log.write("".join(f"step {n}\n" for n in range(101, 131)))
+    text = session.wait_for("step 130")
+    assert "step 1\n" not in text
+
+
+def test_git_markers_and_stats_appear_after_an_edit(laura_session: Make) -> None:
+    session = laura_session(width=240)  # room for the long temp path and the stats
+    path = committed(session.root, "ten.txt", "".join(f"line {n}\n" for n in range(1, 11)))
+    open_file(session, path, "--no-focus")
+    session.wait_for("line 10")
+    assert "▌" not in session.text()
+    lines = [f"line {n}" for n in range(1, 11)]
+    lines[1] = "line 2 changed"
+    del lines[4]
+    lines.append("line 11")
+    path.write_text("\n".join(lines) + "\n")
+    text = session.wait_for("+2 -2")
+    assert re.search(r"2 ▌ line 2 changed", text)
+    assert re.search(r"── 1 line removed ─", text)
+    assert re.search(r"10 ▌ line 11", text)
+
+
+def test_diff_view_and_both_refusals(laura_session: Make) -> None:
+    session = laura_session(width=240)
+    path = committed(session.root, "six.txt", "".join(f"line {n}\n" for n in range(1, 7)))
+    pane = open_file(session, path, "--no-focus")
+    session.wait_for("line 6")
+    refused = session.cli("diff", "--pane", str(pane))
+    assert refused.returncode == 1
+    assert refused.stderr.strip() == "Error: no changes vs HEAD — nothing to diff"
+
+    path.write_text("line 1\nline 2 CHANGED\nline 3\nline 5\nline 6\n")
+    assert session.cli("diff", "--pane", str(pane)).returncode == 0
+    text = session.wait_for("+line 2 CHANGED")
+    assert "-line 2" in text and "-line 4" in text
+    assert "[diff]" in text
+    assert session.cli("highlight", "2", "--pane", str(pane)).returncode == 0
+    wait_until(lambda: reversed_(pane_row(styled_screen(session), "+line 2 CHANGED")), 10)
+    assert session.cli("diff", "--pane", str(pane), "--off").returncode == 0
+    session.wait_for(lambda screen: "-line 4" not in screen)
+
+    untracked = path.parent / "new.txt"
+    untracked.write_text("fresh\n")
+    opened = session.cli("open", str(untracked), "--diff", "--no-focus")
+    assert opened.returncode == 0
+    assert "no changes vs HEAD — nothing to diff" in opened.stderr
+    session.wait_for("fresh")
+
+
+def test_the_d_key_toggles_the_diff_view_and_toasts_a_refusal(laura_session: Make) -> None:
+    session = laura_session(width=240)
+    path = committed(session.root, "a.txt", "alpha\nbeta\n")
+    open_file(session, path)  # focused
+    session.wait_for("beta")
+    session.send_keys("d")
+    session.wait_for("no changes vs HEAD — nothing to diff")
+    path.write_text("alpha\nbeta two\n")
+    session.wait_for("+1 -1")
+    session.send_keys("d")
+    session.wait_for("+beta two")
+    session.send_keys("d")
+    session.wait_for(lambda screen: "+beta two" not in screen)
+
+
+def test_missing_git_warns_once_on_open(laura_session: Make, tmp_path: Path) -> None:
+    tools = tmp_path / "tools-without-git"  # what the session needs, and no git
+    tools.mkdir()
+    for name in ("tmux", "sh", "stty", "sleep", "cat", "env"):
+        found = shutil.which(name)
+        assert found is not None, name
+        (tools / name).symlink_to(found)
+    bare = laura_session(env={"PATH": f"{Path(LAURA).parent}:{tools}"})
+    first = bare.root / "one.txt"
+    first.write_text("one\n")
+    second = bare.root / "two.txt"
+    second.write_text("two\n")
+    env = bare.client_env(None)
+    run = subprocess.run(
+        [LAURA, "open", str(first), "--diff"], env=env, capture_output=True, text=True, timeout=30
+    )
+    assert "diff markers unavailable — install `git` to see changes in the gutter" in run.stderr
+    assert "diff view unavailable — install `git`" in run.stderr
+    run = subprocess.run(
+        [LAURA, "open", str(second)], env=env, capture_output=True, text=True, timeout=30
+    )
+    assert "install `git`" not in run.stderr
+
+
+def test_tail_spools_stdin_into_a_pane_and_the_spool_goes_with_it(laura_session: Make) -> None:
+    session = laura_session()
+    runtime = Path(session.env["LAURA_RUNTIME"])
+    tail = subprocess.Popen(
+        [LAURA, "tail", "--title", "build log", "--follow"],
+        env=session.client_env(None),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        assert tail.stdin is not None and tail.stdout is not None
+        tail.stdin.write(b"".join(b"compiling unit %d\n" % n for n in range(1, 41)))
+        tail.stdin.flush()
+        pane = int(tail.stdout.readline())
+        session.wait_for("compiling unit 40")
+        spool = runtime / f"build-log-{tail.pid}.txt"
+        assert spool.exists()
+        assert "Ctrl+P panes" in session.footer()  # the shell kept focus
+        tail.stdin.write(b"linking\n")
+        tail.stdin.close()
+        assert tail.wait(timeout=10) == 0
+        session.wait_for("linking")
+    finally:
+        if tail.poll() is None:
+            tail.kill()
+            tail.wait()
+    assert session.cli("close", str(pane)).returncode == 0
+    wait_until(lambda: not spool.exists(), 10)
+
+
+def test_tail_typed_in_the_shell_opens_without_focus(laura_session: Make) -> None:
+    session = laura_session()
+    session.type("seq 1 30 | laura tail --dir v\n")
+    session.wait_for(lambda screen: re.search(r"│\s*5\s+5\s", screen) is not None)
+    runtime = Path(session.env["LAURA_RUNTIME"])
+    spools = list(runtime.glob("tail-*.txt"))
+    assert len(spools) == 1
+    assert session.cli("close", "--all").returncode == 0
+    wait_until(lambda: not spools[0].exists(), 10)
+
+
+def test_left_and_right_scroll_long_code_lines(laura_session: Make) -> None:
+    session = laura_session()
+    path = session.root / "wide.py"
+    path.write_text("x = '" + "".join(f"<{n:03d}>" for n in range(60)) + "'\n")
+    open_file(session, path)
+    text = session.wait_for("<000>")
+    assert "›" in text and "<059>" not in text
+    for _ in range(60):
+        session.send_keys("Right")
+    text = session.wait_for("<059>'")
+    assert "‹" in text and "<000>" not in text
+    for _ in range(60):
+        session.send_keys("Left")
+    session.wait_for("x = '<000>")
+
+
+def test_spools_go_when_laura_quits_and_other_files_stay(laura_session: Make) -> None:
+    session = laura_session()
+    runtime = Path(session.env["LAURA_RUNTIME"])
+    kept = session.root / "kept.txt"
+    kept.write_text("mine\n")
+    open_file(session, kept, "--no-focus")
+    session.type("printf 'one\\ntwo\\n' | laura tail --title quit-test\n")
+    spools = wait_until(lambda: list(runtime.glob("quit-test-*.txt")), 10)
+    assert len(spools) == 1
+    session.wait_for(lambda screen: re.search(r"│\s*2\s+two", screen) is not None)
+    session.send_keys("C-q")
+    session.send_keys("y")
+    assert session.wait_exit() == 0
+    assert not spools[0].exists()
+    assert kept.exists()
+
+
+def test_open_with_highlight_lands_on_the_range_in_the_first_frame(laura_session: Make) -> None:
+    session = laura_session()
+    path = session.root / "long.txt"
+    path.write_text("".join(f"entry {n}\n" for n in range(1, 501)))
+    open_file(session, path, "--highlight", "420", "421")
+    session.wait_for("entry 420")
+    wait_until(lambda: reversed_(pane_row(styled_screen(session), "entry 421")), 10)
+    assert "entry 1\n" not in session.text()

@@ -44,7 +44,6 @@ from luxe.policy.rules_files import PermissionsFileError
 from luxe.protocol import events as ev
 from luxe.providers import models
 from luxe.providers.registry import make_provider, parse_model_spec
-from luxe.review.service import ReviewService
 
 log = logging.getLogger("luxe")
 
@@ -254,6 +253,9 @@ async def _main(
                 for problem in hook_config.errors:
                     # The session runs without the broken hook; say so.
                     await send.send(ev.Error(f"hooks: {problem}", retryable=False))
+                # Imported after ready: Guided Review is not needed for the handshake.
+                from luxe.review.service import ReviewService
+
                 review = ReviewService(cwd=cwd, session=session, emit=emit)
                 actions = RpcActions(
                     session, store, lambda s: ModelChoice(s, env), stop, review=review.submit

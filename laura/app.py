@@ -18,9 +18,12 @@ the host ends when the last tab has gone.
 
 from __future__ import annotations
 
+import gc
 import os
 import secrets
 import signal
+import sys
+import time
 from collections.abc import Callable
 
 import trio
@@ -32,11 +35,11 @@ from laura.emulator import Emulator
 from laura.keys import Event, Key, Mouse, Paste
 from laura.layout import SHELL
 from laura.panes.shell import ShellPane
-from laura.protocol import Rect
+from laura.protocol import Error, Rect, encode_response
 from laura.render.canvas import Canvas, frame_diff
 from laura.server import serve_tab
 from laura.tab import Tab, inner
-from laura.terminal import open_terminal
+from laura.terminal import SpawnError, open_terminal
 from laura.vt import VirtualTerminal
 
 FRAME_INTERVAL = 1 / 60
@@ -82,6 +85,7 @@ class Host:
         self._previous: Canvas | None = None
         self._nursery: trio.Nursery | None = None
         self._started_any = False
+        self.failure: str | None = None  # why a tab could not start
 
     # --- lifecycle -------------------------------------------------------------
 
@@ -119,6 +123,7 @@ class Host:
         env.pop("COLUMNS", None)
         env.pop("LINES", None)
         shell_inner = inner(tab.rects()[SHELL])
+        started = False
         try:
             with runtime.scope:
                 async with open_terminal(
@@ -133,8 +138,18 @@ class Host:
                         self._started_any = True
                         self.mark_dirty()
                         task_status.started()
+                        started = True
                         await terminal.run()
                         nursery.cancel_scope.cancel()
+        except SpawnError as exc:
+            # A tab that cannot start is a message, not a crash.
+            self.failure = str(exc)
+            self.show_toast(self.failure)
+            if not started:
+                task_status.started()
+            if not self.tabs:
+                self.exit_code = 1
+                self._started_any = True
         finally:
             if runtime in self.tabs:
                 index = self.tabs.index(runtime)
@@ -148,7 +163,10 @@ class Host:
     def _answerer(self, tab: Tab) -> Callable[[bytes], bytes]:
         def answer(line: bytes) -> bytes:
             tab.area = self.area()
-            reply = tab.answer(line)
+            try:
+                reply = tab.answer(line)
+            except Exception as exc:  # a bug must cost one request, never the host
+                reply = encode_response(Error(f"internal error: {type(exc).__name__}: {exc}"))
             self.relayout()
             self.mark_dirty()
             return reply
@@ -187,15 +205,20 @@ class Host:
     async def _render_loop(self) -> None:
         """Redraw when something changed, at most once per FRAME_INTERVAL."""
         last = -FRAME_INTERVAL
+        cost = 0.0
         while True:
             await self._dirty.wait()
-            await trio.sleep_until(last + FRAME_INTERVAL)
+            # Never spend more than about a fifth of the loop drawing: under a
+            # flood the PTY reader gets the rest, and keys are never starved.
+            await trio.sleep_until(last + max(FRAME_INTERVAL, 4 * cost))
             self._dirty = trio.Event()
             last = trio.current_time()
+            started = time.perf_counter()
             self.relayout()
             frame = self.draw()
             output = frame_diff(self._previous, frame)
             self._previous = frame
+            cost = time.perf_counter() - started
             await self.console.write(output)
 
     def current(self) -> Tab | None:
@@ -211,7 +234,8 @@ class Host:
             for pane_id, rect in tab.rects().items():
                 focused = pane_id == tab.focus
                 if pane_id == SHELL:
-                    chrome.draw_border(canvas, rect, focused)
+                    title = tab.shell.emulator.title if tab.shell is not None else ""
+                    chrome.draw_border(canvas, rect, focused, title)
                     if tab.shell is not None:
                         tab.shell.draw(canvas, inner(rect), focused and self.mode is None)
                 else:
@@ -260,12 +284,15 @@ class Host:
 
     def handle_events(self, events: list[Event]) -> None:
         for event in events:
-            if isinstance(event, Key):
-                self.handle_key(event)
-            elif isinstance(event, Paste):
-                self.handle_paste(event.text)
-            elif isinstance(event, Mouse):
-                self.handle_mouse(event)
+            try:
+                if isinstance(event, Key):
+                    self.handle_key(event)
+                elif isinstance(event, Paste):
+                    self.handle_paste(event.text)
+                elif isinstance(event, Mouse):
+                    self.handle_mouse(event)
+            except Exception as exc:  # a bug costs one key, never the session
+                self.show_toast(f"internal error: {type(exc).__name__}: {exc}")
         self.mark_dirty()
 
     def handle_key(self, key: Key) -> None:
@@ -423,6 +450,13 @@ class Host:
 
 async def run_host(command: list[str] | None) -> int:
     """Run the full-screen host; returns its exit status."""
+    # The emulator keeps ~10k scrollback lines (small objects) alive; with the
+    # default thresholds the collector rescans them constantly (measured with
+    # pyte: ~2x slower feeding). Collect young objects less often.
+    gc.set_threshold(50_000, 20, 100)
     async with open_console() as console:
         host = Host(console, command or default_shell())
-        return await host.run()
+        code = await host.run()
+    if host.failure and code:
+        print(f"Error: {host.failure}", file=sys.stderr)
+    return code

@@ -66,7 +66,17 @@ def draw_border(canvas: Canvas, rect: Rect, focused: bool, title: str = "") -> N
         canvas.put(rect.x, y, "│", style)
         canvas.put(right, y, "│", style)
     if title and rect.width > 4:
-        canvas.put(rect.x + 1, rect.y, f" {title} ", style, right)
+        canvas.put(rect.x + 1, rect.y, f" {fit_title(title, rect.width - 4)} ", style, right)
+
+
+def fit_title(title: str, room: int) -> str:
+    """`title` within `room` cells: a long path loses its middle, so the
+    pane id and the file name stay readable."""
+    if len(title) <= room:
+        return title
+    head, _, tail = title.partition(" ")
+    keep = room - len(head) - 2
+    return f"{head} …{tail[-keep:]}" if keep > 0 else title[:room]
 
 
 def draw_footer(canvas: Canvas, hint: str) -> None:

@@ -16,8 +16,6 @@ from typing import Any
 from laura import __version__, protocol
 from laura.client import ClientError, request, tab_name
 
-VERBS = ("open", "close", "focus", "highlight", "diff", "layout", "ready", "comment")
-
 DESCRIPTION = """\
 Laura: a terminal workspace hosting a shell or an agent beside file panes.
 
@@ -25,6 +23,21 @@ Laura: a terminal workspace hosting a shell or an agent beside file panes.
   laura -- CMD ARGS     run the workspace, hosting CMD in tab 1
 
 The verbs below talk to the tab named by $LAURA_TAB (set inside every tab)."""
+
+
+class _Formatter(argparse.RawDescriptionHelpFormatter):
+    """argparse's formatter, told the width up front: left to itself it
+    imports shutil (and with it bz2 and lzma) on every parser build."""
+
+    def __init__(
+        self, prog: str, indent_increment: int = 2, max_help_position: int = 24, width: int | None = None
+    ) -> None:
+        if width is None:
+            try:
+                width = os.get_terminal_size(sys.stdout.fileno()).columns - 2
+            except (OSError, ValueError):
+                width = 78
+        super().__init__(prog, indent_increment, max_help_position, max(width, 40))
 
 
 def _pane_id(text: str) -> int:
@@ -57,16 +70,7 @@ def _ratio(text: str) -> int:
     return value
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="laura",
-        description=DESCRIPTION,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    parser.add_argument("--version", action="version", version=f"laura {__version__}")
-    verbs = parser.add_subparsers(dest="verb", metavar="VERB")
-
-    p = verbs.add_parser("open", help="split a pane and show a file in the new pane; prints its id")
+def _open_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("path", help="the file (relative paths resolve against your cwd)")
     p.add_argument("--split", type=_pane_id, metavar="ID", help="pane to split (default: focused)")
     p.add_argument(
@@ -85,34 +89,71 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--panel", type=_pane_id, metavar="ID", help="replace pane ID's file in place")
     p.add_argument("--follow", action="store_true", help="keep the cursor on the last line")
 
-    p = verbs.add_parser("close", help="close a file pane (default: the focused one)")
+
+def _close_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("pane", type=_pane_id, nargs="?", metavar="ID")
     p.add_argument("--all", action="store_true", help="close every file pane")
 
-    p = verbs.add_parser("focus", help="focus a pane (0 is the shell)")
+
+def _focus_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("pane", type=_pane_id, metavar="ID")
 
-    p = verbs.add_parser("highlight", help="light a 1-based line range in a pane and scroll to it")
+
+def _highlight_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("start", type=_line, nargs="?", metavar="START")
     p.add_argument("end", type=_line, nargs="?", metavar="END")
     p.add_argument("--pane", type=_pane_id, metavar="ID", help="default: the focused pane")
     p.add_argument("--off", action="store_true", help="clear the highlight")
 
-    p = verbs.add_parser("diff", help="toggle a pane's diff view vs git HEAD")
+
+def _diff_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--pane", type=_pane_id, metavar="ID", help="default: the focused pane")
     p.add_argument("--off", action="store_true", help="turn the diff view off")
 
-    verbs.add_parser("layout", help="print the layout report (JSON)")
 
-    p = verbs.add_parser("ready", help="mark the tab as hosting an agent")
+def _layout_args(p: argparse.ArgumentParser) -> None:
+    pass
+
+
+def _ready_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--session", metavar="S", help="journal session id")
     p.add_argument("--agent", metavar="NAME", help="the agent's name (authors its comments)")
 
-    p = verbs.add_parser("comment", help="annotate a line of a file pane")
+
+def _comment_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("line", type=_line, metavar="LINE")
     p.add_argument("body", metavar="BODY")
     p.add_argument("--pane", type=_pane_id, metavar="ID", help="default: the focused pane")
     p.add_argument("--author", metavar="NAME", help="default: the ready --agent name, else agent")
+
+
+VERBS = {
+    "open": (_open_args, "split a pane and show a file in the new pane; prints its id"),
+    "close": (_close_args, "close a file pane (default: the focused one)"),
+    "focus": (_focus_args, "focus a pane (0 is the shell)"),
+    "highlight": (_highlight_args, "light a 1-based line range in a pane and scroll to it"),
+    "diff": (_diff_args, "toggle a pane's diff view vs git HEAD"),
+    "layout": (_layout_args, "print the layout report (JSON)"),
+    "ready": (_ready_args, "mark the tab as hosting an agent"),
+    "comment": (_comment_args, "annotate a line of a file pane"),
+}
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The CLI parser; with `only`, just that verb's subparser is built (a
+    verb's run pays for one subparser, not eight)."""
+    parser = argparse.ArgumentParser(
+        prog="laura",
+        description=DESCRIPTION,
+        formatter_class=_Formatter,
+    )
+    parser.add_argument("--version", action="version", version=f"laura {__version__}")
+    verbs = parser.add_subparsers(dest="verb", metavar="VERB")
+    for verb, (add_arguments, help_text) in VERBS.items():
+        if only is None or only == verb:
+            add_arguments(
+                verbs.add_parser(verb, help=help_text, description=help_text, formatter_class=_Formatter)
+            )
     return parser
 
 
@@ -184,7 +225,7 @@ def print_response(response: dict[str, Any]) -> int:
 
 
 def run_client(argv: list[str]) -> int:
-    parser = build_parser()
+    parser = build_parser(argv[0] if argv[0] in VERBS else None)
     args = parser.parse_args(argv)
     if args.verb is None:
         parser.print_help()

@@ -38,7 +38,10 @@ def request_raw(name: str, frame: bytes, timeout: float = TIMEOUT) -> bytes:
                 "is LAURA_TAB stale (its tab or laura has exited)?"
             ) from None
         try:
-            sock.sendall(frame)
+            try:
+                sock.sendall(frame)
+            except BrokenPipeError:
+                pass  # the tab refused early (an oversized frame): its answer is waiting
             chunks: list[bytes] = []
             size = 0
             while True:

@@ -232,7 +232,7 @@ def encode_key(key: Key, app_cursor: bool = False) -> bytes:
         lower = name.lower()
         if "a" <= lower <= "z":
             return prefix + bytes([ord(lower) & 0x1F])
-        if name in "345678":
+        if name in "34567":
             return prefix + bytes([ord(name) - ord("3") + 0x1B])
     return prefix + name.encode()
 

@@ -21,6 +21,8 @@ from laura.protocol import MAX_FRAME, Error, encode_response
 # How long a client may take to send its one line.
 READ_TIMEOUT = 10.0
 BACKLOG = 128
+# How long a connection is drained after its answer.
+DRAIN_TIMEOUT = 2.0
 
 Answer = Callable[[bytes], bytes]
 
@@ -55,6 +57,13 @@ async def handle_connection(stream: trio.SocketStream, answer: Answer) -> None:
             else:
                 reply = answer(line)
             await stream.send_all(reply)
+            await stream.send_eof()
+            # Read what the client still sends (the rest of an oversized line)
+            # before closing: closing with unread bytes resets the connection
+            # and the client would lose the answer.
+            with trio.move_on_after(DRAIN_TIMEOUT):
+                while await stream.receive_some(65536):
+                    pass
         except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
             pass  # the client left; nothing to answer
 

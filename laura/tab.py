@@ -179,7 +179,7 @@ class Tab:
         self.tree = tree
         self.next_id += 1
         self.panels[new_id] = panel
-        panel.follow = request.follow
+        panel.set_follow(request.follow, self.panel_inner(panel))
         warnings = self._open_warnings(panel, duplicate)
         if request.highlight is not None:
             panel.set_highlight(request.highlight, self.panel_inner(panel))
@@ -194,8 +194,8 @@ class Tab:
         if old is None:
             return Error(f"no pane #{request.panel} to replace")
         panel = FilePane(old.id, path, request.path)
-        panel.follow = request.follow
         self.panels[old.id] = panel
+        panel.set_follow(request.follow, self.panel_inner(panel))
         warnings = self._open_warnings(panel, None)
         if request.highlight is not None:
             panel.set_highlight(request.highlight, self.panel_inner(panel))

@@ -33,6 +33,10 @@ DRAIN_LIMIT = 256 * 1024
 KILL_GRACE = 0.5
 
 
+class SpawnError(Exception):
+    """The child could not be started; the message says which and why."""
+
+
 def set_winsize(fd: int, lines: int, columns: int) -> None:
     fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", lines, columns, 0, 0))
 
@@ -178,9 +182,11 @@ async def open_terminal(
             cwd=cwd,
             preexec_fn=lambda: fcntl.ioctl(0, termios.TIOCSCTTY, 0),
         )
-    except BaseException:
+    except BaseException as exc:
         os.close(master)
         os.close(slave)
+        if isinstance(exc, OSError):
+            raise SpawnError(f"cannot start {argv[0]}: {exc.strerror or exc}") from exc
         raise
     os.close(slave)
     terminal = Terminal(process, master, emulator_factory, lines, columns)

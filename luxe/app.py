@@ -24,7 +24,7 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from pathlib import Path
 
 import trio
@@ -32,14 +32,15 @@ import trio
 from luxe import __version__
 from luxe.cli import Options
 from luxe.config import Paths, SettingsError, load_settings, paths_from_env
-from luxe.engine.mode_gate import ModeGate
 from luxe.engine.model import Provider, ProviderError, Usage
-from luxe.engine.ports import HookRunner, NoHooks, PermissionGate
+from luxe.engine.ports import HookRunner, PermissionGate
 from luxe.engine.session import Session
 from luxe.engine.store import SessionFile, SessionNotFound, SessionStore
 from luxe.engine.tooling import Tool
 from luxe.frontends import rpc
 from luxe.frontends.rpc_actions import RpcActions
+from luxe.policy.hooks_config import HookConfig
+from luxe.policy.rules_files import PermissionsFileError
 from luxe.protocol import events as ev
 from luxe.providers import models
 from luxe.providers.registry import make_provider, parse_model_spec
@@ -97,14 +98,26 @@ class ModelChoice:
         return models.cost_usd(self.info, usage)
 
 
-def make_gate(options: Options) -> PermissionGate:
-    """The permission gate (the policy layer replaces this one line)."""
-    return ModeGate(permission_mode=options.permission_mode or "ask")
+def make_gate(options: Options, cwd: Path, env: Mapping[str, str]) -> PermissionGate:
+    """The permission engine: rules files, modes, hard denies, redaction.
+    Raises PermissionsFileError for a rules file that is not valid."""
+    from luxe.policy.setup import build_gate
+
+    return build_gate(
+        cwd=cwd,
+        flag_mode=options.permission_mode,
+        trust_project=options.trust_project,
+        env=env,
+    )
 
 
-def make_hooks(options: Options, paths: Paths) -> HookRunner:
-    """The hook runner (the policy layer replaces this one line)."""
-    return NoHooks()
+def make_hooks(
+    config: HookConfig, cwd: Path, emit: Callable[[ev.Event], Awaitable[None]]
+) -> HookRunner:
+    """The command hook runner; every run is reported as `hook_finished`."""
+    from luxe.policy.hooks import CommandHookRunner
+
+    return CommandHookRunner(config, cwd=str(cwd), on_finished=emit)
 
 
 def _setup_logging(paths: Paths, verbose: bool) -> None:
@@ -143,6 +156,14 @@ def run(options: Options, env: Mapping[str, str] | None = None) -> int:
         print(f"luxe: {exc}", file=sys.stderr)
         return 2
     cwd = Path.cwd()
+    try:
+        gate = make_gate(options, cwd, env)
+    except PermissionsFileError as exc:
+        print(f"luxe: refusing to start: invalid permissions file: {exc}", file=sys.stderr)
+        return 2
+    from luxe.policy.setup import build_hook_config
+
+    hook_config = build_hook_config(cwd=cwd, trust_project=options.trust_project, env=env)
     store = SessionStore(paths.sessions_dir)
     resumed = False
     try:
@@ -161,7 +182,9 @@ def run(options: Options, env: Mapping[str, str] | None = None) -> int:
         return 2
     max_turns = options.max_turns or settings.max_turns
     try:
-        trio.run(_main, options, paths, env, model, store, file, resumed, cwd, max_turns)
+        trio.run(
+            _main, options, env, model, store, file, resumed, cwd, max_turns, gate, hook_config
+        )
     except Exception:
         log.exception("luxe --rpc failed")
         return 1
@@ -170,7 +193,6 @@ def run(options: Options, env: Mapping[str, str] | None = None) -> int:
 
 async def _main(
     options: Options,
-    paths: Paths,
     env: Mapping[str, str],
     model: ModelChoice,
     store: SessionStore,
@@ -178,6 +200,8 @@ async def _main(
     resumed: bool,
     cwd: Path,
     max_turns: int,
+    gate: PermissionGate,
+    hook_config: HookConfig,
 ) -> None:
     stop = trio.Event()
     send, receive = trio.open_memory_channel[ev.Event](1024)
@@ -185,14 +209,15 @@ async def _main(
         async with trio.open_nursery() as root:
             root.start_soon(rpc.serve_writer, receive, stop.set)
             async with send:
+                emit = _emitter(send)
                 session = Session(
                     cwd=cwd,
                     file=file,
                     model=model,
-                    tools=_tools(),
-                    gate=make_gate(options),
-                    hooks=make_hooks(options, paths),
-                    emit=send.send,
+                    tools=_tools,
+                    gate=gate,
+                    hooks=make_hooks(hook_config, cwd, emit),
+                    emit=emit,
                     max_turns=max_turns,
                     resumed=resumed,
                 )
@@ -211,6 +236,9 @@ async def _main(
                 await send.send(session.state_event())
                 if resumed:
                     await send.send(session.info_event())
+                for problem in hook_config.errors:
+                    # The session runs without the broken hook; say so.
+                    await send.send(ev.Error(f"hooks: {problem}", retryable=False))
                 actions = RpcActions(session, store, lambda s: ModelChoice(s, env), stop)
                 async with trio.open_nursery() as inner:
                     await inner.start(session.run)
@@ -229,6 +257,19 @@ def _tools() -> list[Tool]:
     return default_tools()
 
 
+def _emitter(send: trio.MemorySendChannel[ev.Event]) -> Callable[[ev.Event], Awaitable[None]]:
+    """Queue a frame for the writer. Waits only when the writer is behind:
+    a scheduler round per token delta would cap a stream's frame rate."""
+
+    async def emit(event: ev.Event) -> None:
+        try:
+            send.send_nowait(event)
+        except trio.WouldBlock:
+            await send.send(event)
+
+    return emit
+
+
 async def _read_then_stop(actions: RpcActions, stop: trio.Event) -> None:
     await rpc.serve_reader(actions.dispatch)
     stop.set()  # EOF on stdin is the same as close
@@ -243,6 +284,7 @@ async def _watch_signals(signals: AsyncIterator[int], stop: trio.Event) -> None:
 async def _warm_up(session: Session, model: ModelChoice) -> None:
     """After ready: import the provider and build the system prompt, so the
     first turn does not wait for them. Failures surface in that turn."""
+    session.tools  # noqa: B018 -- builds the tools (imports their modules)
     try:
         await trio.to_thread.run_sync(model.build, abandon_on_cancel=True)
     except ProviderError as exc:

@@ -71,8 +71,8 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--trust-project", action="store_true",
-        help="load the project's .luxe/ hooks and permissions (accepted; project "
-        "configuration is read once the policy layer lands, until then it has no effect)",
+        help="also load the project's .luxe/hooks.json and .luxe/permissions.json "
+        "(a project's hooks run arbitrary commands, so they are opt-in per invocation)",
     )
     p.add_argument("--verbose", action="store_true", help="also log to stderr")
     p.add_argument(

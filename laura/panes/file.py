@@ -15,7 +15,7 @@ import attrs
 
 from laura.protocol import Rect
 from laura.render.canvas import Canvas
-from laura.render.document import render_document
+from laura.render.document import render_document, render_plain
 from laura.render.style import Row, Span, Style
 
 GUTTER_STYLE = Style(fg=(110, 110, 110))
@@ -76,7 +76,10 @@ class FilePane:
                 message = f"Couldn't read this file — {self.error}. Check the path."
                 rows = [Row((Span(message, ERROR_STYLE),), source=None)]
             else:
-                rows = render_document(self.path, self.text, text_width)
+                try:
+                    rows = render_document(self.path, self.text, text_width)
+                except Exception:  # a renderer bug degrades to plain text, never a crash
+                    rows = render_plain(self.text, text_width)
             self._rows = (text_width, rows)
         return self._rows[1]
 
@@ -110,6 +113,14 @@ class FilePane:
             self.cursor = lit.start
             margin = max((inner.height - len(lit)) // 2, 0)
             self.scroll = lit.start - margin
+            self.clamp(inner)
+
+    def set_follow(self, follow: bool, inner: Rect) -> None:
+        """Following pins the cursor (and the view) to the last row."""
+        self.follow = follow
+        if follow:
+            self.cursor = self.content_rows(inner.width) - 1
+            self.scroll = self.cursor
             self.clamp(inner)
 
     def move_cursor(self, delta: int, inner: Rect) -> None:

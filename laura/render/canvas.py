@@ -48,6 +48,12 @@ class Canvas:
             return x
         limit = self.width if right is None else min(right, self.width)
         row = self.rows[y]
+        if x >= 0 and text.isascii() and text.isprintable():
+            # The common case, one slice assignment instead of a loop per cell.
+            end = min(x + len(text), limit)
+            if end > x:
+                row[x:end] = [(char, style) for char in text[: end - x]]
+            return max(end, x)
         for char in text:
             width = char_width(char)
             if width == 0:

@@ -57,7 +57,7 @@ class Session:
         cwd: Path,
         file: SessionFile,
         model: ModelSource,
-        tools: list[Tool],
+        tools: list[Tool] | Callable[[], list[Tool]],
         gate: PermissionGate,
         hooks: HookRunner,
         emit: Emit,
@@ -68,7 +68,9 @@ class Session:
         self.file = file
         self.history = History(file.messages)
         self.model = model
-        self.tools = {t.name: t for t in tools}
+        # A factory defers importing the tools until the first turn or warm-up.
+        self._tools_source = tools
+        self._tools: dict[str, Tool] | None = None
         self.gate = gate
         self.hooks = hooks
         self.emit = emit
@@ -84,6 +86,7 @@ class Session:
         self._turn_ids = 0
         self._system: str | None = None
         self._closing = False
+        self._end_hook_scope: trio.CancelScope | None = None
 
     # -- state ------------------------------------------------------------------
 
@@ -100,6 +103,13 @@ class Session:
     def info_event(self) -> ev.SessionInfo:
         f = self.file
         return ev.SessionInfo(f.id, f.title, len(self.history.messages), f.created_at, f.updated_at)
+
+    @property
+    def tools(self) -> dict[str, Tool]:
+        if self._tools is None:
+            source = self._tools_source
+            self._tools = {t.name: t for t in (source() if callable(source) else source)}
+        return self._tools
 
     @property
     def busy(self) -> bool:
@@ -216,8 +226,12 @@ class Session:
                 self.current = None
                 turn._finish(outcome)
                 await self.emit(self.state_event())
-                with trio.move_on_after(CLOSING_HOOK_S) if self._closing else trio.CancelScope():
+                # Bounded once the session is closing (close() shortens it too).
+                with trio.CancelScope() as self._end_hook_scope:
+                    if self._closing:
+                        self._end_hook_scope.deadline = trio.current_time() + CLOSING_HOOK_S
                     await self.hooks.run("AgentEnd", {"Other": None})
+                self._end_hook_scope = None
 
     async def _run_compaction(self, job: _Compaction) -> None:
         from luxe.engine.compaction import compact
@@ -229,7 +243,14 @@ class Session:
         """End the session: cancel the running turn and everything queued,
         wait for its `turn_ended`, run SessionEnd hooks (bounded)."""
         self._closing = True
+        for job in self._queue:
+            if isinstance(job, Turn):
+                job._finish(TurnOutcome("cancelled", "the session closed before this turn ran"))
         self._queue.clear()
+        if self._end_hook_scope is not None:
+            self._end_hook_scope.deadline = min(
+                self._end_hook_scope.deadline, trio.current_time() + CLOSING_HOOK_S
+            )
         current = self.current
         if current is not None:
             current.scope.cancel()

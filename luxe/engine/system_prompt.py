@@ -8,7 +8,6 @@ just says the directory is not a git checkout.
 
 from __future__ import annotations
 
-import platform
 import subprocess
 from datetime import date
 from pathlib import Path
@@ -62,6 +61,8 @@ def project_instructions(cwd: Path) -> str:
 
 
 async def build_system_prompt(cwd: Path, tools: list[ToolSpec]) -> str:
+    import platform  # ~9 ms at import time: only the first turn pays it
+
     git = await git_summary(cwd)
     tool_lines = "\n".join(f"- {t.name}: {t.description}" for t in tools)
     instructions = project_instructions(cwd)

@@ -87,9 +87,20 @@ class _Context:
         self.session = session
         self.cwd: Path = session.cwd
         self.call_id = call_id
+        # A gate may offer a stream redactor (luxe.policy does): it catches a
+        # secret split across two output chunks, which per-chunk redaction misses.
+        make_stream = getattr(session.gate, "stream_redactor", None)
+        self._stream = make_stream() if make_stream is not None else None
 
     async def output(self, delta: str) -> None:
-        await self.session.emit(ev.ToolOutputDelta(self.call_id, self.session.gate.redact(delta)))
+        safe = self._stream.feed(delta) if self._stream else self.session.gate.redact(delta)
+        if safe:
+            await self.session.emit(ev.ToolOutputDelta(self.call_id, safe))
+
+    async def flush_output(self) -> None:
+        """Send what the stream redactor held back, once the tool is done."""
+        if self._stream and (rest := self._stream.flush()):
+            await self.session.emit(ev.ToolOutputDelta(self.call_id, rest))
 
     async def ask_question(self, question: str, options: list[str], multiple: bool) -> dict[str, Any]:
         return await self.session.prompts.ask_question(self.call_id, question, options, multiple)
@@ -106,7 +117,13 @@ async def run_turn(session: Session, turn: Turn) -> TurnOutcome:
     await hooks.run("BeforeAgentStart", {"Other": {}})
     content: list[UserContent] = [TextBlock(turn.text)]
     for path in turn.attachments:
-        content.append(TextBlock(_attachment(session.cwd, path)))
+        # An attachment is a read the client asked for: the gate's denies
+        # (secret files) still apply; an "ask" is answered by the attaching.
+        verdict = session.gate.check("read", {"path": path}, agent_mode=session.mode)  # type: ignore[arg-type]
+        if verdict.decision == "deny":
+            content.append(TextBlock(f"<attachment path={path!r}>refused: {verdict.reason}</attachment>"))
+        else:
+            content.append(TextBlock(session.gate.redact(_attachment(session.cwd, path))))
     for extra in (turn.context, submitted.context):
         if extra:
             content.append(TextBlock(f"<context>\n{extra}\n</context>"))
@@ -238,13 +255,15 @@ async def _decide_and_run(session: Session, call: ToolUseBlock) -> tuple[ToolRes
             return ToolResult(f"the user rejected this call{told}", True, "rejected"), True
         if answer.reply == "always":
             session.gate.allow_always(call.name, call.input)
+    ctx = _Context(session, call.id)
     try:
-        result = await tool.run(call.input, _Context(session, call.id))
+        result = await tool.run(call.input, ctx)
     except ToolError as exc:
         result = ToolResult(str(exc), True, str(exc).split("\n", 1)[0])
     except Exception as exc:
         log.exception("tool %s crashed", call.name)
         result = ToolResult(f"the {call.name} tool crashed: {type(exc).__name__}: {exc}", True, "crashed")
+    await ctx.flush_output()
     for path, operation in result.changed:
         await session.emit(ev.FileChanged(path, operation))
         await session.hooks.run("FileChanged", {"FileChanged": {"path": path, "operation": operation}})

@@ -25,7 +25,7 @@ log = logging.getLogger("luxe.rpc")
 
 MAX_LINE_BYTES = 16 * 1024 * 1024
 READ_SIZE = 65536
-WRITE_BATCH = 256
+WRITE_BATCH = 1024
 
 
 class _ByteSource(Protocol):

@@ -16,12 +16,13 @@ timeout) resolves to the definition's `on_timeout` (`ask` behaves as
 
 from __future__ import annotations
 
+import inspect
 import json
 import logging
 import os
 import signal
 import subprocess
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 import attrs
@@ -29,6 +30,7 @@ import trio
 
 from luxe.engine.ports import HookOutcome, HookPoint
 from luxe.policy.hooks_config import HookConfig, HookDefinition
+from luxe.protocol.events import HookFinished
 
 log = logging.getLogger("luxe.policy.hooks")
 
@@ -36,17 +38,6 @@ BLOCKING_POINTS = frozenset({"BeforeToolUse", "UserPromptSubmit"})
 CONTEXT_POINTS = frozenset({"AfterToolUse", "UserPromptSubmit"})
 STDOUT_CAP = 1 << 20  # a decision is a few hundred bytes; more is a broken hook
 STDERR_TAIL = 2048
-
-
-@attrs.frozen
-class HookFinished:
-    """What a client sees of one hook run (the `hook_finished` frame)."""
-
-    point: str
-    command: list[str]
-    decision: str  # allow | deny | observe (observe-only point: output ignored)
-    duration_ms: float
-    error: str | None = None
 
 
 @attrs.frozen
@@ -210,7 +201,9 @@ def judge(point: str, definition: HookDefinition, run: HookRun) -> HookVerdict:
     verdict = str(decision.get("decision", "")).lower()
     reason = decision.get("reason")
     reason = str(reason) if reason not in (None, "") else None
-    if verdict in ("deny", "block") and point in BLOCKING_POINTS:
+    if verdict in ("deny", "block"):
+        if point not in BLOCKING_POINTS:
+            return HookVerdict()  # a deny cannot block here, and carries no context
         return HookVerdict(
             deny=True, reason=reason or f"denied by hook {' '.join(definition.command)}"
         )
@@ -232,7 +225,8 @@ class CommandHookRunner:
     """The engine's HookRunner for configured command hooks.
 
     `on_finished` receives a `HookFinished` for every hook run (the
-    `hook_finished` frame); it must not block.
+    `hook_finished` frame); it may be a coroutine function (awaited in the
+    hook's task, so it is cancelled with the turn like the hook itself).
     """
 
     def __init__(
@@ -240,7 +234,7 @@ class CommandHookRunner:
         config: HookConfig,
         *,
         cwd: str | None = None,
-        on_finished: Callable[[HookFinished], None] | None = None,
+        on_finished: Callable[[HookFinished], Awaitable[None] | None] | None = None,
         stdout_cap: int = STDOUT_CAP,
     ) -> None:
         self.config = config
@@ -265,7 +259,11 @@ class CommandHookRunner:
                 definition, payload, cwd=self.cwd, env=env, stdout_cap=self.stdout_cap
             )
             verdicts[i] = verdict = judge(point, definition, run)
-            self._report(point, definition, verdict, run, trio.current_time() - started)
+            finished = self._report(point, definition, verdict, run, trio.current_time() - started)
+            if self.on_finished is not None:
+                result = self.on_finished(finished)
+                if inspect.isawaitable(result):
+                    await result
 
         async with trio.open_nursery() as nursery:
             for i, definition in enumerate(definitions):
@@ -283,7 +281,7 @@ class CommandHookRunner:
         verdict: HookVerdict,
         run: HookRun,
         seconds: float,
-    ) -> None:
+    ) -> HookFinished:
         if verdict.error:
             log.warning(
                 "hook %s at %s failed: %s (on_timeout=%s); stderr tail: %s",
@@ -293,24 +291,17 @@ class CommandHookRunner:
                 definition.on_timeout,
                 run.stderr_tail[-500:] or "(empty)",
             )
-        if self.on_finished is None:
-            return
         if verdict.deny:
             decision = "deny"
         elif point in BLOCKING_POINTS | CONTEXT_POINTS:
             decision = "allow"
         else:
             decision = "observe"
-        self.on_finished(
-            HookFinished(
-                point,
-                list(definition.command),
-                decision,
-                round(seconds * 1000, 1),
-                f"{verdict.error}; stderr: {run.stderr_tail[-300:]}"
-                if verdict.error and run.stderr_tail
-                else verdict.error,
-            )
+        error = verdict.error
+        if error and run.stderr_tail:
+            error = f"{error}; stderr: {run.stderr_tail[-300:]}"
+        return HookFinished(
+            point, list(definition.command), decision, round(seconds * 1000, 1), error
         )
 
 

@@ -27,7 +27,7 @@ import attrs
 from luxe.engine.ports import AgentMode, PermissionVerdict
 from luxe.policy.facts import DEFAULT_CATEGORIES, CallFacts, Category, ResolvedPath, gather_facts
 from luxe.policy.rules import Rule, path_matches, rules_for, text_matches
-from luxe.policy.secrets import Redactor, glob_may_name_secret, is_secret_path
+from luxe.policy.secrets import Redactor, StreamRedactor, glob_may_name_secret, is_secret_path
 from luxe.policy.shell import may_mutate
 
 PermissionMode = Literal["ask", "accept-edits", "read-only", "yolo"]
@@ -265,3 +265,8 @@ class PolicyGate:
 
     def redact(self, text: str) -> str:
         return self.redactor.redact(text)
+
+    def stream_redactor(self) -> StreamRedactor:
+        """For live output (one per tool call): catches a secret split
+        across chunks. The engine uses it when a gate offers it."""
+        return StreamRedactor(self.redactor)

@@ -136,8 +136,9 @@ def secret_values_from_other(name: str, text: str) -> list[tuple[str, str]]:
     """Values worth redacting from a key or credentials file: each long
     token (key bodies, passwords, tokens), labelled by the file's name."""
     found: list[tuple[str, str]] = []
-    for token in re.split(r"[\s:=]+", text):
-        if token.startswith("-----") or len(token) < MIN_SECRET_LENGTH:
+    body = "\n".join(line for line in text.splitlines() if not line.startswith("-----"))
+    for token in re.split(r"[\s:=]+", body):
+        if len(token) < MIN_SECRET_LENGTH:
             continue
         if token.isalpha() and len(token) < 20:
             continue  # words like `password`, `machine`, `default`
@@ -178,6 +179,43 @@ class Redactor:
     @property
     def count(self) -> int:
         return len(self._names)
+
+
+class StreamRedactor:
+    """Redacts a stream of chunks (live tool output) so that a secret split
+    across two chunks is still caught: the tail of a chunk that could be the
+    start of a secret is held back until the next chunk (or `flush`)."""
+
+    def __init__(self, redactor: Redactor) -> None:
+        self._redactor = redactor
+        self._pending = ""
+        values = [v for _, v in redactor.values if len(v) >= MIN_SECRET_LENGTH]
+        self._longest = max((len(v) for v in values), default=0)
+        self._prefixes = frozenset(v[:i] for v in values for i in range(1, len(v)))
+
+    def _hold_length(self, text: str) -> int:
+        for k in range(min(len(text), self._longest - 1), 0, -1):
+            if text[-k:] in self._prefixes:
+                return k
+        return 0
+
+    def feed(self, text: str) -> str:
+        """The part of the stream so far that is safe to show, redacted."""
+        pattern = self._redactor._pattern
+        if pattern is None:
+            return text
+        buf = self._pending + text
+        cut = len(buf) - self._hold_length(buf)
+        for m in pattern.finditer(buf):
+            if m.start() < cut < m.end():
+                cut = m.start()  # never split a complete secret
+        self._pending = buf[cut:]
+        return self._redactor.redact(buf[:cut])
+
+    def flush(self) -> str:
+        """Whatever was held back, redacted: call when the stream ends."""
+        rest, self._pending = self._pending, ""
+        return self._redactor.redact(rest)
 
 
 SKIPPED_DIRS = frozenset({".git", "node_modules", ".venv", "venv", "__pycache__", ".mypy_cache"})

@@ -215,6 +215,20 @@ class Compacted:
 
 
 @attrs.frozen
+class HookFinished:
+    """One command hook ran (see docs/hooks.md). `decision`: allow, deny, or
+    observe (an observe-only point, whose output is ignored); `error` says
+    why the hook failed, when it did (its `on_timeout` then decided)."""
+
+    KIND: ClassVar[str] = "hook_finished"
+    point: str
+    command: list[str]
+    decision: str
+    duration_ms: float
+    error: str | None = None
+
+
+@attrs.frozen
 class ActionRejected:
     KIND: ClassVar[str] = "action_rejected"
     kind: str | None
@@ -243,6 +257,7 @@ Event = (
     | Error
     | CompactionStarted
     | Compacted
+    | HookFinished
     | ActionRejected
 )
 
@@ -270,6 +285,7 @@ EVENT_TYPES: dict[str, type] = {
         Error,
         CompactionStarted,
         Compacted,
+        HookFinished,
         ActionRejected,
     )
 }

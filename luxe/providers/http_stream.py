@@ -51,20 +51,36 @@ class SSEPoster:
         self.connect_timeout_s = connect_timeout_s
         self._client: httpx.AsyncClient | None = None
 
+    def prepare(self, url: str) -> None:
+        """Build the HTTP client now, off the request path (synchronous, and
+        safe in a worker thread: nothing here touches the event loop).
+
+        A plain-http endpoint (a local server) never needs certificates, so it
+        skips loading them; redirects are not followed, so no request can
+        leave that URL for an https one.
+        """
+        if self._client is None:
+            self._client = self._new_client(verify=not url.startswith("http://"))
+
     def _http(self) -> httpx.AsyncClient:
         if self._client is None:
-            self._client = httpx.AsyncClient(
-                # The read timeout is the idle timeout: it bounds each wait for
-                # bytes, so a stream that goes silent fails instead of hanging.
-                timeout=httpx.Timeout(
-                    connect=self.connect_timeout_s,
-                    read=self.idle_timeout_s,
-                    write=self.idle_timeout_s,
-                    pool=self.connect_timeout_s,
-                ),
-                trust_env=False,
-            )
+            self._client = self._new_client(verify=True)
         return self._client
+
+    def _new_client(self, *, verify: bool) -> httpx.AsyncClient:
+        return httpx.AsyncClient(
+            # The read timeout is the idle timeout: it bounds each wait for
+            # bytes, so a stream that goes silent fails instead of hanging.
+            timeout=httpx.Timeout(
+                connect=self.connect_timeout_s,
+                read=self.idle_timeout_s,
+                write=self.idle_timeout_s,
+                pool=self.connect_timeout_s,
+            ),
+            trust_env=False,
+            verify=verify,
+            follow_redirects=False,
+        )
 
     async def aclose(self) -> None:
         if self._client is not None:

@@ -69,6 +69,9 @@ class OpenAIProvider:
         self._poster = SSEPoster(
             label=label, key_variable=key_variable, idle_timeout_s=idle_timeout_from_env(env)
         )
+        # Built here, not on the first request: luxe builds providers in a
+        # warm-up thread after `ready`, so the first turn does not pay for it.
+        self._poster.prepare(self.url)
 
     async def aclose(self) -> None:
         await self._poster.aclose()

@@ -6,12 +6,13 @@ One JSON object per line, one line per model request, consumed in order:
      "tool_calls": [{"name": "read", "args": {"path": "README.md"}, "id": "optional"}],
      "usage": {"input_tokens": 10, "output_tokens": 5},
      "retry": {"message": "...", "retry_in_s": 0.1},
-     "error": "message"}
+     "stall_s": 30, "error": "message"}
 
 Every key is optional. `thinking` streams before the text; `text` streams as
 several deltas; `tool_calls` makes the answer stop with `tool_use` (ids are
 generated when absent), otherwise it stops with `end_turn`. `delay_s` waits
-before answering (so a client can cancel mid-request); `retry` announces a
+before answering and `stall_s` after the text has streamed, before the
+answer completes (so a client can cancel mid-request or mid-stream); `retry` announces a
 retry first (the `error {retryable: true}` frame) and `error` fails the
 request. When the script runs out the request fails: "script PATH has no
 step N". Used by `make demo` and by clients that want deterministic sessions.
@@ -117,6 +118,8 @@ class ScriptedProvider:
             for piece in _chunks(str(step["text"])):
                 await on_event(TextDelta(block, piece))
             content.append(TextBlock(str(step["text"])))
+        if step.get("stall_s"):
+            await trio.sleep(float(step["stall_s"]))
         for index, call in enumerate(step.get("tool_calls") or []):
             call_id = str(call.get("id") or f"call_{number}_{index + 1}")
             await on_event(ToolCallStarted(len(content), call_id, str(call["name"])))

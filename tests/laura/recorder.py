@@ -1,40 +1,46 @@
-"""A stand-in agent for end-to-end tests: records every byte it reads.
+"""A child for the shell pane that records every byte it reads.
 
-Run as `python recorder.py OUT`: puts its terminal in raw mode (so nothing
-is translated or line-buffered on the way in), writes its `LAURA_TAB` to
-`OUT.tab` (so the test can talk to the tab as the agent would), prints
-`recorder ready`, then
-appends every byte read from stdin to OUT, unbuffered. It runs until its
-terminal closes (the test closes the tab or kills the tmux server).
+    python recorder.py OUT [--alt] [--paste] [--mouse] [--dsr]
+
+Puts its terminal in raw mode, optionally switches to the alternate screen
+(so PageUp/PageDown reach it), enables bracketed paste and SGR mouse
+reporting, or sends a DSR cursor-position query; prints READY; then appends
+every byte it reads to OUT until it reads the byte 0x04 twice in a row
+(Ctrl+D Ctrl+D) or stdin closes.
 """
-
-from __future__ import annotations
 
 import os
 import sys
 import termios
 import tty
 
-
-def main(out_path: str) -> int:
-    fd = sys.stdin.fileno()
-    if os.isatty(fd):
-        tty.setraw(fd, termios.TCSANOW)
-    with open(out_path + ".tab", "w") as tab:
-        tab.write(os.environ.get("LAURA_TAB", ""))
-    # Creating the file first lets a test tell "nothing written" from "not started".
+out_path = sys.argv[1]
+flags = set(sys.argv[2:])
+fd = sys.stdin.fileno()
+saved = termios.tcgetattr(fd)
+tty.setraw(fd)
+setup = ""
+if "--alt" in flags:
+    setup += "\x1b[?1049h"
+if "--paste" in flags:
+    setup += "\x1b[?2004h"
+if "--mouse" in flags:
+    setup += "\x1b[?1000h\x1b[?1006h"
+sys.stdout.write(setup + "\x1b[2;3HREADY\r\n")
+sys.stdout.flush()
+if "--dsr" in flags:
+    sys.stdout.write("\x1b[6n")
+    sys.stdout.flush()
+previous = b""
+try:
     with open(out_path, "ab", buffering=0) as out:
-        sys.stdout.write("recorder ready\r\n")
-        sys.stdout.flush()
         while True:
-            try:
-                chunk = os.read(fd, 4096)
-            except OSError:
-                return 0
-            if not chunk:
-                return 0
-            out.write(chunk)
-
-
-if __name__ == "__main__":
-    raise SystemExit(main(sys.argv[1]))
+            data = os.read(fd, 4096)
+            if not data:
+                break
+            out.write(data)
+            if b"\x04\x04" in previous + data:
+                break
+            previous = data[-1:]
+finally:
+    termios.tcsetattr(fd, termios.TCSADRAIN, saved)

@@ -5,7 +5,7 @@
     env = make_env(tmp_path)                       # private HOME and XDG dirs
     script = write_script(tmp_path, [{"text": "hello"}])
     with LuxeProcess.start(["--model", f"scripted:{script}"], cwd=repo, env=env) as luxe:
-        luxe.expect("ready")
+        luxe.handshake()                           # ready, state_changed
         luxe.send("submit_user_message", {"text": "hi"})
         ended = luxe.expect("turn_ended")          # content dict of the frame
         assert ended["reason"] == "end_turn"
@@ -65,14 +65,18 @@ def make_repo(path: Path, files: Mapping[str, str] | None = None) -> Path:
     return path
 
 
-def write_script(directory: Path, steps: Iterable[Mapping[str, Any]], name: str = "script.jsonl") -> Path:
+def write_script(
+    directory: Path, steps: Iterable[Mapping[str, Any]], name: str = "script.jsonl"
+) -> Path:
     """A `scripted:` model script, one step per model request."""
     path = directory / name
     path.write_text("".join(json.dumps(s) + "\n" for s in steps))
     return path
 
 
-def wait_until(predicate: Callable[[], bool], timeout: float = 10.0, what: str = "condition") -> None:
+def wait_until(
+    predicate: Callable[[], bool], timeout: float = 10.0, what: str = "condition"
+) -> None:
     """Poll `predicate` until true; fails with `what` after `timeout` seconds."""
     deadline = time.monotonic() + timeout
     while not predicate():
@@ -159,7 +163,9 @@ class LuxeProcess:
         try:
             item = self._queue.get(timeout=timeout)
         except queue.Empty:
-            raise FrameTimeout(f"no frame within {timeout}s; last frames: {self.frames[-5:]}") from None
+            raise FrameTimeout(
+                f"no frame within {timeout}s; last frames: {self.frames[-5:]}"
+            ) from None
         if item is None:
             self._queue.put(None)  # stay at EOF for later calls
             raise FrameTimeout(f"luxe closed stdout; stderr: {self.stderr_text()[-2000:]}")
@@ -179,11 +185,24 @@ class LuxeProcess:
         while True:
             left = deadline - time.monotonic()
             if left <= 0:
-                raise FrameTimeout(f"no {kind} frame within {timeout}s; last frames: {self.frames[-8:]}")
+                raise FrameTimeout(
+                    f"no {kind} frame within {timeout}s; last frames: {self.frames[-8:]}"
+                )
             frame = self.next_frame(left)
             content = frame.get("content", {})
             if frame["kind"] == kind and (where is None or where(content)):
                 return content
+
+    def handshake(self, timeout: float = 10.0) -> dict[str, Any]:
+        """Read `ready`, `state_changed` (and `session_info` when resumed);
+        returns the ready content."""
+        first = self.next_frame(timeout)
+        assert first["kind"] == "ready", first
+        ready: dict[str, Any] = first["content"]
+        assert self.next_frame(timeout)["kind"] == "state_changed"
+        if ready.get("resumed"):
+            assert self.next_frame(timeout)["kind"] == "session_info"
+        return ready
 
     def collect_until(self, kind: str, timeout: float = 10.0) -> list[dict[str, Any]]:
         """Every frame up to and including the next `kind` frame."""

@@ -35,7 +35,15 @@ def test_github_writes_flag_is_reported(spawn: SpawnLuxe) -> None:
 
 def test_a_turn_streams_deltas_then_usage_then_turn_ended(spawn: SpawnLuxe) -> None:
     answer = "It is a small demo project that prints greetings to whoever asks."
-    luxe = spawn([{"text": answer, "thinking": "Look at it.", "usage": {"input_tokens": 120, "output_tokens": 30}}])
+    luxe = spawn(
+        [
+            {
+                "text": answer,
+                "thinking": "Look at it.",
+                "usage": {"input_tokens": 120, "output_tokens": 30},
+            }
+        ]
+    )
     luxe.expect("ready")
     luxe.send("submit_user_message", {"text": "what is this?"})
     started = luxe.expect("turn_started")
@@ -60,7 +68,14 @@ def test_a_turn_streams_deltas_then_usage_then_turn_ended(spawn: SpawnLuxe) -> N
 
 
 def test_provider_error_ends_the_turn_with_its_message(spawn: SpawnLuxe) -> None:
-    luxe = spawn([{"retry": {"message": "overloaded (529), retrying", "retry_in_s": 0.01}, "error": "gave up after retries"}])
+    luxe = spawn(
+        [
+            {
+                "retry": {"message": "overloaded (529), retrying", "retry_in_s": 0.01},
+                "error": "gave up after retries",
+            }
+        ]
+    )
     luxe.expect("ready")
     luxe.send("submit_user_message", {"text": "hello"})
     retry = luxe.expect("error")
@@ -73,4 +88,16 @@ def test_provider_error_ends_the_turn_with_its_message(spawn: SpawnLuxe) -> None
     ended = luxe.expect("turn_ended")
     assert ended["reason"] == "error"
     assert "has no step 2" in ended["error"]
+    assert luxe.close() == 0
+
+
+def test_attachments_are_added_to_the_prompt(spawn: SpawnLuxe, env: dict[str, str]) -> None:
+    from tests.luxe.test_rpc_tools import session_records
+
+    luxe = spawn([{"text": "seen"}])
+    ready = luxe.handshake()
+    luxe.send("submit_user_message", {"text": "look", "attachments": [{"path": "README.md"}]})
+    assert luxe.expect("turn_ended")["reason"] == "end_turn"
+    first = next(r["message"] for r in session_records(env, ready["session_id"]) if r["type"] == "message")
+    assert "# demo" in first["content"][1]["text"]
     assert luxe.close() == 0

@@ -309,3 +309,18 @@ async def test_consecutive_requests_reuse_one_connection() -> None:
         for _ in range(3):
             await complete(provider)
         assert server.connections_opened == 1
+
+
+async def test_nothing_listening_is_retried_then_named() -> None:
+    with FakeLLMServer() as server:
+        url = server.base_url  # a port that was just free, now closed again
+    provider = make_provider(
+        "anthropic",
+        "m",
+        fast_env(ANTHROPIC_BASE_URL=url, ANTHROPIC_API_KEY="k", LUXE_MAX_RETRIES="1"),
+    )
+    got = Collected()
+    with pytest.raises(ProviderError) as caught:
+        await provider.complete(request(), got)
+    assert "could not connect" in caught.value.message and url in caught.value.message
+    assert len(got.retries) == 1 and "could not connect" in got.retries[0].message

@@ -148,14 +148,16 @@ async def test_cancellation_closes_the_connection_at_once() -> None:
         await server.wait_until_async(lambda: server.outcome(0) == "disconnected", timeout=2)
 
 
-async def test_a_collected_error_event_does_not_leak_between_requests() -> None:
+async def test_a_stalled_stream_is_retried_on_a_fresh_connection() -> None:
     steps = [{"stall": True}, {"text": "fresh"}]
     with FakeLLMServer(steps) as server:
         provider = openai(server, LUXE_STREAM_IDLE_TIMEOUT_S="0.2")
         got = Collected()
         message = await provider.complete(request(), got)
         assert message.content == (TextBlock("fresh"),)
-        assert len(got.retries) == 1
+        assert len(got.retries) == 1 and "stalled" in got.retries[0].message
+        assert server.connections_opened == 2
+        await server.wait_until_async(lambda: server.outcome(0) == "disconnected")
 
 
 async def test_compatible_server_quirks_are_understood() -> None:

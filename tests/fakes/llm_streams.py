@@ -1,0 +1,323 @@
+"""The bytes of scripted Anthropic and OpenAI streams (pure, no I/O).
+
+`anthropic_events(step, n)` and `openai_events(step, n, request_body)` yield
+each SSE event as bytes, in the order the real APIs send them (see
+docs/providers.md and the captured sequences they follow), plus two markers
+for the server: STALL (go silent) and CUT (drop the connection).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterator
+from typing import Any
+
+Step = dict[str, Any]
+
+STALL = object()
+CUT = object()
+
+
+def _pieces(text: str, size: int | None) -> list[str]:
+    if not size or size <= 0 or len(text) <= size:
+        return [text]
+    return [text[i : i + size] for i in range(0, len(text), size)]
+
+
+def _tool_calls(step: Step, step_index: int, prefix: str) -> list[tuple[str, str, str]]:
+    """(id, name, arguments JSON) for each scripted tool call."""
+    calls = []
+    for n, call in enumerate(step.get("tool_calls") or []):
+        call_id = call.get("id") or f"{prefix}_fake_{step_index}_{n}"
+        calls.append((call_id, call["name"], json.dumps(call.get("args") or {})))
+    return calls
+
+
+def _usage(step: Step) -> dict[str, int]:
+    usage = step.get("usage") or {}
+    return {
+        "input_tokens": int(usage.get("input_tokens", 10)),
+        "output_tokens": int(usage.get("output_tokens", 5)),
+        "cache_read_tokens": int(usage.get("cache_read_tokens", 0)),
+        "cache_write_tokens": int(usage.get("cache_write_tokens", 0)),
+    }
+
+
+def _sse(event: str | None, data: Any) -> bytes:
+    payload = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
+    head = f"event: {event}\n" if event else ""
+    return f"{head}data: {payload}\n\n".encode()
+
+
+def _signature(thinking: str) -> str:
+    return "sig-" + hashlib.sha256(thinking.encode()).hexdigest()[:24]
+
+
+def anthropic_events(step: Step, step_index: int) -> Iterator[object]:
+    usage = _usage(step)
+    size = step.get("chunk_size")
+    yield _sse(
+        "message_start",
+        {
+            "type": "message_start",
+            "message": {
+                "id": f"msg_fake_{step_index}",
+                "type": "message",
+                "role": "assistant",
+                "model": "fake-model",
+                "content": [],
+                "stop_reason": None,
+                "stop_sequence": None,
+                "usage": {
+                    "input_tokens": usage["input_tokens"],
+                    "cache_creation_input_tokens": usage["cache_write_tokens"],
+                    "cache_read_input_tokens": usage["cache_read_tokens"],
+                    "output_tokens": 1,
+                },
+            },
+        },
+    )
+    if step.get("noise"):
+        yield b": a comment the client must skip\n\n"
+        yield _sse("future_event", {"type": "future_event", "surprise": [1, 2]})
+    if step.get("stall") and not step.get("text") and not step.get("thinking"):
+        yield STALL
+        return
+    index = 0
+    if step.get("redacted_thinking"):
+        yield _sse(
+            "content_block_start",
+            {
+                "type": "content_block_start",
+                "index": index,
+                "content_block": {"type": "redacted_thinking", "data": step["redacted_thinking"]},
+            },
+        )
+        yield _sse("content_block_stop", {"type": "content_block_stop", "index": index})
+        index += 1
+    if step.get("thinking"):
+        thinking = step["thinking"]
+        yield _sse(
+            "content_block_start",
+            {
+                "type": "content_block_start",
+                "index": index,
+                "content_block": {"type": "thinking", "thinking": "", "signature": ""},
+            },
+        )
+        for piece in _pieces(thinking, size):
+            yield _sse(
+                "content_block_delta",
+                {
+                    "type": "content_block_delta",
+                    "index": index,
+                    "delta": {"type": "thinking_delta", "thinking": piece},
+                },
+            )
+        yield _sse(
+            "content_block_delta",
+            {
+                "type": "content_block_delta",
+                "index": index,
+                "delta": {
+                    "type": "signature_delta",
+                    "signature": step.get("signature") or _signature(thinking),
+                },
+            },
+        )
+        yield _sse("content_block_stop", {"type": "content_block_stop", "index": index})
+        index += 1
+    if step.get("text"):
+        yield _sse(
+            "content_block_start",
+            {
+                "type": "content_block_start",
+                "index": index,
+                "content_block": {"type": "text", "text": ""},
+            },
+        )
+        yield _sse("ping", {"type": "ping"})
+        extra = {"obfuscation": "xx"} if step.get("noise") else {}
+        for piece in _pieces(step["text"], size):
+            yield _sse(
+                "content_block_delta",
+                {
+                    "type": "content_block_delta",
+                    "index": index,
+                    "delta": {"type": "text_delta", "text": piece, **extra},
+                },
+            )
+        if step.get("stall"):
+            yield STALL
+            return
+        if step.get("cut"):
+            yield CUT
+            return
+        yield _sse("content_block_stop", {"type": "content_block_stop", "index": index})
+        index += 1
+    elif step.get("cut"):
+        yield CUT
+        return
+    if step.get("stream_error"):
+        err = step["stream_error"]
+        yield _sse(
+            "error",
+            {
+                "type": "error",
+                "error": {
+                    "type": err.get("type", "overloaded_error"),
+                    "message": err.get("message", "Overloaded"),
+                },
+            },
+        )
+        yield CUT
+        return
+    calls = _tool_calls(step, step_index, "toolu")
+    for call_id, name, args in calls:
+        yield _sse(
+            "content_block_start",
+            {
+                "type": "content_block_start",
+                "index": index,
+                "content_block": {"type": "tool_use", "id": call_id, "name": name, "input": {}},
+            },
+        )
+        # As captured: the first fragment is empty, a ping may come between deltas.
+        for piece in ["", *_pieces(args, size or 7)]:
+            yield _sse(
+                "content_block_delta",
+                {
+                    "type": "content_block_delta",
+                    "index": index,
+                    "delta": {"type": "input_json_delta", "partial_json": piece},
+                },
+            )
+        yield _sse("content_block_stop", {"type": "content_block_stop", "index": index})
+        index += 1
+    stop_reason = "tool_use" if calls else step.get("stop_reason", "end_turn")
+    yield _sse(
+        "message_delta",
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": stop_reason, "stop_sequence": None},
+            "usage": {"output_tokens": usage["output_tokens"]},
+        },
+    )
+    yield _sse("message_stop", {"type": "message_stop"})
+
+
+def openai_events(step: Step, step_index: int, body: Any) -> Iterator[object]:
+    usage = _usage(step)
+    size = step.get("chunk_size")
+    variants = set(step.get("openai_variants") or ())
+    base = {
+        "id": f"chatcmpl-fake-{step_index}",
+        "object": "chat.completion.chunk",
+        "created": 0,
+        "model": "fake-model",
+    }
+
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
+        data = {
+            **base,
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+            "usage": None,
+        }
+        return _sse(None, data)
+
+    yield chunk({"role": "assistant", "content": ""})
+    if step.get("stall") and not step.get("text") and not step.get("thinking"):
+        yield STALL
+        return
+    if step.get("thinking"):
+        # What OpenAI-compatible reasoning servers (vLLM, DeepSeek, ollama) send.
+        for piece in _pieces(step["thinking"], size):
+            yield chunk({"reasoning_content": piece})
+    if step.get("noise"):
+        yield b": keep-alive\n\n"
+    if step.get("text"):
+        empty_calls: dict[str, Any] = {"tool_calls": []} if "empty_tool_calls" in variants else {}
+        for piece in _pieces(step["text"], size):
+            yield chunk({"content": piece, **empty_calls})
+    if step.get("stall"):
+        yield STALL
+        return
+    if step.get("cut"):
+        yield CUT
+        return
+    if step.get("stream_error"):
+        err = step["stream_error"]
+        yield _sse(
+            None,
+            {
+                "error": {
+                    "message": err.get("message", "The server had an error"),
+                    "type": err.get("type", "server_error"),
+                    "code": None,
+                }
+            },
+        )
+        yield CUT
+        return
+    calls = _tool_calls(step, step_index, "call")
+    if "whole_args" in variants:
+        for n, (call_id, name, args) in enumerate(calls):
+            yield chunk(
+                {
+                    "tool_calls": [
+                        {
+                            "index": n,
+                            "id": call_id,
+                            "type": "function",
+                            "function": {"name": name, "arguments": args},
+                        }
+                    ]
+                }
+            )
+        calls_streamed: list[tuple[str, str, str]] = []
+    else:
+        calls_streamed = calls
+    # Every call's header first, then argument fragments interleaved by index:
+    # only `index` identifies which call a fragment belongs to.
+    for n, (call_id, name, _args) in enumerate(calls_streamed):
+        yield chunk(
+            {
+                "tool_calls": [
+                    {
+                        "index": n,
+                        "id": call_id,
+                        "type": "function",
+                        "function": {"name": name, "arguments": ""},
+                    }
+                ]
+            }
+        )
+    fragments = [_pieces(args, size or 7) for _id, _name, args in calls_streamed]
+    for round_ in range(max((len(f) for f in fragments), default=0)):
+        for n, pieces in enumerate(fragments):
+            if round_ < len(pieces):
+                yield chunk(
+                    {"tool_calls": [{"index": n, "function": {"arguments": pieces[round_]}}]}
+                )
+    stop = step.get("stop_reason", "end_turn")
+    finish = "tool_calls" if calls else ("length" if stop == "max_tokens" else "stop")
+    yield chunk({}, finish)
+    wants_usage = isinstance(body, dict) and (body.get("stream_options") or {}).get("include_usage")
+    if wants_usage:
+        prompt = usage["input_tokens"] + usage["cache_read_tokens"]
+        yield _sse(
+            None,
+            {
+                **base,
+                "choices": None if "null_choices" in variants else [],
+                "usage": {
+                    "prompt_tokens": prompt,
+                    "completion_tokens": usage["output_tokens"],
+                    "total_tokens": prompt + usage["output_tokens"],
+                    "prompt_tokens_details": {"cached_tokens": usage["cache_read_tokens"]},
+                    "completion_tokens_details": {"reasoning_tokens": 0},
+                },
+            },
+        )
+    yield _sse(None, "[DONE]")

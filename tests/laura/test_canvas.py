@@ -1,0 +1,43 @@
+"""Frames: only changed cells are written; wide characters and styles survive."""
+
+from __future__ import annotations
+
+from laura.render.canvas import Canvas, frame_diff
+from laura.render.style import Style
+
+
+def test_an_unchanged_frame_writes_no_cells() -> None:
+    old, new = Canvas(20, 3), Canvas(20, 3)
+    old.put(0, 1, "hello world")
+    new.put(0, 1, "hello world")
+    output = frame_diff(old, new)
+    assert "hello" not in output and "\x1b[2;" not in output
+
+
+def test_only_the_changed_run_is_written() -> None:
+    old, new = Canvas(20, 3), Canvas(20, 3)
+    old.put(0, 1, "hello world")
+    new.put(0, 1, "hello WOrld")
+    output = frame_diff(old, new)
+    assert "\x1b[2;7H" in output  # row 2, column 7 (1-based)
+    assert "WO" in output and "hello" not in output and "rld" not in output
+
+
+def test_first_frame_clears_and_draws_everything_with_styles() -> None:
+    frame = Canvas(10, 2)
+    frame.put(0, 0, "漢x", Style(fg=(1, 2, 3), bold=True))
+    frame.cursor = (4, 1)
+    output = frame_diff(None, frame)
+    assert output.startswith("\x1b[?25l") and "\x1b[2J" in output
+    assert "\x1b[0;1;38;2;1;2;3m漢x" in output
+    assert output.endswith("\x1b[2;5H\x1b[?25h")
+    assert frame.text()[0] == "漢x       "
+
+
+def test_clipping_at_the_right_edge_and_wide_characters() -> None:
+    canvas = Canvas(6, 1)
+    assert canvas.put(0, 0, "abcdefgh", right=4) == 4
+    assert canvas.text() == ["abcd  "]
+    canvas.put(3, 0, "漢字")  # the second wide character does not fit in the last cell
+    assert canvas.rows[0][3:5] == [("漢", canvas.rows[0][3][1]), ("", canvas.rows[0][3][1])]
+    assert canvas.rows[0][5][0] == " "

@@ -1,0 +1,68 @@
+"""A tab's request handling without a terminal: `Tab.answer` is the seam the
+socket calls, so the state a pane keeps can be checked directly."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from laura.protocol import Rect
+from laura.render.canvas import Canvas
+from laura.tab import Tab
+
+
+def make_tab(tmp_path: Path) -> Tab:
+    tab = Tab(0, "laura-test", str(tmp_path), session="laura-test-0")
+    tab.area = Rect(0, 1, 120, 38)
+    return tab
+
+
+def ask(tab: Tab, frame: dict) -> dict:
+    return json.loads(tab.answer(json.dumps(frame).encode()))
+
+
+def test_highlight_clamps_centres_and_clears(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("".join(f"line {n}\n" for n in range(1, 201)))
+    tab = make_tab(tmp_path)
+    assert ask(tab, {"type": "open", "path": "a.txt", "highlight": [100, 104]})["pane"] == 1
+    panel = tab.panels[1]
+    assert panel.highlight == (100, 104)
+    inner = tab.panel_inner(panel)
+    assert panel.scroll == 99 - (inner.height - 5) // 2
+    canvas = Canvas(120, 40)
+    panel.draw(canvas, inner, focused=True)
+    shown = "\n".join(canvas.text())
+    assert "100   line 100" in shown and "  1   line 1\n" not in shown
+    assert ask(tab, {"type": "highlight", "pane": 1, "start": 500, "end": 900}) == {"type": "ok"}
+    assert panel.highlight == (200, 200)
+    assert ask(tab, {"type": "highlight", "range": None}) == {"type": "ok"}
+    assert panel.highlight is None
+
+
+def test_comments_are_stored_on_the_pane_with_their_author(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("one\ntwo\n")
+    tab = make_tab(tmp_path)
+    ask(tab, {"type": "open", "path": "a.txt"})
+    assert ask(tab, {"type": "comment", "line": 2, "body": "why?"}) == {"type": "ok"}
+    ask(tab, {"type": "ready", "agent": "claude"})
+    assert ask(tab, {"type": "comment", "pane": 1, "line": 1, "body": "ok", "author": None}) == {"type": "ok"}
+    assert [(c.line, c.body, c.author) for c in tab.panels[1].comments] == [(2, "why?", "agent"), (1, "ok", "claude")]
+
+
+def test_follow_pins_the_cursor_to_the_last_row(tmp_path: Path) -> None:
+    (tmp_path / "log.txt").write_text("".join(f"{n}\n" for n in range(100)))
+    tab = make_tab(tmp_path)
+    ask(tab, {"type": "open", "path": "log.txt", "follow": True})
+    panel = tab.panels[1]
+    assert panel.follow and panel.cursor == 99
+    assert panel.scroll == 100 - tab.panel_inner(panel).height
+
+
+def test_an_unreadable_file_opens_with_a_warning_and_says_so(tmp_path: Path) -> None:
+    tab = make_tab(tmp_path)
+    opened = ask(tab, {"type": "open", "path": "missing.txt"})
+    assert opened["pane"] == 1
+    assert any(w.startswith("cannot read missing.txt: No such file or directory") for w in opened["warnings"])
+    canvas = Canvas(120, 40)
+    tab.panels[1].draw(canvas, tab.panel_inner(tab.panels[1]), focused=False)
+    assert "Couldn't read this file" in "\n".join(canvas.text())

@@ -1,0 +1,308 @@
+"""Drive the real `laura` inside a private tmux server, for end-to-end tests.
+
+API (reusable by every Laura test):
+
+    session = LauraSession(tmp_path, command=None, width=120, height=40)
+        Not started yet. `command` is what tab 1 hosts (`laura -- CMD`); None
+        hosts $SHELL, which is /bin/sh with PS1='$ '. Everything the session
+        spawns gets a private HOME, XDG_*_HOME, XDG_RUNTIME_DIR and
+        LAURA_RUNTIME under tmp_path, and PATH starts with the venv's bin
+        (so `laura` inside a tab is the one under test).
+    session.start()                  start tmux + laura; wait for the footer
+    session.screen() -> list[str]    the visible rows (capture-pane)
+    session.text() -> str            the same joined with newlines
+    session.footer() -> str          the last row (the hint line)
+    session.send_keys(*keys)         tmux key names: "C-p", "Enter", "PPage", "M-x"
+    session.type(text)               literal text (send-keys -l)
+    session.send_bytes(data)         raw bytes as the terminal would send them
+    session.paste(text)              a bracketed paste, as a terminal sends one
+    session.wait_for(text_or_predicate, timeout=10) -> str
+                                     poll the screen until it holds text
+    session.laura_pid -> int         the laura host process
+    session.tabs() -> list[str]      every LAURA_TAB the host serves, tab order
+    session.tab -> str               the first tab's LAURA_TAB
+    session.cli(*args, tab=None, cwd=None) -> CompletedProcess
+                                     run the real `laura` client verb
+    session.request(frame, tab=None) -> bytes
+                                     raw socket: send bytes, return the reply
+    session.wait_exit(timeout=10) -> int
+                                     wait for laura to exit; its status
+    session.after_exit() -> str      what the wrapper shell recorded after exit
+                                     (`stty -a`, tmux alternate/mouse flags)
+    session.close()                  kill the tmux server and every process
+
+`laura_session` (a pytest fixture in conftest.py) makes sessions and closes
+them at teardown. `wait_until(predicate, timeout)` polls any condition.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import signal
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+BIN = Path(sys.executable).parent
+LAURA = str(BIN / "laura")
+RECORDER = str(Path(__file__).with_name("recorder.py"))
+
+
+def wait_until(predicate: Callable[[], Any], timeout: float = 10.0, interval: float = 0.02) -> Any:
+    """Poll `predicate` until it returns something truthy; return that.
+    Raises AssertionError on timeout."""
+    deadline = time.monotonic() + timeout
+    while True:
+        result = predicate()
+        if result:
+            return result
+        if time.monotonic() > deadline:
+            raise AssertionError(f"condition not met within {timeout} s")
+        time.sleep(interval)
+
+
+def children_of(pid: int) -> list[int]:
+    """Direct children of `pid` (from /proc)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2 :].split()
+        if int(fields[1]) == pid:
+            found.append(int(entry))
+    return found
+
+
+def descendants_of(pid: int) -> list[int]:
+    result = []
+    pending = [pid]
+    while pending:
+        for child in children_of(pending.pop()):
+            result.append(child)
+            pending.append(child)
+    return result
+
+
+def alive(pid: int) -> bool:
+    """True if `pid` exists and is not a zombie."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat[stat.rindex(")") + 2] != "Z"
+
+
+def abstract_sockets(prefix: str) -> list[str]:
+    """Listening abstract Unix socket names starting with `prefix`."""
+    names = []
+    for line in Path("/proc/net/unix").read_text().splitlines()[1:]:
+        parts = line.split()
+        if len(parts) >= 8 and parts[7].startswith("@" + prefix):
+            names.append(parts[7][1:])
+    return sorted(set(names), key=lambda name: int(name.rsplit("-", 1)[1]))
+
+
+def send_frame(name: str, frame: bytes, timeout: float = 10.0) -> bytes:
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        sock.settimeout(timeout)
+        sock.connect("\0" + name)
+        try:
+            sock.sendall(frame)
+            sock.shutdown(socket.SHUT_WR)
+        except BrokenPipeError:
+            pass  # the tab answered early (e.g. an oversized line); read the answer
+        chunks = []
+        while data := sock.recv(65536):
+            chunks.append(data)
+    return b"".join(chunks)
+
+
+class LauraSession:
+    """One laura host inside a private tmux server (see the module docstring)."""
+
+    def __init__(
+        self,
+        tmp_path: Path,
+        command: list[str] | None = None,
+        width: int = 120,
+        height: int = 40,
+        env: dict[str, str] | None = None,
+    ) -> None:
+        self.root = tmp_path / f"laura-{uuid.uuid4().hex[:8]}"
+        self.root.mkdir(parents=True)
+        self.socket = f"lt-{uuid.uuid4().hex[:12]}"
+        self.command = command
+        self.width, self.height = width, height
+        home = self.root / "home"
+        runtime = self.root / "run"
+        for path in (home, runtime, self.root / "config", self.root / "data", self.root / "state"):
+            path.mkdir(mode=0o700)
+        self.env = {
+            "PATH": f"{BIN}:/usr/local/bin:/usr/bin:/bin",
+            "HOME": str(home),
+            "XDG_CONFIG_HOME": str(self.root / "config"),
+            "XDG_DATA_HOME": str(self.root / "data"),
+            "XDG_STATE_HOME": str(self.root / "state"),
+            "XDG_RUNTIME_DIR": str(runtime),
+            "LAURA_RUNTIME": str(runtime / "laura"),
+            "SHELL": "/bin/sh",
+            "PS1": "$ ",
+            "TERM": "xterm-256color",
+            "LANG": "C.UTF-8",
+            "LC_ALL": "C.UTF-8",
+            "TMUX_TMPDIR": str(self.root),
+        }
+        self.env.update(env or {})
+        self.after_path = self.root / "after-exit.txt"
+        self._pid: int | None = None
+        self.started = False
+
+    # --- tmux ---------------------------------------------------------------
+
+    def tmux(self, *args: str, check: bool = True) -> str:
+        result = subprocess.run(
+            ["tmux", "-L", self.socket, "-f", "/dev/null", *args],
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=10,
+        )
+        if check and result.returncode != 0:
+            raise AssertionError(f"tmux {args} failed: {result.stderr}")
+        return result.stdout
+
+    def start(self) -> LauraSession:
+        laura = [LAURA] if self.command is None else [LAURA, "--", *self.command]
+        after = shlex.quote(str(self.after_path))
+        # After laura exits the wrapper records what a user would notice: its
+        # status, the tty modes and whether tmux still sees alt-screen/mouse on.
+        script = (
+            f"{shlex.join(laura)}; status=$?; "
+            f"stty -a > {after}.stty 2>&1; "
+            f"tmux -L {self.socket} display -p "
+            f"'alt=#{{alternate_on}} mouse=#{{mouse_any_flag}} sgr=#{{mouse_sgr_flag}}' > {after}.flags; "
+            f"echo $status > {after}; exec sleep 600"
+        )
+        self.tmux(
+            "new-session", "-d", "-x", str(self.width), "-y", str(self.height), "sh", "-c", script
+        )
+        self.started = True
+        self.wait_for(lambda screen: "Ctrl+P panes" in screen or "locked" in screen, timeout=15)
+        return self
+
+    def screen(self) -> list[str]:
+        return self.tmux("capture-pane", "-p").split("\n")[: self.height]
+
+    def text(self) -> str:
+        return "\n".join(self.screen())
+
+    def footer(self) -> str:
+        rows = self.screen()
+        return rows[-1] if rows else ""
+
+    def send_keys(self, *keys: str) -> None:
+        self.tmux("send-keys", *keys)
+
+    def type(self, text: str) -> None:
+        self.tmux("send-keys", "-l", text)
+
+    def send_bytes(self, data: bytes) -> None:
+        self.tmux("send-keys", "-H", *(f"{byte:02x}" for byte in data))
+
+    def paste(self, text: str) -> None:
+        self.tmux("set-buffer", "-b", "t", text)
+        self.tmux("paste-buffer", "-p", "-b", "t")
+
+    def wait_for(self, expect: str | Callable[[str], Any], timeout: float = 10.0) -> str:
+        def check() -> str | None:
+            text = self.text()
+            ok = expect(text) if callable(expect) else expect in text
+            return text if ok else None
+
+        try:
+            return str(wait_until(check, timeout))
+        except AssertionError:
+            raise AssertionError(
+                f"screen never showed {expect!r} within {timeout} s; screen:\n{self.text()}"
+            ) from None
+
+    # --- the host -------------------------------------------------------------
+
+    @property
+    def laura_pid(self) -> int:
+        if self._pid is None:
+            wrapper = int(self.tmux("display", "-p", "#{pane_pid}").strip())
+
+            def find() -> int | None:
+                for pid in children_of(wrapper):
+                    cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+                    if any(part.endswith(b"/laura") for part in cmdline):
+                        return pid
+                return None
+
+            self._pid = int(wait_until(find, 10))
+        return self._pid
+
+    def tabs(self) -> list[str]:
+        return abstract_sockets(f"laura-{self.laura_pid}-")
+
+    @property
+    def tab(self) -> str:
+        return str(wait_until(self.tabs, 10)[0])
+
+    def client_env(self, tab: str | None) -> dict[str, str]:
+        env = dict(self.env)
+        env["LAURA_TAB"] = tab if tab is not None else self.tab
+        return env
+
+    def cli(self, *args: str, tab: str | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [LAURA, *args],
+            env=self.client_env(tab),
+            cwd=cwd or self.root,
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+
+    def request(self, frame: bytes, tab: str | None = None) -> bytes:
+        return send_frame(tab or self.tab, frame)
+
+    def wait_exit(self, timeout: float = 10.0) -> int:
+        wait_until(lambda: self.after_path.exists() and self.after_path.read_text().strip(), timeout)
+        return int(self.after_path.read_text().strip())
+
+    def after_exit(self) -> str:
+        parts = []
+        for suffix in (".flags", ".stty"):
+            path = Path(str(self.after_path) + suffix)
+            if path.exists():
+                parts.append(path.read_text())
+        return "\n".join(parts)
+
+    def close(self) -> None:
+        """Kill the tmux server and anything laura left (nothing should be left)."""
+        pids: list[int] = []
+        if self.started:
+            try:
+                wrapper = int(self.tmux("display", "-p", "#{pane_pid}", check=False).strip() or 0)
+            except (ValueError, subprocess.TimeoutExpired):
+                wrapper = 0
+            if wrapper:
+                pids = [wrapper, *descendants_of(wrapper)]
+        subprocess.run(["tmux", "-L", self.socket, "kill-server"], env=self.env, capture_output=True, timeout=10)
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass

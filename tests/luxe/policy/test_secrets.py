@@ -1,0 +1,73 @@
+"""Secret values: parsing them from files, redacting them whole and in streams."""
+
+from __future__ import annotations
+
+import itertools
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from luxe.policy.secrets import (
+    Redactor,
+    StreamRedactor,
+    is_secret_name,
+    secret_values_from_env,
+    secret_values_from_file,
+)
+
+VALUES = (("API_KEY", "sk-live-abc123xyz"), ("DB", "hunter2hunter2"), ("PEM", "MIIEowIBAAKCAQEA7x"))
+
+
+def test_env_parsing() -> None:
+    text = "# comment\nexport A='quoted value!'\nB = \"dq-value-1\"\nC=short\nD=plain-value # trailing\nE=1\n"
+    assert secret_values_from_env(text) == [
+        ("A", "quoted value!"),
+        ("B", "dq-value-1"),
+        ("D", "plain-value"),
+    ]
+
+
+def test_key_file_tokens() -> None:
+    key = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----\n"
+    assert secret_values_from_file("/h/.ssh/id_ed25519", key) == [
+        ("id_ed25519", "b3BlbnNzaC1rZXktdjEAAAAA")
+    ]
+    netrc = "machine example.invalid login me password s3cr3t-pass\n"
+    assert ("netrc", "s3cr3t-pass") in [
+        (n.lstrip("."), v) for n, v in secret_values_from_file("/h/.netrc", netrc)
+    ]
+
+
+def test_names() -> None:
+    assert is_secret_name(".env") and is_secret_name(".env.local") and is_secret_name(".ENV.PROD")
+    assert (
+        not is_secret_name(".env.example")
+        and not is_secret_name(".envrc")
+        and not is_secret_name("env")
+    )
+    assert is_secret_name("id_rsa") and not is_secret_name("id_rsa.pub")
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    parts=st.lists(
+        st.sampled_from(["", "x", "sk-", "live", "\n", *[v for _, v in VALUES]]), max_size=12
+    ),
+    cuts=st.lists(st.integers(min_value=0, max_value=400), max_size=8),
+)
+def test_stream_redaction_equals_whole_redaction(parts: list[str], cuts: list[int]) -> None:
+    redactor = Redactor(VALUES)
+    text = "".join(parts)
+    bounds = sorted({min(c, len(text)) for c in cuts} | {0, len(text)})
+    stream = StreamRedactor(redactor)
+    out = [stream.feed(text[a:b]) for a, b in itertools.pairwise(bounds)]
+    out.append(stream.flush())
+    joined = "".join(out)
+    assert joined == redactor.redact(text)
+    for _, value in VALUES:
+        assert value not in joined
+
+
+def test_stream_passes_through_without_secrets() -> None:
+    stream = StreamRedactor(Redactor(()))
+    assert stream.feed("abc") == "abc" and stream.flush() == ""

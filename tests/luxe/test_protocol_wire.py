@@ -1,0 +1,68 @@
+"""The wire in isolation: decoding never raises, encoding is one valid line."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from luxe.protocol import ACTION_TYPES, Rejection, decode_action, encode_event
+from luxe.protocol import events as ev
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=300))
+def test_any_bytes_decode_to_an_action_or_a_rejection(line: bytes) -> None:
+    result = decode_action(line)
+    assert isinstance(result, Rejection) or type(result).KIND in ACTION_TYPES
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(sorted(ACTION_TYPES)), json_values)
+def test_any_content_for_a_known_kind_is_decided(kind: str, content: object) -> None:
+    result = decode_action(json.dumps({"kind": kind, "content": content}).encode())
+    if isinstance(result, Rejection):
+        assert result.kind == kind and result.reason.startswith(f"{kind}:")
+    else:
+        assert kind == result.KIND
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text())
+def test_encoded_frames_are_one_line_of_valid_utf8_json(text: str) -> None:
+    data = encode_event(ev.TokenDelta(0, text))
+    assert data.endswith(b"\n") and data.count(b"\n") == 1
+    frame = json.loads(data.decode("utf-8"))
+    assert frame["kind"] == "token_delta"
+
+
+def test_content_is_left_out_when_empty_and_unknown_fields_are_ignored() -> None:
+    assert decode_action(b'{"kind":"close","content":{"extra":1}}') == ACTION_TYPES["close"]()
+    assert decode_action(b'{"kind":"steer_turn","content":{"text":"x","future":true}}') == ACTION_TYPES[
+        "steer_turn"
+    ]("x")
+
+
+def test_the_protocol_package_imports_neither_trio_nor_the_rest_of_luxe() -> None:
+    code = (
+        "import sys, luxe.protocol; "
+        "bad = [m for m in sys.modules if m == 'trio' or (m.startswith('luxe.') and not m.startswith('luxe.protocol'))]; "
+        "print(bad)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_the_handshake_path_does_not_import_httpx() -> None:
+    code = "import sys, luxe.app; print([m for m in sys.modules if m.startswith(('httpx', 'luxe.providers.anthropic', 'luxe.providers.openai'))])"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

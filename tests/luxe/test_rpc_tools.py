@@ -1,0 +1,266 @@
+"""Tools through the real `luxe --rpc`: permissions, parallel calls, questions,
+refusals. Each test scripts the model's tool calls and checks what a client sees."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from tests.luxe.conftest import SpawnLuxe
+from tests.luxe.rpc_driver import LuxeProcess
+
+
+def call(name: str, **args: Any) -> dict[str, Any]:
+    return {"name": name, "args": args}
+
+
+def session_records(env: dict[str, str], session_id: str) -> list[dict[str, Any]]:
+    path = Path(env["XDG_DATA_HOME"]) / "luxe" / "sessions" / f"{session_id}.jsonl"
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def tool_results(env: dict[str, str], session_id: str) -> list[dict[str, Any]]:
+    out = []
+    for record in session_records(env, session_id):
+        if record["type"] == "message":
+            out += [b for b in record["message"]["content"] if b["type"] == "tool_result"]
+    return out
+
+
+def finished(luxe: LuxeProcess) -> dict[str, Any]:
+    return luxe.expect("tool_finished")
+
+
+def test_parallel_bash_calls_run_concurrently(spawn: SpawnLuxe, repo: Path) -> None:
+    # Each command waits for the file the other creates: only concurrency ends them.
+    a = "touch a.flag; while [ ! -f b.flag ]; do sleep 0.01; done; echo A done"
+    b = "touch b.flag; while [ ! -f a.flag ]; do sleep 0.01; done; echo B done"
+    luxe = spawn(
+        [
+            {"tool_calls": [call("bash", command=a, timeout_s=20), call("bash", command=b, timeout_s=20)]},
+            {"text": "both finished"},
+        ],
+        "--yolo",
+    )
+    luxe.handshake()
+    luxe.send("submit_user_message", {"text": "run both"})
+    frames = luxe.collect_until("turn_ended", timeout=30)
+    done = [f["content"] for f in frames if f["kind"] == "tool_finished"]
+    assert sorted(d["summary"] for d in done) == ["exit 0", "exit 0"]
+    outputs = "".join(f["content"]["delta"] for f in frames if f["kind"] == "tool_output_delta")
+    assert "A done" in outputs and "B done" in outputs
+    assert frames[-1]["content"]["reason"] == "end_turn"
+    assert luxe.close() == 0
+
+
+def test_permission_once_always_reject(spawn: SpawnLuxe, repo: Path, env: dict[str, str]) -> None:
+    luxe = spawn(
+        [
+            {"tool_calls": [call("write", path="one.txt", content="1\n")]},
+            {"tool_calls": [call("write", path="two.txt", content="2\n")]},
+            {"tool_calls": [call("write", path="three.txt", content="3\n")]},
+            {"tool_calls": [call("bash", command="touch never.txt")]},
+            {"text": "done"},
+        ]
+    )
+    ready = luxe.handshake()
+    luxe.send("submit_user_message", {"text": "write files"})
+
+    asked = luxe.expect("permission_requested")
+    assert asked["tool"] == "write"
+    assert asked["args"] == {"path": "one.txt", "content": "1\n"}
+    assert asked["options"] == ["once", "always", "reject"]
+    assert asked["reason"]
+    luxe.send("respond_permission", {"id": asked["id"], "reply": "once"})
+    assert luxe.expect("permission_resolved") == {"id": asked["id"], "reply": "once"}
+    assert finished(luxe)["is_error"] is False
+    changed = luxe.frames[-2]["content"] if luxe.frames[-2]["kind"] == "file_changed" else None
+    assert changed == {"path": str(repo / "one.txt"), "operation": "write"}
+    assert (repo / "one.txt").read_text() == "1\n"
+
+    asked = luxe.expect("permission_requested")
+    luxe.send("respond_permission", {"id": asked["id"], "reply": "always"})
+    assert finished(luxe)["is_error"] is False
+    # "always" covers the next write without asking.
+    frames = luxe.collect_until("tool_finished")
+    assert "permission_requested" not in [f["kind"] for f in frames]
+    assert (repo / "three.txt").exists()
+
+    asked = luxe.expect("permission_requested")
+    assert asked["tool"] == "bash"
+    luxe.send("respond_permission", {"id": asked["id"], "reply": "reject", "message": "not now"})
+    assert luxe.expect("permission_resolved")["reply"] == "reject"
+    denied = finished(luxe)
+    assert denied["denied"] is True and denied["is_error"] is True
+    assert not (repo / "never.txt").exists()
+    assert luxe.expect("turn_ended")["reason"] == "end_turn"
+    # A reply to an id already resolved is refused.
+    luxe.send("respond_permission", {"id": asked["id"], "reply": "once"})
+    assert "no pending permission prompt" in luxe.expect("action_rejected")["reason"]
+    results = tool_results(env, ready["session_id"])
+    assert "rejected" in results[-1]["content"] and "not now" in results[-1]["content"]
+    assert luxe.close() == 0
+
+
+def test_auto_approve_answers_prompts_with_auto(spawn: SpawnLuxe, repo: Path) -> None:
+    luxe = spawn(
+        [
+            {"tool_calls": [call("bash", command="echo hi > auto.txt")]},
+            {"text": "ok"},
+            {"tool_calls": [call("bash", command="echo hi > auto2.txt")]},
+            {"text": "ok"},
+        ],
+        "--auto-approve",
+    )
+    luxe.handshake()
+    luxe.send("submit_user_message", {"text": "go"})
+    asked = luxe.expect("permission_requested")
+    assert luxe.expect("permission_resolved") == {"id": asked["id"], "reply": "auto"}
+    assert luxe.expect("turn_ended")["reason"] == "end_turn"
+    assert (repo / "auto.txt").exists()
+    luxe.send("set_permission_auto_approve", {"enabled": False})
+    luxe.expect("state_changed", where=lambda c: c["auto_approve"] is False)
+    luxe.send("submit_user_message", {"text": "again"})
+    asked = luxe.expect("permission_requested")
+    # Turning auto-approve on answers the prompt already waiting.
+    luxe.send("set_permission_auto_approve", {"enabled": True})
+    assert luxe.expect("permission_resolved") == {"id": asked["id"], "reply": "auto"}
+    assert luxe.expect("turn_ended")["reason"] == "end_turn"
+    assert (repo / "auto2.txt").exists()
+    assert luxe.close() == 0
+
+
+def test_read_only_mode_denies_writes_without_asking(spawn: SpawnLuxe, repo: Path) -> None:
+    luxe = spawn([{"tool_calls": [call("write", path="x.txt", content="x")]}, {"text": "ok"}], "--read-only")
+    luxe.handshake()
+    luxe.send("submit_user_message", {"text": "write"})
+    frames = luxe.collect_until("turn_ended")
+    assert "permission_requested" not in [f["kind"] for f in frames]
+    done = next(f["content"] for f in frames if f["kind"] == "tool_finished")
+    assert done["denied"] is True
+    assert not (repo / "x.txt").exists()
+    assert luxe.close() == 0
+
+
+def test_question_tool_round_trip(spawn: SpawnLuxe, env: dict[str, str]) -> None:
+    luxe = spawn(
+        [
+            {"tool_calls": [call("question", question="Proceed?", options=["yes", "no"])]},
+            {"tool_calls": [call("question", question="Really?")]},
+            {"text": "ok"},
+        ]
+    )
+    ready = luxe.handshake()
+    luxe.send("submit_user_message", {"text": "ask me"})
+    asked = luxe.expect("question_asked")
+    assert asked["question"] == "Proceed?" and asked["options"] == ["yes", "no"]
+    assert asked["multiple"] is False and asked["call_id"]
+    luxe.send("answer_question", {"id": asked["id"], "reply": {"answered": ["yes"]}})
+    assert luxe.expect("question_resolved") == {"id": asked["id"], "reply": {"answered": ["yes"]}}
+    assert finished(luxe)["is_error"] is False
+    asked = luxe.expect("question_asked")
+    luxe.send("answer_question", {"id": asked["id"], "reply": {"whatever": 1}})
+    assert "answered" in luxe.expect("action_rejected")["reason"]
+    luxe.send("answer_question", {"id": asked["id"], "reply": {"dismissed": True}})
+    assert finished(luxe)["is_error"] is True
+    assert luxe.expect("turn_ended")["reason"] == "end_turn"
+    results = tool_results(env, ready["session_id"])
+    assert results[0]["content"] == "the user answered: yes"
+    assert "dismissed" in results[1]["content"]
+    assert luxe.close() == 0
+
+
+def test_edit_refuses_missing_and_ambiguous_matches(spawn: SpawnLuxe, repo: Path) -> None:
+    (repo / "twice.txt").write_text("same\nsame\n")
+    (repo / "blob.bin").write_bytes(b"\x00\x01\x02binary")
+    luxe = spawn(
+        [
+            {"tool_calls": [
+                call("edit", path="twice.txt", old_string="absent", new_string="x"),
+                call("edit", path="twice.txt", old_string="same", new_string="x"),
+                call("read", path="blob.bin"),
+                call("read", path="nope.txt"),
+                call("read", path="bad\u0000path"),
+            ]},
+            {"tool_calls": [call("edit", path="twice.txt", old_string="same", new_string="new", replace_all=True)]},
+            {"text": "done"},
+        ],
+        "--yolo",
+    )
+    luxe.handshake()
+    luxe.send("submit_user_message", {"text": "edit"})
+    frames = luxe.collect_until("turn_ended", timeout=20)
+    done = {}
+    started = {f["content"]["call_id"]: f["content"] for f in frames if f["kind"] == "tool_started"}
+    for f in frames:
+        if f["kind"] == "tool_finished":
+            c = f["content"]
+            done[(c["name"], json.dumps(started[c["call_id"]]["args"], sort_keys=True))] = c
+    by_summary = [c["summary"] for c in done.values()]
+    assert any("not found" in s for s in by_summary), by_summary
+    assert any("occurs 2 times" in s for s in by_summary), by_summary
+    assert any("binary" in s for s in by_summary), by_summary
+    assert any("does not exist" in s for s in by_summary), by_summary
+    assert any(s == "crashed" for s in by_summary), by_summary  # a tool crash is a result
+    assert frames[-1]["content"]["reason"] == "end_turn"
+    assert (repo / "twice.txt").read_text() == "new\nnew\n"
+    assert luxe.close() == 0
+
+
+def test_grep_glob_ls_read(spawn: SpawnLuxe, repo: Path, env: dict[str, str]) -> None:
+    (repo / "src").mkdir()
+    (repo / "src" / "app.py").write_text("def main():\n    return 42\n")
+    luxe = spawn(
+        [
+            {"tool_calls": [
+                call("grep", pattern="return \\d+"),
+                call("glob", pattern="**/*.py"),
+                call("ls", path="src"),
+                call("read", path="src/app.py", offset=2, limit=1),
+            ]},
+            {"text": "done"},
+        ]
+    )
+    ready = luxe.handshake()
+    luxe.send("submit_user_message", {"text": "look"})
+    frames = luxe.collect_until("turn_ended", timeout=20)
+    assert "permission_requested" not in [f["kind"] for f in frames]
+    results = [r["content"] for r in tool_results(env, ready["session_id"])]
+    assert results[0] == "src/app.py:2:    return 42"
+    assert results[1] == "src/app.py"
+    assert results[2] == "app.py"
+    assert results[3] == "     2\t    return 42"
+    assert luxe.close() == 0
+
+
+def test_bash_timeout_kills_the_group_and_says_so(spawn: SpawnLuxe, env: dict[str, str]) -> None:
+    from tests.luxe.rpc_driver import processes_with_marker
+
+    marker = "654.321"
+    luxe = spawn(
+        [{"tool_calls": [call("bash", command=f"echo start; sleep {marker}", timeout_s=0.5)]}, {"text": "ok"}],
+        "--yolo",
+    )
+    ready = luxe.handshake()
+    luxe.send("submit_user_message", {"text": "slow"})
+    done = luxe.expect("tool_finished", timeout=10)
+    assert done["is_error"] is True and done["summary"] == "timed out"
+    assert processes_with_marker(marker) == []
+    assert luxe.expect("turn_ended")["reason"] == "end_turn"
+    result = tool_results(env, ready["session_id"])[0]["content"]
+    assert result.startswith("start\n") and "timed out after 0.5s" in result
+    assert luxe.close() == 0
+
+
+def test_long_output_is_capped_in_the_result_but_streamed(spawn: SpawnLuxe, env: dict[str, str]) -> None:
+    luxe = spawn([{"tool_calls": [call("bash", command="seq 1 20000")]}, {"text": "ok"}], "--yolo")
+    ready = luxe.handshake()
+    luxe.send("submit_user_message", {"text": "count"})
+    frames = luxe.collect_until("turn_ended", timeout=20)
+    streamed = "".join(f["content"]["delta"] for f in frames if f["kind"] == "tool_output_delta")
+    assert streamed.splitlines() == [str(i) for i in range(1, 20001)]
+    result = tool_results(env, ready["session_id"])[0]["content"]
+    assert result.startswith("1\n2\n") and result.endswith("20000\n[exit status 0]")
+    assert "characters omitted" in result and len(result) < 40_000
+    assert luxe.close() == 0

@@ -1,0 +1,163 @@
+"""Turn control through the real `luxe --rpc`: steer, queue, cancel, max_turns,
+and every way a session ends (no process of ours may survive)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.luxe.conftest import SpawnLuxe
+from tests.luxe.rpc_driver import live_descendants, processes_with_marker, wait_until
+from tests.luxe.test_rpc_tools import call, session_records, tool_results
+
+WAIT_FOR_GO = "while [ ! -f go ]; do sleep 0.01; done; echo went"
+
+
+def test_steer_reaches_the_next_model_call_and_queue_runs_after(
+    spawn: SpawnLuxe, repo: Path, env: dict[str, str]
+) -> None:
+    luxe = spawn(
+        [
+            {"tool_calls": [call("bash", command=WAIT_FOR_GO, timeout_s=20)]},
+            {"text": "steered answer"},
+            {"text": "queued answer"},
+        ],
+        "--yolo",
+    )
+    ready = luxe.handshake()
+    luxe.send("submit_user_message", {"text": "first"})
+    first = luxe.expect("turn_started")
+    luxe.expect("tool_started")
+    luxe.send("steer_turn", {"text": "also check the tests"})
+    luxe.send("submit_user_message", {"text": "second"})
+    assert luxe.expect("message_queued") == {"text": "second", "position": 1}
+    (repo / "go").touch()
+    ended = luxe.expect("turn_ended")
+    assert ended == {"turn_id": first["turn_id"], "reason": "end_turn", "error": None}
+    second = luxe.expect("turn_started")
+    assert second["text"] == "second" and second["turn_id"] != first["turn_id"]
+    assert luxe.expect("turn_ended")["reason"] == "end_turn"
+    # The steering text went into the request after the tool results.
+    messages = [r["message"] for r in session_records(env, ready["session_id"]) if r["type"] == "message"]
+    after_tools = messages[2]
+    assert after_tools["role"] == "user"
+    assert [b["type"] for b in after_tools["content"]] == ["tool_result", "text"]
+    assert after_tools["content"][1]["text"] == "also check the tests"
+    assert messages[3]["content"][0]["text"] == "steered answer"
+    assert luxe.close() == 0
+
+
+def test_cancel_mid_bash_kills_the_process_tree(spawn: SpawnLuxe, env: dict[str, str]) -> None:
+    marker = "987.6543"
+    command = f"sleep {marker} & sleep {marker}1 & sleep {marker}2; echo never"
+    luxe = spawn(
+        [
+            {"tool_calls": [call("bash", command=command), call("question", question="still there?")]},
+            {"text": "after the cancel"},
+        ],
+        "--yolo",
+    )
+    ready = luxe.handshake()
+    luxe.send("submit_user_message", {"text": "run it"})
+    asked = luxe.expect("question_asked")
+    wait_until(lambda: len(processes_with_marker(marker)) == 4, what="bash and its three sleeps")
+    luxe.send("cancel_turn")
+    frames = luxe.collect_until("turn_ended", timeout=5)
+    assert frames[-1]["content"]["reason"] == "cancelled"
+    resolved = [f["content"] for f in frames if f["kind"] == "question_resolved"]
+    assert resolved == [{"id": asked["id"], "reply": {"cancelled": True}}]
+    assert processes_with_marker(marker) == []
+    assert live_descendants(luxe.pid) == []
+    # The history stays coherent: each interrupted call has a cancelled result.
+    results = tool_results(env, ready["session_id"])
+    assert len(results) == 2
+    assert all("cancelled by the user" in r["content"] for r in results)
+    luxe.send("submit_user_message", {"text": "go on"})
+    assert luxe.expect("turn_ended")["reason"] == "end_turn"
+    assert luxe.close() == 0
+
+
+def test_cancel_while_the_model_streams(spawn: SpawnLuxe) -> None:
+    luxe = spawn([{"text": "a partial answer", "stall_s": 30}, {"text": "next"}])
+    luxe.handshake()
+    luxe.send("submit_user_message", {"text": "slow"})
+    luxe.expect("token_delta")
+    luxe.send("cancel_turn")
+    assert luxe.expect("turn_ended", timeout=3)["reason"] == "cancelled"
+    luxe.send("submit_user_message", {"text": "next"})
+    assert luxe.expect("turn_ended")["reason"] == "end_turn"
+    assert luxe.close() == 0
+
+
+def test_max_turns_ends_a_runaway_loop(spawn: SpawnLuxe) -> None:
+    loop = {"tool_calls": [call("ls")]}
+    luxe = spawn([loop, loop, loop, {"text": "never"}], "--max-turns", "2")
+    luxe.handshake()
+    luxe.send("submit_user_message", {"text": "loop"})
+    ended = luxe.expect("turn_ended")
+    assert ended["reason"] == "max_turns"
+    assert "2" in ended["error"]
+    assert luxe.close() == 0
+
+
+def _busy_session(spawn: SpawnLuxe, marker: str):  # type: ignore[no-untyped-def]
+    luxe = spawn([{"tool_calls": [call("bash", command=f"sleep {marker} & sleep {marker}1")]}], "--yolo")
+    luxe.handshake()
+    luxe.send("submit_user_message", {"text": "busy"})
+    luxe.expect("tool_started")
+    wait_until(lambda: len(processes_with_marker(marker)) == 3, what="bash and its sleeps")
+    return luxe
+
+
+@pytest.mark.parametrize("how", ["close", "eof", "SIGTERM", "SIGINT"])
+def test_every_way_to_end_exits_0_with_no_survivors(spawn: SpawnLuxe, how: str) -> None:
+    marker = {"close": "876.1", "eof": "876.2", "SIGTERM": "876.3", "SIGINT": "876.4"}[how]
+    luxe = _busy_session(spawn, marker)
+    began = time.monotonic()
+    if how == "close":
+        luxe.send("close")
+    elif how == "eof":
+        luxe.close_stdin()
+    else:
+        os.kill(luxe.pid, getattr(signal, how))
+    assert luxe.wait_exit(timeout=5) == 0
+    elapsed = time.monotonic() - began
+    assert elapsed < 2.0, f"took {elapsed:.2f}s to exit"
+    assert processes_with_marker(marker) == []
+    kinds = luxe.kinds()
+    while True:  # read what is left on stdout
+        try:
+            luxe.next_frame(timeout=1)
+        except AssertionError:
+            break
+    kinds = luxe.kinds()
+    assert kinds[-2:] == ["turn_ended", "state_changed"]
+    ended = [f["content"] for f in luxe.frames if f["kind"] == "turn_ended"]
+    assert ended[-1]["reason"] == "cancelled"
+
+
+def test_modes_thinking_and_model_switch(spawn: SpawnLuxe, repo: Path, tmp_path: Path) -> None:
+    other = tmp_path / "other.jsonl"
+    other.write_text('{"text": "from the other script"}\n')
+    luxe = spawn([{"tool_calls": [call("write", path="p.txt", content="x")]}, {"text": "planned"}])
+    luxe.handshake()
+    luxe.send("set_mode", {"mode": "plan"})
+    assert luxe.expect("state_changed")["mode"] == "plan"
+    luxe.send("set_thinking", {"level": "high"})
+    assert luxe.expect("state_changed")["thinking"] == "high"
+    luxe.send("submit_user_message", {"text": "plan it"})
+    frames = luxe.collect_until("turn_ended")
+    done = next(f["content"] for f in frames if f["kind"] == "tool_finished")
+    assert done["denied"] is True and "plan mode" in done["summary"]
+    assert not (repo / "p.txt").exists()
+    luxe.send("set_model", {"model": f"scripted:{other}"})
+    luxe.expect("state_changed", where=lambda c: c["model"]["id"] == f"scripted:{other}")
+    luxe.send("submit_user_message", {"text": "hi"})
+    frames = luxe.collect_until("turn_ended")
+    text = "".join(f["content"]["delta"] for f in frames if f["kind"] == "token_delta")
+    assert text == "from the other script"
+    assert luxe.close() == 0

@@ -372,13 +372,44 @@ def test_take_dirty_reports_changed_rows() -> None:
     assert vt.take_dirty() == set(range(5))
 
 
-def test_resize_narrower_truncates_cleanly() -> None:
-    vt = vt_after("0123456789\r\nab漢字", columns=10)
+def test_resize_narrower_clips_the_alternate_screen() -> None:
+    vt = vt_after("\x1b[?1049h0123456789\r\nab漢字", columns=10)
     vt.resize(5, 5)
     assert vt.display()[:2] == ["01234", "ab漢"]
     vt.resize(5, 3)  # half a wide character is not kept
     assert vt.display()[1] == "ab"
     assert vt.cursor[0] <= 2
+
+
+def test_resize_rewraps_the_main_screen_and_history() -> None:
+    vt = vt_after("0123456789abcdef\r\nxy\x1b[31m12345678901\x1b[0mq", columns=10)
+    assert vt.display()[:4] == ["0123456789", "abcdef", "xy12345678", "901q"]
+    vt.resize(5, 20)
+    assert vt.display()[:3] == ["0123456789abcdef", "xy12345678901q", ""]
+    assert vt.cursor == (14, 1)
+    assert vt.row(1) == (Span("xy"), Span("12345678901", Style(fg=1)), Span("q"))
+    vt.resize(5, 6)
+    assert vt.display() == ["6789ab", "cdef", "xy1234", "567890", "1q"]
+    assert vt.history_size == 1 and vt.row(0, scroll=1) == (Span("012345"),)
+    assert vt.cursor == (2, 4)
+    vt.resize(5, 10)  # and back: the rows come out of the history again
+    assert vt.display()[:4] == ["0123456789", "abcdef", "xy12345678", "901q"]
+    assert (vt.history_size, vt.cursor) == (0, (4, 3))
+
+
+def test_resize_rewrap_keeps_wide_characters_whole() -> None:
+    vt = vt_after("abc漢字def", columns=20)
+    vt.resize(5, 4)
+    assert vt.display()[:4] == ["abc", "漢字", "def", ""]
+    vt.resize(5, 20)
+    assert vt.display()[0] == "abc漢字def"
+
+
+def test_resize_rewrap_leaves_a_cleared_screen_in_place() -> None:
+    vt = vt_after("".join(f"line {i}\r\n" for i in range(10)) + "\x1b[H\x1b[2Jprompt$ ")
+    vt.resize(5, 30)
+    assert vt.display()[0] == "prompt$"
+    assert vt.cursor == (8, 0)
 
 
 def test_resize_shorter_pushes_lines_into_history_and_back() -> None:

@@ -3,7 +3,9 @@
 Rows that auto-wrapped (`Line.wrapped`) are joined back into the logical
 lines the program wrote, cut again at the new width (a wide character is
 never split), and laid out so that the cursor stays on the character it was
-on. Pure function over `Line`s: the emulator swaps the result in.
+on and, as in tmux, on the same screen row when it can (rows above it move
+into or out of the scrollback). Pure function over `Line`s: the emulator
+swaps the result in.
 """
 
 from __future__ import annotations
@@ -83,12 +85,9 @@ def reflow(history: Sequence[Line], screen: Sequence[Line], cursor: tuple[int, i
     rows = [*history, *screen]
     cursor_x, cursor_y = cursor
     cursor_row = len(history) + cursor_y
-    top_row = len(history)
-    used_rows = max((i for i, row in enumerate(rows) if row.text), default=-1) + 1
-    was_full = max(used_rows, cursor_row + 1) >= len(rows)
-    # Group rows into logical lines; note where the cursor and the top are.
+    # Group rows into logical lines; note where the cursor is.
     logical: list[Line] = []
-    cursor_at = top_at = (0, 0)
+    cursor_at = (0, 0)
     group: list[Line] = []
     group_start = 0
     for index, row in enumerate(rows):
@@ -109,36 +108,23 @@ def reflow(history: Sequence[Line], screen: Sequence[Line], cursor: tuple[int, i
                     offset += max(old_columns, len(member.text))
         if group_start <= cursor_row < group_start + len(group):
             cursor_at = (len(logical), joined_offsets[cursor_row - group_start] + cursor_x)
-        if group_start <= top_row < group_start + len(group):
-            top_at = (len(logical), joined_offsets[top_row - group_start])
         logical.append(_join(group, old_columns))
         group = []
     # Cut them again.
     new_rows: list[Line] = []
     new_cursor = (0, 0)
-    new_top = 0
     for number, line in enumerate(logical):
         cuts = _cut(line, columns)
         first = len(new_rows)
         for k, (start, end) in enumerate(cuts):
             new_rows.append(_row(line, start, end, k < len(cuts) - 1, columns))
-        for target, is_cursor in ((cursor_at, True), (top_at, False)):
-            if target[0] != number:
-                continue
-            offset = target[1]
+        if cursor_at[0] == number:
+            offset = cursor_at[1]
             k = next((k for k, (start, end) in enumerate(cuts) if start <= offset < end),
                      len(cuts) - 1)
-            if is_cursor:
-                new_cursor = (min(offset - cuts[k][0], columns), first + k)
-            else:
-                new_top = first + k
+            new_cursor = (min(offset - cuts[k][0], columns), first + k)
     cursor_row = new_cursor[1]
-    if cursor_row >= new_top + lines:
-        new_top = cursor_row - lines + 1
-    elif was_full:
-        used = max((i for i, row in enumerate(new_rows) if row.text), default=-1) + 1
-        new_top = max(0, min(new_top, max(used, cursor_row + 1) - lines))
-    new_top = min(new_top, cursor_row)
+    new_top = max(0, cursor_row - cursor_y)
     visible = new_rows[new_top : new_top + lines]
     visible += [Line() for _ in range(lines - len(visible))]
     x = new_cursor[0]

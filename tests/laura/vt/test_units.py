@@ -382,6 +382,8 @@ def test_resize_narrower_clips_the_alternate_screen() -> None:
 
 
 def test_resize_rewraps_the_main_screen_and_history() -> None:
+    # As in tmux, the cursor keeps its screen row; rows above it move into
+    # or out of the scrollback.
     vt = vt_after("0123456789abcdef\r\nxy\x1b[31m12345678901\x1b[0mq", columns=10)
     assert vt.display()[:4] == ["0123456789", "abcdef", "xy12345678", "901q"]
     vt.resize(5, 20)
@@ -389,20 +391,21 @@ def test_resize_rewraps_the_main_screen_and_history() -> None:
     assert vt.cursor == (14, 1)
     assert vt.row(1) == (Span("xy"), Span("12345678901", Style(fg=1)), Span("q"))
     vt.resize(5, 6)
-    assert vt.display() == ["6789ab", "cdef", "xy1234", "567890", "1q"]
-    assert vt.history_size == 1 and vt.row(0, scroll=1) == (Span("012345"),)
-    assert vt.cursor == (2, 4)
-    vt.resize(5, 10)  # and back: the rows come out of the history again
-    assert vt.display()[:4] == ["0123456789", "abcdef", "xy12345678", "901q"]
-    assert (vt.history_size, vt.cursor) == (0, (4, 3))
+    assert vt.display() == ["567890", "1q", "", "", ""]
+    assert vt.cursor == (2, 1)
+    assert [vt.row(y, scroll=4)[0].text for y in range(4)] == ["012345", "6789ab", "cdef", "xy"]
+    vt.resize(5, 20)  # the cursor's row stays 1, so a row comes back
+    assert vt.display()[:3] == ["0123456789abcdef", "xy12345678901q", ""]
+    assert (vt.history_size, vt.cursor) == (0, (14, 1))
 
 
 def test_resize_rewrap_keeps_wide_characters_whole() -> None:
     vt = vt_after("abc漢字def", columns=20)
     vt.resize(5, 4)
-    assert vt.display()[:4] == ["abc", "漢字", "def", ""]
+    assert [vt.row(y, scroll=2) for y in range(3)] == [(Span("abc"),), (Span("漢字"),), (Span("def"),)]
     vt.resize(5, 20)
     assert vt.display()[0] == "abc漢字def"
+    assert vt.history_size == 0
 
 
 def test_resize_rewrap_leaves_a_cleared_screen_in_place() -> None:

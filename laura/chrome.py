@@ -107,7 +107,9 @@ def draw_panes_popup(canvas: Canvas, entries: Sequence[tuple[int, str]], typed: 
         for pane_id, name in entries
     ]
     lines.append(("", PLAIN))
-    lines.append((f"  typed: {typed}" if typed else "  type a pane id  Enter pick · Esc dismiss", FOOTER))
+    lines.append(
+        (f"  typed: {typed}" if typed else "  type a pane id  Enter pick · Esc dismiss", FOOTER)
+    )
     draw_box(canvas, "Panes", lines, 40)
 
 

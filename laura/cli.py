@@ -30,7 +30,11 @@ class _Formatter(argparse.RawDescriptionHelpFormatter):
     imports shutil (and with it bz2 and lzma) on every parser build."""
 
     def __init__(
-        self, prog: str, indent_increment: int = 2, max_help_position: int = 24, width: int | None = None
+        self,
+        prog: str,
+        indent_increment: int = 2,
+        max_help_position: int = 24,
+        width: int | None = None,
     ) -> None:
         if width is None:
             try:
@@ -81,9 +85,15 @@ def _open_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--ratio", type=_ratio, metavar="N", help="the new pane's percent, 1..99")
     p.add_argument("--side", choices=("first", "second"), help="where the new pane lands")
     p.add_argument("--no-focus", action="store_true", help="keep focus where it is")
-    p.add_argument("--dry-run", action="store_true", help="print the would-be layout; change nothing")
     p.add_argument(
-        "--highlight", type=_line, nargs="+", metavar=("START", "END"), help="light lines START..END"
+        "--dry-run", action="store_true", help="print the would-be layout; change nothing"
+    )
+    p.add_argument(
+        "--highlight",
+        type=_line,
+        nargs="+",
+        metavar=("START", "END"),
+        help="light lines START..END",
     )
     p.add_argument("--diff", action="store_true", help="open in the diff view vs HEAD")
     p.add_argument("--panel", type=_pane_id, metavar="ID", help="replace pane ID's file in place")
@@ -127,6 +137,10 @@ def _comment_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--author", metavar="NAME", help="default: the ready --agent name, else agent")
 
 
+def _journal_args(p: argparse.ArgumentParser) -> None:
+    """`laura journal` parses its own arguments (laura.journal)."""
+
+
 VERBS = {
     "open": (_open_args, "split a pane and show a file in the new pane; prints its id"),
     "close": (_close_args, "close a file pane (default: the focused one)"),
@@ -136,6 +150,8 @@ VERBS = {
     "layout": (_layout_args, "print the layout report (JSON)"),
     "ready": (_ready_args, "mark the tab as hosting an agent"),
     "comment": (_comment_args, "annotate a line of a file pane"),
+    # Listed for --help; `main` hands `journal` to laura.journal before parsing.
+    "journal": (_journal_args, "print journal events, oldest first (no tab needed)"),
 }
 
 
@@ -152,7 +168,9 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     for verb, (add_arguments, help_text) in VERBS.items():
         if only is None or only == verb:
             add_arguments(
-                verbs.add_parser(verb, help=help_text, description=help_text, formatter_class=_Formatter)
+                verbs.add_parser(
+                    verb, help=help_text, description=help_text, formatter_class=_Formatter
+                )
             )
     return parser
 
@@ -163,7 +181,9 @@ def build_request(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
         if args.panel is not None and any(
             value is not None for value in (args.split, args.dir, args.ratio, args.side)
         ):
-            parser.error("--panel replaces a pane in place: it can't be combined with --split/--dir/--ratio/--side")
+            parser.error(
+                "--panel replaces a pane in place: it can't be combined with --split/--dir/--ratio/--side"
+            )
         if args.highlight is not None and len(args.highlight) > 2:
             parser.error("--highlight takes START [END]")
         highlight = None
@@ -262,6 +282,10 @@ def main(argv: list[str] | None = None) -> int:
             print("Error: `laura --` needs a command to host", file=sys.stderr)
             return 2
         return run_host(args[1:])
+    if args[0] == "journal":
+        from laura.journal import journal_main
+
+        return journal_main(args[1:])
     return run_client(args)
 
 

@@ -197,7 +197,9 @@ class InputDecoder:
 # --- keys -> child bytes (xterm) -------------------------------------------
 
 _TILDE_CODES = {"insert": 2, "delete": 3, "pageup": 5, "pagedown": 6}
-_TILDE_CODES.update({f"f{n}": code for n, code in zip(range(5, 13), (15, 17, 18, 19, 20, 21, 23, 24), strict=True)})
+_TILDE_CODES.update(
+    {f"f{n}": code for n, code in zip(range(5, 13), (15, 17, 18, 19, 20, 21, 23, 24), strict=True)}
+)
 _LETTER_CODES = {"up": "A", "down": "B", "right": "C", "left": "D", "home": "H", "end": "F"}
 _SS3_F = {"f1": "P", "f2": "Q", "f3": "R", "f4": "S"}
 

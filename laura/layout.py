@@ -17,7 +17,9 @@ from laura.protocol import Rect
 SHELL = 0
 # The smallest pane that can render: one content cell inside a one-cell border.
 MIN_PANE = 3
-TOO_SMALL = "split would shrink a pane below 3×3 — too small to render; close a pane or lower --ratio"
+TOO_SMALL = (
+    "split would shrink a pane below 3×3 — too small to render; close a pane or lower --ratio"
+)
 
 
 class LayoutError(ValueError):

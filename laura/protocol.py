@@ -248,7 +248,6 @@ _CHECKS: dict[str, Any] = {
 }
 
 
-
 def _annotation(cls: type[Any], name: str) -> str:
     # NamedTuple wraps string annotations in ForwardRef objects.
     annotation = cls.__annotations__[name]

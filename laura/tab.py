@@ -10,15 +10,14 @@ running shell pane.
 
 from __future__ import annotations
 
-import json
 import os
-import re
-import time
+from collections.abc import Callable
 from typing import Any
 
 from laura import layout
+from laura.journal import Journal
 from laura.layout import SHELL, LayoutError, Leaf, Tree
-from laura.panes.file import Comment, FilePane
+from laura.panes.file import FilePane
 from laura.protocol import (
     Close,
     DiffView,
@@ -42,8 +41,10 @@ from laura.protocol import (
     encode_response,
 )
 from laura.protocol import Comment as CommentRequest
+from laura.review.prompt import OPEN_WARNING
+from laura.review.threads import CommentError
 
-NOT_READY_WARNING = "pane shown, but run `laura ready` to enable inline review submission"
+NOT_READY_WARNING = OPEN_WARNING
 EDITOR_REFUSED = "editor panes are experimental: start Laura with LAURA_EXPERIMENTAL_EDITOR=1"
 DIFF_UNAVAILABLE = "diff view isn't available in this build yet"
 
@@ -69,6 +70,7 @@ class Tab:
         self.agent: str | None = None
         self.default_session = session
         self.session: str | None = None
+        self.journal: Journal | None = None  # opened by `ready`
         self.area = Rect(0, 1, 80, 22)
         self.shell: Any = None  # the host's ShellPane, once running
 
@@ -93,7 +95,9 @@ class Tab:
             overflow = max(content - visible, 0)
             clipped = overflow > 0 or _tiny(rect)
             panes.append(
-                PaneReport(pane_id, "panel", panel.shown_path, rect, content, visible, overflow, clipped)
+                PaneReport(
+                    pane_id, "panel", panel.shown_path, rect, content, visible, overflow, clipped
+                )
             )
         return Report(self.area, panes)
 
@@ -116,6 +120,7 @@ class Tab:
             if isinstance(request, Focus):
                 self._panel_or_shell(request.pane)
                 self.focus = request.pane
+                self.log("focus", pane=request.pane)
                 return Ok()
             if isinstance(request, Highlight):
                 return self._highlight(request)
@@ -187,12 +192,17 @@ class Tab:
             warnings.append(DIFF_UNAVAILABLE)
         if request.focus:
             self.focus = new_id
+        self.log("open", pane=new_id, path=path)
+        self._log_highlight(panel)
         return Opened(new_id, warnings)
 
     def _replace(self, request: Open, path: str) -> Response:
         old = self.panels.get(request.panel or 0)
         if old is None:
             return Error(f"no pane #{request.panel} to replace")
+        refusal = old.review.replace_refusal(old.id)
+        if refusal is not None:
+            return Error(refusal)
         panel = FilePane(old.id, path, request.path)
         self.panels[old.id] = panel
         panel.set_follow(request.follow, self.panel_inner(panel))
@@ -201,6 +211,8 @@ class Tab:
             panel.set_highlight(request.highlight, self.panel_inner(panel))
         if request.diff:
             warnings.append(DIFF_UNAVAILABLE)
+        self.log("open", pane=old.id, path=path, replaced=True)
+        self._log_highlight(panel)
         return Opened(old.id, warnings)
 
     def _duplicate_of(self, path: str) -> int | None:
@@ -232,9 +244,15 @@ class Tab:
 
     def _close(self, request: Close) -> Response:
         if request.all:
+            # All or nothing: one pane's unsubmitted review keeps every pane open.
+            for panel in sorted(self.panels.values(), key=lambda each: each.id):
+                refusal = panel.review.replace_refusal(panel.id)
+                if refusal is not None:
+                    return Error(refusal)
             self.tree = Leaf(SHELL)
             self.panels.clear()
             self.focus = SHELL
+            self.log("close", all=True)
             return Ok()
         if request.pane is None:
             if self.focus == SHELL:
@@ -242,7 +260,14 @@ class Tab:
             target = self.focus
         else:
             target = request.pane
+        # The agent may not throw away the person's comments; the person's
+        # own `x` asks instead (see the host).
+        closing = self.panels.get(target)
+        refusal = closing.review.replace_refusal(target) if closing is not None else None
+        if refusal is not None:
+            return Error(refusal)
         self.close_pane(target)
+        self.log("close", pane=target)
         return Ok()
 
     def close_pane(self, pane: int) -> None:
@@ -254,8 +279,18 @@ class Tab:
 
     def _highlight(self, request: Highlight) -> Response:
         panel = self._target_panel(request.pane, "to highlight")
+        refusal = panel.review.highlight_refusal(panel.id, request.range is not None)
+        if refusal is not None:
+            return Error(refusal)
         panel.set_highlight(request.range, self.panel_inner(panel))
+        self._log_highlight(panel)
         return Ok()
+
+    def _log_highlight(self, panel: FilePane) -> None:
+        if panel.highlight is None:
+            self.log("highlight", pane=panel.id, cleared=True)
+        else:
+            self.log("highlight", pane=panel.id, start=panel.highlight[0], end=panel.highlight[1])
 
     def _diffview(self, request: DiffView) -> Response:
         panel = self._target_panel(request.pane, "for diff view")
@@ -263,47 +298,71 @@ class Tab:
         if turn_on:
             return Error(DIFF_UNAVAILABLE)
         panel.diff_view = False
+        self.log("diff", pane=panel.id, on=False)
         return Ok()
 
     def _comment(self, request: CommentRequest) -> Response:
+        """The agent's comment: starts or extends the thread on that line.
+        Not gated on `ready`: showing is unconditional, only writing into
+        the PTY needs a consumer."""
         panel = self._target_panel(request.pane, "to comment on")
-        if request.body is None or not request.body.strip():
-            return Error("comment needs a body")
-        if request.line > panel.line_count:
-            return Error(f"line {request.line} is past the file's {panel.line_count} lines")
-        author = request.author or self.agent or "agent"
-        panel.comments.append(Comment(request.line, request.body, author))
+        try:
+            panel.review.book.comment_from_agent(
+                request.line,
+                request.body,
+                line_count=len(panel.source_lines()),
+                sources=(row.source for row in panel.source_rows(self.panel_inner(panel).width)),
+                author=request.author,
+                ready_agent=self.agent,
+            )
+        except CommentError as exc:
+            return Error(str(exc))
+        self.log("comment", pane=panel.id, line=request.line)
         return Ok()
 
     def _ready(self, request: Ready) -> Response:
+        """Mark the tab as hosting an agent (it never becomes un-ready) and
+        open the session's journal; each `ready` reopens it and logs again."""
         self.ready = True
         if request.agent is not None:
             self.agent = request.agent
         self.session = request.session or self.session or self.default_session
-        journal = journal_path(self.session)
-        event = {"type": "ready", "session": self.session}
-        if self.agent:
-            event["agent"] = self.agent
-        _append_event(journal, event)
-        return ReadyReply(journal, [], self.report())
+        self.journal = Journal.open(self.session, self.agent)
+        self.log("ready")
+        return ReadyReply(str(self.journal.path), [], self.report())
+
+    def log(self, event_type: str, **fields: Any) -> None:
+        """Journal an event once `ready` opened the journal (best effort)."""
+        if self.journal is not None:
+            self.journal.log(event_type, **fields)
+
+    # --- files and the inline review ---------------------------------------------
+
+    def poll_files(self) -> bool:
+        """Reload every pane whose file changed (frozen panes stay put);
+        True when anything changed."""
+        changed = False
+        for panel in self.panels.values():
+            changed = panel.reload_if_changed() or changed
+        return changed
+
+    def submit_review(self, panel: FilePane, body: str, write: Callable[[bytes], bool]) -> bool:
+        """`S` then Enter: write the pane's review into the shell's PTY with
+        `write` (True when the bytes were handed to the PTY). On success the
+        threads clear and focus returns to the shell; on failure threads and
+        body are kept for a retry. Journals the attempt either way."""
+        data = panel.review.submission(panel.path, body, panel.source_lines())
+        count = panel.review.book.count
+        if write(data):
+            panel.review.submitted()
+            self.focus = SHELL
+            self.log("review", path=panel.path, comments=count, body=body)
+            return True
+        panel.review.submission_failed(body)
+        error = "the shell pane did not take the review (its program has exited?)"
+        self.log("review", path=panel.path, comments=count, body=body, error=error)
+        return False
 
 
 def _tiny(rect: Rect) -> bool:
     return rect.width < layout.MIN_PANE or rect.height < layout.MIN_PANE
-
-
-def journal_path(session: str) -> str:
-    """~/.laura/sessions/<session>.ndjson, the session id sanitised."""
-    safe = re.sub(r"[^A-Za-z0-9._-]", "_", session) or "session"
-    home = os.environ.get("HOME") or os.path.expanduser("~")
-    return os.path.join(home, ".laura", "sessions", f"{safe}.ndjson")
-
-
-def _append_event(path: str, event: dict[str, Any]) -> None:
-    # Best effort: a journal that cannot be written never fails a request.
-    try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(path, "a", encoding="utf-8") as handle:
-            handle.write(json.dumps({"ts": int(time.time() * 1000), **event}) + "\n")
-    except OSError:
-        pass

@@ -44,6 +44,7 @@ from luxe.policy.rules_files import PermissionsFileError
 from luxe.protocol import events as ev
 from luxe.providers import models
 from luxe.providers.registry import make_provider, parse_model_spec
+from luxe.review.service import ReviewService
 
 log = logging.getLogger("luxe")
 
@@ -57,6 +58,7 @@ CAPABILITIES = [
     "compact",
     "thinking",
     "scripted_model",
+    "guided_review",
 ]
 
 
@@ -83,6 +85,13 @@ class ModelChoice:
         if self._provider is not None:
             return self._provider
         return await trio.to_thread.run_sync(self.build)
+
+    async def aclose(self) -> None:
+        """Close the provider's HTTP client, if it was built and has one."""
+        closer = getattr(self._provider, "aclose", None)
+        if closer is not None:
+            with trio.move_on_after(0.2):
+                await closer()
 
     def state(self) -> ev.ModelState:
         if self.provider_name == "scripted":
@@ -112,12 +121,22 @@ def make_gate(options: Options, cwd: Path, env: Mapping[str, str]) -> Permission
 
 
 def make_hooks(
-    config: HookConfig, cwd: Path, emit: Callable[[ev.Event], Awaitable[None]]
+    config: HookConfig,
+    cwd: Path,
+    emit: Callable[[ev.Event], Awaitable[None]],
+    gate: PermissionGate,
 ) -> HookRunner:
-    """The command hook runner; every run is reported as `hook_finished`."""
+    """The command hook runner; every run is reported as `hook_finished`
+    (secret values redacted from a failing hook's stderr)."""
     from luxe.policy.hooks import CommandHookRunner
 
-    return CommandHookRunner(config, cwd=str(cwd), on_finished=emit)
+    return CommandHookRunner(config, cwd=str(cwd), on_finished=emit, redact=gate.redact)
+
+
+def register_actions(actions: RpcActions, session: Session, options: Options) -> None:
+    """Where other layers (Guided Review, GitHub) register their RPC actions
+    (see RpcActions.register). The core registers none."""
+    return None
 
 
 def _setup_logging(paths: Paths, verbose: bool) -> None:
@@ -216,7 +235,7 @@ async def _main(
                     model=model,
                     tools=_tools,
                     gate=gate,
-                    hooks=make_hooks(hook_config, cwd, emit),
+                    hooks=make_hooks(hook_config, cwd, emit, gate),
                     emit=emit,
                     max_turns=max_turns,
                     resumed=resumed,
@@ -239,15 +258,22 @@ async def _main(
                 for problem in hook_config.errors:
                     # The session runs without the broken hook; say so.
                     await send.send(ev.Error(f"hooks: {problem}", retryable=False))
-                actions = RpcActions(session, store, lambda s: ModelChoice(s, env), stop)
+                review = ReviewService(cwd=cwd, session=session, emit=emit)
+                actions = RpcActions(
+                    session, store, lambda s: ModelChoice(s, env), stop, review=review.submit
+                )
+                register_actions(actions, session, options)
                 async with trio.open_nursery() as inner:
                     await inner.start(session.run)
+                    await inner.start(review.serve)
                     inner.start_soon(_watch_signals, signals, stop)
                     inner.start_soon(_read_then_stop, actions, stop)
                     inner.start_soon(_warm_up, session, model)
                     await stop.wait()
                     log.info("closing session %s", file.id)
                     await session.close()
+                    if isinstance(session.model, ModelChoice):
+                        await session.model.aclose()
                     inner.cancel_scope.cancel()
 
 

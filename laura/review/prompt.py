@@ -7,8 +7,6 @@ docs quote the same words.
 
 from __future__ import annotations
 
-import enum
-
 import attrs
 
 from laura.review.threads import Anchor, Intent
@@ -18,11 +16,6 @@ OPEN_WARNING = "pane shown, but run `laura ready` to enable inline review submis
 SUBMIT_FAILED = "⚠ inline review submission failed — Enter to retry · Esc to cancel"
 REVIEW_HINT = "  review body · \\+Enter newline · Enter submit · Esc cancel"
 NO_THREADS = "no comments to submit: press c on a line first"
-
-
-class DraftKind(enum.Enum):
-    COMMENT = "comment"
-    REVIEW = "review body"
 
 
 def comment_hint(anchor: Anchor, intent: Intent) -> str:

@@ -151,6 +151,8 @@ class ThreadBook:
 
     def __init__(self) -> None:
         self._threads: dict[Anchor, Thread] = {}
+        # Bumped by every change, so a pane can cache the rows it drew.
+        self.version = 0
 
     # -- reading -----------------------------------------------------------
 
@@ -199,6 +201,7 @@ class ThreadBook:
         to edit is no longer the newest (the thread changed meanwhile), the
         text is added as a reply rather than overwriting someone else's note.
         """
+        self.version += 1
         thread = self._threads.get(draft.anchor)
         editing = draft.intent is Intent.EDIT and thread is not None and thread.newest.by_person
         if editing:
@@ -242,6 +245,7 @@ class ThreadBook:
         return self._threads[anchor]
 
     def _append(self, anchor: Anchor, note: Note) -> Change:
+        self.version += 1
         thread = self._threads.get(anchor)
         if thread is None:
             self._threads[anchor] = Thread(anchor, [note])
@@ -254,6 +258,7 @@ class ThreadBook:
     def toggle(self, anchor: Anchor | None) -> None:
         """The `r` key: toggle the thread on the cursor's anchor; off a thread,
         collapse every card if any is open, else expand them all."""
+        self.version += 1
         thread = self._threads.get(anchor) if anchor is not None else None
         if thread is not None:
             thread.collapsed = not thread.collapsed
@@ -262,6 +267,7 @@ class ThreadBook:
         self.set_all_collapsed(any_open)
 
     def set_all_collapsed(self, collapsed: bool) -> None:
+        self.version += 1
         for thread in self._threads.values():
             thread.collapsed = collapsed
 
@@ -291,4 +297,5 @@ class ThreadBook:
         return ReviewCounts(self.count, above, below)
 
     def clear(self) -> None:
+        self.version += 1
         self._threads.clear()

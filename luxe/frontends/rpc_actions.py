@@ -2,11 +2,16 @@
 
 Every action is answered by what it causes (frames from the session) or by
 `action_rejected` with a reason; none blocks the reader for long.
+
+Other layers (Guided Review, GitHub) add their actions with `register`: the
+action class must also be in `luxe.protocol.actions.ACTION_TYPES` so lines of
+that kind decode; its handler returns a refusal reason or None.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 import trio
 
@@ -15,6 +20,10 @@ from luxe.engine.store import SessionStore
 from luxe.protocol import Action, Rejection
 from luxe.protocol import actions as act
 from luxe.protocol import events as ev
+from luxe.protocol import review as rv
+
+# Guided Review actions go to the review's owner (luxe.review.service).
+ReviewHandler = Callable[[rv.ReviewAction], Awaitable[None]]
 
 
 class RpcActions:
@@ -24,11 +33,18 @@ class RpcActions:
         store: SessionStore,
         make_model: Callable[[str], ModelSource],
         stop: trio.Event,
+        review: ReviewHandler | None = None,
     ) -> None:
         self.session = session
         self.store = store
         self.make_model = make_model
         self.stop = stop
+        self.review = review
+        self._handlers: dict[type, Callable[[Any], Awaitable[str | None]]] = {}
+
+    def register(self, action_type: type, handler: Callable[[Any], Awaitable[str | None]]) -> None:
+        """Handle `action_type` with `handler` (it returns a refusal or None)."""
+        self._handlers[action_type] = handler
 
     async def dispatch(self, action: Action | Rejection) -> bool:
         """Apply one action; returns False when the session must end."""
@@ -37,10 +53,19 @@ class RpcActions:
         if isinstance(action, Rejection):
             await s.emit(ev.ActionRejected(action.kind, action.reason))
             return True
-        if isinstance(action, act.Close):
+        handler = self._handlers.get(type(action))
+        if handler is not None:
+            refusal = await handler(action)
+        elif isinstance(action, act.Close):
             self.stop.set()
             return False
-        if isinstance(action, act.SubmitUserMessage):
+        elif isinstance(action, rv.REVIEW_ACTIONS):
+            if self.review is None:
+                await s.emit(ev.ActionRejected(action.KIND, f"{action.KIND}: Guided Review is not available"))
+            else:
+                await self.review(action)
+            return True
+        elif isinstance(action, act.SubmitUserMessage):
             if not action.text.strip():
                 refusal = "submit_user_message: field `text` is empty"
             else:

@@ -68,7 +68,10 @@ class CallFacts:
 def resolve_path(given: str, *, cwd: str, root: str, home: str) -> ResolvedPath:
     expanded = home + given[1:] if given == "~" or given.startswith("~/") else given
     lexical = os.path.normpath(os.path.join(cwd, expanded))
-    real = os.path.realpath(lexical)
+    try:
+        real = os.path.realpath(lexical)
+    except (OSError, ValueError):  # a NUL byte, a loop: the tool will refuse the path
+        real = lexical
     return ResolvedPath(given, path_name(lexical, root), path_name(real, root))
 
 
@@ -121,6 +124,8 @@ def gather_facts(
             given.append(value)
         elif isinstance(value, list):
             given.extend(v for v in value if isinstance(v, str))
+    # A path with a NUL byte names no file (the OS refuses it); the tool says so.
+    given = [g for g in given if "\0" not in g]
     if not given and tool in ("grep", "ls"):
         given.append(".")  # both default to the working directory
     paths = tuple(resolve_path(g, cwd=cwd, root=root, home=home) for g in given)

@@ -27,6 +27,7 @@ from typing import Any
 
 import attrs
 import trio
+from trio.lowlevel import FdStream
 
 from luxe.engine.ports import HookOutcome, HookPoint
 from luxe.policy.hooks_config import HookConfig, HookDefinition
@@ -81,6 +82,46 @@ async def _read_capped(
     return dropped
 
 
+def _spawn(
+    command: tuple[str, ...], *, cwd: str | None, env: Mapping[str, str] | None
+) -> tuple[subprocess.Popen[bytes], int, FdStream, FdStream]:
+    """Start the hook in its own session (so its own process group) with
+    three pipes. Popen runs in the event loop's thread, not a worker thread
+    as trio.lowlevel.open_process does: a fork/exec takes well under a
+    millisecond, less than the hop to a thread and back, and a hook runs on
+    every tool call."""
+    in_r, in_w = os.pipe()
+    out_r, out_w = os.pipe()
+    err_r, err_w = os.pipe()
+    try:
+        proc = subprocess.Popen(
+            list(command),
+            stdin=in_r,
+            stdout=out_w,
+            stderr=err_w,
+            start_new_session=True,
+            cwd=cwd,
+            env=dict(env) if env is not None else None,
+        )
+    except BaseException:
+        for fd in (in_w, out_r, err_r):
+            os.close(fd)
+        raise
+    finally:
+        for fd in (in_r, out_w, err_w):
+            os.close(fd)
+    return proc, in_w, FdStream(out_r), FdStream(err_r)
+
+
+async def _wait_exited(proc: subprocess.Popen[bytes], pidfd: int) -> None:
+    """Wait until the process has exited, without reaping it."""
+    if pidfd >= 0:
+        await trio.lowlevel.wait_readable(pidfd)
+        return
+    while proc.poll() is None:  # noqa: ASYNC110 - no pidfd (old kernel): poll, reaping on exit
+        await trio.sleep(0.005)
+
+
 async def run_hook_process(
     definition: HookDefinition,
     payload: bytes,
@@ -96,65 +137,74 @@ async def run_hook_process(
     from cancellation so nothing is left behind.
     """
     try:
-        proc = await trio.lowlevel.open_process(
-            list(definition.command),
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            start_new_session=True,
-            cwd=cwd,
-            env=dict(env) if env is not None else None,
-        )
-    except OSError as e:
-        return HookRun(b"", "", f"could not start: {e.strerror or e}")
+        proc, stdin_fd, stdout, stderr = _spawn(definition.command, cwd=cwd, env=env)
+    except (OSError, ValueError) as e:
+        return HookRun(b"", "", f"could not start: {getattr(e, 'strerror', None) or e}")
     out, err = bytearray(), bytearray()
     stdin_error: str | None = None
-    overflow = False
+    overflow = exited = False
     try:
         pidfd = os.pidfd_open(proc.pid)
     except OSError:
         pidfd = -1
+    stdin: FdStream | None = None
+    rest = b""
     try:
+        # Write what the empty pipe takes at once (usually the whole event)
+        # without a task; whatever is left goes to a writer task, so a hook
+        # that never reads its input cannot wedge us.
+        os.set_blocking(stdin_fd, False)
+        try:
+            written = os.write(stdin_fd, payload)
+        except BlockingIOError:
+            written = 0
+        except OSError as e:
+            written = len(payload)
+            stdin_error = f"writing the event to stdin failed: {e.strerror or e}"
+        rest = payload[written:]
+        if rest:
+            stdin = FdStream(stdin_fd)
+        else:
+            os.close(stdin_fd)
         with trio.move_on_after(definition.timeout_ms / 1000) as timer:
 
-            async def write_stdin() -> None:
+            async def write_stdin(stream: FdStream) -> None:
                 nonlocal stdin_error
-                assert proc.stdin is not None
                 try:
-                    await proc.stdin.send_all(payload)
+                    await stream.send_all(rest)
                 except (trio.BrokenResourceError, trio.ClosedResourceError) as e:
                     stdin_error = f"writing the event to stdin failed: {e.__cause__ or e}"
                 finally:
-                    await proc.stdin.aclose()
+                    stream.close()
 
             async def read_stdout() -> None:
                 nonlocal overflow
-                assert proc.stdout is not None
-                overflow = await _read_capped(proc.stdout, out, stdout_cap, tail=False)
+                overflow = await _read_capped(stdout, out, stdout_cap, tail=False)
 
             async def read_stderr() -> None:
-                assert proc.stderr is not None
-                await _read_capped(proc.stderr, err, STDERR_TAIL, tail=True)
+                await _read_capped(stderr, err, STDERR_TAIL, tail=True)
 
             async with trio.open_nursery() as nursery:
-                nursery.start_soon(write_stdin)
+                if stdin is not None:
+                    nursery.start_soon(write_stdin, stdin)
                 nursery.start_soon(read_stdout)
                 nursery.start_soon(read_stderr)
                 # Wait for the hook itself to exit (without reaping it, so its
                 # pid still names its group), then end whatever it left running
                 # in that group: the pipes then reach EOF.
-                if pidfd >= 0:
-                    await trio.lowlevel.wait_readable(pidfd)
-                else:
-                    await proc.wait()
+                await _wait_exited(proc, pidfd)
+                exited = True
                 _kill_group(proc.pid)
     finally:
-        _kill_group(proc.pid)
+        if not exited:
+            _kill_group(proc.pid)
         with trio.CancelScope(shield=True):
-            await proc.wait()
-            for stream in (proc.stdin, proc.stdout, proc.stderr):
-                if stream is not None:
-                    await stream.aclose()
+            if not exited:
+                await _wait_exited(proc, pidfd)
+            proc.wait()  # reaps at once: the process has exited
+        for stream in (stdin, stdout, stderr):
+            if stream is not None:
+                stream.close()
         if pidfd >= 0:
             os.close(pidfd)
     tail = err.decode("utf-8", "replace").strip()
@@ -236,11 +286,14 @@ class CommandHookRunner:
         cwd: str | None = None,
         on_finished: Callable[[HookFinished], Awaitable[None] | None] | None = None,
         stdout_cap: int = STDOUT_CAP,
+        redact: Callable[[str], str] = str,
     ) -> None:
         self.config = config
+        self.redact = redact
         self.cwd = cwd
         self.on_finished = on_finished
         self.stdout_cap = stdout_cap
+        self._environments: dict[str, dict[str, str]] = {}
 
     async def run(self, point: HookPoint, event: Mapping[str, Any]) -> HookOutcome:
         """Run every hook at `point` concurrently; any deny wins, contexts
@@ -251,7 +304,9 @@ class CommandHookRunner:
             return HookOutcome()
         payload = (json.dumps(event, ensure_ascii=False) + "\n").encode()
         verdicts: list[HookVerdict] = [HookVerdict()] * len(definitions)
-        env = hook_environment(point, self.cwd)
+        env = self._environments.get(point)
+        if env is None:  # built once per point: copying os.environ per call shows up
+            env = self._environments[point] = hook_environment(point, self.cwd)
 
         async def one(i: int, definition: HookDefinition) -> None:
             started = trio.current_time()
@@ -265,9 +320,12 @@ class CommandHookRunner:
                 if inspect.isawaitable(result):
                     await result
 
-        async with trio.open_nursery() as nursery:
-            for i, definition in enumerate(definitions):
-                nursery.start_soon(one, i, definition)
+        if len(definitions) == 1:
+            await one(0, definitions[0])  # the common case: no nursery needed
+        else:
+            async with trio.open_nursery() as nursery:
+                for i, definition in enumerate(definitions):
+                    nursery.start_soon(one, i, definition)
         denies = [v for v in verdicts if v.deny]
         if denies:
             return HookOutcome(blocked=True, reason="; ".join(v.reason or "denied" for v in denies))
@@ -289,7 +347,7 @@ class CommandHookRunner:
                 point,
                 verdict.error,
                 definition.on_timeout,
-                run.stderr_tail[-500:] or "(empty)",
+                self.redact(run.stderr_tail[-500:]) or "(empty)",
             )
         if verdict.deny:
             decision = "deny"
@@ -299,7 +357,7 @@ class CommandHookRunner:
             decision = "observe"
         error = verdict.error
         if error and run.stderr_tail:
-            error = f"{error}; stderr: {run.stderr_tail[-300:]}"
+            error = self.redact(f"{error}; stderr: {run.stderr_tail[-300:]}")
         return HookFinished(
             point, list(definition.command), decision, round(seconds * 1000, 1), error
         )

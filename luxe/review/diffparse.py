@@ -87,30 +87,41 @@ def parse_diff(diff_text: str) -> ParsedDiff:
     files: list[ReviewFile] = []
     hunks: list[Hunk] = []
     patches: list[FilePatch] = []
-    for start, end in _file_spans(lines):
-        file, file_hunks, patch = _parse_file(lines, start, end)
+    for start, hunk_spans in _file_spans(lines):
+        file, file_hunks, patch = _parse_file(lines, start, hunk_spans)
         files.append(file)
         hunks.extend(file_hunks)
         patches.append(patch)
     return ParsedDiff(revision_of(diff_text), tuple(files), tuple(hunks), tuple(patches))
 
 
-def _file_spans(lines: list[str]) -> Iterator[tuple[int, int]]:
-    """(start, end) of each file's lines. A file ends where the next
-    "diff --git" starts, but only outside a hunk: hunks are read by count."""
+_HunkSpan = tuple[int, int, re.Match[str]]  # header line, end, header match
+
+
+def _file_spans(lines: list[str]) -> Iterator[tuple[int, list[_HunkSpan]]]:
+    """Each file's first line and its hunks. A file ends where the next
+    "diff --git" starts, but only outside a hunk: hunks are read by count, so
+    a hunk line that looks like a header is still a hunk line."""
     index = 0
     while index < len(lines):
         if not lines[index].startswith(_DIFF_GIT):
             raise DiffParseError(f"line {index + 1}: expected 'diff --git', got {lines[index]!r}")
         start = index
+        spans: list[_HunkSpan] = []
         index += 1
         while index < len(lines) and not lines[index].startswith(_DIFF_GIT):
-            match = _HUNK_HEADER.match(lines[index])
+            match = _HUNK_HEADER.match(lines[index]) if lines[index].startswith("@@") else None
             if match is None:
+                if spans:
+                    raise DiffParseError(
+                        f"line {index + 1}: expected a hunk header, got {lines[index]!r}"
+                    )
                 index += 1
                 continue
-            index = _hunk_end(lines, index, match)
-        yield start, index
+            stop = _hunk_end(lines, index, match)
+            spans.append((index, stop, match))
+            index = stop
+        yield start, spans
 
 
 def _counts(match: re.Match[str]) -> tuple[int, int, int, int]:
@@ -145,9 +156,16 @@ def _hunk_end(lines: list[str], header_index: int, match: re.Match[str]) -> int:
     return index
 
 
-def _parse_file(lines: list[str], start: int, end: int) -> tuple[ReviewFile, list[Hunk], FilePatch]:
-    first_hunk = next((i for i in range(start, end) if _HUNK_HEADER.match(lines[i])), end)
-    header = lines[start:first_hunk]
+def _parse_file(
+    lines: list[str], start: int, hunk_spans: list[_HunkSpan]
+) -> tuple[ReviewFile, list[Hunk], FilePatch]:
+    if hunk_spans:
+        header = lines[start : hunk_spans[0][0]]
+    else:
+        end = start + 1
+        while end < len(lines) and not lines[end].startswith(_DIFF_GIT):
+            end += 1
+        header = lines[start:end]
     old_path, new_path, status, binary = _read_header(header, start)
     path = new_path if new_path is not None else old_path
     assert path is not None
@@ -158,12 +176,7 @@ def _parse_file(lines: list[str], start: int, end: int) -> tuple[ReviewFile, lis
     hunk_patches: list[HunkPatch] = []
     seen: dict[str, int] = {}
     additions = deletions = 0
-    index = first_hunk
-    while index < end:
-        match = _HUNK_HEADER.match(lines[index])
-        if match is None:
-            raise DiffParseError(f"line {index + 1}: expected a hunk header, got {lines[index]!r}")
-        stop = _hunk_end(lines, index, match)
+    for index, stop, match in hunk_spans:
         body = tuple(lines[index + 1 : stop])
         old_start, old_count, new_start, new_count = _counts(match)
         content = "\n".join(body)
@@ -189,7 +202,6 @@ def _parse_file(lines: list[str], start: int, end: int) -> tuple[ReviewFile, lis
         hunk_patches.append(
             HunkPatch(hunk_id, old_start, old_count, new_start, new_count, section, body)
         )
-        index = stop
 
     text_hunks = bool(hunks)
     if not hunks:
@@ -265,6 +277,8 @@ def _read_header(header: list[str], start: int) -> tuple[str | None, str | None,
     elif old_path is None or new_path is None:
         # "--- /dev/null" without a "new file mode" line (some diff producers).
         status = "added" if old_path is None else "deleted"
+    elif status == "modified" and old_path != new_path:
+        status = "renamed"  # different names with no rename lines (diff --no-index)
     return old_path, new_path, status, binary
 
 
@@ -332,6 +346,8 @@ def unquote_path(text: str) -> str:
 
 def _display(text: str) -> str:
     """Text safe for JSON: bytes that were not UTF-8 become U+FFFD."""
+    if text.isascii():
+        return text
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:

@@ -167,6 +167,7 @@ def _fix(session: ReviewSession, review: Review, edit: Edit, now: str, new_id: s
     if edit.finding_id is None:
         if edit.anchor is None:
             raise EditFailed("a fix needs a finding_id, or an anchor and a body")
+        _body(edit.body, "a fix on a new anchor")
         created = _comment(
             session,
             review,
@@ -178,8 +179,8 @@ def _fix(session: ReviewSession, review: Review, edit: Edit, now: str, new_id: s
         fixed = attrs.evolve(finding, fix=Fix("requested"))
         return EditResult(_swap(created.session, fixed), new_id, edit.send)
     finding = _find(session, edit.finding_id)
-    if finding.fix is not None and finding.fix.state in ("requested", "running") and finding.sent:
-        raise EditFailed(f"a fix for {finding.id} is already {finding.fix.state}")
+    if finding.fix is not None and finding.fix.state == "running":
+        raise EditFailed(f"a fix for {finding.id} is already running")
     thread = finding.thread
     if edit.body is not None and edit.body.strip():
         thread = (*thread, _entry("reviewer", edit.body, now))

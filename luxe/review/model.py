@@ -14,6 +14,7 @@ from typing import Any, Literal, TypeVar
 
 import attrs
 import cattrs
+from cattrs.v import format_exception
 
 # -- targets -------------------------------------------------------------------
 
@@ -256,10 +257,16 @@ def _tagged(classes: Mapping[str, type[Any]], what: str) -> Any:
     return structure
 
 
+def _format(error: BaseException, type_: Any) -> str:
+    if isinstance(error, WireError):
+        return str(error)  # already written for a person
+    return format_exception(error, type_)
+
+
 def _describe(error: Exception) -> str:
-    messages = (
-        cattrs.transform_error(error) if isinstance(error, cattrs.BaseValidationError) else []
-    )
+    if not isinstance(error, cattrs.BaseValidationError):
+        return str(error)
+    messages = cattrs.transform_error(error, format_exception=_format)
     return "; ".join(messages) if messages else str(error)
 
 

@@ -30,3 +30,10 @@ def laura_session(tmp_path: Path) -> Iterator[Callable[..., LauraSession]]:
     finally:
         for session in sessions:
             session.close()
+
+
+@pytest.fixture(autouse=True)
+def private_state_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """In-process tabs journal under $XDG_STATE_HOME: keep it in tmp_path,
+    never the user's real state directory."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "xdg-state"))

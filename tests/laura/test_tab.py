@@ -46,7 +46,11 @@ def test_comments_are_stored_on_the_pane_with_their_author(tmp_path: Path) -> No
     assert ask(tab, {"type": "comment", "line": 2, "body": "why?"}) == {"type": "ok"}
     ask(tab, {"type": "ready", "agent": "claude"})
     assert ask(tab, {"type": "comment", "pane": 1, "line": 1, "body": "ok", "author": None}) == {"type": "ok"}
-    assert [(c.line, c.body, c.author) for c in tab.panels[1].comments] == [(2, "why?", "agent"), (1, "ok", "claude")]
+    threads = tab.panels[1].review.book.threads()
+    assert [(t.line, [(n.body, n.agent) for n in t.notes]) for t in threads] == [
+        (1, [("ok", "claude")]),
+        (2, [("why?", "agent")]),
+    ]
 
 
 def test_follow_pins_the_cursor_to_the_last_row(tmp_path: Path) -> None:

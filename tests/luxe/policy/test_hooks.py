@@ -386,3 +386,23 @@ def test_project_hooks_only_with_trust_and_appended(tmp_path: Path) -> None:
     trusted = load_hooks(project_root=str(tmp_path / "repo"), trust_project=True, env=env)
     assert [d.command for d in trusted.for_point("AgentEnd")] == [("global",), ("project",)]
     assert [d.command for d in trusted.for_point("SessionStart")] == [("p2",)]
+
+
+async def test_a_failing_hooks_stderr_is_redacted(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    from luxe.policy.secrets import Redactor
+
+    (tmp_path / "leak").write_text("token=sk-abcdef123456\n")
+    finished: list[HookFinished] = []
+    config = HookConfig(
+        {"BeforeToolUse": (hook("sh", "-c", "cat leak >&2; exit 1"),)}
+    )
+    redactor = Redactor((("TOKEN", "sk-abcdef123456"),))
+    r = CommandHookRunner(
+        config, cwd=str(tmp_path), on_finished=finished.append, redact=redactor.redact
+    )
+    caplog.set_level(logging.WARNING, "luxe.policy.hooks")
+    await r.run("BeforeToolUse", tool_use_event("bash", {}))
+    assert finished[0].error == "exited with status 1; stderr: token=[REDACTED:TOKEN]"
+    assert "sk-abcdef123456" not in caplog.text and "[REDACTED:TOKEN]" in caplog.text

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import attrs
 import pytest
+import trio
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from luxe.review.chapters import chapter_id
 from luxe.review.commit import CommitRefused, commit_chapters
@@ -167,3 +171,43 @@ async def test_first_commit_in_an_empty_repository(repo: Repo, tmp_path: Path) -
     assert len(commits) == len(review.chapters) >= 1
     assert repo.git("status", "--porcelain") == ""
     assert repo.log() == [c.message.splitlines()[0] for c in reversed(commits)]
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    edits=st.lists(
+        st.tuples(st.integers(0, 79), st.sampled_from(["change", "insert", "delete"])),
+        min_size=1,
+        max_size=8,
+        unique_by=lambda e: e[0] // 8,  # far enough apart to make several hunks
+    ),
+    order=st.randoms(use_true_random=False),
+)
+def test_any_split_of_hunks_into_chapters_commits_the_whole_change(
+    tmp_path_factory: pytest.TempPathFactory, edits: list[tuple[int, str]], order: Any
+) -> None:
+    repo = Repo(tmp_path_factory.mktemp("split") / "repo")
+    lines = [f"line {n}" for n in range(80)]
+    repo.write("f.txt", "".join(f"{line}\n" for line in lines))
+    repo.commit("init")
+    changed = list(lines)
+    for index, kind in sorted(edits, reverse=True):
+        if kind == "change":
+            changed[index] = f"changed {index}"
+        elif kind == "insert":
+            changed.insert(index, f"inserted {index}")
+        else:
+            del changed[index]
+    repo.write("f.txt", "".join(f"{line}\n" for line in changed))
+
+    async def run() -> None:
+        review, _ = await read_review(repo.path, WorkingTreeTarget())
+        names = [f"f.txt#{n}" for n in range(len(review.hunks))]
+        order.shuffle(names)
+        groups = [names[i : i + 2] for i in range(0, len(names), 2)]
+        split = regroup(review, [(f"part {n}", group) for n, group in enumerate(groups)])
+        await commit_chapters(repo.path, split)
+
+    trio.run(run)
+    assert repo.git("status", "--porcelain") == ""
+    assert (repo.path / "f.txt").read_text() == "".join(f"{line}\n" for line in changed)

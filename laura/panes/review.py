@@ -1,0 +1,252 @@
+"""The person's side of the inline review in the host: keys, prompt, footer.
+
+`ReviewUI` is what the host consults for a focused file pane's review keys
+(`c`, `S`, `r`, `n`/`N`, Ctrl+R, `x` with threads) and, while a comment or
+review-body prompt is open, for every key. It draws the prompt over the
+bottom of the shell pane and says what the footer should read. It owns no
+task: the only side effect beyond the tab's state is handing the review's
+bytes to the shell pane's PTY writer.
+
+Ready gating fails closed: until the tab received `ready`, `c` and `S` only
+say why; nothing is ever written into the PTY for them.
+"""
+
+from __future__ import annotations
+
+import enum
+import os
+from collections.abc import Callable
+
+import attrs
+
+from laura.chrome import HINT_FILE, draw_border
+from laura.keys import Key
+from laura.layout import SHELL
+from laura.panes.file import FilePane
+from laura.protocol import Rect
+from laura.render.canvas import Canvas, text_width
+from laura.render.style import PLAIN
+from laura.review.prompt import (
+    NO_THREADS,
+    NOT_READY,
+    REVIEW_HINT,
+    SUBMIT_FAILED,
+    DraftEditor,
+    close_question,
+    comment_hint,
+    frozen_notice,
+)
+from laura.review.threads import CommentDraft
+from laura.tab import Tab, inner
+
+HINT_FILE_READY = (
+    "  ↑/↓ move · c comment · n/N next/prev thread · r fold · S submit · "
+    "Ctrl+R refresh · x close · h clear · Esc leave pane"
+)
+HINT_FILE_NOT_READY = f"{HINT_FILE} · {NOT_READY}"
+MAX_PROMPT_ROWS = 6
+
+Toast = Callable[[str], None]
+
+
+class DraftKind(enum.Enum):
+    COMMENT = "comment"
+    REVIEW = "review body"
+
+
+@attrs.define
+class Draft:
+    """A prompt in progress on pane `pane` of `tab`."""
+
+    kind: DraftKind
+    tab: Tab
+    pane: int
+    editor: DraftEditor
+    comment: CommentDraft | None = None
+    failed: bool = False  # a review whose write failed: Enter retries
+
+
+def shell_writer(tab: Tab) -> Callable[[bytes], bool]:
+    """Hand bytes to the tab's shell PTY; False when there is no live child
+    to read them (the write would go nowhere)."""
+
+    def write(data: bytes) -> bool:
+        shell = tab.shell
+        if shell is None or shell.terminal.exited.is_set():
+            return False
+        shell.send(data)
+        return True
+
+    return write
+
+
+class ReviewUI:
+    """The review's modal state in the host: at most one prompt or one
+    close question at a time, across all tabs."""
+
+    def __init__(self, writer: Callable[[Tab], Callable[[bytes], bool]] = shell_writer) -> None:
+        self.draft: Draft | None = None
+        self.confirm_close: tuple[Tab, int] | None = None
+        self.writer = writer
+
+    @property
+    def active(self) -> bool:
+        """True while every key belongs to the review (a prompt or a question)."""
+        return self.draft is not None or self.confirm_close is not None
+
+    # -- keys ------------------------------------------------------------------
+
+    def file_key(self, tab: Tab, panel: FilePane, key: Key, area: Rect, toast: Toast) -> bool:
+        """A key on a focused file pane; True when it was a review key."""
+        if key == Key("c"):
+            if not tab.ready:
+                toast(NOT_READY)
+                return True
+            anchor = panel.anchor_at(panel.cursor, area.width)
+            if anchor is None:
+                toast("no line here to comment on")
+                return True
+            comment = panel.review.book.begin_comment(anchor)
+            editor = DraftEditor(comment.prefill)
+            self.draft = Draft(DraftKind.COMMENT, tab, panel.id, editor, comment)
+            return True
+        if key in (Key("S"), Key("s", shift=True)):
+            if not tab.ready:
+                toast(NOT_READY)
+            elif not panel.review.has_threads:
+                toast(NO_THREADS)
+            else:
+                editor = DraftEditor(panel.review.failed_body or "")
+                self.draft = Draft(DraftKind.REVIEW, tab, panel.id, editor)
+            return True
+        if key == Key("r"):
+            anchor = panel.anchor_at(panel.cursor, area.width)
+            panel.review.book.toggle(anchor)
+            panel.clamp(area)
+            return True
+        if key in (Key("n"), Key("N"), Key("n", shift=True)):
+            if not panel.jump_to_thread(key == Key("n"), area):
+                toast("no threads in this pane")
+            return True
+        if key == Key("r", ctrl=True):
+            panel.refresh()
+            panel.clamp(area)
+            return True
+        if key == Key("x") and panel.review.has_threads:
+            self.confirm_close = (tab, panel.id)
+            return True
+        return False
+
+    def key(self, key: Key, toast: Toast) -> None:
+        """A key while `active`: the close question or the open prompt."""
+        if self.confirm_close is not None:
+            tab, pane = self.confirm_close
+            self.confirm_close = None
+            if key == Key("y") and pane in tab.panels:
+                tab.panels[pane].review.discard()
+                tab.close_pane(pane)
+            return
+        draft = self.draft
+        if draft is None:
+            return
+        panel = draft.tab.panels.get(draft.pane)
+        if panel is None:  # the pane went away under the prompt
+            self.draft = None
+            return
+        editor = draft.editor
+        if key.name == "escape" and not (key.ctrl or key.alt):
+            self.draft = None
+        elif key.name == "enter" and not (key.ctrl or key.alt):
+            if editor.enter():
+                self._commit(draft, panel, toast)
+        elif key.name == "backspace":
+            editor.backspace()
+        elif key.name == "delete":
+            editor.delete()
+        elif key.name == "left":
+            editor.left()
+        elif key.name == "right":
+            editor.right()
+        elif key.name == "home":
+            editor.home()
+        elif key.name == "end":
+            editor.end()
+        elif key.name == "space":
+            editor.insert(" ")
+        elif len(key.name) == 1 and not (key.ctrl or key.alt):
+            editor.insert(key.name)
+
+    def paste(self, text: str) -> None:
+        if self.draft is not None:
+            self.draft.editor.insert(text.replace("\r\n", "\n").replace("\r", "\n"))
+
+    def _commit(self, draft: Draft, panel: FilePane, toast: Toast) -> None:
+        if draft.kind is DraftKind.COMMENT:
+            assert draft.comment is not None
+            panel.review.book.commit_comment(draft.comment, draft.editor.text)
+            self.draft = None
+            return
+        if draft.tab.submit_review(panel, draft.editor.text, self.writer(draft.tab)):
+            self.draft = None
+            return
+        draft.failed = True
+        toast(SUBMIT_FAILED)
+
+    # -- drawing ---------------------------------------------------------------
+
+    def hint(self, tab: Tab, width: int) -> str | None:
+        """The footer for the review's state, or None to leave it to the host."""
+        if self.confirm_close is not None:
+            _, pane = self.confirm_close
+            panel = tab.panels.get(pane)
+            return "  " + close_question(panel.review.book.count if panel else 0)
+        if self.draft is not None:
+            if self.draft.failed:
+                return "  " + SUBMIT_FAILED
+            if self.draft.kind is DraftKind.REVIEW:
+                return REVIEW_HINT
+            assert self.draft.comment is not None
+            return comment_hint(self.draft.comment.anchor, self.draft.comment.intent)
+        panel = tab.panels.get(tab.focus) if tab.focus != SHELL else None
+        if panel is None:
+            return None
+        if panel.review.frozen:
+            return "  " + frozen_notice(os.path.basename(panel.path), width)
+        return HINT_FILE_READY if tab.ready else HINT_FILE_NOT_READY
+
+    def draw(self, canvas: Canvas, tab: Tab) -> None:
+        """The prompt, boxed over the bottom of the tab's shell pane."""
+        draft = self.draft
+        if draft is None or draft.tab is not tab:
+            return
+        shell = tab.rects().get(SHELL)
+        if shell is None:
+            return
+        lines = draft.editor.lines()
+        line, column = draft.editor.cursor_position()
+        rows = min(max(len(lines), 1), MAX_PROMPT_ROWS)
+        height = min(rows + 2, shell.height)
+        box = Rect(shell.x, shell.y + shell.height - height, shell.width, height)
+        canvas.fill(box, " ", PLAIN)
+        title = "comment" if draft.kind is DraftKind.COMMENT else "review body"
+        draw_border(canvas, box, True, title)
+        area = inner(box)
+        if area.width <= 0 or area.height <= 0:
+            return
+        first = min(max(line - area.height + 1, 0), max(len(lines) - area.height, 0))
+        cursor_x = text_width(lines[line][:column])
+        shift = max(cursor_x - area.width + 1, 0)
+        for offset, text in enumerate(lines[first : first + area.height]):
+            shown = _skip_cells(text, shift)
+            canvas.put(area.x, area.y + offset, shown, PLAIN, area.x + area.width)
+        canvas.cursor = (area.x + cursor_x - shift, area.y + line - first)
+
+
+def _skip_cells(text: str, cells: int) -> str:
+    """`text` without its first `cells` cells (for a prompt scrolled sideways)."""
+    skipped = 0
+    for index, char in enumerate(text):
+        if skipped >= cells:
+            return text[index:]
+        skipped += text_width(char)
+    return ""

@@ -1,0 +1,149 @@
+"""Guided Review frames: the actions that load, edit and commit a review and
+the events that answer them (see docs/rpc.md, "Guided Review").
+
+The review and the session travel as plain objects (`luxe.review.model`
+defines their fields and builds them); the protocol only names the frames,
+so it stays free of the rest of the project.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Literal
+
+import attrs
+
+EditKind = Literal["comment", "reply", "fix", "edit", "resolve", "reopen", "delete", "verdict"]
+SeverityName = Literal["question", "suggestion", "issue", "nit", "praise"]
+DecisionName = Literal["approve", "request_changes", "comment"]
+
+# -- actions ----------------------------------------------------------------------
+
+
+@attrs.frozen
+class LoadGuidedReview:
+    """Load a review of `target` ({kind: working_tree|staged|commit|range|branch|pull_request, …})."""
+
+    KIND: ClassVar[str] = "load_guided_review"
+    request_id: str
+    target: dict[str, Any]
+
+
+@attrs.frozen
+class EditReview:
+    """One change to the open review's session; `edit` names it, the other
+    fields sit beside it and are read by kind (see docs/rpc.md)."""
+
+    KIND: ClassVar[str] = "edit_review"
+    request_id: str
+    review_id: str
+    edit: EditKind
+    finding_id: str | None = None
+    anchor: dict[str, Any] | None = None
+    body: str | None = None
+    severity: SeverityName | None = None
+    send: bool | None = None
+    verdict: DecisionName | None = None
+
+    def edit_fields(self) -> dict[str, Any]:
+        """The edit as `luxe.review.edits.edit_from_wire` reads it."""
+        fields = attrs.asdict(self)
+        for name in ("request_id", "review_id"):
+            fields.pop(name)
+        return {name: value for name, value in fields.items() if value is not None}
+
+
+@attrs.frozen
+class CommitReviewChapters:
+    """Commit the chapters (all when `chapters` is left out) one commit each."""
+
+    KIND: ClassVar[str] = "commit_review_chapters"
+    request_id: str
+    review_id: str
+    chapters: list[str] | None = None
+    message_style: str | None = None  # accepted; messages are title + summary
+
+
+ReviewAction = LoadGuidedReview | EditReview | CommitReviewChapters
+REVIEW_ACTIONS = (LoadGuidedReview, EditReview, CommitReviewChapters)
+
+# -- events -----------------------------------------------------------------------
+
+
+@attrs.frozen
+class GuidedReviewLoaded:
+    KIND: ClassVar[str] = "guided_review_loaded"
+    request_id: str
+    review: dict[str, Any]
+
+
+@attrs.frozen
+class ReviewSessionRestored:
+    """Always follows guided_review_loaded: the review's findings (none yet
+    for a review never seen before)."""
+
+    KIND: ClassVar[str] = "review_session_restored"
+    session: dict[str, Any]
+
+
+@attrs.frozen
+class GuidedReviewLoadFailed:
+    KIND: ClassVar[str] = "guided_review_load_failed"
+    request_id: str
+    reason: str
+
+
+@attrs.frozen
+class ReviewSessionSaved:
+    """An edit saved (request_id set), or an agent update (request_id null)."""
+
+    KIND: ClassVar[str] = "review_session_saved"
+    request_id: str | None
+    session: dict[str, Any]
+
+
+@attrs.frozen
+class ReviewSessionSaveFailed:
+    KIND: ClassVar[str] = "review_session_save_failed"
+    request_id: str
+    reason: str
+
+
+@attrs.frozen
+class ChapterCommitInfo:
+    chapter_id: str
+    sha: str
+    message: str
+
+
+@attrs.frozen
+class ReviewChaptersCommitted:
+    KIND: ClassVar[str] = "review_chapters_committed"
+    request_id: str
+    commits: list[ChapterCommitInfo]
+
+
+@attrs.frozen
+class ReviewChaptersCommitFailed:
+    KIND: ClassVar[str] = "review_chapters_commit_failed"
+    request_id: str
+    reason: str
+
+
+ReviewEvent = (
+    GuidedReviewLoaded
+    | ReviewSessionRestored
+    | GuidedReviewLoadFailed
+    | ReviewSessionSaved
+    | ReviewSessionSaveFailed
+    | ReviewChaptersCommitted
+    | ReviewChaptersCommitFailed
+)
+REVIEW_EVENTS = (
+    GuidedReviewLoaded,
+    ReviewSessionRestored,
+    GuidedReviewLoadFailed,
+    ReviewSessionSaved,
+    ReviewSessionSaveFailed,
+    ReviewChaptersCommitted,
+    ReviewChaptersCommitFailed,
+)

@@ -1,0 +1,341 @@
+"""The open review and the one task that owns it.
+
+`ReviewService.serve` is the owner: loads, edits, commits and the agent's
+updates all go through its channel and are applied one at a time, so an
+edit and an agent's answer never lose each other. Agent turns (a sent
+question, a fix) are started on the session with its public `start_turn`,
+stream to the client like any turn, and are watched by tasks in the
+service's nursery; their results come back to the owner as updates.
+
+Cancelling `serve` cancels the watchers (the turns themselves belong to the
+session, which cancels them on close). A fix that was running when Luxe
+stopped is marked failed, with a system entry, when its review next loads.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
+from functools import partial
+from pathlib import Path
+
+import attrs
+import trio
+
+from luxe.engine.model import ProviderError
+from luxe.engine.session import Session
+from luxe.protocol import events as ev
+from luxe.protocol import review as rv
+from luxe.review import agent
+from luxe.review.chapters import ChaptersInvalid
+from luxe.review.commit import CommitRefused, commit_chapters
+from luxe.review.diff import ReviewLoadError
+from luxe.review.edits import FixEdit, edit_from_wire
+from luxe.review.findings import EditFailed, add_entry, apply_edit, set_fix
+from luxe.review.load import ChapterSource, load_review, model_chapters
+from luxe.review.model import (
+    Author,
+    Chapter,
+    Finding,
+    Fix,
+    Review,
+    ReviewSession,
+    WireError,
+    target_from_wire,
+    to_wire,
+)
+from luxe.review.store import ReviewStore
+
+log = logging.getLogger("luxe.review")
+
+Emit = Callable[[ev.Event], Awaitable[None]]
+SessionChange = Callable[[ReviewSession], ReviewSession]
+
+
+def utc_now() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+@attrs.define(eq=False)
+class ReviewState:
+    """One review this process has loaded: what the owner changes."""
+
+    review: Review
+    session: ReviewSession
+    store: ReviewStore
+    root: Path
+
+
+@attrs.frozen
+class _AgentUpdate:
+    state: ReviewState
+    finding_id: str
+    change: SessionChange
+    done: bool = False  # the agent's turn for this finding has ended
+
+
+_Job = rv.LoadGuidedReview | rv.EditReview | rv.CommitReviewChapters | _AgentUpdate
+
+
+class ReviewService:
+    def __init__(self, *, cwd: Path, session: Session, emit: Emit) -> None:
+        self.cwd = cwd
+        self.session = session
+        self.emit = emit
+        self.open: ReviewState | None = None
+        self._states: dict[str, ReviewState] = {}
+        self._working: set[str] = set()  # findings with an agent turn under way
+        self._send, self._receive = trio.open_memory_channel[_Job](256)
+        self._agents: trio.Nursery | None = None
+
+    async def submit(self, action: rv.ReviewAction) -> None:
+        """Hand an action to the owner (returns at once unless 256 wait)."""
+        await self._send.send(action)
+
+    async def serve(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
+        """Apply jobs one at a time until cancelled. Owns the watcher tasks."""
+        async with trio.open_nursery() as agents:
+            self._agents = agents
+            task_status.started()
+            async for job in self._receive:
+                try:
+                    await self._handle(job)
+                except Exception as error:  # one bad job never ends the review
+                    log.exception("review job %r failed", type(job).__name__)
+                    await self._answer_failure(
+                        job, f"internal error: {type(error).__name__}: {error}"
+                    )
+
+    async def _answer_failure(self, job: _Job, reason: str) -> None:
+        """Every action is answered once, even when its handling broke."""
+        if isinstance(job, rv.LoadGuidedReview):
+            await self.emit(rv.GuidedReviewLoadFailed(job.request_id, reason))
+        elif isinstance(job, rv.EditReview):
+            await self.emit(rv.ReviewSessionSaveFailed(job.request_id, reason))
+        elif isinstance(job, rv.CommitReviewChapters):
+            await self.emit(rv.ReviewChaptersCommitFailed(job.request_id, reason))
+
+    async def _handle(self, job: _Job) -> None:
+        if isinstance(job, rv.LoadGuidedReview):
+            await self._load(job)
+        elif isinstance(job, rv.EditReview):
+            await self._edit(job)
+        elif isinstance(job, rv.CommitReviewChapters):
+            await self._commit(job)
+        else:
+            await self._agent_update(job)
+
+    # -- load ----------------------------------------------------------------------
+
+    async def _load(self, action: rv.LoadGuidedReview) -> None:
+        try:
+            target = target_from_wire(action.target)
+            loaded = await load_review(self.cwd, target, propose=self._chapter_source())
+        except (WireError, ReviewLoadError) as error:
+            reason = error.reason if isinstance(error, ReviewLoadError) else str(error)
+            await self.emit(rv.GuidedReviewLoadFailed(action.request_id, reason))
+            return
+        state = self._states.get(loaded.review.id)
+        if state is None:
+            state = ReviewState(loaded.review, loaded.session, loaded.store, loaded.root)
+            self._states[loaded.review.id] = state
+            await self._settle_interrupted(state)
+        else:
+            state.review, state.session = loaded.review, loaded.session
+        self.open = state
+        await self.emit(rv.GuidedReviewLoaded(action.request_id, to_wire(state.review)))
+        await self.emit(rv.ReviewSessionRestored(to_wire(state.session)))
+
+    def _chapter_source(self) -> ChapterSource:
+        async def propose(review: Review) -> tuple[Chapter, ...]:
+            try:
+                provider = await self.session.model.provider()
+            except ProviderError as error:
+                raise ChaptersInvalid(f"no model: {error.message}") from None
+            return await model_chapters(provider, self.session.model.name)(review)
+
+        return propose
+
+    async def _settle_interrupted(self, state: ReviewState) -> None:
+        """Fixes left running by an earlier Luxe never report: say so."""
+        session = state.session
+        for finding in session.findings:
+            if finding.fix is not None and finding.fix.state == "running":
+                session = set_fix(
+                    session, finding.id, Fix("failed"), now=utc_now(),
+                    system_note="Luxe stopped before the fix reported.",
+                )  # fmt: skip
+        if session is not state.session:
+            await self._save(state, session)
+            state.session = session
+
+    # -- edits ---------------------------------------------------------------------
+
+    async def _edit(self, action: rv.EditReview) -> None:
+        state = self.open
+        if state is None:
+            await self.emit(rv.ReviewSessionSaveFailed(action.request_id, "no review is open"))
+            return
+        if action.review_id != state.review.id:
+            await self._reject(action.KIND, action.review_id)
+            return
+        try:
+            edit = edit_from_wire(action.edit_fields())
+            result = apply_edit(
+                state.session,
+                state.review,
+                edit,
+                now=utc_now(),
+                new_id=f"finding:{uuid.uuid4().hex[:12]}",
+            )
+            if result.send and result.finding_id in self._working:
+                raise EditFailed(f"the agent is already working on {result.finding_id}")
+        except (WireError, EditFailed) as error:
+            reason = error.reason if isinstance(error, EditFailed) else str(error)
+            await self.emit(rv.ReviewSessionSaveFailed(action.request_id, reason))
+            return
+        try:
+            await self._save(state, result.session)
+        except OSError as error:
+            await self.emit(
+                rv.ReviewSessionSaveFailed(action.request_id, f"cannot save the session: {error}")
+            )
+            return
+        state.session = result.session
+        await self.emit(rv.ReviewSessionSaved(action.request_id, to_wire(state.session)))
+        if result.send and result.finding_id is not None and self._agents is not None:
+            self._working.add(result.finding_id)
+            runner = self._run_fix if isinstance(edit, FixEdit) else self._run_question
+            self._agents.start_soon(self._guarded, runner, state, result.finding_id)
+
+    async def _guarded(
+        self,
+        runner: Callable[[ReviewState, str], Awaitable[None]],
+        state: ReviewState,
+        finding_id: str,
+    ) -> None:
+        """Run an agent watcher; if it breaks, say so on the thread instead of
+        taking the review (and Luxe) down with it."""
+        try:
+            await runner(state, finding_id)
+        except Exception as error:
+            log.exception("agent work on %s failed", finding_id)
+            note = f"The agent's work stopped: internal error: {type(error).__name__}: {error}."
+            fix_broke = partial(
+                set_fix, finding_id=finding_id, fix=Fix("failed"), now=utc_now(), system_note=note
+            )
+            entry = partial(
+                add_entry, finding_id=finding_id, author="system", body=note, now=utc_now()
+            )
+            finding = self._finding(state, finding_id)
+            change = fix_broke if finding is not None and finding.fix is not None else entry
+            await self._post(state, finding_id, change, done=True)
+
+    async def _reject(self, kind: str, review_id: str) -> None:
+        await self.emit(ev.ActionRejected(kind, f"{kind}: {review_id} is not the open review"))
+
+    async def _save(self, state: ReviewState, session: ReviewSession) -> None:
+        # In a thread that finishes even on cancel, so the file is always whole.
+        await trio.to_thread.run_sync(state.store.save, session, state.review)
+
+    # -- the agent -----------------------------------------------------------------
+
+    async def _post(
+        self, state: ReviewState, finding_id: str, change: SessionChange, done: bool = False
+    ) -> None:
+        await self._send.send(_AgentUpdate(state, finding_id, change, done))
+
+    async def _agent_update(self, update: _AgentUpdate) -> None:
+        state = update.state
+        if update.done:
+            self._working.discard(update.finding_id)
+        try:
+            session = update.change(state.session)
+        except EditFailed as error:  # the reviewer deleted the finding meanwhile
+            log.info("agent update dropped: %s", error.reason)
+            return
+        try:
+            await self._save(state, session)
+        except OSError:
+            log.exception("cannot save review session %s", state.review.id)
+        state.session = session
+        if state is self.open:
+            await self.emit(rv.ReviewSessionSaved(None, to_wire(session)))
+
+    def _finding(self, state: ReviewState, finding_id: str) -> Finding | None:
+        return next((f for f in state.session.findings if f.id == finding_id), None)
+
+    async def _run_question(self, state: ReviewState, finding_id: str) -> None:
+        """Ask the agent; its answer (or Luxe's word why none came) goes on the thread."""
+        finding = self._finding(state, finding_id)
+        if finding is None:
+            self._working.discard(finding_id)
+            return
+        turn = await self.session.start_turn(
+            agent.question_prompt(finding), context=agent.finding_context(finding, state.review)
+        )
+        outcome = await turn.wait()
+        answer = outcome.final_text.strip()
+        author: Author
+        if outcome.reason == "end_turn" and answer:
+            author, body = "agent", answer
+        else:
+            author, body = "system", agent.why_no_answer(outcome.reason, outcome.error, fix=False)
+        change = partial(add_entry, finding_id=finding_id, author=author, body=body, now=utc_now())
+        await self._post(state, finding_id, change, done=True)
+
+    async def _run_fix(self, state: ReviewState, finding_id: str) -> None:
+        """Run the fix turn: requested -> running -> done (report on the
+        thread) or failed (a system entry says why; the finding stays open)."""
+        finding = self._finding(state, finding_id)
+        if finding is None:
+            self._working.discard(finding_id)
+            return
+        await self._post(
+            state, finding_id, lambda s: set_fix(s, finding_id, Fix("running"), now=utc_now())
+        )
+        turn = await self.session.start_turn(
+            agent.fix_prompt(finding), context=agent.finding_context(finding, state.review)
+        )
+        outcome = await turn.wait()
+        report = outcome.final_text.strip()
+        if outcome.reason == "end_turn" and report:
+            fix, note = Fix("done", report), None
+        else:
+            fix, note = Fix("failed"), agent.why_no_answer(outcome.reason, outcome.error, fix=True)
+        change = partial(set_fix, finding_id=finding_id, fix=fix, now=utc_now(), system_note=note)
+        await self._post(state, finding_id, change, done=True)
+
+    # -- commits -------------------------------------------------------------------
+
+    async def _commit(self, action: rv.CommitReviewChapters) -> None:
+        async def fail(reason: str) -> None:
+            await self.emit(rv.ReviewChaptersCommitFailed(action.request_id, reason))
+
+        state = self.open
+        if state is None:
+            await fail("no review is open")
+            return
+        if action.review_id != state.review.id:
+            await self._reject(action.KIND, action.review_id)
+            return
+        if self.session.gate.permission_mode == "read-only":
+            await fail("read-only mode: commit_review_chapters is refused")
+            return
+        hook = await self.session.hooks.run(
+            "BeforeToolUse",
+            {"ToolUse": {"tool_name": "commit_review_chapters",
+                         "args": {"review_id": action.review_id, "chapters": action.chapters}}},
+        )  # fmt: skip
+        if hook.blocked:
+            await fail(hook.reason or "a BeforeToolUse hook denied the commit")
+            return
+        try:
+            commits = await commit_chapters(self.cwd, state.review, action.chapters)
+        except CommitRefused as error:
+            await fail(error.reason)
+            return
+        infos = [rv.ChapterCommitInfo(c.chapter_id, c.sha, c.message) for c in commits]
+        await self.emit(rv.ReviewChaptersCommitted(action.request_id, infos))

@@ -1,0 +1,153 @@
+"""The review loop on a real Tab (no terminal): a failed write and its retry,
+gating, and what the agent's requests do to threads.
+
+The PTY write is the one seam replaced here: `ReviewUI` takes the function
+that hands bytes to the shell, so a write that fails can be produced on
+demand (a real PTY only refuses once its child is gone, and then the tab is
+gone too).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from laura.keys import Key
+from laura.panes.review import ReviewUI, shell_writer
+from laura.protocol import Comment, Error, Ok, Open, Opened, Ready, Rect
+from laura.review.prompt import NOT_READY, SUBMIT_FAILED
+from laura.tab import Tab
+
+
+@pytest.fixture
+def tab(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Tab:
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    (tmp_path / "f.txt").write_text("alpha\nbeta\n")
+    made = Tab(0, "laura-test-0", str(tmp_path), "laura-1-0")
+    made.area = Rect(0, 1, 120, 38)
+    assert isinstance(made.apply(Open(path="f.txt")), Opened)
+    return made
+
+
+class Writer:
+    """Hands bytes to a list, or refuses while `working` is False."""
+
+    def __init__(self) -> None:
+        self.working = False
+        self.received: list[bytes] = []
+
+    def __call__(self, tab: Tab) -> Callable[[bytes], bool]:
+        def write(data: bytes) -> bool:
+            if self.working:
+                self.received.append(data)
+            return self.working
+
+        return write
+
+
+def type_text(ui: ReviewUI, text: str, toasts: list[str]) -> None:
+    for char in text:
+        ui.key(Key(char), toasts.append)
+
+
+def test_a_failed_submission_keeps_everything_and_enter_retries(tab: Tab, tmp_path: Path) -> None:
+    tab.apply(Ready(session="s1"))
+    panel = tab.panels[1]
+    area = tab.panel_inner(panel)
+    writer = Writer()
+    ui = ReviewUI(writer)
+    toasts: list[str] = []
+
+    assert ui.file_key(tab, panel, Key("c"), area, toasts.append)
+    type_text(ui, "hm", toasts)
+    ui.key(Key("enter"), toasts.append)
+    assert panel.review.book.count == 1
+    assert ui.file_key(tab, panel, Key("S"), area, toasts.append)
+    type_text(ui, "body", toasts)
+    ui.key(Key("enter"), toasts.append)
+
+    assert toasts == [SUBMIT_FAILED]
+    assert ui.hint(tab, 120) == "  " + SUBMIT_FAILED
+    assert panel.review.book.count == 1
+    assert panel.review.failed_body == "body"
+    assert tab.focus == 1
+    failed = json.loads((tmp_path / "state/laura/sessions/s1.ndjson").read_text().splitlines()[-1])
+    assert failed["type"] == "review"
+    assert failed["comments"] == 1
+    assert "error" in failed
+
+    writer.working = True
+    ui.key(Key("enter"), toasts.append)
+    path = str(tmp_path / "f.txt")
+    assert writer.received == [
+        f"\x1b[200~[laura review · {path}]\n\nbody\n\nL1  alpha\n      > hm\n\x1b[201~\r".encode()
+    ]
+    assert ui.draft is None
+    assert panel.review.book.is_empty
+    assert tab.focus == 0
+    done = json.loads((tmp_path / "state/laura/sessions/s1.ndjson").read_text().splitlines()[-1])
+    assert (done["type"], done["body"], "error" in done) == ("review", "body", False)
+
+
+def test_esc_after_a_failure_keeps_the_threads_and_s_offers_the_body_again(tab: Tab) -> None:
+    tab.apply(Ready())
+    panel = tab.panels[1]
+    area = tab.panel_inner(panel)
+    ui = ReviewUI(Writer())
+    toasts: list[str] = []
+    tab.apply(Comment(line=2, body="agent note", pane=1))
+    ui.file_key(tab, panel, Key("S"), area, toasts.append)
+    type_text(ui, "first try", toasts)
+    ui.key(Key("enter"), toasts.append)
+    ui.key(Key("escape"), toasts.append)
+    assert ui.draft is None
+    assert panel.review.book.count == 1
+    ui.file_key(tab, panel, Key("S"), area, toasts.append)
+    assert ui.draft is not None
+    assert ui.draft.editor.text == "first try"
+
+
+def test_before_ready_c_and_s_only_say_why(tab: Tab) -> None:
+    panel = tab.panels[1]
+    area = tab.panel_inner(panel)
+    writer = Writer()
+    writer.working = True
+    ui = ReviewUI(writer)
+    toasts: list[str] = []
+    tab.apply(Comment(line=1, body="shown even before ready", pane=1))
+    for key in (Key("c"), Key("S")):
+        assert ui.file_key(tab, panel, key, area, toasts.append)
+        assert not ui.active
+    assert toasts == [NOT_READY, NOT_READY]
+    assert writer.received == []
+    assert str(ui.hint(tab, 120)).endswith(NOT_READY)
+
+
+def test_without_a_live_shell_the_write_fails(tab: Tab) -> None:
+    assert shell_writer(tab)(b"x") is False
+
+
+def test_agent_comments_validate_against_the_file(tab: Tab) -> None:
+    assert tab.apply(Comment(line=3, body="x", pane=1)) == Error(
+        "line 3 is past the file's 2 lines"
+    )
+    assert tab.apply(Comment(line=2, body=" ", pane=1)) == Error("comment needs a body")
+    assert tab.apply(Comment(line=2, body="ok", pane=1, author="bot")) == Ok()
+    tab.apply(Ready(agent="claude"))
+    assert tab.apply(Comment(line=2, body="more", pane=1)) == Ok()
+    [thread] = tab.panels[1].review.book.threads()
+    assert [(n.agent, n.body) for n in thread.notes] == [("bot", "ok"), ("claude", "more")]
+
+
+def test_a_new_card_above_the_cursor_does_not_move_it_off_its_line(tab: Tab) -> None:
+    panel = tab.panels[1]
+    area = tab.panel_inner(panel)
+    panel.move_cursor(1, area)
+    assert panel.anchor_at(panel.cursor, area.width) == (2, 2)
+    tab.apply(Comment(line=1, body="a card of three rows above", pane=1))
+    panel.rows(area.width)
+    assert panel.anchor_at(panel.cursor, area.width) == (2, 2)
+    assert panel.rows(area.width)[panel.cursor].source == (2, 2)

@@ -1,0 +1,54 @@
+"""docs/rpc.md documents every Guided Review frame: fields and an example."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from luxe.protocol import Rejection, decode_action
+from luxe.protocol import review as rv
+from luxe.protocol.wire import converter
+
+DOC = Path(__file__).resolve().parents[3] / "docs" / "rpc.md"
+
+
+def sections() -> dict[str, str]:
+    parts = re.split(r"^### `([a-z_]+)`\s*$", DOC.read_text(), flags=re.M)
+    return {parts[i]: parts[i + 1] for i in range(1, len(parts), 2)}
+
+
+def example(kind: str, body: str) -> dict[str, Any]:
+    match = re.search(r"```json\n(.*?)\n```", body, flags=re.S)
+    assert match, f"{kind}: no JSON example"
+    frame: dict[str, Any] = json.loads(match.group(1))
+    assert frame["kind"] == kind
+    return frame
+
+
+def test_every_review_frame_has_its_fields_and_an_example() -> None:
+    found = sections()
+    for cls in (*rv.REVIEW_ACTIONS, *rv.REVIEW_EVENTS):
+        assert cls.KIND in found, f"docs/rpc.md lacks {cls.KIND}"
+        for field in attrs.fields(cls):
+            assert f"| `{field.name}` |" in found[cls.KIND], f"{cls.KIND}.{field.name}"
+    for cls in rv.REVIEW_ACTIONS:
+        decoded = decode_action(json.dumps(example(cls.KIND, found[cls.KIND])).encode())
+        assert not isinstance(decoded, Rejection), decoded
+    for cls in rv.REVIEW_EVENTS:
+        content = example(cls.KIND, found[cls.KIND])["content"]
+        assert set(content) == {f.name for f in attrs.fields(cls)}, cls.KIND
+        assert converter.unstructure(converter.structure(content, cls)) == content
+
+
+def test_the_examples_are_real_reviews_and_sessions() -> None:
+    from luxe.review.model import Review, ReviewSession, from_wire
+
+    found = sections()
+    review = example("guided_review_loaded", found["guided_review_loaded"])["content"]["review"]
+    from_wire(review, Review)
+    for kind in ("review_session_restored", "review_session_saved"):
+        from_wire(example(kind, found[kind])["content"]["session"], ReviewSession)

@@ -82,6 +82,8 @@ class Controls(ScreenState):
         x = min(self.x, self.columns - 1)
         for _ in range(count):
             x = max((t for t in self.tabstops if t < x), default=0)
+            if x == 0:
+                break
         self.x = x
 
     def _esc(self, body: str) -> None:

@@ -465,3 +465,20 @@ def test_bulk_line_paths_match_one_byte_at_a_time() -> None:
     for scroll in (0, 7, 100, 400):
         assert [whole.row(y, scroll) for y in range(5)] == [slow.row(y, scroll) for y in range(5)]
     assert whole.cursor == slow.cursor and whole.style == slow.style
+
+
+def test_pathological_input_stays_sane() -> None:
+    vt = vt_after(b"".join(b"\x1b[99999999999" + bytes([c]) + b"x" for c in b"ABCDEFGIZLMPSTX@b`adeg")
+                  + b"\x1b[" + b"9" * 5000 + b"A" + b"\x1b]0;" + b"t" * 100_000 + b"\x07")
+    assert vt.title == "t" * 1024 and "t" not in "".join(vt.display())
+    assert vt.cursor[1] < 5
+    unterminated = VirtualTerminal(3, 10)
+    unterminated.feed(b"\x1b]2;")
+    for _ in range(20):  # past the 64 KiB the emulator holds back
+        unterminated.feed(b"t" * 4096)
+    unterminated.feed(b"\x07x")
+    assert unterminated.display()[0] == "x" and unterminated.errors == 0
+    long_line = vt_after(b"\x1b[31mab\x1b[0mcd" * 20_000, lines=3, columns=7)
+    assert long_line.display()[-1] == "abcd"  # 80,000 cells: 11,428 full rows and 4
+    marks = vt_after("e" + "\u0301" * 1000)
+    assert marks.display()[0] == "e" + "\u0301" * 8

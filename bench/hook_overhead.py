@@ -138,15 +138,21 @@ def main() -> None:
                 f"one BeforeToolUse hook (guard.sh)    {g:7.2f} ms per call  "
                 f"({g / gbare:.2f}x baseline; bash + jq start-up dominates)"
             )
-        without, with_ = [], []
-        for i in range(TURN_RUNS):  # alternate, so load weighs on both alike
+        without, with_, spawns = [], [], []
+        for i in range(TURN_RUNS):  # alternate, so load weighs on all alike
             without.append(call_ms(False, Path(tmp) / f"a{i}"))
             with_.append(call_ms(True, Path(tmp) / f"b{i}"))
+            for _ in range(TOOL_CALLS_PER_TURN):
+                start = time.perf_counter()
+                subprocess.run(["true"], check=True)
+                spawns.append((time.perf_counter() - start) * 1000)
         added = statistics.median(with_) - statistics.median(without)
+        spawn = statistics.median(spawns)
         print(
             f"luxe --rpc, tool_started -> tool_finished of a read call: "
             f"{statistics.median(without):.2f} ms bare, {statistics.median(with_):.2f} ms with the "
-            f"hook -> {added:.2f} ms added per tool call ({added / bare:.2f}x baseline)"
+            f"hook -> {added:.2f} ms added per tool call; bare spawn in the same window "
+            f"{spawn:.2f} ms ({added / spawn:.2f}x baseline)"
         )
 
 if __name__ == "__main__":

@@ -28,7 +28,7 @@ ROUND_TRIP = (
     "import json, socket, os\n"
     "s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)\n"
     "s.connect('\\0' + os.environ['LAURA_TAB'])\n"
-    "s.sendall(b'{\"type\":\"layout\"}\\n')\n"
+    's.sendall(b\'{"type":"layout"}\\n\')\n'
     "json.loads(s.makefile('rb').readline())\n"
 )
 
@@ -62,7 +62,9 @@ def main() -> None:
         finally:
             session.close()
     base = statistics.median(times["python -c pass"])
-    print(f"{'command':28s} {'median ms':>10s} {'min ms':>8s} {'x pass':>7s}   ({args.runs} runs each)")
+    print(
+        f"{'command':28s} {'median ms':>10s} {'min ms':>8s} {'x pass':>7s}   ({args.runs} runs each)"
+    )
     for name, samples in times.items():
         median = statistics.median(samples)
         print(f"{name:28s} {median * 1000:10.1f} {min(samples) * 1000:8.1f} {median / base:7.2f}")

@@ -2,7 +2,8 @@
 
 Inputs (20 MB each, seed 1, as in the stack measurements): `plain` is
 printable ASCII lines, `colour` is `ls --color`-like lines full of SGR
-(16/256/true colour, bold/underline/inverse). For the in-process emulators
+(16/256/true colour, bold/underline/inverse); `tui` (an extra, no target)
+is full-screen redraws of all 50 rows in place, as an agent's UI does. For the in-process emulators
 `\\n` becomes `\\r\\n` (what a PTY's onlcr delivers) and data is fed in 64 KiB
 reads at 200x50. Printed per input:
 - laura.vt MB/s over the whole 20 MB;
@@ -38,11 +39,47 @@ PYTE_MB = 1.0
 LINES, COLUMNS = 50, 200
 CHUNK = 65536
 
-WORDS = ["alpha", "beta", "gamma", "delta", "src", "main.py", "README.md", "tests", "build",
-         "node_modules", "venv", "Makefile", "x", "config.toml", "lib", "data.csv", "a.out",
-         "setup.cfg", "__init__.py", "docs", "index.html", "style.css", "LICENSE", "CHANGELOG"]
-SGRS = ["01;34", "01;32", "01;36", "00", "01;31", "38;5;208", "38;2;200;100;50", "1", "4", "7",
-        "33", "35;1", "0"]
+WORDS = [
+    "alpha",
+    "beta",
+    "gamma",
+    "delta",
+    "src",
+    "main.py",
+    "README.md",
+    "tests",
+    "build",
+    "node_modules",
+    "venv",
+    "Makefile",
+    "x",
+    "config.toml",
+    "lib",
+    "data.csv",
+    "a.out",
+    "setup.cfg",
+    "__init__.py",
+    "docs",
+    "index.html",
+    "style.css",
+    "LICENSE",
+    "CHANGELOG",
+]
+SGRS = [
+    "01;34",
+    "01;32",
+    "01;36",
+    "00",
+    "01;31",
+    "38;5;208",
+    "38;2;200;100;50",
+    "1",
+    "4",
+    "7",
+    "33",
+    "35;1",
+    "0",
+]
 
 
 def generate(size: int) -> dict[str, bytes]:
@@ -53,15 +90,23 @@ def generate(size: int) -> dict[str, bytes]:
         return " ".join(rnd.choice(WORDS) for _ in range(n // 7))[:n]
 
     def colour_line() -> str:
-        parts = [f"\x1b[{rnd.choice(SGRS)}m{rnd.choice(WORDS)}\x1b[0m"
-                 for _ in range(rnd.randint(1, 8))]
+        parts = [
+            f"\x1b[{rnd.choice(SGRS)}m{rnd.choice(WORDS)}\x1b[0m" for _ in range(rnd.randint(1, 8))
+        ]
         return "  ".join(parts)
 
+    def tui_frame() -> str:
+        # An agent UI redrawing all 50 rows in place: CUP, colours, EL.
+        rows = [f"\x1b[{y + 1};1H\x1b[38;5;{rnd.randint(0, 255)}m{y:>3} "
+                f"\x1b[1m{rnd.choice(WORDS) * rnd.randint(1, 12)}\x1b[0m\x1b[K"
+                for y in range(LINES)]
+        return "\x1b[H" + "".join(rows)
+
     out = {}
-    for name, make in (("plain", plain_line), ("colour", colour_line)):
+    for name, make in (("plain", plain_line), ("colour", colour_line), ("tui", tui_frame)):
         lines, total = [], 0
         while total < size:
-            line = make() + "\n"
+            line = make() + ("" if name == "tui" else "\n")
             lines.append(line)
             total += len(line)
         out[name] = "".join(lines).encode()[:size]
@@ -104,8 +149,12 @@ class Tmux:
         self.env = dict(os.environ, TMUX="", HOME=str(home))
 
     def __call__(self, *args: str) -> str:
-        return subprocess.run(["tmux", "-L", self.name, "-f", "/dev/null", *args],
-                              capture_output=True, text=True, env=self.env).stdout
+        return subprocess.run(
+            ["tmux", "-L", self.name, "-f", "/dev/null", *args],
+            capture_output=True,
+            text=True,
+            env=self.env,
+        ).stdout
 
     def close(self) -> None:
         self("kill-server")
@@ -138,8 +187,15 @@ def bench_tmux(path: Path, work: Path, runs: int = 3) -> tuple[float, list[str]]
         tmux = Tmux(work)
         try:
             start = time.perf_counter()
-            tmux("new-session", "-d", "-x", str(COLUMNS), "-y", str(LINES),
-                 f"cat {path}; tmux wait -S done; exec sleep 600")
+            tmux(
+                "new-session",
+                "-d",
+                "-x",
+                str(COLUMNS),
+                "-y",
+                str(LINES),
+                f"cat {path}; tmux wait -S done; exec sleep 600",
+            )
             tmux("wait-for", "done")
             best = min(best, time.perf_counter() - start)
             screen = settled_screen(tmux)
@@ -156,9 +212,15 @@ def end_to_end(path: Path, work: Path, laura: str | None) -> tuple[float, float 
     home = work / "home"
     for sub in ("config", "data", "state", "run"):
         (home / sub).mkdir(parents=True, exist_ok=True)
-    env = {"XDG_CONFIG_HOME": str(home / "config"), "XDG_DATA_HOME": str(home / "data"),
-           "XDG_STATE_HOME": str(home / "state"), "XDG_RUNTIME_DIR": str(home / "run"),
-           "LAURA_RUNTIME": str(home / "run"), "HOME": str(home), "TERM": "tmux-256color"}
+    env = {
+        "XDG_CONFIG_HOME": str(home / "config"),
+        "XDG_DATA_HOME": str(home / "data"),
+        "XDG_STATE_HOME": str(home / "state"),
+        "XDG_RUNTIME_DIR": str(home / "run"),
+        "LAURA_RUNTIME": str(home / "run"),
+        "HOME": str(home),
+        "TERM": "tmux-256color",
+    }
     results: list[float | None] = []
     commands = [["sh", "-c", inner]]
     if laura:
@@ -182,10 +244,14 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         inputs = generate(size)
-        print(f"inputs: {SIZE_MB:g} MB each; screen {COLUMNS}x{LINES}; pyte on the first "
-              f"{PYTE_MB:g} MB only")
-        print(f"{'input':8} {'pyte MB/s':>10} {'laura.vt MB/s':>14} {'tmux MB/s':>10} "
-              f"{'vt/tmux':>8} {'screen = tmux':>14}")
+        print(
+            f"inputs: {SIZE_MB:g} MB each; screen {COLUMNS}x{LINES}; pyte on the first "
+            f"{PYTE_MB:g} MB only"
+        )
+        print(
+            f"{'input':8} {'pyte MB/s':>10} {'laura.vt MB/s':>14} {'tmux MB/s':>10} "
+            f"{'vt/tmux':>8} {'screen = tmux':>14}"
+        )
         for name, raw in inputs.items():
             path = work / f"{name}.txt"
             path.write_bytes(raw)
@@ -199,8 +265,10 @@ def main() -> None:
             else:
                 tmux_rate, ratio, same = float("nan"), "n/a", "n/a"
             pyte_text = f"{pyte_rate:10.2f}" if pyte_rate else f"{'n/a':>10}"
-            print(f"{name:8} {pyte_text} {vt_rate:14.1f} {tmux_rate:10.1f} {ratio:>8} {same:>14}",
-                  flush=True)
+            print(
+                f"{name:8} {pyte_text} {vt_rate:14.1f} {tmux_rate:10.1f} {ratio:>8} {same:>14}",
+                flush=True,
+            )
         if has_tmux:
             laura = shutil.which("laura") or str(Path(sys.executable).parent / "laura")
             laura_path = laura if Path(laura).exists() else None

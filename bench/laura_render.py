@@ -23,6 +23,7 @@ from collections.abc import Callable
 from markdown_it import MarkdownIt
 from pygments.lexers import PythonLexer
 
+from laura.panes.file import FilePane
 from laura.protocol import Rect
 from laura.render.canvas import Canvas
 from laura.render.document import Document
@@ -191,6 +192,33 @@ def measure_pane(name: str, text: str) -> None:
     print(f"  in a tab: open reply + first draw       {took:8.1f} ms")
 
 
+def measure_growing_log(text: str) -> None:
+    """A followed log grows by ten lines: the pane reloads and redraws.
+    Baseline: laying the whole grown file out afresh."""
+    with tempfile.TemporaryDirectory() as directory:
+        path = os.path.join(directory, "tail-1.txt")
+        with open(path, "w") as handle:
+            handle.write(text)
+        area = Rect(1, 1, WIDTH, PAGE)
+        pane = FilePane(1, path, "tail-1.txt")
+        pane.set_follow(True, area)
+        pane.draw(Canvas(WIDTH + 2, PAGE + 2), area, True)
+        times = []
+        for round_ in range(20):
+            with open(path, "a") as handle:
+                handle.write("".join(f"appended {round_}.{n}\n" for n in range(10)))
+            start = time.perf_counter()
+            pane.reload_if_changed()
+            pane.draw(Canvas(WIDTH + 2, PAGE + 2), area, True)
+            times.append((time.perf_counter() - start) * 1000)
+        with open(path) as handle:
+            grown = handle.read()
+        fresh = best_ms(lambda: Document(path, grown).view(pane.text_width(WIDTH)).content_rows())
+    print(f"tail-1.txt growing by 10 lines, followed ({LINES} lines)")
+    print(f"  baseline: lay the grown file out afresh  {fresh:8.1f} ms")
+    print(f"  reload + redraw          median/p95/max {spread(times)}")
+
+
 def main() -> None:
     markdown = markdown_text()
     python = python_text()
@@ -210,6 +238,7 @@ def main() -> None:
         "textwrap.wrap every line",
         lambda: [textwrap.wrap(line, WIDTH) for line in log.splitlines()],
     )
+    measure_growing_log(log)
 
 
 if __name__ == "__main__":

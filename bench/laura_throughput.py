@@ -30,10 +30,37 @@ from pathlib import Path
 
 LAURA = str(Path(sys.executable).parent / "laura")
 WORDS = [
-    "alpha", "beta", "gamma", "delta", "src", "main.py", "README.md", "tests", "build",
-    "node_modules", "venv", "Makefile", "x", "config.toml", "lib", "data.csv", "a.out",
+    "alpha",
+    "beta",
+    "gamma",
+    "delta",
+    "src",
+    "main.py",
+    "README.md",
+    "tests",
+    "build",
+    "node_modules",
+    "venv",
+    "Makefile",
+    "x",
+    "config.toml",
+    "lib",
+    "data.csv",
+    "a.out",
 ]
-SGRS = ["01;34", "01;32", "01;36", "00", "01;31", "38;5;208", "38;2;200;100;50", "1", "4", "7", "33"]
+SGRS = [
+    "01;34",
+    "01;32",
+    "01;36",
+    "00",
+    "01;31",
+    "38;5;208",
+    "38;2;200;100;50",
+    "1",
+    "4",
+    "7",
+    "33",
+]
 
 
 def generate(path: Path, colour: bool, size: int) -> None:
@@ -42,7 +69,10 @@ def generate(path: Path, colour: bool, size: int) -> None:
     total = 0
     while total < size:
         if colour:
-            parts = [f"\x1b[{rnd.choice(SGRS)}m{rnd.choice(WORDS)}\x1b[0m" for _ in range(rnd.randint(1, 8))]
+            parts = [
+                f"\x1b[{rnd.choice(SGRS)}m{rnd.choice(WORDS)}\x1b[0m"
+                for _ in range(rnd.randint(1, 8))
+            ]
             line = "  ".join(parts) + "\n"
         else:
             n = rnd.randint(0, 110)
@@ -67,7 +97,16 @@ def run_in_tmux(command: str, home: Path) -> float:
     start = time.perf_counter()
     try:
         subprocess.run(
-            [*tmux, "new-session", "-d", "-x", "120", "-y", "40", f"{command}; tmux -L {server} wait -S done; exec sleep 3600"],
+            [
+                *tmux,
+                "new-session",
+                "-d",
+                "-x",
+                "120",
+                "-y",
+                "40",
+                f"{command}; tmux -L {server} wait -S done; exec sleep 3600",
+            ],
             env=env,
             check=True,
         )
@@ -78,8 +117,12 @@ def run_in_tmux(command: str, home: Path) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--mb", type=float, default=20.0, help="size of each file in MB (default 20)")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--mb", type=float, default=20.0, help="size of each file in MB (default 20)"
+    )
     args = parser.parse_args()
     size = int(args.mb * 1024 * 1024)
     with tempfile.TemporaryDirectory() as tmp:
@@ -93,14 +136,18 @@ def main() -> None:
             generate(path, name == "colour", size)
         base_tmux = min(run_in_tmux(f"cat {empty}", home) for _ in range(3))
         base_laura = min(run_in_tmux(f"{LAURA} -- cat {empty}", home) for _ in range(3))
-        print(f"startup (empty file): tmux {base_tmux * 1000:.0f} ms, laura {base_laura * 1000:.0f} ms")
+        print(
+            f"startup (empty file): tmux {base_tmux * 1000:.0f} ms, laura {base_laura * 1000:.0f} ms"
+        )
         print(f"{'file':8s} {'MB':>6s} {'tmux MB/s':>10s} {'laura MB/s':>11s} {'laura/tmux':>11s}")
         for name, path in files.items():
             megabytes = os.path.getsize(path) / 1e6
             tmux_s = max(run_in_tmux(f"cat {path}", home) - base_tmux, 1e-3)
             laura_s = max(run_in_tmux(f"{LAURA} -- cat {path}", home) - base_laura, 1e-3)
             tmux_rate, laura_rate = megabytes / tmux_s, megabytes / laura_s
-            print(f"{name:8s} {megabytes:6.1f} {tmux_rate:10.1f} {laura_rate:11.2f} {laura_rate / tmux_rate:11.3f}")
+            print(
+                f"{name:8s} {megabytes:6.1f} {tmux_rate:10.1f} {laura_rate:11.2f} {laura_rate / tmux_rate:11.3f}"
+            )
 
 
 if __name__ == "__main__":

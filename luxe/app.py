@@ -1,16 +1,19 @@
 """The composition root: options -> provider, tools, policy, store, front end.
 
-`run` reads configuration, opens or resumes the session file, and runs the
-RPC front end under trio. Nursery tree (see docs/architecture.md):
+`run` reads configuration, opens or resumes the session file and writes the
+handshake (`ready`, `state_changed`, `session_info`) before trio is even
+imported, so a client gets `ready` as soon as the session is known. Then it
+runs the RPC front end under trio. Nursery tree (see docs/architecture.md):
 
-    trio.run(main)
+    trio.run(_main)
     └── root nursery
-        ├── writer task (the only writer of stdout)
+        ├── writer task (StdoutOwner.serve: the only writer of stdout)
         └── session nursery (inner)
             ├── session.run: turns one at a time, each in its own cancel scope
+            ├── review.serve: Guided Review
             ├── reader task (stdin lines -> actions)
             ├── signal watcher (SIGTERM/SIGINT/SIGHUP -> close)
-            └── warm-up (imports the provider, builds the system prompt)
+            └── warm-up (imports the tools and the provider, builds the system prompt)
 
 close, EOF, a signal or a broken stdout all set one `stop` event; then the
 session cancels its turn (processes die, turn_ended is sent), SessionEnd runs,
@@ -26,27 +29,36 @@ import sys
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from pathlib import Path
-
-import trio
+from types import FrameType
+from typing import TYPE_CHECKING
 
 from luxe import __version__
 from luxe.cli import Options
 from luxe.config import Paths, SettingsError, load_settings, paths_from_env
 from luxe.engine.model import Provider, ProviderError, Usage
 from luxe.engine.ports import HookRunner, PermissionGate
-from luxe.engine.session import Session
 from luxe.engine.store import SessionFile, SessionNotFound, SessionStore
-from luxe.engine.tooling import Tool
-from luxe.frontends import rpc
-from luxe.frontends.rpc_actions import RpcActions
+from luxe.frontends.stdout import StdoutOwner
 from luxe.policy.hooks_config import HookConfig
 from luxe.policy.rules_files import PermissionsFileError
 from luxe.protocol import events as ev
 from luxe.providers import models
 from luxe.providers.registry import make_provider, parse_model_spec
-from luxe.review.service import ReviewService
+
+if TYPE_CHECKING:
+    # Loaded after the handshake has been written (see run).
+    import trio
+
+    from luxe.engine.session import Session
+    from luxe.engine.tooling import Tool
+    from luxe.frontends.rpc_actions import RpcActions
 
 log = logging.getLogger("luxe")
+
+# Signals that arrive between the handshake and the event loop: honoured as
+# soon as the loop runs (a client may stop luxe right after `ready`).
+_early_signals: list[int] = []
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 
 CAPABILITIES = [
     "steer",
@@ -84,10 +96,14 @@ class ModelChoice:
     async def provider(self) -> Provider:
         if self._provider is not None:
             return self._provider
+        import trio
+
         return await trio.to_thread.run_sync(self.build)
 
     async def aclose(self) -> None:
         """Close the provider's HTTP client, if it was built and has one."""
+        import trio
+
         closer = getattr(self._provider, "aclose", None)
         if closer is not None:
             with trio.move_on_after(0.2):
@@ -200,9 +216,16 @@ def run(options: Options, env: Mapping[str, str] | None = None) -> int:
         print(f"luxe: --resume: {exc}", file=sys.stderr)
         return 2
     max_turns = options.max_turns or settings.max_turns
+    for signum in STOP_SIGNALS:
+        signal.signal(signum, _remember_signal)
+    stdout = StdoutOwner()
+    stdout.write_now(_handshake(options, model, gate, file, resumed, cwd))
+    import trio
+
     try:
         trio.run(
-            _main, options, env, model, store, file, resumed, cwd, max_turns, gate, hook_config
+            _main, options, env, model, store, file, resumed, cwd, max_turns, gate, hook_config,
+            stdout,
         )
     except Exception:
         log.exception("luxe --rpc failed")
@@ -221,12 +244,20 @@ async def _main(
     max_turns: int,
     gate: PermissionGate,
     hook_config: HookConfig,
+    stdout: StdoutOwner,
 ) -> None:
+    import trio
+
+    from luxe.engine.session import Session
+    from luxe.frontends.rpc_actions import RpcActions
+
     stop = trio.Event()
     send, receive = trio.open_memory_channel[ev.Event](1024)
-    with trio.open_signal_receiver(signal.SIGTERM, signal.SIGINT, signal.SIGHUP) as signals:
+    with trio.open_signal_receiver(*STOP_SIGNALS) as signals:
+        if _early_signals:
+            stop.set()
         async with trio.open_nursery() as root:
-            root.start_soon(rpc.serve_writer, receive, stop.set)
+            root.start_soon(stdout.serve, receive, stop.set)
             async with send:
                 emit = _emitter(send)
                 session = Session(
@@ -241,23 +272,12 @@ async def _main(
                     resumed=resumed,
                 )
                 session.set_auto_approve(options.auto_approve)
-                await send.send(
-                    ev.Ready(
-                        protocol_version=ev.PROTOCOL_VERSION,
-                        luxe_version=__version__,
-                        session_id=file.id,
-                        cwd=str(cwd),
-                        github_writes=options.github_writes,
-                        capabilities=CAPABILITIES,
-                        resumed=resumed,
-                    )
-                )
-                await send.send(session.state_event())
-                if resumed:
-                    await send.send(session.info_event())
                 for problem in hook_config.errors:
                     # The session runs without the broken hook; say so.
                     await send.send(ev.Error(f"hooks: {problem}", retryable=False))
+                # Imported after ready: Guided Review is not needed for the handshake.
+                from luxe.review.service import ReviewService
+
                 review = ReviewService(cwd=cwd, session=session, emit=emit)
                 actions = RpcActions(
                     session, store, lambda s: ModelChoice(s, env), stop, review=review.submit
@@ -277,6 +297,42 @@ async def _main(
                     inner.cancel_scope.cancel()
 
 
+def _handshake(
+    options: Options, model: ModelChoice, gate: PermissionGate, file: SessionFile,
+    resumed: bool, cwd: Path,
+) -> list[ev.Event]:
+    """The first frames: `ready`, `state_changed` (a new session's state, as
+    Session.state_event gives it) and, on resume, `session_info`."""
+    frames: list[ev.Event] = [
+        ev.Ready(
+            protocol_version=ev.PROTOCOL_VERSION,
+            luxe_version=__version__,
+            session_id=file.id,
+            cwd=str(cwd),
+            github_writes=options.github_writes,
+            capabilities=CAPABILITIES,
+            resumed=resumed,
+        ),
+        ev.StateChanged(
+            model=model.state(),
+            streaming=False,
+            mode="build",
+            thinking="off",
+            permission_mode=gate.permission_mode,
+            auto_approve=options.auto_approve,
+        ),
+    ]
+    if resumed:
+        frames.append(
+            ev.SessionInfo(file.id, file.title, len(file.messages), file.created_at, file.updated_at)
+        )
+    return frames
+
+
+def _remember_signal(signum: int, frame: FrameType | None) -> None:
+    _early_signals.append(signum)
+
+
 def _tools() -> list[Tool]:
     from luxe.tools import default_tools
 
@@ -286,6 +342,7 @@ def _tools() -> list[Tool]:
 def _emitter(send: trio.MemorySendChannel[ev.Event]) -> Callable[[ev.Event], Awaitable[None]]:
     """Queue a frame for the writer. Waits only when the writer is behind:
     a scheduler round per token delta would cap a stream's frame rate."""
+    import trio
 
     async def emit(event: ev.Event) -> None:
         try:
@@ -297,6 +354,8 @@ def _emitter(send: trio.MemorySendChannel[ev.Event]) -> Callable[[ev.Event], Awa
 
 
 async def _read_then_stop(actions: RpcActions, stop: trio.Event) -> None:
+    from luxe.frontends import rpc
+
     await rpc.serve_reader(actions.dispatch)
     stop.set()  # EOF on stdin is the same as close
 
@@ -310,6 +369,8 @@ async def _watch_signals(signals: AsyncIterator[int], stop: trio.Event) -> None:
 async def _warm_up(session: Session, model: ModelChoice) -> None:
     """After ready: import the provider and build the system prompt, so the
     first turn does not wait for them. Failures surface in that turn."""
+    import trio
+
     session.tools  # noqa: B018 -- builds the tools (imports their modules)
     try:
         await trio.to_thread.run_sync(model.build, abandon_on_cancel=True)

@@ -69,7 +69,7 @@ class FilePane:
         self.watch = FileWatch(path)
         self._inner: Rect | None = None  # the text area at the last draw
         self._pin_end = False
-        self._generation = 0  # bumped whenever the source rows are rebuilt
+        self._generation = 0  # bumped whenever the source rows are rebuilt (and on load)
         self._with_cards: tuple[tuple[int, int, int], list[Row]] | None = None
         self._shown: tuple[int, int, Sequence[Row]] | None = None  # what rows() last returned
         self._load()
@@ -84,6 +84,7 @@ class FilePane:
         self._git: gitmarks.GitDiff | None = None
         self._marks: Marks | None = None
         self._views: dict[tuple[int, bool], DocumentView] = {}
+        self._generation += 1  # new rows: no place to keep
         self._lit: tuple[Sequence[Row], tuple[int, int], range] | None = None
 
     @property

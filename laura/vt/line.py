@@ -18,6 +18,7 @@ from bisect import bisect_left, bisect_right
 from laura.render.style import PLAIN, Span, Style
 
 FILL = "\x00"  # right half of a wide character; never printable input
+MARKS_LIMIT = 8  # combining characters kept per cell
 
 
 class Line:
@@ -159,7 +160,9 @@ class Line:
     def add_mark(self, x: int, mark: str) -> None:
         if self.marks is None:
             self.marks = {}
-        self.marks[x] = self.marks.get(x, "") + mark
+        # Bounded, as in tmux: a stream of combining marks must not grow a
+        # cell without limit.
+        self.marks[x] = (self.marks.get(x, "") + mark)[:MARKS_LIMIT]
 
     def spans(self, columns: int) -> tuple[Span, ...]:
         text = self.text

@@ -91,6 +91,8 @@ async def load_review(
             source = "model"
         except (ChaptersInvalid, ProviderError) as error:
             log.info("model chapters refused, using the fallback: %s", error)
+        except Exception:  # a broken provider must not cost the reviewer the review
+            log.exception("model chapters failed, using the fallback")
     if stored is None:
         return LoadedReview(review, new_session(review), store, read.root, False, source)
     session = remap_session(stored.session, stored.review, review)

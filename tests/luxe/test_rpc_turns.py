@@ -192,3 +192,11 @@ def test_a_client_that_stops_reading_ends_the_session(env: dict[str, str], repo:
         if process.poll() is None:
             process.kill()
             process.wait()
+
+
+@pytest.mark.parametrize("signame", ["SIGTERM", "SIGINT"])
+def test_a_signal_right_after_ready_still_ends_cleanly(spawn: SpawnLuxe, signame: str) -> None:
+    luxe = spawn([{"text": "x"}])
+    assert luxe.next_frame()["kind"] == "ready"
+    os.kill(luxe.pid, getattr(signal, signame))
+    assert luxe.wait_exit(timeout=5) == 0

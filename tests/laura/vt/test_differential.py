@@ -102,3 +102,16 @@ def test_random_simple_streams_look_as_in_pyte() -> None:
             for x in range(20):
                 if mine[y][x][0].strip():
                     assert mine[y][x] == theirs[y][x], (seed, y, x)
+
+
+@pytest.mark.parametrize("path", PYTE_FIXTURES, ids=lambda p: p.name)
+def test_resizing_rewraps_as_in_tmux(path: Path, tmux_oracle: TmuxOracle) -> None:
+    lines, columns = _size(path)
+    data = path.read_bytes()
+    widths = [50, 100, 37, columns]
+    vt = ours(data, lines, columns)
+    for width, (rows, (x, y, history)) in zip(
+            widths, tmux_oracle.replay_resized(data, lines, columns, widths), strict=True):
+        vt.resize(lines, width)
+        assert vt.display() == rows, width
+        assert (vt.cursor, vt.history_size) == ((min(x, width - 1), y), history), width

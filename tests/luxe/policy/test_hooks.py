@@ -299,7 +299,7 @@ async def test_background_children_do_not_outlive_a_finished_hook(tmp_path: Path
 async def test_cancel_kills_and_reaps_the_hook(tmp_path: Path) -> None:
     mark = marker()
     started = tmp_path / "started"
-    r, _ = runner(
+    r, finished = runner(
         tmp_path,
         {
             "BeforeToolUse": [
@@ -315,6 +315,7 @@ async def test_cancel_kills_and_reaps_the_hook(tmp_path: Path) -> None:
             scope.cancel()
     assert scope.cancelled_caught
     assert wait_until(lambda: not live_pids_with(mark))
+    assert [(f.point, f.error) for f in finished] == [("BeforeToolUse", "cancelled with its turn")]
 
 
 async def test_hooks_at_one_point_run_concurrently(tmp_path: Path) -> None:

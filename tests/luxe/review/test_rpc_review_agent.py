@@ -174,3 +174,29 @@ def test_edits_while_the_agent_works_are_kept_with_its_answer(
     ]
     assert len(threads) == 2  # the praise is still there
     assert luxe.close() == 0
+
+
+def test_a_fix_asks_the_client_before_it_edits(spawn: SpawnLuxe, project: Repo) -> None:
+    write = {"path": "net/retry.py", "content": "def fetch(call):\n    return call()\n"}
+    steps = [
+        NO_CHAPTERS,
+        {"tool_calls": [{"name": "write", "args": write}]},
+        {"text": "Wrote fetch back to one call."},
+    ]
+    luxe = spawn(steps, cwd=project.path)  # permission mode "ask"
+    luxe.expect("ready")
+    review, _ = load(luxe, "r1", {"kind": "working_tree"})
+    luxe.send("edit_review", {"request_id": "f", "review_id": review["id"], "edit": "fix",
+                              "anchor": line_anchor(review, "    call()"), "body": "One call", "send": True})  # fmt: skip
+    asked = luxe.expect("permission_requested", timeout=20)
+    assert asked["tool"] == "write"
+    assert (project.path / "net/retry.py").read_text() == "def fetch(call):\n    call()\n    return call()\n"
+    luxe.send("respond_permission", {"id": asked["id"], "reply": "once"})
+    while True:
+        session = saved(luxe, None, timeout=20)
+        fix = session["findings"][0]["fix"]
+        if fix["state"] == "done":
+            break
+    assert fix["report"] == "Wrote fetch back to one call."
+    assert (project.path / "net/retry.py").read_text() == write["content"]
+    assert luxe.close() == 0

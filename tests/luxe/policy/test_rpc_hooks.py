@@ -334,6 +334,8 @@ def test_cancel_turn_kills_a_running_hook(spawn: SpawnLuxe, env: dict[str, str])
     frames = luxe.collect_until("turn_ended")
     assert frames[-1]["content"]["reason"] == "cancelled"
     hooks = [f["content"] for f in frames if f["kind"] == "hook_finished"]
-    assert [(h["point"], h["error"]) for h in hooks] == [("BeforeToolUse", "cancelled with its turn")]
+    assert [(h["point"], h["error"]) for h in hooks] == [
+        ("BeforeToolUse", "cancelled with its turn")
+    ]
     wait_until(lambda: not live_pids_with(mark), 5, "the hook's processes to die")
     assert luxe.close() == 0

@@ -12,6 +12,7 @@ import os
 import re
 import shutil
 import subprocess
+import threading
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -60,9 +61,13 @@ class GrepTool:
         if self.ripgrep:
             lines = await self._ripgrep(pattern, root, glob, ctx.cwd)
         else:
-            lines = await trio.to_thread.run_sync(
-                _python_grep, regex, root, glob, ctx.cwd, abandon_on_cancel=True
-            )
+            stop = threading.Event()
+            try:
+                lines = await trio.to_thread.run_sync(
+                    _python_grep, regex, root, glob, ctx.cwd, stop, abandon_on_cancel=True
+                )
+            finally:
+                stop.set()  # an abandoned search ends at its next file
         if not lines:
             return ToolResult("no matches", summary="0 matches")
         shown_lines = lines[:MAX_MATCHES]
@@ -100,10 +105,14 @@ class GrepTool:
         return [line[:MAX_LINE] for line in text.splitlines()][: MAX_MATCHES + 1]
 
 
-def _python_grep(regex: re.Pattern[str], root: Path, glob: str | None, cwd: Path) -> list[str]:
+def _python_grep(
+    regex: re.Pattern[str], root: Path, glob: str | None, cwd: Path, stop: threading.Event
+) -> list[str]:
     found: list[str] = []
     files = [root] if root.is_file() else _walk(root)
     for path in files:
+        if stop.is_set():
+            break
         if glob and not fnmatch.fnmatch(path.name, glob) and not fnmatch.fnmatch(
             shown(cwd, path), glob
         ):

@@ -13,7 +13,7 @@ import re
 import shutil
 import subprocess
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -109,7 +109,7 @@ def _python_grep(
     regex: re.Pattern[str], root: Path, glob: str | None, cwd: Path, stop: threading.Event
 ) -> list[str]:
     found: list[str] = []
-    files = [root] if root.is_file() else _walk(root)
+    files: Iterable[Path] = [root] if root.is_file() else _walk(root)
     for path in files:
         if stop.is_set():
             break
@@ -133,9 +133,9 @@ def _python_grep(
     return found
 
 
-def _walk(root: Path) -> list[Path]:
-    out: list[Path] = []
+def _walk(root: Path) -> Iterator[Path]:
+    """Files under root, lazily (so a stopped search stops walking too)."""
     for directory, dirnames, filenames in os.walk(root):
         dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS)
-        out.extend(Path(directory) / name for name in sorted(filenames))
-    return out
+        for name in sorted(filenames):
+            yield Path(directory) / name

@@ -2,16 +2,19 @@
 
 Each returns text the model reads; a refusal (missing file, binary file, an
 edit whose match is missing or ambiguous) is a ToolError with a message that
-says what to do instead. File I/O here is small and synchronous: reads are
-capped, so no call holds the event loop for long.
+says what to do instead. File I/O here is small and synchronous (reads are
+capped), except glob, whose walk runs in a worker thread.
 """
 
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
+
+import trio
 
 from luxe.engine.model import ToolSpec
 from luxe.engine.tooling import ToolContext, ToolError, ToolResult
@@ -205,15 +208,29 @@ class GlobTool:
         pattern = args["pattern"]
         if not pattern or os.path.isabs(pattern):
             raise ToolError("pattern must be a relative glob such as **/*.py")
+        stop = threading.Event()
         try:
-            found = [
-                p for p in ctx.cwd.glob(pattern)
-                if p.is_file() and not SKIP_DIRS.intersection(p.relative_to(ctx.cwd).parts)
-            ]
+            # A walk of a big tree must not hold the event loop (or a cancel).
+            found = await trio.to_thread.run_sync(
+                _glob, ctx.cwd, pattern, stop, abandon_on_cancel=True
+            )
         except (ValueError, OSError) as exc:
             raise ToolError(f"bad pattern {pattern!r}: {exc}") from None
-        found.sort(key=lambda p: p.stat().st_mtime, reverse=True)
+        finally:
+            stop.set()
         names = [shown(ctx.cwd, p) for p in found[:LIST_MAX]]
         if len(found) > LIST_MAX:
             names.append(f"[{len(found) - LIST_MAX} more files]")
         return ToolResult("\n".join(names) or "no files match", summary=f"{len(found)} files")
+
+
+def _glob(cwd: Path, pattern: str, stop: threading.Event) -> list[Path]:
+    """Matching files, newest first; ends early once `stop` is set."""
+    found = []
+    for path in cwd.glob(pattern):
+        if stop.is_set():
+            break
+        if path.is_file() and not SKIP_DIRS.intersection(path.relative_to(cwd).parts):
+            found.append(path)
+    found.sort(key=lambda p: p.stat().st_mtime, reverse=True)
+    return found

@@ -232,5 +232,12 @@ def _glob(cwd: Path, pattern: str, stop: threading.Event) -> list[Path]:
             break
         if path.is_file() and not SKIP_DIRS.intersection(path.relative_to(cwd).parts):
             found.append(path)
-    found.sort(key=lambda p: p.stat().st_mtime, reverse=True)
+    found.sort(key=_mtime, reverse=True)
     return found
+
+
+def _mtime(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:  # gone since the walk saw it
+        return 0.0

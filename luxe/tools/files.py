@@ -9,6 +9,7 @@ capped), except glob, whose walk runs in a worker thread.
 from __future__ import annotations
 
 import os
+import stat
 import threading
 from collections.abc import Mapping
 from pathlib import Path
@@ -26,11 +27,22 @@ READ_MAX_LINE = 2000
 LIST_MAX = 500
 
 
+def _refuse_special(path: Path, name: str) -> None:
+    """A FIFO or device would block the event loop (or never end): refuse it."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return  # missing: the caller reports it
+    if not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
+        raise ToolError(f"{name} is not a regular file (a pipe, socket or device)")
+
+
 def _text_file(path: Path, cwd: Path) -> str:
     """The file's text; refuses directories, missing and binary files."""
     name = shown(cwd, path)
     if path.is_dir():
         raise ToolError(f"{name} is a directory; use ls to list it")
+    _refuse_special(path, name)
     try:
         with path.open("rb") as f:
             data = f.read(READ_MAX_BYTES + 1)
@@ -109,6 +121,7 @@ class WriteTool:
         path = resolve(ctx.cwd, args["path"])
         if path.is_dir():
             raise ToolError(f"{shown(ctx.cwd, path)} is a directory")
+        _refuse_special(path, shown(ctx.cwd, path))
         existed = path.exists()
         try:
             path.parent.mkdir(parents=True, exist_ok=True)

@@ -233,7 +233,7 @@ def _attachment(cwd: Path, path: str) -> str:
             # A FIFO or device would block the event loop.
             return f"<attachment path={path!r}>not a regular file</attachment>"
         with full.open("rb") as f:
-            text = f.read(64 * 1024).decode("utf-8")
+            text = f.read(64 * 1024).decode("utf-8", "replace")
     except (OSError, UnicodeDecodeError) as exc:
         return f"<attachment path={path!r}>could not be read: {exc}</attachment>"
     return f"<attachment path={path!r}>\n{text}\n</attachment>"

@@ -31,6 +31,8 @@ NOTHING_TO_DIFF = "no changes vs HEAD — nothing to diff"
 DIFF_VIEW_NEEDS_GIT = "diff view unavailable — install `git`"
 
 GIT_TIMEOUT = 10.0
+# A pane waits for git in the UI's thread: never long.
+BLOCKING_TIMEOUT = 2.0
 _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 
 HAS_CHANGES = "changes"
@@ -206,23 +208,50 @@ def _note_missing() -> GitDiff:
     return GitDiff(GIT_MISSING)
 
 
-def git_diff_blocking(path: str | Path) -> GitDiff:
-    """`git diff -U0 HEAD -- path`, waited for (at most GIT_TIMEOUT)."""
+def git_diff_blocking(path: str | Path, timeout: float = BLOCKING_TIMEOUT) -> GitDiff:
+    """`git diff -U0 HEAD -- path`, waited for in the caller's thread (a
+    file pane asks on open and reload). Past `timeout` the whole process
+    group (git and anything it started, e.g. an fsmonitor hook) is killed
+    and reaped, and the file counts as having no changes."""
     path = Path(path).resolve()
     try:
-        done = subprocess.run(
+        process = subprocess.Popen(
             _command(path),
-            capture_output=True,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
             env=_environment(),
-            timeout=GIT_TIMEOUT,
             start_new_session=True,
-            check=False,
         )
     except FileNotFoundError:
         return _note_missing()
-    except (subprocess.TimeoutExpired, OSError):
+    except OSError:
         return GitDiff(NO_CHANGES)
-    return _outcome(done.returncode, done.stdout)
+    try:
+        stdout, _ = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        _kill_group_now(process)
+        return GitDiff(NO_CHANGES)
+    return _outcome(process.returncode, stdout)
+
+
+def _kill_group_now(process: subprocess.Popen[bytes]) -> None:
+    """SIGTERM the group, a short grace, then SIGKILL it; always reap."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(process.pid, sig)
+        except ProcessLookupError:
+            break
+        try:
+            process.communicate(timeout=0.5)
+            break
+        except subprocess.TimeoutExpired:
+            continue
+    try:  # stragglers that outlived the leader
+        os.killpg(process.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    process.wait()
 
 
 async def _kill_group(process: trio.Process) -> None:

@@ -349,13 +349,30 @@ class _Writer:
         self.emit(border("└", "┴", "┘"), (last, last), pre=True, first=False)
 
 
-def _raw(src_lines: list[str], lo: int, hi: int) -> list[Line]:
+def _raw(src_lines: list[str], lo: int, hi: int, style: Style = PLAIN) -> list[Line]:
     return [
         Line(
-            (Span(src_lines[n].expandtabs(TAB)),) if src_lines[n] else (), (n + 1, n + 1), pre=True
+            (Span(src_lines[n].expandtabs(TAB), style),) if src_lines[n] else (),
+            (n + 1, n + 1),
+            pre=True,
         )
         for n in range(lo, min(hi, len(src_lines)))
     ]
+
+
+FRONT_MATTER_LIMIT = 200  # lines a YAML front matter block may take
+
+
+def _front_matter_end(src_lines: list[str]) -> int:
+    """Lines taken by a YAML front matter block (`---` ... `---` or `...`
+    opening the file), or 0. Without this markdown would read it as a rule
+    and a setext heading."""
+    if not src_lines or src_lines[0].rstrip() != "---":
+        return 0
+    for index in range(1, min(len(src_lines), FRONT_MATTER_LIMIT)):
+        if src_lines[index].rstrip() in ("---", "..."):
+            return index + 1 if index > 1 else 0
+    return 0
 
 
 def markdown_blocks(text: str) -> Iterator[Block]:
@@ -363,10 +380,13 @@ def markdown_blocks(text: str) -> Iterator[Block]:
     src = text.replace("\r\n", "\n").replace("\0", "\ufffd")
     src_lines = source_lines(src)
     env: dict[str, Any] = {}
+    cursor = _front_matter_end(src_lines)
+    if cursor:  # shown as source; the parser sees blank lines in its place
+        yield Block(tuple(_raw(src_lines, 0, cursor, theme.HTML)), 1, cursor)
+        src = "\n" * cursor + "\n".join(src_lines[cursor:]) + "\n"
     groups: Iterator[tuple[int, int, list[Token]]] = top_level_blocks(src, env)
     if _REFERENCE.search(src):  # links may use definitions further down
         groups = iter(list(groups))
-    cursor = 0
     for lo, hi, tokens in groups:
         writer = _Writer(src_lines, env)
         for n in range(cursor, lo):

@@ -36,14 +36,6 @@ class Line:
         line.marks = dict(self.marks) if self.marks else None
         return line
 
-    def style_at(self, x: int) -> Style:
-        runs = self.runs
-        if x >= len(self.text):
-            return PLAIN
-        starts = runs[0::2]
-        style: Style = runs[2 * bisect_right(starts, x) - 1]
-        return style
-
     def splice(self, a: int, text: str, new_runs: list) -> None:
         """Overwrite cells [a, a+len(text)) with `text` styled by `new_runs`
         (flat, absolute starts, first start == a, no empty runs)."""

@@ -242,3 +242,15 @@ async def test_cancelling_a_slow_git_leaves_no_process_behind(tmp_path: Path) ->
             await wait_until(lambda: bool(_alive(marker)))
             nursery.cancel_scope.cancel()
     await wait_until(lambda: not _alive(marker))
+
+
+def test_a_slow_git_in_the_ui_thread_times_out_and_leaves_nothing_behind(tmp_path: Path) -> None:
+    path = repo_with(tmp_path, "a.txt", "one\n")
+    marker = f"slow-hook-{os.getpid()}-{tmp_path.name}"
+    hook = tmp_path / marker
+    hook.write_text("#!/bin/sh\nsleep 30\n")
+    hook.chmod(0o755)
+    git(path.parent, "config", "core.fsmonitor", str(hook))
+    path.write_text("two\n")
+    assert git_diff_blocking(path, timeout=0.5).state == NO_CHANGES
+    assert not _alive(marker)

@@ -4,6 +4,11 @@ from __future__ import annotations
 
 import textwrap
 
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from laura.render import markdown as markdown_module
 from laura.render import theme
 from laura.render.document import Document, render_document
 from tests.laura.render_helpers import picture, sources, text
@@ -316,3 +321,69 @@ def test_every_source_line_is_addressable_in_a_mixed_document() -> None:
 def test_empty_and_blank_documents() -> None:
     assert render_document("doc.md", "", 20) == []
     assert picture(render_document("doc.md", "\n\n", 20)) == ["  1 |", "  2 |"]
+
+
+def test_yaml_front_matter_is_shown_as_source_line_for_line() -> None:
+    assert render("---\ntitle: Notes\ntags: [a, b]\n---\n\n# Notes\n") == [
+        "  1 |---",
+        "  2 |title: Notes",
+        "  3 |tags: [a, b]",
+        "  4 |---",
+        "  5 |",
+        "  6 |# Notes",
+    ]
+    assert render("---\n\ntext\n") == ["  1 |" + "─" * 60, "  2 |", "  3 |text"]
+
+
+SNIPPETS = [
+    "# Heading",
+    "Setext\n===",
+    "plain words here",
+    "hand wrapped\nparagraph lines\nthree of them",
+    "- item\n- item two\n  - nested",
+    "1. one\n2. two",
+    "- [ ] task\n- [x] done",
+    "> quote\n> more",
+    "> [!TIP]\n> advice",
+    "```py\nx = 1\n\ny = 2\n```",
+    "```\nunclosed fence",
+    "| a | b |\n|---|---|\n| 1 | 2 |",
+    "<div>\nhtml\n</div>",
+    "    indented code",
+    "---",
+    "[ref]: http://example.invalid",
+    "text with `code` and **bold** and [ref]",
+    "- a\n\n  > quote in list\n\n  ```\n  code in list\n  ```",
+    "漢字 wide text 漢字",
+    "",
+]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    parts=st.lists(st.sampled_from(SNIPPETS), min_size=1, max_size=8),
+    separators=st.lists(st.sampled_from(["\n", "\n\n", "\n\n\n"]), min_size=8, max_size=8),
+    width=st.integers(min_value=4, max_value=60),
+)
+def test_any_mix_of_blocks_maps_every_line_in_order(
+    parts: list[str], separators: list[str], width: int
+) -> None:
+    source = "".join(part + separators[i] for i, part in enumerate(parts))
+
+    fallbacks: list[object] = []
+
+    def no_fallback(*args: object, **kwargs: object) -> list[object]:
+        fallbacks.append(args)  # a renderer bug would hide behind the fallback
+        return []
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(markdown_module, "_raw", no_fallback)
+        view = Document("doc.md", source).view(width)
+        rows = list(view)
+    assert not fallbacks, source
+    count = len(source.splitlines())
+    starts = [row.source[0] for row in rows if row.source is not None]
+    assert starts == sorted(starts)
+    for line in range(1, count + 1):
+        assert view.rows_meeting(line), (line, source)
+    assert all(row.source is None or 1 <= row.source[0] <= row.source[1] <= count for row in rows)

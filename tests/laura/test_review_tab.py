@@ -165,3 +165,31 @@ def test_the_journal_records_what_the_agent_did(tab: Tab, tmp_path: Path) -> Non
     events = [json.loads(line) for line in journal.read_text().splitlines()]
     assert [e["type"] for e in events] == ["ready", "open", "open", "highlight"]
     assert (events[3]["pane"], events[3]["start"], events[3]["end"]) == (3, 2, 2)
+
+
+def test_a_paste_lands_in_the_prompt_and_s_without_threads_says_so(tab: Tab) -> None:
+    tab.apply(Ready())
+    panel = tab.panels[1]
+    area = tab.panel_inner(panel)
+    ui = ReviewUI(Writer())
+    toasts: list[str] = []
+    assert ui.file_key(tab, panel, Key("S"), area, toasts.append)
+    assert not ui.active
+    assert toasts == ["no comments to submit: press c on a line first"]
+    ui.file_key(tab, panel, Key("c"), area, toasts.append)
+    ui.paste("two\r\nlines")
+    ui.key(Key("enter"), toasts.append)
+    [thread] = panel.review.book.threads()
+    assert thread.notes[0].body == "two\nlines"
+
+
+def test_escape_cancels_a_comment_and_changes_nothing(tab: Tab) -> None:
+    tab.apply(Ready())
+    panel = tab.panels[1]
+    area = tab.panel_inner(panel)
+    ui = ReviewUI(Writer())
+    ui.file_key(tab, panel, Key("c"), area, [].append)
+    type_text(ui, "never mind", [])
+    ui.key(Key("escape"), [].append)
+    assert not ui.active
+    assert panel.review.book.is_empty

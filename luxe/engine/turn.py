@@ -295,4 +295,8 @@ async def _decide_and_run(session: Session, call: ToolUseBlock) -> tuple[ToolRes
     for path, operation in result.changed:
         await session.emit(ev.FileChanged(path, operation))
         await session.hooks.run("FileChanged", {"FileChanged": {"path": path, "operation": operation}})
+        if session.diagnostics is not None and operation in ("write", "edit"):
+            found = await session.diagnostics.after_edit(path)
+            if found:
+                result = attrs.evolve(result, content=f"{result.content}\n\n{found}")
     return result, False

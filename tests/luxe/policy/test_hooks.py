@@ -396,9 +396,7 @@ async def test_a_failing_hooks_stderr_is_redacted(
 
     (tmp_path / "leak").write_text("token=sk-abcdef123456\n")
     finished: list[HookFinished] = []
-    config = HookConfig(
-        {"BeforeToolUse": (hook("sh", "-c", "cat leak >&2; exit 1"),)}
-    )
+    config = HookConfig({"BeforeToolUse": (hook("sh", "-c", "cat leak >&2; exit 1"),)})
     redactor = Redactor((("TOKEN", "sk-abcdef123456"),))
     r = CommandHookRunner(
         config, cwd=str(tmp_path), on_finished=finished.append, redact=redactor.redact

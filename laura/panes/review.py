@@ -95,7 +95,15 @@ class ReviewUI:
 
     @property
     def active(self) -> bool:
-        """True while every key belongs to the review (a prompt or a question)."""
+        """True while every key belongs to the review (a prompt or a question).
+        A prompt or question whose pane has gone (the agent closed it, its
+        tab ended) is dropped here, so no key is spent on it."""
+        if self.draft is not None and self.draft.pane not in self.draft.tab.panels:
+            self.draft = None
+        if self.confirm_close is not None:
+            tab, pane = self.confirm_close
+            if pane not in tab.panels:
+                self.confirm_close = None
         return self.draft is not None or self.confirm_close is not None
 
     # -- keys ------------------------------------------------------------------

@@ -26,6 +26,7 @@ from laura.panes.file import FilePane
 from laura.protocol import Rect
 from laura.render.canvas import Canvas, text_width
 from laura.render.style import PLAIN
+from laura.review.cards import visible
 from laura.review.prompt import (
     NO_THREADS,
     NOT_READY,
@@ -234,8 +235,9 @@ class ReviewUI:
         shell = tab.rects().get(SHELL)
         if shell is None:
             return
-        lines = draft.editor.lines()
+        lines = [visible(text) for text in draft.editor.lines()]
         line, column = draft.editor.cursor_position()
+        column = len(visible(draft.editor.lines()[line][:column]))
         rows = min(max(len(lines), 1), MAX_PROMPT_ROWS)
         height = min(rows + 2, shell.height)
         box = Rect(shell.x, shell.y + shell.height - height, shell.width, height)

@@ -2,7 +2,8 @@
 
 Inputs (20 MB each, seed 1, as in the stack measurements): `plain` is
 printable ASCII lines, `colour` is `ls --color`-like lines full of SGR
-(16/256/true colour, bold/underline/inverse). For the in-process emulators
+(16/256/true colour, bold/underline/inverse); `tui` (an extra, no target)
+is full-screen redraws of all 50 rows in place, as an agent's UI does. For the in-process emulators
 `\\n` becomes `\\r\\n` (what a PTY's onlcr delivers) and data is fed in 64 KiB
 reads at 200x50. Printed per input:
 - laura.vt MB/s over the whole 20 MB;
@@ -94,11 +95,18 @@ def generate(size: int) -> dict[str, bytes]:
         ]
         return "  ".join(parts)
 
+    def tui_frame() -> str:
+        # An agent UI redrawing all 50 rows in place: CUP, colours, EL.
+        rows = [f"\x1b[{y + 1};1H\x1b[38;5;{rnd.randint(0, 255)}m{y:>3} "
+                f"\x1b[1m{rnd.choice(WORDS) * rnd.randint(1, 12)}\x1b[0m\x1b[K"
+                for y in range(LINES)]
+        return "\x1b[H" + "".join(rows)
+
     out = {}
-    for name, make in (("plain", plain_line), ("colour", colour_line)):
+    for name, make in (("plain", plain_line), ("colour", colour_line), ("tui", tui_frame)):
         lines, total = [], 0
         while total < size:
-            line = make() + "\n"
+            line = make() + ("" if name == "tui" else "\n")
             lines.append(line)
             total += len(line)
         out[name] = "".join(lines).encode()[:size]

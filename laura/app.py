@@ -19,6 +19,7 @@ the host ends when the last tab has gone.
 from __future__ import annotations
 
 import gc
+import math
 import os
 import secrets
 import signal
@@ -29,24 +30,24 @@ from collections.abc import Callable
 import trio
 
 from laura import chrome, layout
-from laura.client import runtime_dir
+from laura.bindings import Bindings
 from laura.console import Console, open_console
 from laura.emulator import Emulator
-from laura.keys import Event, Key, Mouse, Paste
 from laura.layout import SHELL
 from laura.panes.review import ReviewUI
 from laura.panes.shell import ShellPane
 from laura.protocol import Error, Rect, encode_response
 from laura.render.canvas import Canvas, frame_diff
 from laura.server import serve_tab
+from laura.spool import runtime_dir
 from laura.tab import Tab, inner
 from laura.terminal import SpawnError, open_terminal
 from laura.vt import VirtualTerminal
 
 FRAME_INTERVAL = 1 / 60
-# How often file panes stat their files for changes on disk.
-FILE_POLL_INTERVAL = 0.25
 TOAST_SECONDS = 4.0
+# File panes poll their files this often (a stat each; no inotify in the stdlib).
+FILE_POLL_INTERVAL = 0.25
 
 
 def default_shell() -> list[str]:
@@ -61,7 +62,7 @@ class TabRuntime:
         self.scope = trio.CancelScope()
 
 
-class Host:
+class Host(Bindings):
     """Owns every tab and the user's terminal (see the module docstring)."""
 
     def __init__(
@@ -75,7 +76,7 @@ class Host:
         self.emulator_factory = emulator_factory
         self.cwd = os.getcwd()
         self.nonce = secrets.token_hex(8)
-        self.runtime = runtime_dir()
+        self.runtime = str(runtime_dir())
         self.tabs: list[TabRuntime] = []
         self.active = 0
         self.tab_counter = 0
@@ -176,8 +177,6 @@ class Host:
         def answer(line: bytes) -> bytes:
             tab.area = self.area()
             try:
-                # A request sent right after an edit must see the new content.
-                tab.poll_files()
                 reply = tab.answer(line)
             except Exception as exc:  # a bug must cost one request, never the host
                 reply = encode_response(Error(f"internal error: {type(exc).__name__}: {exc}"))
@@ -188,7 +187,8 @@ class Host:
         return answer
 
     async def _poll_files(self) -> None:
-        """Reload (or freeze) file panes whose files changed on disk."""
+        """Reload (or freeze) file panes whose files changed on disk; runs
+        until the host's nursery is cancelled (polls hold no handles)."""
         while True:
             await trio.sleep(FILE_POLL_INTERVAL)
             if any(runtime.tab.poll_files() for runtime in list(self.tabs)):
@@ -228,7 +228,10 @@ class Host:
         last = -FRAME_INTERVAL
         cost = 0.0
         while True:
-            await self._dirty.wait()
+            # A toast disappears on its own: wake up when it expires.
+            deadline = self.toast[1] if self.toast is not None else math.inf
+            with trio.move_on_at(deadline):
+                await self._dirty.wait()
             # Never spend more than about a fifth of the loop drawing: under a
             # flood the PTY reader gets the rest, and keys are never starved.
             await trio.sleep_until(last + max(FRAME_INTERVAL, 4 * cost))
@@ -311,195 +314,12 @@ class Host:
     def show_toast(self, text: str) -> None:
         self.toast = (text, trio.current_time() + TOAST_SECONDS)
 
-    # --- input ------------------------------------------------------------------
-
-    def handle_events(self, events: list[Event]) -> None:
-        for event in events:
-            try:
-                if isinstance(event, Key):
-                    self.handle_key(event)
-                elif isinstance(event, Paste):
-                    self.handle_paste(event.text)
-                elif isinstance(event, Mouse):
-                    self.handle_mouse(event)
-            except Exception as exc:  # a bug costs one key, never the session
-                self.show_toast(f"internal error: {type(exc).__name__}: {exc}")
-        self.mark_dirty()
-
-    def handle_key(self, key: Key) -> None:
-        """Dispatch one key; the first rule that matches wins (see docs/laura.md)."""
-        tab = self.current()
-        if tab is None:
-            return
-        if key == Key("f12"):
-            self.locked = not self.locked
-            return
-        if self.locked:
-            if tab.shell is not None:
-                tab.shell.key(key)
-            return
-        if self.mode == "quit":
-            self.mode = None
-            if key == Key("y"):
-                self.quit(0)
-            return
-        if self.mode == "help":
-            self.mode = None
-            return
-        if key == Key("h", ctrl=True):
-            self.mode = "help"
-            return
-        if self.review_ui.active:
-            self.review_ui.key(key, self.show_toast)
-            return
-        if self.mode == "rename":
-            self._rename_key(tab, key)
-            return
-        if self.mode == "panes":
-            self._panes_key(tab, key)
-            return
-        if self.mode == "tabs":
-            self._tabs_key(key)
-            return
-        if key == Key("p", ctrl=True):
-            self.mode, self.typed = "panes", ""
-            return
-        if key == Key("t", ctrl=True):
-            self.mode = "tabs"
-            return
-        if key == Key("q", ctrl=True):
-            self.mode = "quit"
-            return
-        if tab.focus != SHELL and tab.focus in tab.panels:
-            self._file_key(tab, key)
-            return
-        if tab.shell is not None:
-            tab.shell.key(key)
-
-    def _file_key(self, tab: Tab, key: Key) -> None:
-        panel = tab.panels[tab.focus]
-        area = tab.panel_inner(panel)
-        if self.review_ui.file_key(tab, panel, key, area, self.show_toast):
-            return
-        if key.name == "escape":
-            tab.focus = SHELL
-        elif key.name == "up":
-            panel.move_cursor(-1, area)
-        elif key.name == "down":
-            panel.move_cursor(1, area)
-        elif key.name == "pageup":
-            panel.scroll_by(-max(area.height, 1), area)
-        elif key.name == "pagedown":
-            panel.scroll_by(max(area.height, 1), area)
-        elif key.name == "left":
-            panel.scroll_sideways(-1, area)
-        elif key.name == "right":
-            panel.scroll_sideways(1, area)
-        elif key == Key("h"):
-            panel.clear_highlight()
-        elif key == Key("d"):
-            refusal = panel.set_diff_view(not panel.diff_view)
-            if refusal is not None:
-                self.show_toast(refusal)
-        elif key == Key("x"):
-            tab.close_pane(panel.id)
-
-    def _panes_key(self, tab: Tab, key: Key) -> None:
-        live = [str(pane) for pane in layout.order(tab.tree)]
-        if key.name.isdigit() and not (key.ctrl or key.alt):
-            self.typed += key.name
-            longer = [pane for pane in live if pane.startswith(self.typed) and pane != self.typed]
-            if self.typed in live and not longer:
-                self._focus(tab, int(self.typed))
-            elif not any(pane.startswith(self.typed) for pane in live):
-                self.show_toast(f"no pane #{self.typed}")
-                self.typed = ""
-            return
-        if key.name == "backspace":
-            self.typed = self.typed[:-1]
-            return
-        if key.name == "enter" and self.typed in live:
-            self._focus(tab, int(self.typed))
-            return
-        self.mode = None
-
-    def _focus(self, tab: Tab, pane: int) -> None:
-        tab.focus = pane
-        self.mode = None
-        self.typed = ""
-
-    def _tabs_key(self, key: Key) -> None:
-        if key.name == "left" and self.tabs:
-            self.active = (self.active - 1) % len(self.tabs)
-        elif key.name == "right" and self.tabs:
-            self.active = (self.active + 1) % len(self.tabs)
-        elif key == Key("n"):
-            self.mode = None
-            self.new_tab()
-        elif key == Key("x"):
-            self.mode = None
-            if self.tabs:
-                self.tabs[self.active].scope.cancel()
-        elif key == Key("r"):
-            self.mode = "rename"
-            self.typed = ""
-        else:
-            self.mode = None
-
-    def _rename_key(self, tab: Tab, key: Key) -> None:
-        if key.name == "enter":
-            tab.label = self.typed.strip()
-            self.mode = None
-        elif key.name == "escape":
-            self.mode = None
-        elif key.name == "backspace":
-            self.typed = self.typed[:-1]
-        elif len(key.name) == 1 and not (key.ctrl or key.alt):
-            self.typed += key.name
-        elif key.name == "space":
-            self.typed += " "
-
-    def handle_paste(self, text: str) -> None:
-        tab = self.current()
-        if tab is None:
-            return
-        if self.mode == "rename":
-            self.typed += " ".join(text.splitlines())
-            return
-        if self.review_ui.active:
-            self.review_ui.paste(text)
-            return
-        if self.mode is None and (self.locked or tab.focus == SHELL) and tab.shell is not None:
-            tab.shell.paste(text)
-
-    def handle_mouse(self, event: Mouse) -> None:
-        tab = self.current()
-        if tab is None or self.mode is not None:
-            return
-        hits = [
-            (pane_id, rect)
-            for pane_id, rect in tab.rects().items()
-            if rect.x <= event.x < rect.x + rect.width and rect.y <= event.y < rect.y + rect.height
-        ]
-        if not hits:
-            return
-        pane_id, rect = hits[0]
-        clicked = event.pressed and event.code & ~(4 | 8 | 16) == 0
-        if clicked:
-            tab.focus = pane_id
-        if pane_id == SHELL:
-            if tab.shell is not None:
-                tab.shell.mouse(event, inner(rect))
-        elif event.wheel:
-            panel = tab.panels[pane_id]
-            panel.scroll_by(event.wheel * 3, inner(rect))
-
 
 async def run_host(command: list[str] | None) -> int:
     """Run the full-screen host; returns its exit status."""
-    # pyte keeps ~10k scrollback lines of small tuples alive; with the default
-    # thresholds the collector rescans them constantly (measured: ~2x slower
-    # feeding). Collect young objects less often.
+    # The scrollback keeps ~10k lines of objects alive, and a flood allocates
+    # fast; with the default thresholds the collector rescans them constantly
+    # (measured with pyte: feeding was 2x slower). Collect less often.
     gc.set_threshold(50_000, 20, 100)
     async with open_console() as console:
         host = Host(console, command or default_shell())

@@ -278,8 +278,7 @@ def run_tail(args: argparse.Namespace) -> int:
     """`CMD | laura tail`: spool stdin to `$LAURA_RUNTIME/<title>-<pid>.txt`,
     open it in a pane without taking focus, print the pane id, then copy
     until EOF. If the pane cannot be opened the spool is removed."""
-    from laura.client import runtime_dir
-    from laura.spool import copy_until_eof, spool_path
+    from laura.spool import copy_until_eof, runtime_dir, spool_path
 
     if sys.stdin.isatty():
         print("Error: laura tail reads a pipe: CMD | laura tail", file=sys.stderr)

@@ -1,4 +1,4 @@
-"""The blocking client side of a tab's socket, and the runtime directory rule.
+"""The blocking client side of a tab's socket.
 
 Standard library only: `laura open ...` runs this and nothing heavier.
 """
@@ -63,26 +63,3 @@ def request(name: str, message: Request) -> dict[str, Any]:
     if not line.strip():
         return {"type": "ok"}
     return decode_response(line)
-
-
-def runtime_dir(environ: dict[str, str] | os._Environ[str] | None = None) -> str:
-    """Where tail spools live: $LAURA_RUNTIME if it is absolute and ends in
-    a `laura` component, else $XDG_RUNTIME_DIR/laura, else ~/.laura/runtime/laura.
-    Created if missing (the first candidate that can be created wins)."""
-    env = environ if environ is not None else os.environ
-    candidates = []
-    given = env.get("LAURA_RUNTIME", "")
-    if os.path.isabs(given) and os.path.basename(os.path.normpath(given)) == "laura":
-        candidates.append(given)
-    if env.get("XDG_RUNTIME_DIR"):
-        candidates.append(os.path.join(env["XDG_RUNTIME_DIR"], "laura"))
-    candidates.append(
-        os.path.join(env.get("HOME") or os.path.expanduser("~"), ".laura", "runtime", "laura")
-    )
-    for candidate in candidates:
-        try:
-            os.makedirs(candidate, mode=0o700, exist_ok=True)
-            return candidate
-        except OSError:
-            continue
-    return candidates[-1]

@@ -4,7 +4,9 @@
 — alternate screen, raw mode, bracketed paste, SGR mouse reporting, hidden
 cursor — and restores every part of it when the block exits, whether by a
 return, an exception or cancellation (the host turns SIGTERM/SIGHUP into
-cancellation). Frames go out through a private non-blocking descriptor, so a
+cancellation). blessed supplies the terminal's capability strings; raw mode
+is set with termios directly so that restoring it can tolerate a terminal
+that has already hung up. Frames go out through a private non-blocking descriptor, so a
 slow terminal never blocks the event loop and stdin keeps its own flags.
 """
 
@@ -13,7 +15,9 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-from collections.abc import AsyncIterator, Callable
+import termios
+import tty
+from collections.abc import AsyncIterator, Callable, Iterator
 
 import blessed
 import trio
@@ -21,7 +25,7 @@ import trio
 from laura.keys import Event, InputDecoder
 
 # How long a lone ESC waits for the rest of a sequence before it is the Esc key.
-ESC_WAIT = 0.03
+ESC_WAIT = 0.05
 
 MODES_ON = "\x1b[?2004h\x1b[?1000h\x1b[?1002h\x1b[?1006h"
 MODES_OFF = "\x1b[?1006l\x1b[?1002l\x1b[?1000l\x1b[?2004l"
@@ -75,18 +79,43 @@ class Console:
                 deliver(events)
 
 
+def _private_output(stdout_fd: int) -> tuple[int, bool]:
+    """A descriptor for frames, and whether it shares stdout's description.
+
+    A fresh open of the tty is its own file description, so O_NONBLOCK on it
+    leaves stdin/stdout (and the shell that ran laura) alone. If the tty
+    can't be reopened, a dup is used and its blocking mode restored at exit."""
+    try:
+        return os.open(os.ttyname(stdout_fd), os.O_WRONLY | os.O_NOCTTY), False
+    except OSError:
+        return os.dup(stdout_fd), True
+
+
+@contextlib.contextmanager
+def _raw_mode(fd: int) -> Iterator[None]:
+    """Raw input/output on `fd`, restored on exit. Restoring may fail when the
+    terminal has hung up (SIGHUP): then there is nothing left to restore."""
+    saved = termios.tcgetattr(fd)
+    tty.setraw(fd, termios.TCSANOW)
+    try:
+        yield
+    finally:
+        with contextlib.suppress(termios.error, OSError):
+            termios.tcsetattr(fd, termios.TCSADRAIN, saved)
+
+
 @contextlib.asynccontextmanager
 async def open_console() -> AsyncIterator[Console]:
-    """Take over the terminal on stdin/stdout; restore it on any exit."""
+    """Take over the terminal on stdin/stdout; restore it on any exit
+    (return, exception, cancellation)."""
     term = blessed.Terminal()
     input_fd = sys.stdin.fileno()
-    # A separate open file description: O_NONBLOCK on it leaves stdin/stdout alone.
-    output_fd = os.open(os.ttyname(sys.stdout.fileno()), os.O_WRONLY | os.O_NOCTTY)
+    output_fd, shared = _private_output(sys.stdout.fileno())
     output = trio.lowlevel.FdStream(output_fd)
     enter = term.enter_fullscreen + term.hide_cursor + MODES_ON
     leave = "\x1b[0m" + MODES_OFF + term.normal_cursor + term.exit_fullscreen
     try:
-        with term.raw():
+        with _raw_mode(input_fd):
             try:
                 await output.send_all(enter.encode())
                 yield Console(term, output, input_fd)
@@ -100,5 +129,8 @@ async def open_console() -> AsyncIterator[Console]:
                 ):
                     await output.send_all(leave.encode())
     finally:
+        if shared:
+            with contextlib.suppress(OSError):
+                os.set_blocking(output_fd, True)
         with contextlib.suppress(OSError):
             await output.aclose()

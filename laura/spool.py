@@ -1,8 +1,7 @@
 """Tail spools: files in Laura's runtime directory that hold piped input.
 
 `CMD | laura tail` copies its stdin into a spool file and opens it as a pane;
-the host deletes the spool when that pane or its tab closes. Where spools
-live is `laura.client.runtime_dir()`. Only files
+the host deletes the spool when that pane or its tab closes. Only files
 Laura itself spooled are ever deleted: a path qualifies when its parent
 directory is exactly the runtime directory (not reached through `..`, not a
 file opened from elsewhere).
@@ -12,6 +11,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import BinaryIO
 
@@ -19,14 +19,41 @@ COPY_CHUNK = 8192
 _UNSAFE = re.compile(r"[^A-Za-z0-9]")
 
 
-def spool_path(directory: str | os.PathLike[str], title: str | None, pid: int) -> Path:
+def _usable_dir(path: Path) -> bool:
+    try:
+        path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    except OSError:
+        return False
+    return os.access(path, os.W_OK | os.X_OK)
+
+
+def runtime_dir(env: Mapping[str, str] | None = None) -> Path:
+    """Where spools live: `$LAURA_RUNTIME` if it is absolute, its last
+    component is `laura` and it can be created; else `$XDG_RUNTIME_DIR/laura`;
+    else `~/.laura/runtime/laura`. Created on the way."""
+    env = os.environ if env is None else env
+    chosen = env.get("LAURA_RUNTIME", "")
+    if chosen:
+        path = Path(chosen)
+        if path.is_absolute() and path.name == "laura" and _usable_dir(path):
+            return path
+    xdg = env.get("XDG_RUNTIME_DIR", "")
+    if xdg and Path(xdg).is_absolute() and _usable_dir(Path(xdg) / "laura"):
+        return Path(xdg) / "laura"
+    home = Path(env.get("HOME") or Path.home())
+    fallback = home / ".laura" / "runtime" / "laura"
+    _usable_dir(fallback)
+    return fallback
+
+
+def spool_path(directory: Path, title: str | None, pid: int) -> Path:
     """`<dir>/<stem>-<pid>.txt`, the stem being the title (default `tail`)
     with every character but ASCII letters and digits replaced by `-`."""
     stem = _UNSAFE.sub("-", title) if title else "tail"
-    return Path(directory) / f"{stem or 'tail'}-{pid}.txt"
+    return directory / f"{stem or 'tail'}-{pid}.txt"
 
 
-def is_spool(path: str | os.PathLike[str], directory: str | os.PathLike[str]) -> bool:
+def is_spool(path: str | os.PathLike[str], directory: Path) -> bool:
     """True only for a file whose parent is exactly the runtime directory,
     compared without resolving `..` or symlinks in the name given."""
     given = Path(os.path.abspath(os.fspath(path)))
@@ -35,7 +62,7 @@ def is_spool(path: str | os.PathLike[str], directory: str | os.PathLike[str]) ->
     return given.parent == Path(os.path.abspath(directory))
 
 
-def delete_spool(path: str | os.PathLike[str], directory: str | os.PathLike[str]) -> bool:
+def delete_spool(path: str | os.PathLike[str], directory: Path) -> bool:
     """Delete `path` if it is one of our spools; True when it was removed."""
     if not is_spool(path, directory):
         return False

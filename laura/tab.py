@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from laura import gitmarks, layout, spool
-from laura.client import runtime_dir
 from laura.journal import Journal
 from laura.layout import SHELL, LayoutError, Leaf, Tree
 from laura.panes.file import FilePane
@@ -44,6 +44,7 @@ from laura.protocol import (
 from laura.protocol import Comment as CommentRequest
 from laura.review.prompt import OPEN_WARNING
 from laura.review.threads import CommentError
+from laura.spool import runtime_dir
 
 NOT_READY_WARNING = OPEN_WARNING
 EDITOR_REFUSED = "editor panes are experimental: start Laura with LAURA_EXPERIMENTAL_EDITOR=1"
@@ -191,7 +192,8 @@ class Tab:
         if request.focus:
             self.focus = new_id
         self.log("open", pane=new_id, path=path)
-        self._log_highlight(panel)
+        if request.highlight is not None:
+            self._log_highlight(panel)
         return Opened(new_id, warnings)
 
     def _replace(self, request: Open, path: str) -> Response:
@@ -208,7 +210,8 @@ class Tab:
         refusal = self._prepare(panel, request)
         warnings = self._open_warnings(panel, None, refusal)
         self.log("open", pane=old.id, path=path, replaced=True)
-        self._log_highlight(panel)
+        if request.highlight is not None:
+            self._log_highlight(panel)
         return Opened(old.id, warnings)
 
     def _prepare(self, panel: FilePane, request: Open) -> str | None:
@@ -297,7 +300,7 @@ class Tab:
     def discard_spool(self, panel: FilePane) -> None:
         """Delete the pane's file if it is a tail spool Laura wrote (its
         parent is exactly the runtime directory); leave any other file."""
-        directory = self.runtime or runtime_dir()
+        directory = Path(self.runtime) if self.runtime else runtime_dir()
         spool.delete_spool(panel.path, directory)
 
     def discard_all_spools(self) -> None:
@@ -326,7 +329,7 @@ class Tab:
         refusal = panel.set_diff_view(turn_on)
         if refusal is not None:
             return Error(refusal)
-        self.log("diff", pane=panel.id, on=turn_on)
+        self.log("diff", pane=panel.id, on=panel.diff_view)
         return Ok()
 
     def _comment(self, request: CommentRequest) -> Response:
@@ -370,7 +373,7 @@ class Tab:
         """Reload every pane whose file changed (frozen panes stay put);
         True when anything changed."""
         changed = False
-        for panel in self.panels.values():
+        for panel in list(self.panels.values()):
             changed = panel.reload_if_changed() or changed
         return changed
 

@@ -1,16 +1,19 @@
 """The composition root: options -> provider, tools, policy, store, front end.
 
-`run` reads configuration, opens or resumes the session file, and runs the
-RPC front end under trio. Nursery tree (see docs/architecture.md):
+`run` reads configuration, opens or resumes the session file and writes the
+handshake (`ready`, `state_changed`, `session_info`) before trio is even
+imported, so a client gets `ready` as soon as the session is known. Then it
+runs the RPC front end under trio. Nursery tree (see docs/architecture.md):
 
-    trio.run(main)
+    trio.run(_main)
     └── root nursery
-        ├── writer task (the only writer of stdout)
+        ├── writer task (StdoutOwner.serve: the only writer of stdout)
         └── session nursery (inner)
             ├── session.run: turns one at a time, each in its own cancel scope
+            ├── review.serve: Guided Review
             ├── reader task (stdin lines -> actions)
             ├── signal watcher (SIGTERM/SIGINT/SIGHUP -> close)
-            └── warm-up (imports the provider, builds the system prompt)
+            └── warm-up (imports the tools and the provider, builds the system prompt)
 
 close, EOF, a signal or a broken stdout all set one `stop` event; then the
 session cancels its turn (processes die, turn_ended is sent), SessionEnd runs,
@@ -26,27 +29,36 @@ import sys
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from pathlib import Path
-
-import trio
+from types import FrameType
+from typing import TYPE_CHECKING
 
 from luxe import __version__
 from luxe.cli import Options
 from luxe.config import Paths, SettingsError, load_settings, paths_from_env
 from luxe.engine.model import Provider, ProviderError, Usage
 from luxe.engine.ports import HookRunner, PermissionGate
-from luxe.engine.session import Session
 from luxe.engine.store import SessionFile, SessionNotFound, SessionStore
-from luxe.engine.tooling import Tool
-from luxe.frontends import rpc
-from luxe.frontends.rpc_actions import RpcActions
+from luxe.frontends.stdout import StdoutOwner
 from luxe.policy.hooks_config import HookConfig
 from luxe.policy.rules_files import PermissionsFileError
 from luxe.protocol import events as ev
 from luxe.providers import models
 from luxe.providers.registry import make_provider, parse_model_spec
-from luxe.review.service import ReviewService
+
+if TYPE_CHECKING:
+    # Loaded after the handshake has been written (see run).
+    import trio
+
+    from luxe.engine.session import Session
+    from luxe.engine.tooling import Tool
+    from luxe.frontends.rpc_actions import RpcActions
 
 log = logging.getLogger("luxe")
+
+# Signals that arrive between the handshake and the event loop: honoured as
+# soon as the loop runs (a client may stop luxe right after `ready`).
+_early_signals: list[int] = []
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 
 CAPABILITIES = [
     "steer",
@@ -84,7 +96,18 @@ class ModelChoice:
     async def provider(self) -> Provider:
         if self._provider is not None:
             return self._provider
+        import trio
+
         return await trio.to_thread.run_sync(self.build)
+
+    async def aclose(self) -> None:
+        """Close the provider's HTTP client, if it was built and has one."""
+        import trio
+
+        closer = getattr(self._provider, "aclose", None)
+        if closer is not None:
+            with trio.move_on_after(0.2):
+                await closer()
 
     def state(self) -> ev.ModelState:
         if self.provider_name == "scripted":
@@ -114,12 +137,22 @@ def make_gate(options: Options, cwd: Path, env: Mapping[str, str]) -> Permission
 
 
 def make_hooks(
-    config: HookConfig, cwd: Path, emit: Callable[[ev.Event], Awaitable[None]]
+    config: HookConfig,
+    cwd: Path,
+    emit: Callable[[ev.Event], Awaitable[None]],
+    gate: PermissionGate,
 ) -> HookRunner:
-    """The command hook runner; every run is reported as `hook_finished`."""
+    """The command hook runner; every run is reported as `hook_finished`
+    (secret values redacted from a failing hook's stderr)."""
     from luxe.policy.hooks import CommandHookRunner
 
-    return CommandHookRunner(config, cwd=str(cwd), on_finished=emit)
+    return CommandHookRunner(config, cwd=str(cwd), on_finished=emit, redact=gate.redact)
+
+
+def register_actions(actions: RpcActions, session: Session, options: Options) -> None:
+    """Where other layers (Guided Review, GitHub) register their RPC actions
+    (see RpcActions.register). The core registers none."""
+    return None
 
 
 def _setup_logging(paths: Paths, verbose: bool) -> None:
@@ -183,9 +216,16 @@ def run(options: Options, env: Mapping[str, str] | None = None) -> int:
         print(f"luxe: --resume: {exc}", file=sys.stderr)
         return 2
     max_turns = options.max_turns or settings.max_turns
+    for signum in STOP_SIGNALS:
+        signal.signal(signum, _remember_signal)
+    stdout = StdoutOwner()
+    stdout.write_now(_handshake(options, model, gate, file, resumed, cwd))
+    import trio
+
     try:
         trio.run(
-            _main, options, env, model, store, file, resumed, cwd, max_turns, gate, hook_config
+            _main, options, env, model, store, file, resumed, cwd, max_turns, gate, hook_config,
+            stdout,
         )
     except Exception:
         log.exception("luxe --rpc failed")
@@ -204,12 +244,20 @@ async def _main(
     max_turns: int,
     gate: PermissionGate,
     hook_config: HookConfig,
+    stdout: StdoutOwner,
 ) -> None:
+    import trio
+
+    from luxe.engine.session import Session
+    from luxe.frontends.rpc_actions import RpcActions
+
     stop = trio.Event()
     send, receive = trio.open_memory_channel[ev.Event](1024)
-    with trio.open_signal_receiver(signal.SIGTERM, signal.SIGINT, signal.SIGHUP) as signals:
+    with trio.open_signal_receiver(*STOP_SIGNALS) as signals:
+        if _early_signals:
+            stop.set()
         async with trio.open_nursery() as root:
-            root.start_soon(rpc.serve_writer, receive, stop.set)
+            root.start_soon(stdout.serve, receive, stop.set)
             async with send:
                 emit = _emitter(send)
                 session = Session(
@@ -218,33 +266,23 @@ async def _main(
                     model=model,
                     tools=_tools,
                     gate=gate,
-                    hooks=make_hooks(hook_config, cwd, emit),
+                    hooks=make_hooks(hook_config, cwd, emit, gate),
                     emit=emit,
                     max_turns=max_turns,
                     resumed=resumed,
                 )
                 session.set_auto_approve(options.auto_approve)
-                await send.send(
-                    ev.Ready(
-                        protocol_version=ev.PROTOCOL_VERSION,
-                        luxe_version=__version__,
-                        session_id=file.id,
-                        cwd=str(cwd),
-                        github_writes=options.github_writes,
-                        capabilities=CAPABILITIES,
-                        resumed=resumed,
-                    )
-                )
-                await send.send(session.state_event())
-                if resumed:
-                    await send.send(session.info_event())
                 for problem in hook_config.errors:
                     # The session runs without the broken hook; say so.
                     await send.send(ev.Error(f"hooks: {problem}", retryable=False))
+                # Imported after ready: Guided Review is not needed for the handshake.
+                from luxe.review.service import ReviewService
+
                 review = ReviewService(cwd=cwd, session=session, emit=emit)
                 actions = RpcActions(
                     session, store, lambda s: ModelChoice(s, env), stop, review=review.submit
                 )
+                register_actions(actions, session, options)
                 async with trio.open_nursery() as inner:
                     await inner.start(session.run)
                     await inner.start(review.serve)
@@ -254,7 +292,45 @@ async def _main(
                     await stop.wait()
                     log.info("closing session %s", file.id)
                     await session.close()
+                    if isinstance(session.model, ModelChoice):
+                        await session.model.aclose()
                     inner.cancel_scope.cancel()
+
+
+def _handshake(
+    options: Options, model: ModelChoice, gate: PermissionGate, file: SessionFile,
+    resumed: bool, cwd: Path,
+) -> list[ev.Event]:
+    """The first frames: `ready`, `state_changed` (a new session's state, as
+    Session.state_event gives it) and, on resume, `session_info`."""
+    frames: list[ev.Event] = [
+        ev.Ready(
+            protocol_version=ev.PROTOCOL_VERSION,
+            luxe_version=__version__,
+            session_id=file.id,
+            cwd=str(cwd),
+            github_writes=options.github_writes,
+            capabilities=CAPABILITIES,
+            resumed=resumed,
+        ),
+        ev.StateChanged(
+            model=model.state(),
+            streaming=False,
+            mode="build",
+            thinking="off",
+            permission_mode=gate.permission_mode,
+            auto_approve=options.auto_approve,
+        ),
+    ]
+    if resumed:
+        frames.append(
+            ev.SessionInfo(file.id, file.title, len(file.messages), file.created_at, file.updated_at)
+        )
+    return frames
+
+
+def _remember_signal(signum: int, frame: FrameType | None) -> None:
+    _early_signals.append(signum)
 
 
 def _tools() -> list[Tool]:
@@ -266,6 +342,7 @@ def _tools() -> list[Tool]:
 def _emitter(send: trio.MemorySendChannel[ev.Event]) -> Callable[[ev.Event], Awaitable[None]]:
     """Queue a frame for the writer. Waits only when the writer is behind:
     a scheduler round per token delta would cap a stream's frame rate."""
+    import trio
 
     async def emit(event: ev.Event) -> None:
         try:
@@ -277,6 +354,8 @@ def _emitter(send: trio.MemorySendChannel[ev.Event]) -> Callable[[ev.Event], Awa
 
 
 async def _read_then_stop(actions: RpcActions, stop: trio.Event) -> None:
+    from luxe.frontends import rpc
+
     await rpc.serve_reader(actions.dispatch)
     stop.set()  # EOF on stdin is the same as close
 
@@ -290,6 +369,8 @@ async def _watch_signals(signals: AsyncIterator[int], stop: trio.Event) -> None:
 async def _warm_up(session: Session, model: ModelChoice) -> None:
     """After ready: import the provider and build the system prompt, so the
     first turn does not wait for them. Failures surface in that turn."""
+    import trio
+
     session.tools  # noqa: B018 -- builds the tools (imports their modules)
     try:
         await trio.to_thread.run_sync(model.build, abandon_on_cancel=True)

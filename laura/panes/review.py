@@ -19,7 +19,7 @@ from collections.abc import Callable
 
 import attrs
 
-from laura.chrome import HINT_FILE, draw_border
+from laura.chrome import draw_border
 from laura.keys import Key
 from laura.layout import SHELL
 from laura.panes.file import FilePane
@@ -39,11 +39,15 @@ from laura.review.prompt import (
 from laura.review.threads import CommentDraft
 from laura.tab import Tab, inner
 
+# The footer of a focused file pane: the review's keys once the tab is ready;
+# before, why they are missing (both fit a 120-column terminal).
 HINT_FILE_READY = (
-    "  ↑/↓ move · c comment · n/N next/prev thread · r fold · S submit · "
-    "Ctrl+R refresh · x close · h clear · Esc leave pane"
+    "  ↑/↓ move · c comment · n/N threads · r fold · S submit · d diff · h clear · "
+    "Ctrl+R refresh · x close · Esc leave pane"
 )
-HINT_FILE_NOT_READY = f"{HINT_FILE} · {NOT_READY}"
+HINT_FILE_NOT_READY = (
+    f"  ↑/↓ move · ←/→ scroll · d diff · h clear · x close · Esc leave pane · {NOT_READY}"
+)
 MAX_PROMPT_ROWS = 6
 
 Toast = Callable[[str], None]

@@ -11,7 +11,7 @@ from laura.emulator import Emulator
 from laura.keys import Key, Mouse, bracketed, encode_key, encode_mouse
 from laura.protocol import Rect
 from laura.render.canvas import Canvas
-from laura.render.style import Style
+from laura.render.style import Span, Style
 from laura.terminal import Terminal
 
 WHEEL_STEP = 3
@@ -25,6 +25,9 @@ class ShellPane:
     def __init__(self, terminal: Terminal) -> None:
         self.terminal = terminal
         self.scroll = 0  # lines back into the history; 0 = live
+        self._rows: list[tuple[Span, ...]] = []
+        self._view: tuple[int, int, int, bool, int] | None = None
+        self._history_seen = 0
 
     @property
     def emulator(self) -> Emulator:
@@ -79,12 +82,33 @@ class ShellPane:
         if event.wheel and not emulator.alt_screen:
             self.scroll_by(-event.wheel * WHEEL_STEP)
 
+    def visible_rows(self) -> list[tuple[Span, ...]]:
+        """The rows on view, re-read from the emulator only where it reports
+        changes (everything after a scroll, resize or screen switch)."""
+        emulator = self.emulator
+        history = emulator.history_size
+        if self.scroll and history > self._history_seen:
+            # Keep the scrolled-back view on the same lines while output arrives.
+            self.scroll += history - self._history_seen
+        self._history_seen = history
+        self.scroll = min(self.scroll, history)
+        dirty = emulator.take_dirty()
+        view = (self.scroll, emulator.lines, emulator.columns, emulator.alt_screen, history if self.scroll else 0)
+        if view != self._view or len(self._rows) != emulator.lines:
+            self._rows = [emulator.row(y, self.scroll) for y in range(emulator.lines)]
+            self._view = view
+        else:
+            for y in dirty:
+                if 0 <= y < len(self._rows):
+                    self._rows[y] = emulator.row(y, self.scroll)
+        return self._rows
+
     def draw(self, canvas: Canvas, inner: Rect, focused: bool) -> None:
         emulator = self.emulator
-        self.scroll = min(self.scroll, emulator.history_size)
+        rows = self.visible_rows()
         right = inner.x + inner.width
-        for y in range(min(inner.height, emulator.lines)):
-            canvas.put_spans(inner.x, inner.y + y, emulator.row(y, self.scroll), right)
+        for y in range(min(inner.height, len(rows))):
+            canvas.put_spans(inner.x, inner.y + y, rows[y], right)
         if self.scroll:
             label = f" scrollback {self.scroll}/{emulator.history_size} "
             canvas.put(max(right - len(label), inner.x), inner.y, label, SCROLL_LABEL_STYLE, right)

@@ -26,6 +26,30 @@ def _params(text: str) -> list[int]:
     return out
 
 
+# A full-screen program sends the same few sequences (CUP to each row, EL)
+# over and over: their parse is memoised by the token's text.
+_PARSED: dict[str, tuple[str, str, list[int] | None, str, str]] = {}
+_PARSED_LIMIT = 20_000
+
+
+def _parse_csi(token: str) -> tuple[str, str, list[int] | None, str, str]:
+    """(private marker, parameter text, parameters or None if unreadable,
+    final byte, intermediates) of `ESC [ ...`. Callers must not mutate the
+    parameter list: it is shared through _PARSED."""
+    final = token[-1]
+    body = token[2:-1]
+    private = ""
+    if body and body[0] in "<=>?":
+        private, body = body[0], body[1:]
+    params_text = body.rstrip(_INTERMEDIATES)
+    intermediates = body[len(params_text):]
+    try:
+        params: list[int] | None = _params(params_text)
+    except ValueError:
+        params = None
+    return private, params_text, params, final, intermediates
+
+
 class Controls(ScreenState):
     """Dispatch of control tokens; see the module docstring."""
 
@@ -82,6 +106,8 @@ class Controls(ScreenState):
         x = min(self.x, self.columns - 1)
         for _ in range(count):
             x = max((t for t in self.tabstops if t < x), default=0)
+            if x == 0:
+                break
         self.x = x
 
     def _esc(self, body: str) -> None:
@@ -129,19 +155,18 @@ class Controls(ScreenState):
         # OSC 1 (icon), 8 (hyperlinks), 52, colours...: ignored.
 
     def _csi(self, token: str) -> None:
-        final = token[-1]
-        body = token[2:-1]
-        private = ""
-        if body and body[0] in "<=>?":
-            private, body = body[0], body[1:]
-        params_text = body.rstrip(_INTERMEDIATES)
-        if len(params_text) != len(body):
-            if body.endswith("!") and final == "p" and not private:
+        parsed = _PARSED.get(token)
+        if parsed is None:
+            parsed = _parse_csi(token)
+            if len(_PARSED) > _PARSED_LIMIT:
+                _PARSED.clear()
+            _PARSED[token] = parsed
+        private, params_text, params, final, intermediates = parsed
+        if intermediates:
+            if intermediates == "!" and final == "p" and not private:
                 self._soft_reset()
             return  # DECSCUSR and other intermediate forms: ignored
-        try:
-            params = _params(params_text)
-        except ValueError:
+        if params is None:
             return
         if private:
             if private == "?" and final in "hl":

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import codecs
 import re
+from bisect import bisect_left, bisect_right
 from itertools import islice, takewhile
 
 from laura.emulator import ReplyFn
@@ -57,18 +58,14 @@ _DEC_GRAPHICS = str.maketrans({
 })
 
 
-def _sub_runs(runs: list, a: int, b: int, base: int) -> list:
-    """Runs (relative, flat) restricted to [a, b) and moved so a lands on base."""
-    out: list = []
-    last = len(runs) - 2
-    for i in range(0, len(runs), 2):
-        start = runs[i]
-        if start >= b:
-            break
-        end = runs[i + 2] if i < last else b
-        if end <= a or end <= start:
-            continue
-        out += (max(start, a) - a + base, runs[i + 1])
+def _runs_between(starts: list[int], styles: list, a: int, b: int, base: int) -> list:
+    """Runs (given as parallel starts/styles) restricted to cells [a, b) and
+    moved so that a lands on base; flat, first start == base."""
+    low = bisect_right(starts, a) - 1
+    high = bisect_left(starts, b, low + 1)
+    out: list = [base, styles[max(low, 0)]]
+    for i in range(low + 1, high):
+        out += (starts[i] - a + base, styles[i])
     return out
 
 
@@ -376,9 +373,13 @@ class VirtualTerminal(Controls):
 
     def _write(self, cells: str, runs: list) -> None:
         """Write cells (runs relative to cells[0]) at the cursor, wrapping and
-        honouring insert mode and DECAWM."""
+        honouring insert mode and DECAWM. Each row's share of the runs is
+        found by bisection, so a long line with many styles stays linear."""
         columns = self.columns
-        while cells:
+        starts = runs[0::2]
+        styles = runs[1::2]
+        pos, end = 0, len(cells)
+        while pos < end:
             x = self.x
             if x >= columns:
                 if self.autowrap:
@@ -386,35 +387,33 @@ class VirtualTerminal(Controls):
                     self._index()
                     x = self.x = 0
                 else:
-                    keep = 2 if cells[-1] == FILL and len(cells) > 1 else 1
+                    keep = 2 if cells[-1] == FILL and end - pos > 1 else 1
                     if keep > columns:
                         return
-                    runs = _sub_runs(runs, len(cells) - keep, len(cells), 0)
-                    cells = cells[-keep:]
+                    pos = end - keep
                     x = self.x = columns - keep
             room = columns - x
-            if len(cells) <= room:
-                cut = len(cells)
+            if end - pos <= room:
+                cut = end - pos
             else:
                 cut = room
-                if cells[cut] == FILL:
+                if cells[pos + cut] == FILL:
                     cut -= 1  # a wide character never straddles the edge
                     if cut == 0 and x == 0:  # it cannot fit at all
-                        cells, runs = cells[2:], _sub_runs(runs, 2, len(cells), 0)
+                        pos += 2
                         continue
             if cut:
                 line = self.buffer[self.y]
                 if self.insert_mode:
                     line.insert_blanks(x, cut, PLAIN, columns)
-                line.splice(x, cells[:cut], _sub_runs(runs, 0, cut, x))
+                line.splice(x, cells[pos : pos + cut], _runs_between(starts, styles, pos, pos + cut, x))
                 self._dirty.add(self.y)
+            pos += cut
             self.x = x + cut
-            if cut < len(cells):
+            if pos < end:
                 self.x = columns
-                runs = _sub_runs(runs, cut, len(cells), 0)
             elif self.x == columns and not self.autowrap:
                 self.x = columns - 1
-            cells = cells[cut:]
 
     def _repeat(self, count: int) -> None:
         """REP: the last printed character again."""

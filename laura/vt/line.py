@@ -18,6 +18,7 @@ from bisect import bisect_left, bisect_right
 from laura.render.style import PLAIN, Span, Style
 
 FILL = "\x00"  # right half of a wide character; never printable input
+MARKS_LIMIT = 8  # combining characters kept per cell
 
 
 class Line:
@@ -34,14 +35,6 @@ class Line:
         line.wrapped = self.wrapped
         line.marks = dict(self.marks) if self.marks else None
         return line
-
-    def style_at(self, x: int) -> Style:
-        runs = self.runs
-        if x >= len(self.text):
-            return PLAIN
-        starts = runs[0::2]
-        style: Style = runs[2 * bisect_right(starts, x) - 1]
-        return style
 
     def splice(self, a: int, text: str, new_runs: list) -> None:
         """Overwrite cells [a, a+len(text)) with `text` styled by `new_runs`
@@ -159,7 +152,9 @@ class Line:
     def add_mark(self, x: int, mark: str) -> None:
         if self.marks is None:
             self.marks = {}
-        self.marks[x] = self.marks.get(x, "") + mark
+        # Bounded, as in tmux: a stream of combining marks must not grow a
+        # cell without limit.
+        self.marks[x] = (self.marks.get(x, "") + mark)[:MARKS_LIMIT]
 
     def spans(self, columns: int) -> tuple[Span, ...]:
         text = self.text

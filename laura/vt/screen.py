@@ -13,6 +13,7 @@ from collections import deque
 from laura.emulator import ReplyFn
 from laura.render.style import PLAIN, Span, Style
 from laura.vt.line import FILL, Line
+from laura.vt.reflow import reflow
 from laura.vt.sgr import blank_style
 
 HISTORY_LIMIT = 10_000
@@ -283,9 +284,11 @@ class ScreenState:
     # -- resize ---------------------------------------------------------------
 
     def resize(self, lines: int, columns: int) -> None:
-        """New size: lines are clipped to the width (a wide character cut in
-        half becomes a blank); on the main screen a shorter screen pushes its
-        top lines into the scrollback and a taller one pulls them back."""
+        """New size. On a width change the main screen and its scrollback are
+        re-wrapped (`reflow.py`); the alternate screen's lines are clipped (a
+        wide character cut in half becomes a blank). On the main screen a
+        shorter screen pushes its top lines into the scrollback and a taller
+        one pulls them back."""
         try:
             self._resize(max(1, lines), max(1, columns))
         except Exception:  # never let a resize kill the pane
@@ -294,11 +297,19 @@ class ScreenState:
 
     def _resize(self, lines: int, columns: int) -> None:
         if columns != self.columns:
-            for buffer in (self.main_buffer, self.alt_buffer):
+            old = self.columns
+            clip = [self.alt_buffer]
+            if self.alt_screen:
+                clip.append(self.main_buffer)  # its cursor is not known here
+            else:
+                history, screen, (self.x, self.y) = reflow(
+                    self.history, self.main_buffer, (self.x, self.y), old, columns)
+                self.history = deque(history[-HISTORY_LIMIT:], maxlen=HISTORY_LIMIT)
+                self.main_buffer[:] = screen
+            for buffer in clip:
                 for line in buffer:
                     if len(line.text) > columns:
                         line._clip(columns)
-            old = self.columns
             self.tabstops = {t for t in self.tabstops if t < columns} | set(
                 range((old // 8 + 1) * 8, columns, 8))
             self.columns = columns
@@ -308,7 +319,7 @@ class ScreenState:
             self.y = y_alt if self.alt_screen else y_main
             self.buffer = self.alt_buffer if self.alt_screen else self.main_buffer
             self.lines = lines
-        self.x = min(self.x, self.columns - 1)
+        self.x = min(self.x, self.columns)
         self.y = min(self.y, self.lines - 1)
         self.top, self.bottom = 0, self.lines - 1
         self._all_dirty = True

@@ -163,15 +163,18 @@ def _compute(style: Style, params: str) -> Style:
     return attrs.evolve(current, **changes)  # type: ignore[arg-type]
 
 
-_BLANK: dict[Style, Style] = {}
+# id(style) -> (style, its blank style); the style is kept in the value so
+# its id cannot be reused while the entry exists.
+_BLANK: dict[int, tuple[Style, Style]] = {}
 
 
 def blank_style(style: Style) -> Style:
     """The style erased cells take: only the background survives (xterm's BCE)."""
-    found = _BLANK.get(style)
+    found = _BLANK.get(id(style))
     if found is None:
-        found = PLAIN if style.bg is None else intern(Style(bg=style.bg))
+        blank = PLAIN if style.bg is None else intern(Style(bg=style.bg))
         if len(_BLANK) > _CACHE_LIMIT:
             _BLANK.clear()
-        _BLANK[style] = found
-    return found
+        _BLANK[id(style)] = (style, blank)
+        return blank
+    return found[1]

@@ -52,17 +52,23 @@ class History:
                     answered = {
                         b.tool_use_id for b in following.content if isinstance(b, ToolResultBlock)
                     }
-                missing = tuple(
-                    ToolResultBlock(u.id, CANCELLED_RESULT, is_error=True)
+                if answered >= {u.id for u in message.tool_uses}:
+                    continue
+                given = {
+                    b.tool_use_id: b
+                    for b in (following.content if isinstance(following, UserMessage) else ())
+                    if isinstance(b, ToolResultBlock)
+                }
+                # Results first and in call order (Anthropic wants them to lead).
+                results = tuple(
+                    given.get(u.id) or ToolResultBlock(u.id, CANCELLED_RESULT, is_error=True)
                     for u in message.tool_uses
-                    if u.id not in answered
                 )
-                if missing:
-                    if isinstance(following, UserMessage):
-                        # Results first: Anthropic wants tool_result blocks to lead.
-                        out[index + 1] = UserMessage(missing + following.content)
-                    else:
-                        fixed.append(UserMessage(missing))
+                if isinstance(following, UserMessage):
+                    rest = tuple(b for b in following.content if b not in results)
+                    out[index + 1] = UserMessage(results + rest)
+                else:
+                    fixed.append(UserMessage(results))
         return tuple(fixed)
 
     def estimate_tokens(self) -> int:

@@ -1,9 +1,10 @@
 """A session: its history, its settings, and the turns it runs one at a time.
 
 `Session.run` owns the session nursery and runs queued turns in order, each
-inside its own cancel scope. Everything a client can do arrives as a plain
-method call (`submit`, `steer`, `cancel_turn`, ...) that never blocks; the
-methods return a refusal message (str) or None.
+inside its own cancel scope. Everything a client can do arrives as a method
+call that returns at once: `steer`, `cancel_turn`, `compact`, `set_*` return
+a refusal message (str) or None; `start_turn` only waits while the event
+channel is full.
 
 For programmatic turns (Guided Review and other in-process callers):
 
@@ -48,6 +49,7 @@ CLOSING_HOOK_S = 0.5
 @attrs.define(eq=False)
 class _Compaction:
     scope: trio.CancelScope = attrs.Factory(trio.CancelScope)
+    done: trio.Event = attrs.Factory(trio.Event)
 
 
 class Session:
@@ -236,8 +238,11 @@ class Session:
     async def _run_compaction(self, job: _Compaction) -> None:
         from luxe.engine.compaction import compact
 
-        with job.scope:
-            await compact(self)
+        try:
+            with job.scope:
+                await compact(self)
+        finally:
+            job.done.set()
 
     async def close(self) -> None:
         """End the session: cancel the running turn and everything queued,
@@ -256,8 +261,11 @@ class Session:
             current.scope.cancel()
             if isinstance(current, Turn):
                 await current.wait()
+            else:
+                await current.done.wait()
         with trio.move_on_after(CLOSING_HOOK_S):
             await self.hooks.run("SessionEnd", {"Other": None})
+        self.file.close()
 
 
 class ModelSource(Protocol):

@@ -51,6 +51,7 @@ class SessionFile:
     messages: list[Message] = attrs.Factory(list)
     record_count: int = 0  # message lines ever written (compaction keeps counting)
     _exists: bool = False
+    _fd: int | None = None
 
     @property
     def title(self) -> str:
@@ -95,13 +96,21 @@ class SessionFile:
             lines.append(json.dumps(header))
         lines.append(json.dumps(record, ensure_ascii=False))
         data = ("\n".join(lines) + "\n").encode("utf-8", "backslashreplace")
-        fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-        try:
-            os.write(fd, data)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        if self._fd is None:
+            # Kept open for the session: an open per message costs more than the write.
+            self._fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(self._fd, view) :]
+        # fdatasync: the data and the size are what a reader needs after a crash.
+        os.fdatasync(self._fd)
         self._exists = True
+
+    def close(self) -> None:
+        """Release the file (everything written is already on disk)."""
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
 
 
 class SessionStore:

@@ -144,7 +144,16 @@ async def run_turn(session: Session, turn: Turn) -> TurnOutcome:
             answer = await provider.complete(request, lambda e: _forward(session, e))
         except ProviderError as exc:
             return TurnOutcome("error", exc.message, turn.final_text)
-        await session.record(answer)
+        except ExceptionGroup as group:
+            # A provider that raises from inside its own nursery wraps the error.
+            failure = _provider_error_in(group)
+            if failure is None:
+                raise
+            return TurnOutcome("error", failure.message, turn.final_text)
+        turn.open_calls, turn.results = answer.tool_uses, {}
+        if answer.content:
+            # An empty answer is not history: the APIs refuse empty messages.
+            await session.record(answer)
         turn.usage.append(answer.usage)
         turn.cost_usd = _add_cost(turn.cost_usd, session.model.cost(answer.usage))
         text = "".join(b.text for b in answer.content if isinstance(b, TextBlock))
@@ -157,7 +166,6 @@ async def run_turn(session: Session, turn: Turn) -> TurnOutcome:
                 await session.record(UserMessage(_steering(turn)))
                 continue
             return TurnOutcome("end_turn", None, turn.final_text)
-        turn.open_calls, turn.results = calls, {}
         async with trio.open_nursery() as nursery:
             for call in calls:
                 nursery.start_soon(_run_call, session, turn, call)
@@ -165,6 +173,21 @@ async def run_turn(session: Session, turn: Turn) -> TurnOutcome:
         turn.open_calls = ()
         await session.record(UserMessage(results + _steering(turn)))
     return TurnOutcome("max_turns", f"stopped after {session.max_turns} model requests", turn.final_text)
+
+
+def _provider_error_in(group: ExceptionGroup[Exception]) -> ProviderError | None:
+    """The ProviderError of a group that holds nothing else, if any."""
+    leaves: list[BaseException] = []
+    stack: list[BaseException] = [group]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, BaseExceptionGroup):
+            stack.extend(item.exceptions)
+        else:
+            leaves.append(item)
+    if len(leaves) == 1 and isinstance(leaves[0], ProviderError):
+        return leaves[0]
+    return None
 
 
 def _steering(turn: Turn) -> tuple[TextBlock, ...]:

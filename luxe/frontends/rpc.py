@@ -1,11 +1,9 @@
 """`luxe --rpc`: NDJSON over stdin/stdout.
 
-Two tasks own the pipes. The reader turns stdin lines into actions and hands
-them to `dispatch`; a bad line of any length or bytes is answered with
-`action_rejected` and the session goes on. The writer is the only thing that
-writes stdout: it takes events from one channel, in order, and writes each
-batch as soon as it has it (nothing is held back). If stdout breaks, the
-writer keeps draining its channel so the engine never blocks, and reports it.
+The reader task owns stdin: it turns lines into actions and hands them to
+`dispatch`; a bad line of any length or bytes is answered with
+`action_rejected` and the session goes on. Stdout belongs to
+`luxe.frontends.stdout.StdoutOwner` (the handshake, then the writer task).
 """
 
 from __future__ import annotations
@@ -18,14 +16,12 @@ from typing import Protocol
 
 import trio
 
-from luxe.protocol import Action, Rejection, decode_action, encode_event
-from luxe.protocol import events as ev
+from luxe.protocol import Action, Rejection, decode_action
 
 log = logging.getLogger("luxe.rpc")
 
 MAX_LINE_BYTES = 16 * 1024 * 1024
 READ_SIZE = 65536
-WRITE_BATCH = 1024
 
 
 class _ByteSource(Protocol):
@@ -112,52 +108,3 @@ def _decode(line: bytes) -> Action | Rejection:
     if not line.strip():
         return Rejection(None, "empty line: a frame is one JSON object per line")
     return decode_action(line)
-
-
-async def serve_writer(
-    events: trio.MemoryReceiveChannel[ev.Event],
-    on_broken: Callable[[], None],
-    fd: int = 1,
-) -> None:
-    """Write every event from `events` to stdout until the channel closes.
-
-    Owns a duplicate of the stdout fd. Each batch of frames already waiting is
-    written at once (frames never wait for more to arrive).
-    """
-    own = os.dup(fd)
-    stream = trio.lowlevel.FdStream(own) if _pollable(own) else None
-    broken = False
-    try:
-        async with events:
-            async for first in events:
-                chunks = [encode_event(first)]
-                for _ in range(WRITE_BATCH):
-                    try:
-                        chunks.append(encode_event(events.receive_nowait()))
-                    except (trio.WouldBlock, trio.EndOfChannel):
-                        break
-                if broken:
-                    continue
-                data = b"".join(chunks)
-                try:
-                    if stream is not None:
-                        await stream.send_all(data)
-                    else:
-                        _write_all(own, data)
-                except (OSError, trio.BrokenResourceError, trio.ClosedResourceError) as exc:
-                    log.info("stdout closed (%s); ending the session", exc)
-                    broken = True
-                    on_broken()
-    finally:
-        if stream is not None:
-            with trio.CancelScope(shield=True):
-                await stream.aclose()
-        else:
-            os.close(own)
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        written = os.write(fd, view)
-        view = view[written:]

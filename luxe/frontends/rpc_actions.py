@@ -2,11 +2,16 @@
 
 Every action is answered by what it causes (frames from the session) or by
 `action_rejected` with a reason; none blocks the reader for long.
+
+Other layers (Guided Review, GitHub) add their actions with `register`: the
+action class must also be in `luxe.protocol.actions.ACTION_TYPES` so lines of
+that kind decode; its handler returns a refusal reason or None.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 import trio
 
@@ -35,6 +40,11 @@ class RpcActions:
         self.make_model = make_model
         self.stop = stop
         self.review = review
+        self._handlers: dict[type, Callable[[Any], Awaitable[str | None]]] = {}
+
+    def register(self, action_type: type, handler: Callable[[Any], Awaitable[str | None]]) -> None:
+        """Handle `action_type` with `handler` (it returns a refusal or None)."""
+        self._handlers[action_type] = handler
 
     async def dispatch(self, action: Action | Rejection) -> bool:
         """Apply one action; returns False when the session must end."""
@@ -43,16 +53,19 @@ class RpcActions:
         if isinstance(action, Rejection):
             await s.emit(ev.ActionRejected(action.kind, action.reason))
             return True
-        if isinstance(action, act.Close):
+        handler = self._handlers.get(type(action))
+        if handler is not None:
+            refusal = await handler(action)
+        elif isinstance(action, act.Close):
             self.stop.set()
             return False
-        if isinstance(action, rv.REVIEW_ACTIONS):
+        elif isinstance(action, rv.REVIEW_ACTIONS):
             if self.review is None:
                 await s.emit(ev.ActionRejected(action.KIND, f"{action.KIND}: Guided Review is not available"))
             else:
                 await self.review(action)
             return True
-        if isinstance(action, act.SubmitUserMessage):
+        elif isinstance(action, act.SubmitUserMessage):
             if not action.text.strip():
                 refusal = "submit_user_message: field `text` is empty"
             else:

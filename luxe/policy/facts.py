@@ -68,7 +68,10 @@ class CallFacts:
 def resolve_path(given: str, *, cwd: str, root: str, home: str) -> ResolvedPath:
     expanded = home + given[1:] if given == "~" or given.startswith("~/") else given
     lexical = os.path.normpath(os.path.join(cwd, expanded))
-    real = os.path.realpath(lexical)
+    try:
+        real = os.path.realpath(lexical)
+    except (OSError, ValueError):  # a NUL byte, a loop: the tool will refuse the path
+        real = lexical
     return ResolvedPath(given, path_name(lexical, root), path_name(real, root))
 
 

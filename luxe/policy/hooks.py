@@ -1,13 +1,9 @@
 """The command hook runner (luxe-command-hooks.txt): the engine's HookRunner.
 
-One hook run, as the spec says: the command is spawned without a shell in
-its own process group (start_new_session) in the session's directory; the
-event is written to its stdin as one JSON object and stdin is closed;
-stdout and stderr are read concurrently (stdout capped, stderr kept as a
-tail), so a hook that prints megabytes or never reads its input cannot wedge
-us. When the hook's own process exits, its group is SIGKILLed (nothing it
-started outlives it); on timeout or cancel the whole group is SIGKILLed and
-the process is always reaped before `run` returns or raises.
+It runs every hook configured at a point (each in its own process group,
+see `hook_process.py`), judges each answer by the spec's decision contract,
+combines them (any deny wins, contexts joined) and reports every run as a
+`hook_finished` event.
 
 Any failure (spawn error, stdin-write error, non-zero exit, invalid JSON,
 timeout) resolves to the definition's `on_timeout` (`ask` behaves as
@@ -20,8 +16,6 @@ import inspect
 import json
 import logging
 import os
-import signal
-import subprocess
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
@@ -29,6 +23,7 @@ import attrs
 import trio
 
 from luxe.engine.ports import HookOutcome, HookPoint
+from luxe.policy.hook_process import STDOUT_CAP, HookRun, run_hook_process
 from luxe.policy.hooks_config import HookConfig, HookDefinition
 from luxe.protocol.events import HookFinished
 
@@ -36,17 +31,8 @@ log = logging.getLogger("luxe.policy.hooks")
 
 BLOCKING_POINTS = frozenset({"BeforeToolUse", "UserPromptSubmit"})
 CONTEXT_POINTS = frozenset({"AfterToolUse", "UserPromptSubmit"})
-STDOUT_CAP = 1 << 20  # a decision is a few hundred bytes; more is a broken hook
-STDERR_TAIL = 2048
-
-
-@attrs.frozen
-class HookRun:
-    """The raw result of running one hook process."""
-
-    stdout: bytes
-    stderr_tail: str
-    error: str | None  # why the run failed, None when it exited 0 in time
+# How long a cancelled hook may take to report itself (shielded).
+CANCELLED_REPORT_S = 0.1
 
 
 @attrs.frozen
@@ -55,123 +41,6 @@ class HookVerdict:
     reason: str | None = None
     context: str | None = None
     error: str | None = None
-
-
-def _kill_group(pid: int) -> None:
-    try:
-        os.killpg(pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass  # the group is already gone
-
-
-async def _read_capped(
-    stream: trio.abc.ReceiveStream, buf: bytearray, cap: int, *, tail: bool
-) -> bool:
-    """Drain `stream` to EOF, keeping at most `cap` bytes (the first ones, or
-    the last ones when `tail`). Returns True when something was dropped."""
-    dropped = False
-    while chunk := await stream.receive_some(65536):
-        buf += chunk
-        if len(buf) > cap:
-            dropped = True
-            if tail:
-                del buf[: len(buf) - cap]
-            else:
-                del buf[cap:]
-    return dropped
-
-
-async def run_hook_process(
-    definition: HookDefinition,
-    payload: bytes,
-    *,
-    cwd: str | None,
-    env: Mapping[str, str] | None,
-    stdout_cap: int = STDOUT_CAP,
-) -> HookRun:
-    """Run one hook to completion, timeout or cancel.
-
-    Owns the hook's process group: on every path out (normal exit, timeout,
-    cancel, error) the group is SIGKILLed and the process reaped, shielded
-    from cancellation so nothing is left behind.
-    """
-    try:
-        proc = await trio.lowlevel.open_process(
-            list(definition.command),
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            start_new_session=True,
-            cwd=cwd,
-            env=dict(env) if env is not None else None,
-        )
-    except OSError as e:
-        return HookRun(b"", "", f"could not start: {e.strerror or e}")
-    out, err = bytearray(), bytearray()
-    stdin_error: str | None = None
-    overflow = False
-    try:
-        pidfd = os.pidfd_open(proc.pid)
-    except OSError:
-        pidfd = -1
-    try:
-        with trio.move_on_after(definition.timeout_ms / 1000) as timer:
-
-            async def write_stdin() -> None:
-                nonlocal stdin_error
-                assert proc.stdin is not None
-                try:
-                    await proc.stdin.send_all(payload)
-                except (trio.BrokenResourceError, trio.ClosedResourceError) as e:
-                    stdin_error = f"writing the event to stdin failed: {e.__cause__ or e}"
-                finally:
-                    await proc.stdin.aclose()
-
-            async def read_stdout() -> None:
-                nonlocal overflow
-                assert proc.stdout is not None
-                overflow = await _read_capped(proc.stdout, out, stdout_cap, tail=False)
-
-            async def read_stderr() -> None:
-                assert proc.stderr is not None
-                await _read_capped(proc.stderr, err, STDERR_TAIL, tail=True)
-
-            async with trio.open_nursery() as nursery:
-                nursery.start_soon(write_stdin)
-                nursery.start_soon(read_stdout)
-                nursery.start_soon(read_stderr)
-                # Wait for the hook itself to exit (without reaping it, so its
-                # pid still names its group), then end whatever it left running
-                # in that group: the pipes then reach EOF.
-                if pidfd >= 0:
-                    await trio.lowlevel.wait_readable(pidfd)
-                else:
-                    await proc.wait()
-                _kill_group(proc.pid)
-    finally:
-        _kill_group(proc.pid)
-        with trio.CancelScope(shield=True):
-            await proc.wait()
-            for stream in (proc.stdin, proc.stdout, proc.stderr):
-                if stream is not None:
-                    await stream.aclose()
-        if pidfd >= 0:
-            os.close(pidfd)
-    tail = err.decode("utf-8", "replace").strip()
-    if timer.cancelled_caught:
-        return HookRun(bytes(out), tail, f"timed out after {definition.timeout_ms} ms")
-    code = proc.returncode or 0
-    if code != 0:
-        how = f"killed by signal {-code}" if code < 0 else f"exited with status {code}"
-        return HookRun(bytes(out), tail, how)
-    if overflow:
-        return HookRun(b"", tail, f"printed more than {stdout_cap} bytes on stdout")
-    # A write error is a failure of the hook, except when the hook exited 0
-    # without reading its input (e.g. `true`): whether the write then fails
-    # is only a matter of timing, and the hook told us all it wanted to.
-    if stdin_error:
-        log.debug("hook %s did not read its input: %s", definition.command, stdin_error)
-    return HookRun(bytes(out), tail, None)
 
 
 def judge(point: str, definition: HookDefinition, run: HookRun) -> HookVerdict:
@@ -236,11 +105,14 @@ class CommandHookRunner:
         cwd: str | None = None,
         on_finished: Callable[[HookFinished], Awaitable[None] | None] | None = None,
         stdout_cap: int = STDOUT_CAP,
+        redact: Callable[[str], str] = str,
     ) -> None:
         self.config = config
+        self.redact = redact
         self.cwd = cwd
         self.on_finished = on_finished
         self.stdout_cap = stdout_cap
+        self._environments: dict[str, dict[str, str]] = {}
 
     async def run(self, point: HookPoint, event: Mapping[str, Any]) -> HookOutcome:
         """Run every hook at `point` concurrently; any deny wins, contexts
@@ -251,28 +123,51 @@ class CommandHookRunner:
             return HookOutcome()
         payload = (json.dumps(event, ensure_ascii=False) + "\n").encode()
         verdicts: list[HookVerdict] = [HookVerdict()] * len(definitions)
-        env = hook_environment(point, self.cwd)
+        env = self._environments.get(point)
+        if env is None:  # built once per point: copying os.environ per call shows up
+            env = self._environments[point] = hook_environment(point, self.cwd)
 
         async def one(i: int, definition: HookDefinition) -> None:
             started = trio.current_time()
-            run = await run_hook_process(
-                definition, payload, cwd=self.cwd, env=env, stdout_cap=self.stdout_cap
-            )
+            try:
+                run = await run_hook_process(
+                    definition, payload, cwd=self.cwd, env=env, stdout_cap=self.stdout_cap
+                )
+            except BaseException:  # Cancelled, perhaps inside an exception group
+                # The turn was cancelled: the hook is already killed and reaped.
+                # Still tell the client it ran, briefly shielded.
+                elapsed = trio.current_time() - started
+                why = "cancelled with its turn"
+                run = HookRun(b"", "", why)
+                report = self._report(point, definition, HookVerdict(error=why), run, elapsed)
+                with trio.CancelScope(shield=True), trio.move_on_after(CANCELLED_REPORT_S):
+                    await self._finished(report)
+                raise
             verdicts[i] = verdict = judge(point, definition, run)
-            finished = self._report(point, definition, verdict, run, trio.current_time() - started)
-            if self.on_finished is not None:
-                result = self.on_finished(finished)
-                if inspect.isawaitable(result):
-                    await result
+            elapsed = trio.current_time() - started
+            await self._finished(self._report(point, definition, verdict, run, elapsed))
 
-        async with trio.open_nursery() as nursery:
-            for i, definition in enumerate(definitions):
-                nursery.start_soon(one, i, definition)
+        if len(definitions) == 1:
+            await one(0, definitions[0])  # the common case: no nursery needed
+        else:
+            async with trio.open_nursery() as nursery:
+                for i, definition in enumerate(definitions):
+                    nursery.start_soon(one, i, definition)
         denies = [v for v in verdicts if v.deny]
         if denies:
             return HookOutcome(blocked=True, reason="; ".join(v.reason or "denied" for v in denies))
         contexts = [v.context for v in verdicts if v.context]
         return HookOutcome(context="\n\n".join(contexts) if contexts else None)
+
+    async def _finished(self, finished: HookFinished) -> None:
+        if self.on_finished is None:
+            return
+        try:
+            result = self.on_finished(finished)
+            if inspect.isawaitable(result):
+                await result
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            pass  # the session is closing and its event channel with it
 
     def _report(
         self,
@@ -289,7 +184,7 @@ class CommandHookRunner:
                 point,
                 verdict.error,
                 definition.on_timeout,
-                run.stderr_tail[-500:] or "(empty)",
+                self.redact(run.stderr_tail[-500:]) or "(empty)",
             )
         if verdict.deny:
             decision = "deny"
@@ -299,7 +194,7 @@ class CommandHookRunner:
             decision = "observe"
         error = verdict.error
         if error and run.stderr_tail:
-            error = f"{error}; stderr: {run.stderr_tail[-300:]}"
+            error = self.redact(f"{error}; stderr: {run.stderr_tail[-300:]}")
         return HookFinished(
             point, list(definition.command), decision, round(seconds * 1000, 1), error
         )

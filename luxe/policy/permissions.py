@@ -19,6 +19,7 @@ thin I/O step), calls `decide`, remembers `always` answers, and redacts.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 
@@ -67,8 +68,10 @@ def secret_named(facts: CallFacts) -> str | None:
             return name
     if facts.shell is not None:
         for word in facts.shell.mentioned:
-            if is_secret_path(word) or glob_may_name_secret(word):
-                return word
+            # `git show HEAD:.env`, `--env-file=.env`: the name hides behind a `:` or `=`.
+            for piece in (word, *re.split(r"[:=]", word)):
+                if is_secret_path(piece) or glob_may_name_secret(piece):
+                    return word
         return _secret_in(facts.shell_paths)
     return None
 

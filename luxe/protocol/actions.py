@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, Literal
 
-import attrs
-
+from luxe.protocol.frame import Frame, frame
 from luxe.protocol.review import REVIEW_ACTIONS, ReviewAction
 
 PermissionReply = Literal["once", "always", "reject"]
@@ -18,13 +17,13 @@ AgentModeName = Literal["build", "plan"]
 ThinkingLevelName = Literal["off", "low", "medium", "high"]
 
 
-@attrs.frozen
-class Attachment:
+@frame
+class Attachment(Frame):
     path: str
 
 
-@attrs.frozen
-class SubmitUserMessage:
+@frame
+class SubmitUserMessage(Frame):
     """Start a turn with `text`, or queue it while a turn runs."""
 
     KIND: ClassVar[str] = "submit_user_message"
@@ -32,23 +31,23 @@ class SubmitUserMessage:
     attachments: list[Attachment] | None = None
 
 
-@attrs.frozen
-class SteerTurn:
+@frame
+class SteerTurn(Frame):
     """Deliver `text` to the running turn before its next model call."""
 
     KIND: ClassVar[str] = "steer_turn"
     text: str
 
 
-@attrs.frozen
-class CancelTurn:
+@frame
+class CancelTurn(Frame):
     """Stop the running turn at once."""
 
     KIND: ClassVar[str] = "cancel_turn"
 
 
-@attrs.frozen
-class RespondPermission:
+@frame
+class RespondPermission(Frame):
     """Answer a `permission_requested` prompt."""
 
     KIND: ClassVar[str] = "respond_permission"
@@ -57,8 +56,8 @@ class RespondPermission:
     message: str | None = None
 
 
-@attrs.frozen
-class AnswerQuestion:
+@frame
+class AnswerQuestion(Frame):
     """Answer a `question_asked` prompt: `{answered: [..]}` or `{dismissed: true}`."""
 
     KIND: ClassVar[str] = "answer_question"
@@ -66,44 +65,44 @@ class AnswerQuestion:
     reply: dict[str, Any]
 
 
-@attrs.frozen
-class SetModel:
+@frame
+class SetModel(Frame):
     KIND: ClassVar[str] = "set_model"
     model: str
 
 
-@attrs.frozen
-class SetMode:
+@frame
+class SetMode(Frame):
     KIND: ClassVar[str] = "set_mode"
     mode: AgentModeName
 
 
-@attrs.frozen
-class SetThinking:
+@frame
+class SetThinking(Frame):
     KIND: ClassVar[str] = "set_thinking"
     level: ThinkingLevelName
 
 
-@attrs.frozen
-class SetPermissionAutoApprove:
+@frame
+class SetPermissionAutoApprove(Frame):
     KIND: ClassVar[str] = "set_permission_auto_approve"
     enabled: bool
 
 
-@attrs.frozen
-class ListSessions:
+@frame
+class ListSessions(Frame):
     KIND: ClassVar[str] = "list_sessions"
 
 
-@attrs.frozen
-class Compact:
+@frame
+class Compact(Frame):
     """Summarise older messages of the session into one."""
 
     KIND: ClassVar[str] = "compact"
 
 
-@attrs.frozen
-class Close:
+@frame
+class Close(Frame):
     """End the session: cancel the turn, kill processes, flush, exit 0."""
 
     KIND: ClassVar[str] = "close"

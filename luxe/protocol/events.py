@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-import attrs
-
+from luxe.protocol.frame import Frame, frame
 from luxe.protocol.review import REVIEW_EVENTS, ReviewEvent
 
 PROTOCOL_VERSION = 2
@@ -17,8 +16,8 @@ PROTOCOL_VERSION = 2
 # -- handshake, state, sessions ------------------------------------------------
 
 
-@attrs.frozen
-class Ready:
+@frame
+class Ready(Frame):
     KIND: ClassVar[str] = "ready"
     protocol_version: int
     luxe_version: str
@@ -29,8 +28,8 @@ class Ready:
     resumed: bool
 
 
-@attrs.frozen
-class ModelState:
+@frame
+class ModelState(Frame):
     id: str
     provider: str
     context_window: int
@@ -38,8 +37,8 @@ class ModelState:
     label: str | None = None
 
 
-@attrs.frozen
-class StateChanged:
+@frame
+class StateChanged(Frame):
     KIND: ClassVar[str] = "state_changed"
     model: ModelState
     streaming: bool
@@ -49,8 +48,8 @@ class StateChanged:
     auto_approve: bool
 
 
-@attrs.frozen
-class SessionInfo:
+@frame
+class SessionInfo(Frame):
     KIND: ClassVar[str] = "session_info"
     session_id: str
     title: str
@@ -59,8 +58,8 @@ class SessionInfo:
     updated_at: str
 
 
-@attrs.frozen
-class SessionSummary:
+@frame
+class SessionSummary(Frame):
     id: str
     title: str
     cwd: str
@@ -68,8 +67,8 @@ class SessionSummary:
     messages: int
 
 
-@attrs.frozen
-class SessionsListed:
+@frame
+class SessionsListed(Frame):
     KIND: ClassVar[str] = "sessions_listed"
     sessions: list[SessionSummary]
 
@@ -77,51 +76,51 @@ class SessionsListed:
 # -- a turn ---------------------------------------------------------------------
 
 
-@attrs.frozen
-class TurnStarted:
+@frame
+class TurnStarted(Frame):
     KIND: ClassVar[str] = "turn_started"
     turn_id: str
     text: str
 
 
-@attrs.frozen
-class MessageQueued:
+@frame
+class MessageQueued(Frame):
     KIND: ClassVar[str] = "message_queued"
     text: str
     position: int
 
 
-@attrs.frozen
-class TokenDelta:
+@frame
+class TokenDelta(Frame):
     KIND: ClassVar[str] = "token_delta"
     block: int
     delta: str
 
 
-@attrs.frozen
-class ThinkingDelta:
+@frame
+class ThinkingDelta(Frame):
     KIND: ClassVar[str] = "thinking_delta"
     block: int
     delta: str
 
 
-@attrs.frozen
-class ToolStarted:
+@frame
+class ToolStarted(Frame):
     KIND: ClassVar[str] = "tool_started"
     call_id: str
     name: str
     args: dict[str, Any]
 
 
-@attrs.frozen
-class ToolOutputDelta:
+@frame
+class ToolOutputDelta(Frame):
     KIND: ClassVar[str] = "tool_output_delta"
     call_id: str
     delta: str
 
 
-@attrs.frozen
-class ToolFinished:
+@frame
+class ToolFinished(Frame):
     KIND: ClassVar[str] = "tool_finished"
     call_id: str
     name: str
@@ -130,15 +129,15 @@ class ToolFinished:
     denied: bool
 
 
-@attrs.frozen
-class FileChanged:
+@frame
+class FileChanged(Frame):
     KIND: ClassVar[str] = "file_changed"
     path: str
     operation: str
 
 
-@attrs.frozen
-class PermissionRequested:
+@frame
+class PermissionRequested(Frame):
     KIND: ClassVar[str] = "permission_requested"
     id: str
     call_id: str
@@ -148,15 +147,15 @@ class PermissionRequested:
     options: list[str]
 
 
-@attrs.frozen
-class PermissionResolved:
+@frame
+class PermissionResolved(Frame):
     KIND: ClassVar[str] = "permission_resolved"
     id: str
     reply: str
 
 
-@attrs.frozen
-class QuestionAsked:
+@frame
+class QuestionAsked(Frame):
     KIND: ClassVar[str] = "question_asked"
     id: str
     call_id: str
@@ -165,8 +164,8 @@ class QuestionAsked:
     multiple: bool
 
 
-@attrs.frozen
-class QuestionResolved:
+@frame
+class QuestionResolved(Frame):
     """A question was answered, dismissed, or cancelled with its turn."""
 
     KIND: ClassVar[str] = "question_resolved"
@@ -174,8 +173,8 @@ class QuestionResolved:
     reply: dict[str, Any]
 
 
-@attrs.frozen
-class TurnUsage:
+@frame
+class TurnUsage(Frame):
     KIND: ClassVar[str] = "turn_usage"
     prompt_tokens: int
     completion_tokens: int
@@ -187,37 +186,37 @@ class TurnUsage:
     session_cost_usd: float | None
 
 
-@attrs.frozen
-class TurnEnded:
+@frame
+class TurnEnded(Frame):
     KIND: ClassVar[str] = "turn_ended"
     turn_id: str
     reason: str
     error: str | None = None
 
 
-@attrs.frozen
-class Error:
+@frame
+class Error(Frame):
     KIND: ClassVar[str] = "error"
     message: str
     retryable: bool
     retry_in_s: float | None = None
 
 
-@attrs.frozen
-class CompactionStarted:
+@frame
+class CompactionStarted(Frame):
     KIND: ClassVar[str] = "compaction_started"
     tokens_before: int
 
 
-@attrs.frozen
-class Compacted:
+@frame
+class Compacted(Frame):
     KIND: ClassVar[str] = "compacted"
     tokens_before: int
     tokens_after: int
 
 
-@attrs.frozen
-class HookFinished:
+@frame
+class HookFinished(Frame):
     """One command hook ran (see docs/hooks.md). `decision`: allow, deny, or
     observe (an observe-only point, whose output is ignored); `error` says
     why the hook failed, when it did (its `on_timeout` then decided)."""
@@ -230,8 +229,8 @@ class HookFinished:
     error: str | None = None
 
 
-@attrs.frozen
-class ActionRejected:
+@frame
+class ActionRejected(Frame):
     KIND: ClassVar[str] = "action_rejected"
     kind: str | None
     reason: str

@@ -29,8 +29,13 @@ DRAIN_TIMEOUT_S = 0.25
 
 
 async def _drain(chunks: AsyncIterator[bytes]) -> None:
+    """Read to the body's end, briefly. The response is already complete, so a
+    failure here only costs the connection, never the answer."""
     with trio.move_on_after(DRAIN_TIMEOUT_S):
-        async for _chunk in chunks:
+        try:
+            async for _chunk in chunks:
+                pass
+        except httpx.HTTPError:
             pass
 
 
@@ -99,6 +104,13 @@ class SSEPoster:
             async with self._http().stream("POST", url, headers=headers, json=body) as response:
                 if response.status_code >= 400:
                     await self._raise_for_status(url, response)
+                if "json" in response.headers.get("content-type", ""):
+                    # A server that ignored `stream: true` (or a proxy's error page).
+                    detail = error_detail(await _read_capped(response))
+                    raise ProviderError(
+                        f"{self.label} endpoint {url} answered JSON instead of an event "
+                        f"stream (HTTP {response.status_code}): {detail}"
+                    )
                 decoder = SSEDecoder()
                 chunks = response.aiter_bytes()
                 async for chunk in chunks:
@@ -131,15 +143,7 @@ class SSEPoster:
 
     async def _raise_for_status(self, url: str, response: httpx.Response) -> None:
         status = response.status_code
-        body = b""
-        try:
-            async for chunk in response.aiter_bytes():
-                body += chunk
-                if len(body) > MAX_ERROR_BODY:
-                    break
-        except httpx.HTTPError:
-            pass
-        detail = error_detail(body)
+        detail = error_detail(await _read_capped(response))
         reason = response.reason_phrase or ""
         message = (
             f"{self.label} request to {url} failed: HTTP {status}{' ' + reason if reason else ''}"
@@ -155,6 +159,19 @@ class SSEPoster:
         elif status == 404:
             message += " (check the model name and the base URL)"
         raise ProviderError(message, status=status)
+
+
+async def _read_capped(response: httpx.Response) -> bytes:
+    """The start of a (non-stream) body, for an error message."""
+    body = b""
+    try:
+        async for chunk in response.aiter_bytes():
+            body += chunk
+            if len(body) > MAX_ERROR_BODY:
+                break
+    except httpx.HTTPError:
+        pass
+    return body
 
 
 def error_detail(body: bytes) -> str:

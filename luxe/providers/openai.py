@@ -195,7 +195,7 @@ class _StreamReader:
         return block
 
     async def on_sse(self, sse: ServerSentEvent) -> bool:
-        if sse.data.strip() == "[DONE]":
+        if not sse.data.startswith("{") and sse.data.strip() == "[DONE]":
             return True
         try:
             data = json.loads(sse.data)

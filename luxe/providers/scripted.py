@@ -112,7 +112,7 @@ class ScriptedProvider:
             block = len(content)
             for piece in _chunks(str(step["thinking"])):
                 await on_event(ThinkingDelta(block, piece))
-            content.append(ThinkingBlock(str(step["thinking"]), signature="scripted"))
+            content.append(ThinkingBlock(str(step["thinking"])))
         if step.get("text"):
             block = len(content)
             for piece in _chunks(str(step["text"])):

@@ -72,7 +72,9 @@ class SSEDecoder:
                 text = text[1:]
         if not text:
             return []
-        lines = _LINE_END.split(self._pending + text)
+        buffer = self._pending + text
+        # str.split is several times faster than the regex; most streams use "\n" only.
+        lines = _LINE_END.split(buffer) if "\r" in buffer else buffer.split("\n")
         self._pending = lines.pop()
         self._skip_lf = text.endswith("\r")
         events: list[ServerSentEvent] = []
@@ -83,6 +85,15 @@ class SSEDecoder:
                 data.append(line[6:])
             elif line.startswith("event: "):
                 self._event = line[7:]
+            elif not line and data:
+                events.append(
+                    ServerSentEvent(
+                        "\n".join(data), self._event or "message", self._last_id, self._retry
+                    )
+                )
+                self._event = ""
+                self._retry = None
+                data = self._data = []
             else:
                 event = self._line(line)
                 if event is not None:

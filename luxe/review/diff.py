@@ -13,7 +13,6 @@ Cancelling a read kills the git or gh process it is waiting on (see
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import tempfile
 from pathlib import Path
@@ -22,7 +21,7 @@ import attrs
 import trio
 
 from luxe.review import process
-from luxe.review.diffparse import ParsedDiff, parse_diff, short_hash
+from luxe.review.diffparse import DiffParseError, ParsedDiff, parse_diff, short_hash
 from luxe.review.model import (
     BranchTarget,
     CommitTarget,
@@ -249,8 +248,6 @@ async def _read_pull_request(cwd: Path, target: PullRequestTarget) -> DiffRead:
 
 def parse_read(read: DiffRead) -> ParsedDiff:
     """Parse a read diff; git's output that does not parse is a load error."""
-    from luxe.review.diffparse import DiffParseError
-
     try:
         return parse_diff(read.text)
     except DiffParseError as error:
@@ -258,4 +255,4 @@ def parse_read(read: DiffRead) -> ParsedDiff:
 
 
 def reviews_dir(root: Path) -> Path:
-    return Path(os.fspath(root)) / REVIEWS_DIR
+    return root / REVIEWS_DIR

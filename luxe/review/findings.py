@@ -167,6 +167,7 @@ def _fix(session: ReviewSession, review: Review, edit: Edit, now: str, new_id: s
     if edit.finding_id is None:
         if edit.anchor is None:
             raise EditFailed("a fix needs a finding_id, or an anchor and a body")
+        _body(edit.body, "a fix on a new anchor")
         created = _comment(
             session,
             review,

@@ -34,6 +34,10 @@ from luxe.review.store import ReviewStore, StoredReview, StoreError
 
 log = logging.getLogger(__name__)
 
+# Beyond this many hunks the listing would crowd the model's context (and
+# take long to answer): the fallback chapters are used without asking.
+MAX_MODEL_HUNKS = 600
+
 # Given the review without chapters, returns its chapters (validated by the caller).
 ChapterSource = Callable[[Review], Awaitable[tuple[Chapter, ...]]]
 
@@ -79,7 +83,7 @@ async def load_review(
         review = attrs.evolve(review, chapters=stored.review.chapters)
         return LoadedReview(review, stored.session, store, read.root, True, "stored")
     source = "fallback"
-    if propose is not None and review.hunks:
+    if propose is not None and 0 < len(review.hunks) <= MAX_MODEL_HUNKS:
         try:
             chapters = await propose(review)
             validate_chapters(chapters, review.hunks)
@@ -87,6 +91,8 @@ async def load_review(
             source = "model"
         except (ChaptersInvalid, ProviderError) as error:
             log.info("model chapters refused, using the fallback: %s", error)
+        except Exception:  # a broken provider must not cost the reviewer the review
+            log.exception("model chapters failed, using the fallback")
     if stored is None:
         return LoadedReview(review, new_session(review), store, read.root, False, source)
     session = remap_session(stored.session, stored.review, review)

@@ -102,8 +102,20 @@ class ReviewService:
             async for job in self._receive:
                 try:
                     await self._handle(job)
-                except Exception:  # one bad job never ends the review
+                except Exception as error:  # one bad job never ends the review
                     log.exception("review job %r failed", type(job).__name__)
+                    await self._answer_failure(
+                        job, f"internal error: {type(error).__name__}: {error}"
+                    )
+
+    async def _answer_failure(self, job: _Job, reason: str) -> None:
+        """Every action is answered once, even when its handling broke."""
+        if isinstance(job, rv.LoadGuidedReview):
+            await self.emit(rv.GuidedReviewLoadFailed(job.request_id, reason))
+        elif isinstance(job, rv.EditReview):
+            await self.emit(rv.ReviewSessionSaveFailed(job.request_id, reason))
+        elif isinstance(job, rv.CommitReviewChapters):
+            await self.emit(rv.ReviewChaptersCommitFailed(job.request_id, reason))
 
     async def _handle(self, job: _Job) -> None:
         if isinstance(job, rv.LoadGuidedReview):
@@ -196,7 +208,30 @@ class ReviewService:
         if result.send and result.finding_id is not None and self._agents is not None:
             self._working.add(result.finding_id)
             runner = self._run_fix if isinstance(edit, FixEdit) else self._run_question
-            self._agents.start_soon(runner, state, result.finding_id)
+            self._agents.start_soon(self._guarded, runner, state, result.finding_id)
+
+    async def _guarded(
+        self,
+        runner: Callable[[ReviewState, str], Awaitable[None]],
+        state: ReviewState,
+        finding_id: str,
+    ) -> None:
+        """Run an agent watcher; if it breaks, say so on the thread instead of
+        taking the review (and Luxe) down with it."""
+        try:
+            await runner(state, finding_id)
+        except Exception as error:
+            log.exception("agent work on %s failed", finding_id)
+            note = f"The agent's work stopped: internal error: {type(error).__name__}: {error}."
+            fix_broke = partial(
+                set_fix, finding_id=finding_id, fix=Fix("failed"), now=utc_now(), system_note=note
+            )
+            entry = partial(
+                add_entry, finding_id=finding_id, author="system", body=note, now=utc_now()
+            )
+            finding = self._finding(state, finding_id)
+            change = fix_broke if finding is not None and finding.fix is not None else entry
+            await self._post(state, finding_id, change, done=True)
 
     async def _reject(self, kind: str, review_id: str) -> None:
         await self.emit(ev.ActionRejected(kind, f"{kind}: {review_id} is not the open review"))

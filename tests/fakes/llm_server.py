@@ -15,7 +15,9 @@ Step format (shared with luxe's offline `--model scripted:PATH` provider):
 Server-only extras:
 
     "http_error": {"status": 429, "retry_after": 0.2, "message": "..."}  answer an HTTP error
+    "json_body": {...}     answer 200 with this JSON, not a stream (a server ignoring `stream`)
     "cut": true            close the connection before the stream ends (after the text)
+    "cut_after_end": true  drop the connection after the last event, before the body's end
     "stall": true          send headers (and the text, if any), then silence
     "stream_error": {"type"?, "message"?}   a mid-stream `error` event after the text
     "chunk_size": N        split text/thinking into deltas of N characters
@@ -347,6 +349,11 @@ class _Handler(BaseHTTPRequestHandler):
     def _answer(self, flavour: str, step: Step, record: RecordedRequest, step_index: int) -> None:
         if step.get("delay_s"):
             self._sleep(float(step["delay_s"]))
+        if "json_body" in step:
+            self._send_json(200, step["json_body"])
+            record.outcome = "completed"
+            record.finished_at = time.monotonic()
+            return
         if "http_error" in step:
             err = step["http_error"]
             status = int(err.get("status", 500))

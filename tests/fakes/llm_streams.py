@@ -205,6 +205,8 @@ def anthropic_events(step: Step, step_index: int) -> Iterator[object]:
         },
     )
     yield _sse("message_stop", {"type": "message_stop"})
+    if step.get("cut_after_end"):
+        yield CUT
 
 
 def openai_events(step: Step, step_index: int, body: Any) -> Iterator[object]:
@@ -321,3 +323,5 @@ def openai_events(step: Step, step_index: int, body: Any) -> Iterator[object]:
             },
         )
     yield _sse(None, "[DONE]")
+    if step.get("cut_after_end"):
+        yield CUT

@@ -129,7 +129,7 @@ def test_focus_highlight_comment_diff_ready_update(laura_session: Make, tmp_path
     screen = session.wait_for("40   line 40")
     assert "1   line 1" not in screen  # scrolled to the highlight
     assert session.cli("focus", "0").returncode == 0
-    session.wait_for(lambda text: "Ctrl+P panes" in session.footer())
+    session.wait_footer("Ctrl+P panes")
     assert session.cli("highlight", "1", "--pane", "1").returncode == 0
     session.wait_for(" 1   line 1")
     assert session.cli("highlight", "--off", "--pane", "1").returncode == 0
@@ -222,7 +222,7 @@ def test_tabs_have_distinct_sockets_that_never_reach_each_other(laura_session: M
     session = laura_session()
     first = session.tab
     session.send_keys("C-t")
-    session.wait_for(lambda text: "n new tab" in session.footer())
+    session.wait_footer("n new tab")
     session.send_keys("n")
     second = wait_until(lambda: len(session.tabs()) == 2 and session.tabs()[1])
     assert first != second
@@ -239,9 +239,9 @@ def test_tabs_have_distinct_sockets_that_never_reach_each_other(laura_session: M
     assert session.cli("open", path, "--no-focus", tab=first).stdout.strip() == "1"
     # Ctrl+T ←: back to tab 1, whose shell has the first socket; r renames it
     session.send_keys("C-t")
-    session.wait_for(lambda text: "n new tab" in session.footer())
+    session.wait_footer("n new tab")
     session.send_keys("Left", "r")
-    session.wait_for(lambda text: "rename tab" in session.footer())
+    session.wait_footer("rename tab")
     session.type("work")
     session.send_keys("Enter")
     session.wait_for(lambda text: session.screen()[0].startswith(" 1:work   2"))

@@ -154,3 +154,22 @@ def test_removal_errors() -> None:
         layout.remove(tree, 7)
     with pytest.raises(LayoutError, match="no pane #7"):
         layout.split(tree, 7, "horizontal", 50, "second", 2)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(20, 300), st.integers(10, 100), st.integers(1, 12))
+def test_bare_opens_alternate_by_depth_until_they_stop_fitting(width: int, height: int, opens: int) -> None:
+    area = Rect(0, 1, width, height)
+    tree: layout.Tree = Leaf(0)
+    for new in range(1, opens + 1):
+        inferred = layout.dwindle(tree, area)
+        if inferred is None:
+            # the spiral no longer fits: a bare open falls back to halving the focused pane
+            fallback = layout.place(tree, area, split_pane=None, dir=None, ratio=None, side=None, focused=0)
+            assert fallback == Placement(0, "horizontal", 50, "second")
+            break
+        depth = layout.depth_of(tree, inferred.target)
+        assert inferred.target == new - 1
+        assert inferred.dir == ("horizontal" if depth % 2 == 0 else "vertical")
+        tree = layout.open_pane(tree, area, inferred, new, check_fit=True)
+        assert layout.fits(tree, area)

@@ -151,3 +151,45 @@ def test_a_new_card_above_the_cursor_does_not_move_it_off_its_line(tab: Tab) -> 
     panel.rows(area.width)
     assert panel.anchor_at(panel.cursor, area.width) == (2, 2)
     assert panel.rows(area.width)[panel.cursor].source == (2, 2)
+
+
+def test_the_journal_records_what_the_agent_did(tab: Tab, tmp_path: Path) -> None:
+    ready = tab.apply(Ready(session="j1"))
+    journal = tmp_path / "state" / "laura" / "sessions" / "j1.ndjson"
+    assert getattr(ready, "journal", None) == str(journal)
+    tab.apply(Open(path="f.txt", focus=False))
+    tab.apply(Open(path="f.txt", highlight=(2, 2), focus=False))
+    assert tab.apply(Comment(line=5, body="x", pane=1)) == Error(
+        "line 5 is past the file's 2 lines"
+    )
+    events = [json.loads(line) for line in journal.read_text().splitlines()]
+    assert [e["type"] for e in events] == ["ready", "open", "open", "highlight"]
+    assert (events[3]["pane"], events[3]["start"], events[3]["end"]) == (3, 2, 2)
+
+
+def test_a_paste_lands_in_the_prompt_and_s_without_threads_says_so(tab: Tab) -> None:
+    tab.apply(Ready())
+    panel = tab.panels[1]
+    area = tab.panel_inner(panel)
+    ui = ReviewUI(Writer())
+    toasts: list[str] = []
+    assert ui.file_key(tab, panel, Key("S"), area, toasts.append)
+    assert not ui.active
+    assert toasts == ["no comments to submit: press c on a line first"]
+    ui.file_key(tab, panel, Key("c"), area, toasts.append)
+    ui.paste("two\r\nlines")
+    ui.key(Key("enter"), toasts.append)
+    [thread] = panel.review.book.threads()
+    assert thread.notes[0].body == "two\nlines"
+
+
+def test_escape_cancels_a_comment_and_changes_nothing(tab: Tab) -> None:
+    tab.apply(Ready())
+    panel = tab.panels[1]
+    area = tab.panel_inner(panel)
+    ui = ReviewUI(Writer())
+    ui.file_key(tab, panel, Key("c"), area, [].append)
+    type_text(ui, "never mind", [])
+    ui.key(Key("escape"), [].append)
+    assert not ui.active
+    assert panel.review.book.is_empty

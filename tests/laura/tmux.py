@@ -18,6 +18,8 @@ API (reusable by every Laura test):
     session.paste(text)              a bracketed paste, as a terminal sends one
     session.wait_for(text_or_predicate, timeout=10) -> str
                                      poll the screen until it holds text
+    session.wait_footer(text, timeout=10) -> str
+                                     poll until the hint line holds text
     session.laura_pid -> int         the laura host process
     session.tabs() -> list[str]      every LAURA_TAB the host serves, tab order
     session.tab -> str               the first tab's LAURA_TAB
@@ -32,7 +34,12 @@ API (reusable by every Laura test):
     session.close()                  kill the tmux server and every process
 
 `laura_session` (a pytest fixture in conftest.py) makes sessions and closes
-them at teardown. `wait_until(predicate, timeout)` polls any condition.
+them at teardown. Module helpers: `wait_until(predicate, timeout)` polls any
+condition; `descendants_of(pid)` and `alive(pid)` read /proc (to prove no
+process survives); `abstract_sockets(prefix)` lists listening tab sockets;
+`send_frame(name, frame)` is a raw one-shot client; `RECORDER` is
+tests/laura/recorder.py, a child that records every byte it reads (run it
+with `command=[sys.executable, RECORDER, OUT, "--alt"|"--paste"|"--mouse"|"--dsr"]`).
 """
 
 from __future__ import annotations
@@ -232,8 +239,20 @@ class LauraSession:
         try:
             return str(wait_until(check, timeout))
         except AssertionError:
+            what = expect if isinstance(expect, str) else getattr(expect, "__doc__", None) or expect
             raise AssertionError(
-                f"screen never showed {expect!r} within {timeout} s; screen:\n{self.text()}"
+                f"screen never showed {what!r} within {timeout} s; footer {self.footer()!r};"
+                f" screen:\n{self.text()}"
+            ) from None
+
+    def wait_footer(self, text: str, timeout: float = 10.0) -> str:
+        """Poll until the hint line (the last row) contains `text`."""
+        try:
+            return str(wait_until(lambda: text in self.footer() and self.footer(), timeout))
+        except AssertionError:
+            raise AssertionError(
+                f"footer never showed {text!r} within {timeout} s; footer {self.footer()!r};"
+                f" screen:\n{self.text()}"
             ) from None
 
     # --- the host -------------------------------------------------------------

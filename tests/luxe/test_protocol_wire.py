@@ -66,3 +66,16 @@ def test_the_handshake_path_does_not_import_httpx() -> None:
     code = "import sys, luxe.app; print([m for m in sys.modules if m.startswith(('httpx', 'luxe.providers.anthropic', 'luxe.providers.openai'))])"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_the_handshake_path_does_not_import_guided_review() -> None:
+    code = "import sys, luxe.app; print([m for m in sys.modules if m.startswith('luxe.review')])"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_the_handshake_is_written_before_trio_loads() -> None:
+    # luxe.app writes ready/state_changed itself, then imports trio for the loop.
+    code = "import sys, luxe.app; print('trio' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

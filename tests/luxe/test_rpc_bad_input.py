@@ -90,3 +90,16 @@ def test_fuzz_every_random_line_gets_exactly_one_rejection(spawn: SpawnLuxe) -> 
     assert [f for f in frames if f["kind"] == "action_rejected"] == []
     assert frames[-1]["content"]["reason"] == "end_turn"
     assert luxe.close() == 0
+
+
+def test_a_line_over_the_cap_is_refused_without_being_kept(spawn: SpawnLuxe) -> None:
+    luxe = spawn([{"text": "fine"}])
+    luxe.handshake()
+    chunk = b"x" * (1 << 20)
+    for _ in range(17):  # 17 MiB, over the 16 MiB cap
+        luxe.send_raw(chunk)
+    luxe.send_raw(b"\n")
+    assert "line longer than" in luxe.expect("action_rejected", timeout=30)["reason"]
+    luxe.send("submit_user_message", {"text": "ok?"})
+    assert luxe.expect("turn_ended")["reason"] == "end_turn"
+    assert luxe.close() == 0

@@ -85,7 +85,11 @@ def test_a_retry_is_announced_then_the_turn_goes_on(spawn: SpawnLuxe) -> None:
         assert error["retryable"] is True and error["retry_in_s"] == pytest.approx(0.05)
         assert "429" in error["message"]
         usage = luxe.expect("turn_usage")
-        assert usage["prompt_tokens"] == 1000
+        assert usage["prompt_tokens"] == 1000 and usage["completion_tokens"] == 10
+        # claude-sonnet-4-5: $3 in, $15 out per million tokens.
+        assert usage["cost_usd"] == pytest.approx(0.00315)
+        assert usage["session_cost_usd"] == pytest.approx(0.00315)
+        assert usage["context_window"] == 200_000
         assert luxe.expect("turn_ended")["reason"] == "end_turn"
         assert luxe.close() == 0
 

@@ -59,7 +59,7 @@ def test_permission_once_always_reject(spawn: SpawnLuxe, repo: Path, env: dict[s
         [
             {"tool_calls": [call("write", path="one.txt", content="1\n")]},
             {"tool_calls": [call("write", path="two.txt", content="2\n")]},
-            {"tool_calls": [call("write", path="two.txt", content="2b\n")]},
+            {"tool_calls": [call("write", path="two.txt", content="3\n")]},
             {"tool_calls": [call("bash", command="touch never.txt")]},
             {"text": "done"},
         ]
@@ -82,11 +82,11 @@ def test_permission_once_always_reject(spawn: SpawnLuxe, repo: Path, env: dict[s
     asked = luxe.expect("permission_requested")
     luxe.send("respond_permission", {"id": asked["id"], "reply": "always"})
     assert finished(luxe)["is_error"] is False
-    # "always" covers the same call again without asking (and nothing wider:
-    # tests/luxe/policy covers the scoping).
+    # "always" covers the next write of the same file without asking (it is
+    # never wider than what was asked: another file would ask again).
     frames = luxe.collect_until("tool_finished")
     assert "permission_requested" not in [f["kind"] for f in frames]
-    assert (repo / "two.txt").read_text() == "2b\n"
+    assert (repo / "two.txt").read_text() == "3\n"
 
     asked = luxe.expect("permission_requested")
     assert asked["tool"] == "bash"

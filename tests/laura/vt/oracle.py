@@ -158,6 +158,33 @@ class TmuxOracle:
         finally:
             self.tmux("kill-session", "-t", "s" + source.stem[:8])
 
+    def replay_resized(self, data: bytes, lines: int, columns: int,
+                       widths: list[int]) -> list[tuple[list[str], tuple[int, int, int]]]:
+        """After replaying `data`, resize the window to each width in turn;
+        for each: (plain rows, (cursor x, cursor y, history size))."""
+        source = self.workdir / f"{uuid.uuid4().hex}.bin"
+        source.write_bytes(data)
+        target, marker = "r" + source.stem[:8], f"done-{source.stem[:8]}"
+        script = f"stty -opost -echo; cat {source}; printf '\\033]2;{marker}\\033\\\\'; exec sleep 600"
+        self.tmux("new-session", "-d", "-s", target, "-x", str(columns), "-y", str(lines),
+                  "sh", "-c", script)
+        try:
+            wait_until(lambda: self.tmux("display", "-p", "-t", target, "#{pane_title}").strip()
+                       == marker, 20, "tmux to parse the stream")
+            out = []
+            for width in widths:
+                self.tmux("resize-window", "-t", target, "-x", str(width), "-y", str(lines))
+                wait_until(lambda w=width: self.tmux("display", "-p", "-t", target,
+                                                     "#{pane_width}").strip() == str(w),
+                           10, "tmux to resize")
+                rows = self.tmux("capture-pane", "-p", "-t", target).split("\n")[:lines]
+                x, y, history = self.tmux("display", "-p", "-t", target,
+                                          "#{cursor_x} #{cursor_y} #{history_size}").split()
+                out.append(([row.rstrip() for row in rows], (int(x), int(y), int(history))))
+            return out
+        finally:
+            self.tmux("kill-session", "-t", target)
+
     def close(self) -> None:
         self.tmux("kill-server")
 

@@ -71,3 +71,25 @@ def random_stream(seed: int, steps: int = 60, lines: int = 10, columns: int = 20
             # (No CHT, `CSI I`: tmux 3.3 does not implement it.)
             out.append(rnd.choice(["\x1bH", "\x1b[g", "\x1b[3g", "\x1b[Z"]))
     return "".join(out).encode()
+
+
+def random_wide_stream(seed: int, steps: int = 50) -> bytes:
+    """Wide and combining characters moved around by CUP, LF/RI and margins
+    (no erase/insert/delete: tmux keeps halves of wide characters there,
+    see docs/laura-vt.md)."""
+    rnd = random.Random(seed)
+    words = ["alpha", "漢字", "ｗｉｄｅ", "e\u0301", "x", "βeta", "日本語テキスト"]
+    out: list[str] = []
+    for _ in range(steps):
+        kind = rnd.randrange(8)
+        if kind <= 3:
+            out.append(rnd.choice(words) * rnd.randint(1, 3))
+        elif kind == 4:
+            out.append(rnd.choice(["\r\n", "\n", "\r"]))
+        elif kind == 5:
+            out.append(f"\x1b[{rnd.randint(1, 10)};{rnd.randint(1, 20)}H")
+        elif kind == 6:
+            out.append(f"\x1b[{rnd.choice(['31', '1;44', '0', '7'])}m")
+        else:
+            out.append(rnd.choice(["\x1bD", "\x1bM", "\x1b[2;8r", "\x1b[r"]))
+    return "".join(out).encode()

@@ -55,3 +55,31 @@ def test_any_chunking_gives_the_same_screen(
     assert pieces.cursor == whole.cursor
     assert (pieces.title, pieces.alt_screen, pieces.history_size) == (
         whole.title, whole.alt_screen, whole.history_size)
+
+
+def _cells(text: str) -> int:
+    from laura.vt.width import char_width
+
+    return sum(1 if c.isascii() else char_width(c) for c in text)
+
+
+@settings(max_examples=150, deadline=None)
+@given(data=streams, seed=st.integers(0, 10_000),
+       sizes_after=st.lists(st.tuples(st.integers(1, 8), st.integers(1, 30)), min_size=1,
+                            max_size=4))
+def test_resizes_never_break_the_screen(data: bytes, seed: int,
+                                        sizes_after: list[tuple[int, int]]) -> None:
+    from tests.laura.vt.streams import random_stream
+
+    vt = VirtualTerminal(6, 20)
+    vt.feed(random_stream(seed, steps=30, lines=6, wide=True) + data)
+    for lines, columns in sizes_after:
+        vt.resize(lines, columns)
+        assert vt.errors == 0
+        x, y = vt.cursor
+        assert 0 <= x < columns and 0 <= y < lines
+        for scroll in (0, vt.history_size):
+            for row in range(lines):
+                assert _cells("".join(s.text for s in vt.row(row, scroll))) <= columns
+        vt.feed(b"after resize\r\n")
+        assert vt.errors == 0

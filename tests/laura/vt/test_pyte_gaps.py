@@ -53,3 +53,17 @@ def test_erase_takes_only_the_background() -> None:
     assert vt.row(0)[0].style.fg is None and vt.row(0)[0].style.bg == 4
     cell = pyte_screen(b"\x1b[1;31;44m\x1b[K", 3, 10).buffer[0][0]
     assert (cell.fg, cell.bold) == ("red", True)  # pyte paints every attribute
+
+
+def test_overwriting_half_a_wide_character() -> None:
+    data = "ｗｉ\x1b[1;2Hx".encode()
+    assert ours(data, 3, 10).display()[0] == " xｉ"
+    assert _pyte_text(data)[0] == "ｗxｉ"  # pyte keeps the orphaned left half
+
+
+def test_combining_character_at_a_pending_wrap() -> None:
+    data = "123456789e\u0301".encode()
+    vt = ours(data, 3, 10)
+    assert vt.cursor == (9, 0)  # the mark joins the last cell; no wrap
+    screen = pyte_screen(data, 3, 10)
+    assert (screen.cursor.x, screen.cursor.y) == (0, 1)  # pyte wraps on it

@@ -372,13 +372,47 @@ def test_take_dirty_reports_changed_rows() -> None:
     assert vt.take_dirty() == set(range(5))
 
 
-def test_resize_narrower_truncates_cleanly() -> None:
-    vt = vt_after("0123456789\r\nab漢字", columns=10)
+def test_resize_narrower_clips_the_alternate_screen() -> None:
+    vt = vt_after("\x1b[?1049h0123456789\r\nab漢字", columns=10)
     vt.resize(5, 5)
     assert vt.display()[:2] == ["01234", "ab漢"]
     vt.resize(5, 3)  # half a wide character is not kept
     assert vt.display()[1] == "ab"
     assert vt.cursor[0] <= 2
+
+
+def test_resize_rewraps_the_main_screen_and_history() -> None:
+    # As in tmux, the cursor keeps its screen row; rows above it move into
+    # or out of the scrollback.
+    vt = vt_after("0123456789abcdef\r\nxy\x1b[31m12345678901\x1b[0mq", columns=10)
+    assert vt.display()[:4] == ["0123456789", "abcdef", "xy12345678", "901q"]
+    vt.resize(5, 20)
+    assert vt.display()[:3] == ["0123456789abcdef", "xy12345678901q", ""]
+    assert vt.cursor == (14, 1)
+    assert vt.row(1) == (Span("xy"), Span("12345678901", Style(fg=1)), Span("q"))
+    vt.resize(5, 6)
+    assert vt.display() == ["567890", "1q", "", "", ""]
+    assert vt.cursor == (2, 1)
+    assert [vt.row(y, scroll=4)[0].text for y in range(4)] == ["012345", "6789ab", "cdef", "xy"]
+    vt.resize(5, 20)  # the cursor's row stays 1, so a row comes back
+    assert vt.display()[:3] == ["0123456789abcdef", "xy12345678901q", ""]
+    assert (vt.history_size, vt.cursor) == (0, (14, 1))
+
+
+def test_resize_rewrap_keeps_wide_characters_whole() -> None:
+    vt = vt_after("abc漢字def", columns=20)
+    vt.resize(5, 4)
+    assert [vt.row(y, scroll=2) for y in range(3)] == [(Span("abc"),), (Span("漢字"),), (Span("def"),)]
+    vt.resize(5, 20)
+    assert vt.display()[0] == "abc漢字def"
+    assert vt.history_size == 0
+
+
+def test_resize_rewrap_leaves_a_cleared_screen_in_place() -> None:
+    vt = vt_after("".join(f"line {i}\r\n" for i in range(10)) + "\x1b[H\x1b[2Jprompt$ ")
+    vt.resize(5, 30)
+    assert vt.display()[0] == "prompt$"
+    assert vt.cursor == (8, 0)
 
 
 def test_resize_shorter_pushes_lines_into_history_and_back() -> None:
@@ -431,3 +465,20 @@ def test_bulk_line_paths_match_one_byte_at_a_time() -> None:
     for scroll in (0, 7, 100, 400):
         assert [whole.row(y, scroll) for y in range(5)] == [slow.row(y, scroll) for y in range(5)]
     assert whole.cursor == slow.cursor and whole.style == slow.style
+
+
+def test_pathological_input_stays_sane() -> None:
+    vt = vt_after(b"".join(b"\x1b[99999999999" + bytes([c]) + b"x" for c in b"ABCDEFGIZLMPSTX@b`adeg")
+                  + b"\x1b[" + b"9" * 5000 + b"A" + b"\x1b]0;" + b"t" * 100_000 + b"\x07")
+    assert vt.title == "t" * 1024 and "t" not in "".join(vt.display())
+    assert vt.cursor[1] < 5
+    unterminated = VirtualTerminal(3, 10)
+    unterminated.feed(b"\x1b]2;")
+    for _ in range(20):  # past the 64 KiB the emulator holds back
+        unterminated.feed(b"t" * 4096)
+    unterminated.feed(b"\x07x")
+    assert unterminated.display()[0] == "x" and unterminated.errors == 0
+    long_line = vt_after(b"\x1b[31mab\x1b[0mcd" * 20_000, lines=3, columns=7)
+    assert long_line.display()[-1] == "abcd"  # 80,000 cells: 11,428 full rows and 4
+    marks = vt_after("e" + "\u0301" * 1000)
+    assert marks.display()[0] == "e" + "\u0301" * 8

@@ -299,7 +299,7 @@ async def test_background_children_do_not_outlive_a_finished_hook(tmp_path: Path
 async def test_cancel_kills_and_reaps_the_hook(tmp_path: Path) -> None:
     mark = marker()
     started = tmp_path / "started"
-    r, _ = runner(
+    r, finished = runner(
         tmp_path,
         {
             "BeforeToolUse": [
@@ -315,6 +315,7 @@ async def test_cancel_kills_and_reaps_the_hook(tmp_path: Path) -> None:
             scope.cancel()
     assert scope.cancelled_caught
     assert wait_until(lambda: not live_pids_with(mark))
+    assert [(f.point, f.error) for f in finished] == [("BeforeToolUse", "cancelled with its turn")]
 
 
 async def test_hooks_at_one_point_run_concurrently(tmp_path: Path) -> None:
@@ -386,3 +387,23 @@ def test_project_hooks_only_with_trust_and_appended(tmp_path: Path) -> None:
     trusted = load_hooks(project_root=str(tmp_path / "repo"), trust_project=True, env=env)
     assert [d.command for d in trusted.for_point("AgentEnd")] == [("global",), ("project",)]
     assert [d.command for d in trusted.for_point("SessionStart")] == [("p2",)]
+
+
+async def test_a_failing_hooks_stderr_is_redacted(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    from luxe.policy.secrets import Redactor
+
+    (tmp_path / "leak").write_text("token=sk-abcdef123456\n")
+    finished: list[HookFinished] = []
+    config = HookConfig(
+        {"BeforeToolUse": (hook("sh", "-c", "cat leak >&2; exit 1"),)}
+    )
+    redactor = Redactor((("TOKEN", "sk-abcdef123456"),))
+    r = CommandHookRunner(
+        config, cwd=str(tmp_path), on_finished=finished.append, redact=redactor.redact
+    )
+    caplog.set_level(logging.WARNING, "luxe.policy.hooks")
+    await r.run("BeforeToolUse", tool_use_event("bash", {}))
+    assert finished[0].error == "exited with status 1; stderr: token=[REDACTED:TOKEN]"
+    assert "sk-abcdef123456" not in caplog.text and "[REDACTED:TOKEN]" in caplog.text

@@ -215,6 +215,8 @@ NAMES_OF_ENV = [
     ("bash", {"command": "cp .env /tmp/x"}),
     ("bash", {"command": "echo X=1 >> .env"}),
     ("bash", {"command": "git diff -- .env.production"}),
+    ("bash", {"command": "git show HEAD:.env"}),
+    ("bash", {"command": "docker run --env-file=.env img"}),
     ("bash", {"command": "find . -name '.env*' -exec cat {} +"}),
     ("bash", {"command": "cat ~/.ssh/id_ed25519"}),
     ("read", {"path": "/home/u/.ssh/id_rsa"}),
@@ -396,3 +398,31 @@ def test_adding_a_deny_never_allows_more(
     )  # type: ignore[arg-type]
     if before.decision == "deny":
         assert lifted.decision == "deny"
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3)
+    ),
+    max_leaves=6,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    tool=st.sampled_from([*TOOLS, "glob", "ls", "question", "unknown"]),
+    args=st.dictionaries(
+        st.sampled_from(["path", "command", "pattern", "glob", "paths", "content", "url"]),
+        json_values,
+        max_size=4,
+    ),
+)
+def test_check_never_raises_on_odd_arguments(
+    tmp_path_factory: pytest.TempPathFactory, tool: str, args: dict[str, object]
+) -> None:
+    root = tmp_path_factory.getbasetemp()
+    g = PolicyGate(root=str(root), home=str(root))
+    verdict = g.check(tool, args)
+    assert verdict.decision in ("allow", "ask", "deny")
+    g.allow_always(tool, args)

@@ -291,3 +291,25 @@ def test_session_and_turn_points_fire(
         events["BeforeToolUse"]
         == '{"ToolUse": {"tool_name": "write", "args": {"path": "new.txt", "content": "x"}}}'
     )
+
+
+def test_a_hook_deny_blocks_edits_and_writes_too(
+    spawn: SpawnLuxe, repo: Path, env: dict[str, str]
+) -> None:
+    deny_all = 'cat >/dev/null; echo \'{"decision":"deny","reason":"frozen"}\''
+    hooks_file(env, {"BeforeToolUse": [{"command": ["sh", "-c", deny_all]}]})
+    calls = [
+        call("edit", path="README.md", old_string="demo", new_string="changed"),
+        call("write", path="new.txt", content="x"),
+    ]
+    luxe = spawn([{"tool_calls": calls}, {"text": "ok"}], "--yolo", "--auto-approve")
+    luxe.expect("ready")
+    luxe.send("submit_user_message", {"text": "go"})
+    frames = luxe.collect_until("turn_ended")
+    done = [f["content"] for f in frames if f["kind"] == "tool_finished"]
+    assert [d["denied"] for d in done] == [True, True] and all(
+        "frozen" in d["summary"] for d in done
+    )
+    assert "file_changed" not in [f["kind"] for f in frames]
+    assert "demo" in (repo / "README.md").read_text() and not (repo / "new.txt").exists()
+    assert luxe.close() == 0

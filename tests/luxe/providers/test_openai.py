@@ -189,3 +189,15 @@ async def test_consecutive_requests_reuse_one_connection() -> None:
         await complete(provider)
         await complete(provider)
         assert server.connections_opened == 1
+
+
+async def test_a_server_that_does_not_stream_is_named_not_retried() -> None:
+    with FakeLLMServer(
+        [{"json_body": {"error": {"message": "streaming is disabled here"}}}]
+    ) as server:
+        got = Collected()
+        with pytest.raises(ProviderError) as caught:
+            await openai(server).complete(request(), got)
+        assert "instead of an event stream" in caught.value.message
+        assert "streaming is disabled here" in caught.value.message
+        assert got.retries == [] and len(server.requests) == 1

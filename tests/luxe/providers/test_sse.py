@@ -101,3 +101,22 @@ def test_an_unfinished_event_at_the_end_is_dropped() -> None:
 
 def test_invalid_utf8_becomes_replacement_characters() -> None:
     assert feed_all([b"data: \xff\xfe\n\n"]) == [ServerSentEvent(data="\ufffd\ufffd")]
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    events=events_st,
+    ends=st.lists(line_end, min_size=1, max_size=8),
+    cuts=st.lists(st.integers(0, 10_000), max_size=12),
+)
+def test_mixed_line_ends_in_one_stream(
+    events: list[tuple[str, list[str]]], ends: list[str], cuts: list[int]
+) -> None:
+    # Each event uses its own line end, so "\n"-only and "\r" stretches meet
+    # inside one chunk and across chunk boundaries.
+    raw = b"".join(
+        encode([event], ends[i % len(ends)], comments=False) for i, event in enumerate(events)
+    )
+    points = sorted({c % (len(raw) + 1) for c in cuts})
+    chunks = [raw[a:b] for a, b in zip([0, *points], [*points, len(raw)], strict=True)]
+    assert feed_all(chunks) == expected(events)

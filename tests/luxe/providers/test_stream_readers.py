@@ -81,3 +81,20 @@ def test_the_whole_stream_reads_as_scripted() -> None:
         texts = [getattr(b, "text", None) for b in message.content]
         assert "héllo → wörld 😀" in texts and "ponder ∑" in texts
         assert message.usage.cache_read_tokens == 7
+
+
+async def test_a_connection_dropped_after_the_last_event_loses_nothing() -> None:
+    from luxe.engine.model import TextBlock
+    from tests.fakes.llm_server import FakeLLMServer
+    from tests.luxe.providers.helpers import anthropic, complete, openai
+
+    for make in (anthropic, openai):
+        with FakeLLMServer(
+            [{"text": "all here", "cut_after_end": True}, {"text": "next"}]
+        ) as server:
+            provider = make(server, LUXE_STREAM_IDLE_TIMEOUT_S="0.2")
+            message, got = await complete(provider)
+            assert message.content == (TextBlock("all here"),) and got.retries == []
+            second, _got = await complete(provider)
+            assert second.content == (TextBlock("next"),)
+            assert server.connections_opened == 2

@@ -68,6 +68,7 @@ class FakeGh:
 
     def __init__(self, bin_dir: Path, state_path: Path) -> None:
         self.state_path = state_path
+        self.path = bin_dir / "gh"  # in the command line of every fake gh running
         bin_dir.mkdir(parents=True, exist_ok=True)
         (bin_dir / "gh").symlink_to(FAKE_GH)
         self.write({"default_repo": "acme/widgets", "repos": {}})
@@ -78,7 +79,9 @@ class FakeGh:
     def state(self) -> dict[str, object]:
         return json.loads(self.state_path.read_text())
 
-    def add_pull(self, repo: str, number: int, base: str, head: str, diff: str) -> None:
+    def add_pull(
+        self, repo: str, number: int, base: str, head: str, diff: str, hang_s: float = 0
+    ) -> None:
         state = self.state()
         repos = state.setdefault("repos", {})
         assert isinstance(repos, dict)
@@ -86,5 +89,6 @@ class FakeGh:
             "baseRefOid": base,
             "headRefOid": head,
             "diff": diff,
+            "hang_s": hang_s,
         }
         self.write(state)

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
 
 import pytest
 import trio
@@ -15,9 +14,8 @@ from luxe.review.load import read_review
 from luxe.review.model import WorkingTreeTarget
 from tests.luxe.conftest import SpawnLuxe
 from tests.luxe.review.gitrepo import FakeGh, Repo
-from tests.luxe.rpc_driver import LuxeProcess
-
-NO_CHAPTERS = {"error": "no chapters from this script"}
+from tests.luxe.review.rpc_helpers import NO_CHAPTERS, line_anchor, load, saved, until
+from tests.luxe.rpc_driver import processes_with_marker, wait_until
 
 
 @pytest.fixture
@@ -29,43 +27,6 @@ def project(repo: Repo) -> Repo:
     repo.write("tests/test_retry.py", "def test_fetch():\n    assert fetch(lambda: 1) == 1\n")
     repo.write("net/backoff.py", "DELAY = 2\n")
     return repo
-
-
-def load(
-    luxe: LuxeProcess, request_id: str, target: dict[str, Any]
-) -> tuple[dict[str, Any], dict[str, Any]]:
-    luxe.send("load_guided_review", {"request_id": request_id, "target": target})
-    loaded = luxe.expect("guided_review_loaded", timeout=20)
-    assert loaded["request_id"] == request_id
-    # review_session_restored always comes right after.
-    restored = luxe.next_frame(timeout=10)
-    assert restored["kind"] == "review_session_restored"
-    return loaded["review"], restored["content"]["session"]
-
-
-def line_anchor(review: dict[str, Any], text: str) -> dict[str, Any]:
-    for hunk in review["hunks"]:
-        for line in hunk["lines"]:
-            if line["text"] == text and line["new_line"] is not None:
-                return {"kind": "line", "file_id": hunk["file_id"], "hunk_id": hunk["id"],
-                        "side": "new", "line": line["new_line"]}  # fmt: skip
-    raise AssertionError(f"no line {text!r}")
-
-
-def saved(luxe: LuxeProcess, request_id: str | None, **kw: Any) -> dict[str, Any]:
-    return luxe.expect("review_session_saved", where=lambda c: c["request_id"] == request_id, **kw)[
-        "session"
-    ]
-
-
-def until(luxe: LuxeProcess, kinds: set[str], timeout: float = 20) -> dict[str, dict[str, Any]]:
-    """Read frames until one of each kind has come, in whatever order."""
-    seen: dict[str, dict[str, Any]] = {}
-    while set(seen) != kinds:
-        frame = luxe.next_frame(timeout=timeout)
-        if frame["kind"] in kinds and frame["kind"] not in seen:
-            seen[frame["kind"]] = frame.get("content", {})
-    return seen
 
 
 def test_model_chapters_a_question_on_the_thread_and_restore_after_restart(
@@ -174,11 +135,29 @@ def test_a_fix_edits_a_file_and_reports_then_the_reload_remaps(
     requested = saved(luxe, "f1")
     fix_id = requested["findings"][1]["id"]
     assert requested["findings"][1]["fix"] == {"state": "requested", "report": None}
-    running = saved(luxe, None)
-    assert running["findings"][1]["fix"]["state"] == "running"
-    changed = luxe.expect("file_changed", timeout=20)
+    # Until the fix is done: a saved frame with it running, the file edited.
+    frames = []
+    while True:
+        frame = luxe.next_frame(timeout=20)
+        frames.append(frame)
+        content = frame.get("content", {})
+        if frame["kind"] == "review_session_saved" and content["request_id"] is None:
+            states = [
+                f["fix"]["state"] for f in content["session"]["findings"] if f["id"] == fix_id
+            ]
+            if states == ["done"]:
+                done = content["session"]
+                break
+    states_seen = [
+        f["fix"]["state"]
+        for frame in frames
+        if frame["kind"] == "review_session_saved"
+        for f in frame["content"]["session"]["findings"]
+        if f["id"] == fix_id
+    ]
+    assert states_seen == ["running", "done"]
+    (changed,) = [f["content"] for f in frames if f["kind"] == "file_changed"]
     assert changed["path"].endswith("net/retry.py")
-    done = saved(luxe, None, timeout=20)
     fixed = next(f for f in done["findings"] if f["id"] == fix_id)
     assert fixed["fix"] == {"state": "done", "report": "Removed the extra call: fetch calls once."}
     assert fixed["thread"][-1]["author"] == "agent" and fixed["status"] == "open"
@@ -311,3 +290,16 @@ def test_not_a_repository(spawn: SpawnLuxe, tmp_path: Path) -> None:
         "reason": f"{plain} is not a git repository",
     }
     assert luxe.close() == 0
+
+
+def test_closing_during_a_slow_load_leaves_no_process_behind(
+    spawn: SpawnLuxe, project: Repo, fake_gh: FakeGh
+) -> None:
+    fake_gh.add_pull("acme/widgets", 5, "a" * 40, "b" * 40, "", hang_s=60)
+    env_extra = {"PATH": os.environ["PATH"], "FAKE_GH_STATE": str(fake_gh.state_path)}
+    luxe = spawn([], cwd=project.path, env_extra=env_extra)
+    luxe.expect("ready")
+    luxe.send("load_guided_review", {"request_id": "p", "target": {"kind": "pull_request", "number": 5}})
+    wait_until(lambda: bool(processes_with_marker(str(fake_gh.path))), what="gh to start")
+    assert luxe.close(timeout=10) == 0
+    assert processes_with_marker(str(fake_gh.path)) == []

@@ -16,7 +16,7 @@ from luxe.review.model import WorkingTreeTarget
 from tests.fakes.llm_server import FakeLLMServer
 from tests.luxe.conftest import SpawnLuxe
 from tests.luxe.review.gitrepo import Repo
-from tests.luxe.review.test_rpc_review import NO_CHAPTERS, line_anchor, load, saved
+from tests.luxe.review.rpc_helpers import NO_CHAPTERS, line_anchor, load, saved
 from tests.luxe.rpc_driver import live_descendants
 
 
@@ -143,4 +143,60 @@ def test_a_hook_can_deny_chapter_commits(
     refused = luxe.expect("review_chapters_commit_failed", timeout=20)
     assert refused == {"request_id": "k1", "reason": "commits wait for CI"}
     assert project.log() == ["init"]
+    assert luxe.close() == 0
+
+
+def test_edits_while_the_agent_works_are_kept_with_its_answer(
+    spawn: SpawnLuxe, project: Repo
+) -> None:
+    luxe = spawn([NO_CHAPTERS, {"delay_s": 1.0, "text": "It warms the pool."}], cwd=project.path)
+    luxe.expect("ready")
+    review, _ = load(luxe, "r1", {"kind": "working_tree"})
+    rid = review["id"]
+    luxe.send("edit_review", {"request_id": "q", "review_id": rid, "edit": "comment",
+                              "anchor": line_anchor(review, "    call()"), "body": "Why?",
+                              "severity": "question", "send": True})  # fmt: skip
+    question = saved(luxe, "q")["findings"][0]["id"]
+    luxe.expect("turn_started")
+    # While the model thinks, the reviewer goes on.
+    luxe.send("edit_review", {"request_id": "n", "review_id": rid, "edit": "comment",
+                              "anchor": {"kind": "file", "file_id": review["files"][0]["id"]},
+                              "body": "Docs read well", "severity": "praise"})  # fmt: skip
+    luxe.send("edit_review", {"request_id": "r", "review_id": rid, "edit": "reply",
+                              "finding_id": question, "body": "Is it needed at all?"})  # fmt: skip
+    assert len(saved(luxe, "r")["findings"]) == 2
+    final = saved(luxe, None, timeout=20)
+    threads = {f["id"]: [(e["author"], e["body"]) for e in f["thread"]] for f in final["findings"]}
+    assert threads[question] == [
+        ("reviewer", "Why?"),
+        ("reviewer", "Is it needed at all?"),
+        ("agent", "It warms the pool."),
+    ]
+    assert len(threads) == 2  # the praise is still there
+    assert luxe.close() == 0
+
+
+def test_a_fix_asks_the_client_before_it_edits(spawn: SpawnLuxe, project: Repo) -> None:
+    write = {"path": "net/retry.py", "content": "def fetch(call):\n    return call()\n"}
+    steps = [
+        NO_CHAPTERS,
+        {"tool_calls": [{"name": "write", "args": write}]},
+        {"text": "Wrote fetch back to one call."},
+    ]
+    luxe = spawn(steps, cwd=project.path)  # permission mode "ask"
+    luxe.expect("ready")
+    review, _ = load(luxe, "r1", {"kind": "working_tree"})
+    luxe.send("edit_review", {"request_id": "f", "review_id": review["id"], "edit": "fix",
+                              "anchor": line_anchor(review, "    call()"), "body": "One call", "send": True})  # fmt: skip
+    asked = luxe.expect("permission_requested", timeout=20)
+    assert asked["tool"] == "write"
+    assert (project.path / "net/retry.py").read_text() == "def fetch(call):\n    call()\n    return call()\n"
+    luxe.send("respond_permission", {"id": asked["id"], "reply": "once"})
+    while True:
+        session = saved(luxe, None, timeout=20)
+        fix = session["findings"][0]["fix"]
+        if fix["state"] == "done":
+            break
+    assert fix["report"] == "Wrote fetch back to one call."
+    assert (project.path / "net/retry.py").read_text() == write["content"]
     assert luxe.close() == 0

@@ -221,3 +221,21 @@ def test_review_ids_are_checked_before_they_name_files(tmp_path: Path) -> None:
         with pytest.raises(StoreError, match="is not a review id"):
             store.path_for(bad)
     assert store.load("review:0123456789abcdef") is None
+
+
+async def test_a_huge_diff_is_not_sent_to_the_model(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
+    import luxe.review.load as load_module
+
+    repo.write("a.txt", "".join(f"{n}\n" for n in range(100)))
+    repo.commit("init")
+    repo.write("a.txt", "".join(f"{n}\n" if n % 10 else f"{n}!\n" for n in range(100)))
+    asked: list[int] = []
+
+    async def count(review: Any) -> Any:
+        asked.append(len(review.hunks))
+        raise AssertionError("not reached")
+
+    monkeypatch.setattr(load_module, "MAX_MODEL_HUNKS", 5)
+    loaded = await load_review(repo.path, WorkingTreeTarget(), propose=count)
+    assert len(loaded.review.hunks) == 10 and asked == []
+    assert loaded.chapters_source == "fallback"

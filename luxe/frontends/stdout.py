@@ -1,0 +1,92 @@
+"""The one owner of stdout for the whole process.
+
+The handshake (`ready`, `state_changed`, `session_info`) is written by
+`write_now` before the event loop exists, so a client gets `ready` without
+waiting for trio to load; from then on `serve`, the writer task, writes every
+frame. Nothing else writes stdout, so frames never interleave and leave in
+the order they were produced. This module imports trio only inside `serve`.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import stat
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
+
+from luxe.protocol import encode_event
+from luxe.protocol import events as ev
+
+if TYPE_CHECKING:
+    import trio
+
+log = logging.getLogger("luxe.rpc")
+
+WRITE_BATCH = 1024
+
+
+class StdoutOwner:
+    """Owns a duplicate of fd 1 from construction until `serve` returns."""
+
+    def __init__(self, fd: int = 1) -> None:
+        self.fd = os.dup(fd)
+        self.broken = False
+
+    def write_now(self, events: Iterable[ev.Event]) -> None:
+        """Write frames at once, blocking (only before the event loop runs)."""
+        try:
+            _write_all(self.fd, b"".join(encode_event(e) for e in events))
+        except OSError as exc:
+            log.info("stdout closed (%s) during the handshake", exc)
+            self.broken = True
+
+    async def serve(
+        self, events: trio.MemoryReceiveChannel[ev.Event], on_broken: Callable[[], None]
+    ) -> None:
+        """The writer task: every event from `events` until the channel closes.
+
+        Each batch of frames already waiting is written at once (frames never
+        wait for more to arrive). If stdout breaks, the channel is still
+        drained so the engine never blocks, and `on_broken` is called once.
+        """
+        import trio
+
+        mode = os.fstat(self.fd).st_mode
+        pollable = stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISCHR(mode)
+        stream = trio.lowlevel.FdStream(self.fd) if pollable else None
+        if self.broken:
+            on_broken()
+        try:
+            async with events:
+                async for first in events:
+                    chunks = [encode_event(first)]
+                    for _ in range(WRITE_BATCH):
+                        try:
+                            chunks.append(encode_event(events.receive_nowait()))
+                        except (trio.WouldBlock, trio.EndOfChannel):
+                            break
+                    if self.broken:
+                        continue
+                    data = b"".join(chunks)
+                    try:
+                        if stream is not None:
+                            await stream.send_all(data)
+                        else:
+                            _write_all(self.fd, data)
+                    except (OSError, trio.BrokenResourceError, trio.ClosedResourceError) as exc:
+                        log.info("stdout closed (%s); ending the session", exc)
+                        self.broken = True
+                        on_broken()
+        finally:
+            if stream is not None:
+                with trio.CancelScope(shield=True):
+                    await stream.aclose()
+            else:
+                os.close(self.fd)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]

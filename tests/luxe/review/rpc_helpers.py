@@ -1,0 +1,46 @@
+"""Helpers for the Guided Review tests that drive `luxe --rpc`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.luxe.rpc_driver import LuxeProcess
+
+NO_CHAPTERS = {"error": "no chapters from this script"}
+
+
+def load(
+    luxe: LuxeProcess, request_id: str, target: dict[str, Any]
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    luxe.send("load_guided_review", {"request_id": request_id, "target": target})
+    loaded = luxe.expect("guided_review_loaded", timeout=20)
+    assert loaded["request_id"] == request_id
+    # review_session_restored always comes right after.
+    restored = luxe.next_frame(timeout=10)
+    assert restored["kind"] == "review_session_restored"
+    return loaded["review"], restored["content"]["session"]
+
+
+def line_anchor(review: dict[str, Any], text: str) -> dict[str, Any]:
+    for hunk in review["hunks"]:
+        for line in hunk["lines"]:
+            if line["text"] == text and line["new_line"] is not None:
+                return {"kind": "line", "file_id": hunk["file_id"], "hunk_id": hunk["id"],
+                        "side": "new", "line": line["new_line"]}  # fmt: skip
+    raise AssertionError(f"no line {text!r}")
+
+
+def saved(luxe: LuxeProcess, request_id: str | None, **kw: Any) -> dict[str, Any]:
+    return luxe.expect("review_session_saved", where=lambda c: c["request_id"] == request_id, **kw)[
+        "session"
+    ]
+
+
+def until(luxe: LuxeProcess, kinds: set[str], timeout: float = 20) -> dict[str, dict[str, Any]]:
+    """Read frames until one of each kind has come, in whatever order."""
+    seen: dict[str, dict[str, Any]] = {}
+    while set(seen) != kinds:
+        frame = luxe.next_frame(timeout=timeout)
+        if frame["kind"] in kinds and frame["kind"] not in seen:
+            seen[frame["kind"]] = frame.get("content", {})
+    return seen

@@ -17,35 +17,22 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
-import attrs
-
 from laura import gitmarks
+from laura.panes.file_draw import draw_rows, draw_stats
 from laura.panes.watch import FileWatch
 from laura.protocol import Rect
-from laura.render import theme
 from laura.render.canvas import Canvas, text_width
 from laura.render.diff import read_text
 from laura.render.document import Document
 from laura.render.lines import clamp_range, rows_meeting
-from laura.render.style import Row, Span, Style
-from laura.render.view import ADDED, MODIFIED, REMOVED, DocumentView, Marks
+from laura.render.style import Row
+from laura.render.view import DocumentView, Marks
 from laura.review.cards import with_cards
 from laura.review.payload import split_source_lines
 from laura.review.state import PaneReview
 from laura.review.threads import Anchor
 
-GUTTER_STYLE = Style(fg=(110, 110, 110))
-LIT_GUTTER_STYLE = Style(fg=(216, 222, 233), bold=True, reverse=True)
-CURSOR_BG = (67, 76, 94)
-ERROR_STYLE = Style(fg=(224, 108, 117))
-MARKER_STYLES = {ADDED: theme.MARK_ADDED, MODIFIED: theme.MARK_MODIFIED, REMOVED: theme.MARK_REMOVED}
-MARKER_CELL = "▌"
 HSCROLL_STEP = 8
-
-
-def dimmed(style: Style) -> Style:
-    """How a row outside a highlight looks: faint, no bold, no background."""
-    return attrs.evolve(style, dim=True, bold=False, bg=None)
 
 
 class FilePane:
@@ -69,6 +56,7 @@ class FilePane:
         self.watch = FileWatch(path)
         self._inner: Rect | None = None  # the text area at the last draw
         self._pin_end = False
+        self._title_width: int | None = None  # cells of the title before its stats
         self._generation = 0  # bumped whenever the source rows are rebuilt (and on load)
         self._with_cards: tuple[tuple[int, int, int], list[Row]] | None = None
         self._shown: tuple[int, int, Sequence[Row]] | None = None  # what rows() last returned
@@ -438,20 +426,6 @@ class FilePane:
         label = self.review_label(inner) if inner is not None else ""
         return f"{title}  {label}" if label else title
 
-    def _draw_stats(self, canvas: Canvas, inner: Rect) -> None:
-        """Colour the `+a -d` the border title ends with (green, red)."""
-        stats = self.stats()
-        width = getattr(self, "_title_width", None)
-        if not stats or width is None:
-            return
-        added, deleted = stats.split(" ")
-        x = inner.x + 1 + width + 1  # border corner, space, title, space
-        right = inner.x + inner.width
-        if x + len(stats) > right:
-            return
-        x = canvas.put(x, inner.y - 1, added, theme.MARK_ADDED, right)
-        canvas.put(x + 1, inner.y - 1, deleted, theme.MARK_REMOVED, right)
-
     def draw(self, canvas: Canvas, inner: Rect, focused: bool) -> None:
         if self._inner is not None and self._inner.width != inner.width:
             # resized: rows re-wrap, so keep the cursor and the top on their lines
@@ -468,39 +442,18 @@ class FilePane:
             rows = shown.window(self.scroll, inner.height, self.hscroll)
         else:  # with the review's cards: already clipped
             rows = list(shown[self.scroll : self.scroll + inner.height])
-        number_width = self.gutter_width() - 3
-        lit = self.lit_rows(inner.width)
-        lighting = self.highlight is not None
-        right = inner.x + inner.width
-        self._draw_stats(canvas, inner)
-        for offset, row in enumerate(rows):
-            index = self.scroll + offset
-            y = inner.y + offset
-            is_lit = index in lit
-            number = str(row.source[0]) if row.first and row.source else ""
-            gutter_style = LIT_GUTTER_STYLE if is_lit and number else GUTTER_STYLE
-            x = canvas.put(inner.x, y, number.rjust(number_width), gutter_style, right)
-            x = canvas.put(x, y, " ", PLAIN_GUTTER, right)
-            marker_style = MARKER_STYLES.get(row.marker)
-            marker = MARKER_CELL if marker_style is not None else " "
-            x = canvas.put(x, y, marker, marker_style or GUTTER_STYLE, right)
-            x = canvas.put(x, y, " ", PLAIN_GUTTER, right)
-            spans = row.spans
-            if lighting and not is_lit:
-                spans = tuple(Span(span.text, dimmed(span.style)) for span in spans)
-            canvas.put_spans(x, y, spans, right)
-            if focused and index == self.cursor:
-                _paint(canvas, Rect(inner.x, y, inner.width, 1), background=CURSOR_BG)
-
-
-PLAIN_GUTTER = Style()
-
-
-def _paint(canvas: Canvas, band: Rect, *, background: tuple[int, int, int]) -> None:
-    row = canvas.rows[band.y]
-    for x in range(band.x, min(band.x + band.width, canvas.width)):
-        text, style = row[x]
-        row[x] = (text, attrs.evolve(style, bg=background))
+        if self._title_width is not None:
+            draw_stats(canvas, inner, self._title_width, self.stats())
+        draw_rows(
+            canvas,
+            inner,
+            rows,
+            self.scroll,
+            number_width=self.gutter_width() - 3,
+            lit=self.lit_rows(inner.width),
+            lighting=self.highlight is not None,
+            cursor=self.cursor if focused else None,
+        )
 
 
 def row_text(row: Row) -> str:

@@ -19,6 +19,9 @@ import attrs
 
 # Writes this close together may share an mtime on coarse file systems.
 RACY_SECONDS = 2.0
+# Bigger files are trusted to their stat: hashing them on every poll while
+# they are being written (a growing log) would cost more than it could catch.
+DIGEST_LIMIT = 4 * 1024 * 1024
 
 
 @attrs.frozen
@@ -38,7 +41,11 @@ def stamp_of(path: str) -> Stamp | None:
     return Stamp(st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
-def digest_of(path: str) -> bytes | None:
+def digest_of(path: str, size: int = 0) -> bytes | None:
+    """A digest of the file's content; None when it is too big to hash on
+    every poll (over DIGEST_LIMIT) or cannot be read."""
+    if size > DIGEST_LIMIT:
+        return None
     try:
         with open(path, "rb") as handle:
             return hashlib.blake2b(handle.read(), digest_size=16).digest()
@@ -55,7 +62,7 @@ class FileWatch:
     def __init__(self, path: str) -> None:
         self.path = path
         self.stamp = stamp_of(path)
-        self.digest = digest_of(path) if self.stamp is not None else None
+        self.digest = digest_of(path, self.stamp.size) if self.stamp is not None else None
 
     def poll(self, now_ns: int | None = None) -> bool:
         """True when the file changed since the last poll (or construction):
@@ -65,17 +72,20 @@ class FileWatch:
         if stamp is None or self.stamp is None:
             changed = stamp != self.stamp
             self.stamp = stamp
-            self.digest = None if stamp is None else digest_of(self.path)
+            self.digest = None if stamp is None else digest_of(self.path, stamp.size)
             return changed
         now_ns = time.time_ns() if now_ns is None else now_ns
-        racy = now_ns - stamp.mtime_ns < RACY_SECONDS * 1e9
+        racy = now_ns - stamp.mtime_ns < RACY_SECONDS * 1e9 and stamp.size <= DIGEST_LIMIT
         if stamp == self.stamp and not racy:
             return False
         if stamp.inode != self.stamp.inode or stamp.size != self.stamp.size:
             self.stamp = stamp
-            self.digest = digest_of(self.path)
+            self.digest = digest_of(self.path, stamp.size)
             return True
-        digest = digest_of(self.path)
+        if stamp.size > DIGEST_LIMIT:  # same size, other times: trust the stat
+            self.stamp = stamp
+            return True
+        digest = digest_of(self.path, stamp.size)
         self.stamp = stamp
         changed = digest != self.digest
         self.digest = digest

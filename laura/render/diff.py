@@ -16,6 +16,7 @@ from laura.render.lines import Block, Line
 from laura.render.style import PLAIN, Span, Style
 
 SNIFF = 8192  # bytes looked at for NULs when deciding "binary"
+MOSTLY_NOT_TEXT = 0.3  # share of undecodable characters in the head that means binary
 
 
 def diff_style(line: str) -> Style:
@@ -77,8 +78,9 @@ def read_text(path: str | Path) -> tuple[str | None, str | None]:
     """(text, None) for a file that can be shown, else (None, reason).
 
     The reason completes "cannot read PATH: REASON" (the open warning) and
-    the pane's message; it is the OS error's text with its number, "binary
-    file" or "not UTF-8 text". Invalid UTF-8 past the sniffed head is shown replaced.
+    the pane's message: the OS error's text with its number, or "binary
+    file" (a NUL in the first 8 KiB, or a head that is mostly not UTF-8).
+    Text in another 8-bit encoding is shown, its stray bytes as U+FFFD.
     """
     try:
         data = Path(path).read_bytes()
@@ -88,10 +90,12 @@ def read_text(path: str | Path) -> tuple[str | None, str | None]:
         return None, "binary file"
     try:
         return data.decode("utf-8"), None
-    except UnicodeDecodeError as error:
-        if error.start < SNIFF:
-            return None, "not UTF-8 text"
-        return data.decode("utf-8", errors="replace"), None
+    except UnicodeDecodeError:
+        pass
+    head = data[:SNIFF].decode("utf-8", errors="replace")
+    if head.count("\ufffd") > len(head) * MOSTLY_NOT_TEXT:
+        return None, "binary file"
+    return data.decode("utf-8", errors="replace"), None
 
 
 def cannot_read_warning(path: str, reason: str) -> str:

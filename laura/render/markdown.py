@@ -349,7 +349,12 @@ class _Writer:
         self.emit(border("└", "┴", "┘"), (last, last), pre=True, first=False)
 
 
-def _raw(src_lines: list[str], lo: int, hi: int, style: Style = PLAIN) -> list[Line]:
+def _raw(src_lines: list[str], lo: int, hi: int) -> list[Line]:
+    """A block that failed to render, shown as its source."""
+    return _as_source(src_lines, lo, hi, PLAIN)
+
+
+def _as_source(src_lines: list[str], lo: int, hi: int, style: Style) -> list[Line]:
     return [
         Line(
             (Span(src_lines[n].expandtabs(TAB), style),) if src_lines[n] else (),
@@ -382,7 +387,7 @@ def markdown_blocks(text: str) -> Iterator[Block]:
     env: dict[str, Any] = {}
     cursor = _front_matter_end(src_lines)
     if cursor:  # shown as source; the parser sees blank lines in its place
-        yield Block(tuple(_raw(src_lines, 0, cursor, theme.HTML)), 1, cursor)
+        yield Block(tuple(_as_source(src_lines, 0, cursor, theme.HTML)), 1, cursor)
         src = "\n" * cursor + "\n".join(src_lines[cursor:]) + "\n"
     groups: Iterator[tuple[int, int, list[Token]]] = top_level_blocks(src, env)
     if _REFERENCE.search(src):  # links may use definitions further down

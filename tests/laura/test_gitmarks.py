@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -30,6 +31,7 @@ from laura.render.code import source_lines
 from laura.render.document import Document
 from laura.render.view import ADDED, MODIFIED, DocumentView
 from tests.laura.render_helpers import picture, text, wait_until
+from tests.laura.tmux import wait_until as wait_until_sync
 
 
 @pytest.fixture(autouse=True)
@@ -216,6 +218,17 @@ async def test_async_git_diff_matches_the_blocking_one(tmp_path: Path) -> None:
     assert marks_of(diff, 2).changed == {2: ADDED}
 
 
+def slow_hook(tmp_path: Path, marker: str) -> Path:
+    """An fsmonitor hook that hangs in a child process; both the hook and
+    its child carry `marker` in their command lines."""
+    sleeper = tmp_path / f"{marker}-sleep"
+    sleeper.symlink_to(shutil.which("sleep") or "/bin/sleep")
+    hook = tmp_path / marker
+    hook.write_text(f"#!/bin/sh\n'{sleeper}' 30\n")
+    hook.chmod(0o755)
+    return hook
+
+
 def _alive(marker: str) -> list[int]:
     found = []
     for entry in Path("/proc").iterdir():
@@ -231,9 +244,7 @@ def _alive(marker: str) -> list[int]:
 async def test_cancelling_a_slow_git_leaves_no_process_behind(tmp_path: Path) -> None:
     path = repo_with(tmp_path, "a.txt", "one\n")
     marker = f"slow-fsmonitor-{os.getpid()}-{tmp_path.name}"
-    hook = tmp_path / marker
-    hook.write_text("#!/bin/sh\nsleep 30\n")
-    hook.chmod(0o755)
+    hook = slow_hook(tmp_path, marker)
     git(path.parent, "config", "core.fsmonitor", str(hook))
     path.write_text("two\n")
     with trio.move_on_after(10):
@@ -247,10 +258,8 @@ async def test_cancelling_a_slow_git_leaves_no_process_behind(tmp_path: Path) ->
 def test_a_slow_git_in_the_ui_thread_times_out_and_leaves_nothing_behind(tmp_path: Path) -> None:
     path = repo_with(tmp_path, "a.txt", "one\n")
     marker = f"slow-hook-{os.getpid()}-{tmp_path.name}"
-    hook = tmp_path / marker
-    hook.write_text("#!/bin/sh\nsleep 30\n")
-    hook.chmod(0o755)
+    hook = slow_hook(tmp_path, marker)
     git(path.parent, "config", "core.fsmonitor", str(hook))
     path.write_text("two\n")
     assert git_diff_blocking(path, timeout=0.5).state == NO_CHANGES
-    assert not _alive(marker)
+    wait_until_sync(lambda: not _alive(marker), 5)

@@ -99,8 +99,11 @@ def test_binary_and_unreadable_files_give_a_reason(tmp_path: Path) -> None:
     binary.write_bytes(b"PK\x03\x04\x00\x00junk")
     assert read_text(binary) == (None, "binary file")
     latin = tmp_path / "latin.txt"
-    latin.write_bytes("café".encode("latin-1"))
-    assert read_text(latin) == (None, "not UTF-8 text")
+    latin.write_bytes("café au lait\n".encode("latin-1"))
+    assert read_text(latin) == ("caf\ufffd au lait\n", None)  # shown, the stray byte marked
+    noise = tmp_path / "noise.dat"
+    noise.write_bytes(bytes(range(128, 256)) * 8)
+    assert read_text(noise) == (None, "binary file")
     missing = tmp_path / "nope.md"
     text_or_none, reason = read_text(missing)
     assert text_or_none is None and reason == "No such file or directory (os error 2)"

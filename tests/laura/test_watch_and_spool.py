@@ -6,6 +6,9 @@ import io
 import os
 from pathlib import Path
 
+import pytest
+
+from laura.panes import watch as watch_module
 from laura.panes.watch import FileWatch, stamp_of
 from laura.spool import copy_until_eof, delete_spool, is_spool, spool_path
 
@@ -82,3 +85,18 @@ def test_copy_until_eof_copies_everything(tmp_path: Path) -> None:
     with target.open("wb") as spool:
         assert copy_until_eof(io.BufferedReader(io.BytesIO(data)), spool) == len(data)  # type: ignore[arg-type]
     assert target.read_bytes() == data
+
+
+def test_big_files_are_trusted_to_their_stat(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(watch_module, "DIGEST_LIMIT", 16)
+    path = tmp_path / "big.log"
+    path.write_text("x" * 64)
+    watch = FileWatch(str(path))
+    assert watch.digest is None  # never hashed
+    assert not watch.poll()  # recent mtime, but too big to re-hash on every poll
+    path.write_text("y" * 64)
+    assert watch.poll()
+    with path.open("a") as log:
+        log.write("more\n")
+    assert watch.poll()
+    assert not watch.poll()

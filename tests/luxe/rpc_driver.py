@@ -98,8 +98,12 @@ class LuxeProcess:
         self.frames: list[dict[str, Any]] = []
         self._queue: queue.Queue[dict[str, Any] | Exception | None] = queue.Queue()
         self._pending: list[dict[str, Any]] = []
+        self._stderr = bytearray()
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
+        # Drain stderr too: a full stderr pipe would block luxe mid-write.
+        self._stderr_reader = threading.Thread(target=self._read_stderr, daemon=True)
+        self._stderr_reader.start()
 
     @classmethod
     def start(
@@ -136,6 +140,11 @@ class LuxeProcess:
                 continue
             self._queue.put(frame)
         self._queue.put(None)
+
+    def _read_stderr(self) -> None:
+        assert self.process.stderr is not None
+        for chunk in iter(lambda: self.process.stderr.read1(65536), b""):  # type: ignore[union-attr]
+            self._stderr += chunk
 
     # -- sending ----------------------------------------------------------------
 
@@ -231,9 +240,10 @@ class LuxeProcess:
         return self.wait_exit(timeout)
 
     def stderr_text(self) -> str:
-        if self.process.poll() is None or self.process.stderr is None:
-            return ""
-        return self.process.stderr.read().decode("utf-8", "replace")
+        """What luxe wrote to stderr so far (all of it once it has exited)."""
+        if self.process.poll() is not None:
+            self._stderr_reader.join(timeout=5)
+        return bytes(self._stderr).decode("utf-8", "replace")
 
     def kill(self) -> None:
         if self.process.poll() is None:

@@ -4,6 +4,7 @@ refusals. Each test scripts the model's tool calls and checks what a client sees
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -175,6 +176,7 @@ def test_question_tool_round_trip(spawn: SpawnLuxe, env: dict[str, str]) -> None
 def test_edit_refuses_missing_and_ambiguous_matches(spawn: SpawnLuxe, repo: Path) -> None:
     (repo / "twice.txt").write_text("same\nsame\n")
     (repo / "blob.bin").write_bytes(b"\x00\x01\x02binary")
+    os.mkfifo(repo / "pipe")
     luxe = spawn(
         [
             {"tool_calls": [
@@ -183,6 +185,7 @@ def test_edit_refuses_missing_and_ambiguous_matches(spawn: SpawnLuxe, repo: Path
                 call("read", path="blob.bin"),
                 call("read", path="nope.txt"),
                 call("read", path="bad\u0000path"),
+                call("read", path="pipe"),
             ]},
             {"tool_calls": [call("edit", path="twice.txt", old_string="same", new_string="new", replace_all=True)]},
             {"text": "done"},
@@ -204,6 +207,7 @@ def test_edit_refuses_missing_and_ambiguous_matches(spawn: SpawnLuxe, repo: Path
     assert any("binary" in s for s in by_summary), by_summary
     assert any("does not exist" in s for s in by_summary), by_summary
     assert any(s == "crashed" for s in by_summary), by_summary  # a tool crash is a result
+    assert any("not a regular file" in s for s in by_summary), by_summary  # a FIFO never blocks
     assert frames[-1]["content"]["reason"] == "end_turn"
     assert (repo / "twice.txt").read_text() == "new\nnew\n"
     assert luxe.close() == 0

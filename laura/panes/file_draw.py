@@ -1,0 +1,88 @@
+"""Painting a file pane's rows: gutter numbers, change markers, the
+highlight (lit rows keep their colours and get reverse-video numbers, every
+other row is dimmed), the cursor band, and the `+a -d` stats in the border.
+
+Pure drawing into a `Canvas`; the pane decides which rows and where.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import attrs
+
+from laura.protocol import Rect
+from laura.render import theme
+from laura.render.canvas import Canvas
+from laura.render.style import Row, Span, Style
+from laura.render.view import ADDED, MODIFIED, REMOVED
+
+GUTTER_STYLE = Style(fg=(110, 110, 110))
+LIT_GUTTER_STYLE = Style(fg=(216, 222, 233), bold=True, reverse=True)
+PLAIN_GUTTER = Style()
+CURSOR_BG = (67, 76, 94)
+MARKER_STYLES = {ADDED: theme.MARK_ADDED, MODIFIED: theme.MARK_MODIFIED, REMOVED: theme.MARK_REMOVED}
+MARKER_CELL = "▌"
+
+
+def dimmed(style: Style) -> Style:
+    """How a row outside a highlight looks: faint, no bold, no background."""
+    return attrs.evolve(style, dim=True, bold=False, bg=None)
+
+
+def draw_rows(
+    canvas: Canvas,
+    inner: Rect,
+    rows: Sequence[Row],
+    first_index: int,
+    *,
+    number_width: int,
+    lit: range,
+    lighting: bool,
+    cursor: int | None,
+) -> None:
+    """Paint `rows` (row `first_index` of the pane at the top of `inner`):
+    each with its gutter — the first source line on a range's first row,
+    a space, the change marker, a space — then its text. With `lighting`
+    (a highlight is set) rows outside `lit` are dimmed; `cursor` (when the
+    pane has focus) gets the cursor band."""
+    right = inner.x + inner.width
+    for offset, row in enumerate(rows[: max(inner.height, 0)]):
+        index = first_index + offset
+        y = inner.y + offset
+        is_lit = index in lit
+        number = str(row.source[0]) if row.first and row.source else ""
+        gutter_style = LIT_GUTTER_STYLE if is_lit and number else GUTTER_STYLE
+        x = canvas.put(inner.x, y, number.rjust(number_width), gutter_style, right)
+        x = canvas.put(x, y, " ", PLAIN_GUTTER, right)
+        marker_style = MARKER_STYLES.get(row.marker)
+        marker = MARKER_CELL if marker_style is not None else " "
+        x = canvas.put(x, y, marker, marker_style or GUTTER_STYLE, right)
+        x = canvas.put(x, y, " ", PLAIN_GUTTER, right)
+        spans = row.spans
+        if lighting and not is_lit:
+            spans = tuple(Span(span.text, dimmed(span.style)) for span in spans)
+        canvas.put_spans(x, y, spans, right)
+        if cursor == index:
+            _band(canvas, Rect(inner.x, y, inner.width, 1), CURSOR_BG)
+
+
+def draw_stats(canvas: Canvas, inner: Rect, title_width: int, stats: str) -> None:
+    """Colour the `+a -d` a pane's border title ends with (green, red);
+    the title starts one cell into the border, after a space."""
+    if not stats:
+        return
+    added, deleted = stats.split(" ")
+    x = inner.x + 1 + title_width + 1
+    right = inner.x + inner.width
+    if x + len(stats) > right:
+        return
+    x = canvas.put(x, inner.y - 1, added, theme.MARK_ADDED, right)
+    canvas.put(x + 1, inner.y - 1, deleted, theme.MARK_REMOVED, right)
+
+
+def _band(canvas: Canvas, band: Rect, background: tuple[int, int, int]) -> None:
+    row = canvas.rows[band.y]
+    for x in range(band.x, min(band.x + band.width, canvas.width)):
+        text, style = row[x]
+        row[x] = (text, attrs.evolve(style, bg=background))

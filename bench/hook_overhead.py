@@ -88,7 +88,9 @@ def call_ms(with_hook: bool, tmp: Path) -> float:
         (home / "XDG_CONFIG_HOME/luxe").mkdir()
         hooks = {"BeforeToolUse": [{"command": ["true"]}]}
         (home / "XDG_CONFIG_HOME/luxe/hooks.json").write_text(json.dumps(hooks))
-    steps = [{"tool_calls": [{"name": "read", "args": {"path": "README.md"}}]}] * TOOL_CALLS_PER_TURN
+    steps = [
+        {"tool_calls": [{"name": "read", "args": {"path": "README.md"}}]}
+    ] * TOOL_CALLS_PER_TURN
     script = home / "script.jsonl"
     script.write_text("".join(json.dumps(s) + "\n" for s in [*steps, {"text": "done"}]))
     luxe = subprocess.Popen(
@@ -105,7 +107,9 @@ def call_ms(with_hook: bool, tmp: Path) -> float:
     try:
         while json.loads(luxe.stdout.readline())["kind"] != "state_changed":
             pass
-        luxe.stdin.write(json.dumps({"kind": "submit_user_message", "content": {"text": "go"}}) + "\n")
+        luxe.stdin.write(
+            json.dumps({"kind": "submit_user_message", "content": {"text": "go"}}) + "\n"
+        )
         luxe.stdin.flush()
         while (frame := json.loads(luxe.stdout.readline()))["kind"] != "turn_ended":
             now = time.perf_counter()
@@ -165,6 +169,7 @@ def main() -> None:
             f"({hook_ms / spawn:.2f}x baseline; the client-side figure above is blurred by "
             "the writer batching frames per wake-up)"
         )
+
 
 if __name__ == "__main__":
     main()

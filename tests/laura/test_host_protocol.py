@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.laura.tmux import LauraSession, send_frame, wait_until
+from tests.laura.tmux import WAIT_S, LauraSession, send_frame, wait_until
 
 pytestmark = pytest.mark.tmux
 
@@ -196,9 +196,9 @@ def test_a_silent_client_does_not_wedge_the_tab_and_fifty_clients_are_answered(l
 
         def client() -> None:
             with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
-                sock.settimeout(20)
+                sock.settimeout(WAIT_S)
                 sock.connect("\0" + tab)
-                barrier.wait()
+                barrier.wait(WAIT_S)  # bounded: one failed client must not strand the rest
                 sock.sendall(b'{"type":"layout"}\n')
                 replies.append(sock.makefile("rb").readline())
 
@@ -206,7 +206,7 @@ def test_a_silent_client_does_not_wedge_the_tab_and_fifty_clients_are_answered(l
         for thread in threads:
             thread.start()
         for thread in threads:
-            thread.join(30)
+            thread.join(2 * WAIT_S)
         assert len(replies) == 50
         assert all(json.loads(reply)["type"] == "report" for reply in replies)
         # keys still work while the silent clients hang on

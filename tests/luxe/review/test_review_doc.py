@@ -52,3 +52,17 @@ def test_the_examples_are_real_reviews_and_sessions() -> None:
     from_wire(review, Review)
     for kind in ("review_session_restored", "review_session_saved"):
         from_wire(example(kind, found[kind])["content"]["session"], ReviewSession)
+
+
+def test_the_failure_answer_of_a_malformed_action_is_documented() -> None:
+    intro = DOC.read_text().split("## Guided Review", 1)[1].split("### ", 1)[0]
+    for kind, event in rv.FAILURE_EVENTS.items():
+        failed = event("r", "why")
+        assert f"`{kind}`" in intro and f"`{failed.KIND}`" in intro, kind
+    decoded = decode_action(b'{"kind": "edit_review", "content": {"request_id": "f5", "edit": "bogus"}}')
+    assert isinstance(decoded, Rejection) and decoded.request_id == "f5"
+    assert rv.failure_for(decoded.kind, decoded.request_id, decoded.reason) == (
+        rv.ReviewSessionSaveFailed("f5", decoded.reason)
+    )
+    assert rv.failure_for("edit_review", None, "x") is None
+    assert rv.failure_for("submit_user_message", "f5", "x") is None

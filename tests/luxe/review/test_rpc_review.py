@@ -255,6 +255,9 @@ def test_targets_and_load_failures(
     assert (pr["base"], pr["head"]) == (head, project.head())
     staged, _ = load(luxe, "s1", {"kind": "staged"})
     assert staged["files"] == [] and staged["chapters"] == []  # an empty diff loads, with no files
+    # ... and says so, in a flag and in words; a review with files does not.
+    assert (staged["empty"], staged["note"]) == (True, "Nothing to review: nothing is staged.")
+    assert (commit["empty"], commit["note"]) == (False, None)
 
     for request_id, target, reason in [
         ("b1", {"kind": "commit", "sha": "feedface"}, "unknown commit 'feedface'"),

@@ -255,6 +255,9 @@ def test_targets_and_load_failures(
     assert (pr["base"], pr["head"]) == (head, project.head())
     staged, _ = load(luxe, "s1", {"kind": "staged"})
     assert staged["files"] == [] and staged["chapters"] == []  # an empty diff loads, with no files
+    # ... and says so, in a flag and in words; a review with files does not.
+    assert (staged["empty"], staged["note"]) == (True, "Nothing to review: nothing is staged.")
+    assert (commit["empty"], commit["note"]) == (False, None)
 
     for request_id, target, reason in [
         ("b1", {"kind": "commit", "sha": "feedface"}, "unknown commit 'feedface'"),
@@ -270,12 +273,11 @@ def test_targets_and_load_failures(
                               "anchor": {"kind": "review"}, "body": "Nothing staged"})  # fmt: skip
     assert saved(luxe, "e1")["review_id"] == staged["id"]
     luxe.send("load_guided_review", {"request_id": "x", "target": "working_tree"})
-    assert (
-        luxe.expect("action_rejected")["reason"]
-        == "load_guided_review: field `target` must be an object"
-    )
-    luxe.send("load_guided_review", {"request_id": "x"})
-    assert luxe.expect("action_rejected")["reason"] == "load_guided_review: missing field `target`"
+    assert luxe.expect("guided_review_load_failed") == {
+        "request_id": "x", "reason": "load_guided_review: field `target` must be an object"
+    }  # fmt: skip
+    luxe.send("load_guided_review", {"target": {"kind": "staged"}})
+    assert luxe.expect("action_rejected")["reason"] == "load_guided_review: missing field `request_id`"
     assert luxe.close() == 0
 
 

@@ -104,7 +104,9 @@ def test_missing_key_names_the_variable(spawn: SpawnLuxe) -> None:
 
 
 @pytest.mark.parametrize("provider", ["anthropic", "openai"])
-def test_after_cancel_the_next_request_is_coherent(spawn: SpawnLuxe, provider: str) -> None:
+def test_after_cancel_the_next_request_is_coherent(
+    spawn: SpawnLuxe, env: dict[str, str], provider: str
+) -> None:
     marker = "765.4321"
     steps = [
         {"tool_calls": [
@@ -118,10 +120,10 @@ def test_after_cancel_the_next_request_is_coherent(spawn: SpawnLuxe, provider: s
         luxe.handshake()
         luxe.send("submit_user_message", {"text": "run"})
         luxe.expect("tool_finished", where=lambda c: c["name"] == "ls")
-        wait_until(lambda: len(processes_with_marker(marker)) >= 1, what="the sleep")
+        wait_until(lambda: len(processes_with_marker(marker, scope=env)) >= 1, what="the sleep")
         luxe.send("cancel_turn")
         assert luxe.expect("turn_ended")["reason"] == "cancelled"
-        assert processes_with_marker(marker) == []
+        assert processes_with_marker(marker, scope=env) == []
         luxe.send("submit_user_message", {"text": "again"})
         assert luxe.expect("turn_ended")["reason"] == "end_turn"
         second = server.bodies[1]

@@ -253,7 +253,7 @@ def test_bash_timeout_kills_the_group_and_says_so(spawn: SpawnLuxe, env: dict[st
     luxe.send("submit_user_message", {"text": "slow"})
     done = luxe.expect("tool_finished")
     assert done["is_error"] is True and done["summary"] == "timed out"
-    assert processes_with_marker(marker) == []
+    assert processes_with_marker(marker, scope=env) == []
     assert luxe.expect("turn_ended")["reason"] == "end_turn"
     result = tool_results(env, ready["session_id"])[0]["content"]
     assert result.startswith("start\n") and "timed out after 3s" in result

@@ -152,3 +152,26 @@ def test_the_system_prompt_says_where_the_model_is(spawn: SpawnLuxe, repo: Path)
         for tool in ("read", "write", "edit", "bash", "grep", "glob", "ls", "question"):
             assert f"- {tool}:" in system
         assert luxe.close() == 0
+
+
+def test_ollama_model_talks_to_ollama_host(spawn: SpawnLuxe) -> None:
+    steps = [
+        {"tool_calls": [{"name": "ls", "args": {}, "id": "call_ls"}]},
+        {"text": "local answer"},
+    ]
+    with FakeLLMServer(steps) as server:
+        # OLLAMA_HOST as Ollama itself takes it: host:port, no scheme, no /v1.
+        host = f"127.0.0.1:{server.port}"
+        luxe = spawn(None, "--model", "ollama/qwen3:8b", env_extra={"OLLAMA_HOST": host})
+        luxe.handshake()
+        luxe.send("submit_user_message", {"text": "hi"})
+        frames = luxe.collect_until("turn_ended")
+        assert frames[-1]["content"]["reason"] == "end_turn", frames[-1]
+        said = "".join(f["content"]["delta"] for f in frames if f["kind"] == "token_delta")
+        assert said == "local answer"
+        requests = server.requests
+        assert [r.path for r in requests] == ["/v1/chat/completions"] * 2
+        assert requests[0].body["model"] == "qwen3:8b"
+        assert "authorization" not in requests[0].headers  # Ollama needs no key
+        assert "README.md" in _tool_results(requests[1].body, "openai")[0]
+        assert luxe.close() == 0

@@ -251,6 +251,8 @@ def build_request(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
         return protocol.Focus(pane=args.pane)
     if verb == "highlight":
         if args.off:
+            if args.start is not None:
+                parser.error("highlight takes START [END] or --off, not both")
             return protocol.Highlight(pane=args.pane, range=None)
         if args.start is None:
             parser.error("highlight needs START (or --off)")

@@ -124,13 +124,16 @@ def test_a_relative_path_resolves_against_the_clients_cwd(laura_session: Make, t
     session.wait_for("one level up")
 
 
-def test_close_with_both_a_pane_and_all_is_refused_and_closes_nothing(
+def test_a_pane_with_all_or_a_line_with_off_is_refused_and_changes_nothing(
     laura_session: Make, tmp_path: Path
 ) -> None:
     session = laura_session()
     path = str(write_lines(tmp_path / "a.txt", 2))
     for _ in range(2):
         session.cli("open", path, "--no-focus")
+    lit = session.cli("highlight", "2", "--off", "--pane", "1")
+    assert lit.returncode == 2
+    assert "highlight takes START [END] or --off, not both" in lit.stderr
     both = session.cli("close", "1", "--all")
     assert both.returncode == 2
     assert "close takes a pane ID or --all, not both" in both.stderr

@@ -284,6 +284,11 @@ async def _main(
                 )
                 register_actions(actions, session, options)
                 async with trio.open_nursery() as inner:
+                    # Language servers for diagnostics on edit start on the
+                    # first edit of their language (nothing runs until then).
+                    from luxe.lsp.diagnostics import serve_edit_diagnostics
+
+                    session.diagnostics = await inner.start(serve_edit_diagnostics, cwd, env)
                     await inner.start(session.run)
                     await inner.start(review.serve)
                     inner.start_soon(_watch_signals, signals, stop)

@@ -26,6 +26,7 @@ from laura.panes.file import FilePane
 from laura.protocol import Rect
 from laura.render.canvas import Canvas, text_width
 from laura.render.style import PLAIN
+from laura.review.cards import visible
 from laura.review.prompt import (
     NO_THREADS,
     NOT_READY,
@@ -95,7 +96,15 @@ class ReviewUI:
 
     @property
     def active(self) -> bool:
-        """True while every key belongs to the review (a prompt or a question)."""
+        """True while every key belongs to the review (a prompt or a question).
+        A prompt or question whose pane has gone (the agent closed it, its
+        tab ended) is dropped here, so no key is spent on it."""
+        if self.draft is not None and self.draft.pane not in self.draft.tab.panels:
+            self.draft = None
+        if self.confirm_close is not None:
+            tab, pane = self.confirm_close
+            if pane not in tab.panels:
+                self.confirm_close = None
         return self.draft is not None or self.confirm_close is not None
 
     # -- keys ------------------------------------------------------------------
@@ -226,8 +235,9 @@ class ReviewUI:
         shell = tab.rects().get(SHELL)
         if shell is None:
             return
-        lines = draft.editor.lines()
+        lines = [visible(text) for text in draft.editor.lines()]
         line, column = draft.editor.cursor_position()
+        column = len(visible(draft.editor.lines()[line][:column]))
         rows = min(max(len(lines), 1), MAX_PROMPT_ROWS)
         height = min(rows + 2, shell.height)
         box = Rect(shell.x, shell.y + shell.height - height, shell.width, height)

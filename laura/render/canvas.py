@@ -28,6 +28,23 @@ def char_width(char: str) -> int:
     return 1 if width < 0 else width
 
 
+def visible_control(char: str) -> str:
+    """The symbol drawn for a control character, which must never reach the
+    terminal raw: a file name or an agent's text could otherwise carry escape
+    sequences into the user's terminal. C0 and DEL get their Unicode control
+    pictures (ESC shows as ␛), C1 the replacement character."""
+    code = ord(char)
+    if code < 0x20:
+        return chr(0x2400 + code)
+    if code == 0x7F:
+        return "\u2421"
+    return "\ufffd"
+
+
+def _is_control(char: str) -> bool:
+    return char < " " or "\x7f" <= char <= "\x9f"
+
+
 def text_width(text: str) -> int:
     return sum(char_width(char) for char in text)
 
@@ -55,6 +72,8 @@ class Canvas:
                 row[x:end] = [(char, style) for char in text[: end - x]]
             return max(end, x)
         for char in text:
+            if _is_control(char):
+                char = visible_control(char)
             width = char_width(char)
             if width == 0:
                 if x > 0 and x - 1 < limit:

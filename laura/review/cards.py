@@ -17,6 +17,7 @@ import unicodedata
 from collections.abc import Sequence
 
 from laura.render.style import Row, Span, Style
+from laura.review.payload import defuse_controls
 from laura.review.threads import DEFAULT_AGENT, Note, Thread
 
 BORDER = Style(fg=(110, 118, 134))
@@ -60,13 +61,20 @@ def wrap_cells(text: str, width: int) -> list[str]:
     return pieces
 
 
+def visible(text: str) -> str:
+    """`text` safe to draw on one row: control characters (an agent's
+    comment may hold any) shown as control pictures instead of reaching the
+    terminal, tabs as four spaces, a newline as ␊."""
+    return defuse_controls(text.replace("\t", "    ")).replace("\n", "\u240a")
+
+
 def display_name(note: Note) -> str:
     """`You` for the person; the fallback agent label title-cased; real
     agent names as given."""
     if note.by_person:
         return "You"
     assert note.agent is not None
-    return note.agent.title() if note.agent == DEFAULT_AGENT else note.agent
+    return note.agent.title() if note.agent == DEFAULT_AGENT else visible(note.agent)
 
 
 def _note_lines(note: Note, reply: bool, inner: int) -> list[list[Span]]:
@@ -76,7 +84,7 @@ def _note_lines(note: Note, reply: bool, inner: int) -> list[list[Span]]:
     hang = " " * cell_width(lead)
     room = max(1, inner - cell_width(lead))
     rows: list[list[Span]] = []
-    for paragraph_index, paragraph in enumerate(note.body.split("\n")):
+    for paragraph_index, paragraph in enumerate(visible(line) for line in note.body.split("\n")):
         for piece_index, piece in enumerate(wrap_cells(paragraph, room)):
             if paragraph_index == 0 and piece_index == 0:
                 style = PERSON_NAME if note.by_person else AGENT_NAME

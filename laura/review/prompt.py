@@ -12,7 +12,8 @@ import attrs
 from laura.review.threads import Anchor, Intent
 
 NOT_READY = "inline review: run `laura ready`"
-OPEN_WARNING = "pane shown, but run `laura ready` to enable inline review submission"
+# The spec's own words (laura-protocol.txt, "Response shapes").
+OPEN_WARNING = "panel shown, but run `laura ready` to enable review submission"
 SUBMIT_FAILED = "⚠ inline review submission failed — Enter to retry · Esc to cancel"
 REVIEW_HINT = "  review body · \\+Enter newline · Enter submit · Esc cancel"
 NO_THREADS = "no comments to submit: press c on a line first"

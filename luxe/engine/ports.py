@@ -108,3 +108,10 @@ class HookRunner(Protocol):
 class NoHooks:
     async def run(self, point: HookPoint, event: Mapping[str, Any]) -> HookOutcome:
         return HookOutcome()
+
+
+class EditDiagnostics(Protocol):
+    """Diagnostics after a tool wrote or edited a file (luxe.lsp provides
+    them): text to append to the tool result, or None."""
+
+    async def after_edit(self, path: str) -> str | None: ...

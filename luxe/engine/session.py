@@ -30,7 +30,7 @@ import trio
 
 from luxe.engine.history import History
 from luxe.engine.model import Message, Provider, Usage
-from luxe.engine.ports import HookRunner, PermissionGate
+from luxe.engine.ports import EditDiagnostics, HookRunner, PermissionGate
 from luxe.engine.prompts import Prompts
 from luxe.engine.store import SessionFile
 from luxe.engine.system_prompt import build_system_prompt
@@ -68,6 +68,8 @@ class Session:
     ) -> None:
         self.cwd = cwd
         self.file = file
+        # Set by the app when language servers run (LUXE_LSP_ON_EDIT).
+        self.diagnostics: EditDiagnostics | None = None
         self.history = History(file.messages)
         self.model = model
         # A factory defers importing the tools until the first turn or warm-up.

@@ -11,6 +11,7 @@ shielded, whatever happened) answers interrupted tool calls with a
 from __future__ import annotations
 
 import logging
+import stat
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -228,7 +229,11 @@ async def _forward(session: Session, event: StreamEvent) -> None:
 def _attachment(cwd: Path, path: str) -> str:
     full = (cwd / path).resolve()
     try:
-        text = full.read_text(encoding="utf-8")[:64 * 1024]
+        if not stat.S_ISREG(full.stat().st_mode):
+            # A FIFO or device would block the event loop.
+            return f"<attachment path={path!r}>not a regular file</attachment>"
+        with full.open("rb") as f:
+            text = f.read(64 * 1024).decode("utf-8", "replace")
     except (OSError, UnicodeDecodeError) as exc:
         return f"<attachment path={path!r}>could not be read: {exc}</attachment>"
     return f"<attachment path={path!r}>\n{text}\n</attachment>"
@@ -290,4 +295,8 @@ async def _decide_and_run(session: Session, call: ToolUseBlock) -> tuple[ToolRes
     for path, operation in result.changed:
         await session.emit(ev.FileChanged(path, operation))
         await session.hooks.run("FileChanged", {"FileChanged": {"path": path, "operation": operation}})
+        if session.diagnostics is not None and operation in ("write", "edit"):
+            found = await session.diagnostics.after_edit(path)
+            if found:
+                result = attrs.evolve(result, content=f"{result.content}\n\n{found}")
     return result, False

@@ -51,7 +51,9 @@ class RpcActions:
         s = self.session
         refusal: str | None = None
         if isinstance(action, Rejection):
-            await s.emit(ev.ActionRejected(action.kind, action.reason))
+            # A malformed review action with a request_id is answered under it.
+            failed = rv.failure_for(action.kind, action.request_id, action.reason)
+            await s.emit(failed or ev.ActionRejected(action.kind, action.reason))
             return True
         handler = self._handlers.get(type(action))
         if handler is not None:

@@ -9,6 +9,7 @@ Everything it returns is plain data that `permissions.decide` judges.
 from __future__ import annotations
 
 import glob as globmod
+import itertools
 import json
 import os
 from collections.abc import Mapping
@@ -83,7 +84,8 @@ def _shell_paths(shell: ShellLine, *, cwd: str, root: str, home: str) -> tuple[R
         target = os.path.join(cwd, home + word[1:] if word.startswith("~/") else word)
         if set("*?[") & set(word):
             try:
-                matches = globmod.glob(target)[:MAX_GLOB_EXPANSION]
+                # iglob + islice: `ls /*/*/*/*` must not walk the whole disk.
+                matches = list(itertools.islice(globmod.iglob(target), MAX_GLOB_EXPANSION))
             except (OSError, ValueError):
                 matches = []
             found.extend(resolve_path(m, cwd=cwd, root=root, home=home) for m in matches)

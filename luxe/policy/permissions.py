@@ -97,7 +97,7 @@ def rule_matches(rule: Rule, facts: CallFacts) -> bool:
         )
     if facts.paths:
         return any(
-            path_matches(rule.glob, n, facts.home)
+            path_matches(rule.glob, n, facts.home, fold_case=True)
             for p in facts.paths
             for n in _names_of(p, real_only=False)
         )

@@ -59,7 +59,7 @@ def parse_rule(text: str, source: str = "session") -> Rule:
 
 
 @functools.lru_cache(maxsize=1024)
-def path_glob_regex(glob: str) -> re.Pattern[str]:
+def path_glob_regex(glob: str, fold_case: bool = False) -> re.Pattern[str]:
     """Compile a path glob (`src/**`, `**/*.lock`, `*.py`) to a regex."""
     out: list[str] = []
     i, n = 0, len(glob)
@@ -85,7 +85,7 @@ def path_glob_regex(glob: str) -> re.Pattern[str]:
         else:
             out.append(re.escape(glob[i]))
             i += 1
-    return re.compile("".join(out), re.DOTALL)
+    return re.compile("".join(out), re.DOTALL | (re.IGNORECASE if fold_case else 0))
 
 
 @attrs.frozen
@@ -104,17 +104,20 @@ def path_name(absolute: str, root: str) -> PathName:
     return PathName(absolute, rel if inside else None)
 
 
-def path_matches(glob: str, name: PathName, home: str) -> bool:
+def path_matches(glob: str, name: PathName, home: str, *, fold_case: bool = False) -> bool:
+    """`fold_case` (deny and ask rules): `SECRET.txt` is the same file as
+    `secret.txt` on a case-insensitive filesystem, so a deny covers both."""
     if glob.startswith("~/"):
         glob = home.rstrip("/") + glob[1:]
     if glob.startswith("/"):
-        return bool(path_glob_regex(glob.rstrip("/") or "/").fullmatch(name.absolute))
+        return bool(path_glob_regex(glob.rstrip("/") or "/", fold_case).fullmatch(name.absolute))
     glob = glob.removeprefix("./")
     if "/" not in glob.rstrip("/"):
-        return bool(path_glob_regex(glob.rstrip("/")).fullmatch(os.path.basename(name.absolute)))
+        base = os.path.basename(name.absolute)
+        return bool(path_glob_regex(glob.rstrip("/"), fold_case).fullmatch(base))
     if name.relative is None:
         return False
-    return bool(path_glob_regex(glob.rstrip("/")).fullmatch(name.relative))
+    return bool(path_glob_regex(glob.rstrip("/"), fold_case).fullmatch(name.relative))
 
 
 def text_matches(glob: str, text: str) -> bool:

@@ -8,6 +8,7 @@ so it stays free of the rest of the project.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, ClassVar, Literal
 
 import attrs
@@ -147,3 +148,22 @@ REVIEW_EVENTS = (
     ReviewChaptersCommitted,
     ReviewChaptersCommitFailed,
 )
+
+# The event that answers a review action under its request_id when it fails.
+# A frame of one of these kinds that is malformed but carries a string
+# request_id is refused with this event, not `action_rejected`, so the client
+# waiting on that request_id gets its answer (see docs/rpc.md).
+FAILURE_EVENTS: dict[str, Callable[[str, str], ReviewEvent]] = {
+    LoadGuidedReview.KIND: GuidedReviewLoadFailed,
+    EditReview.KIND: ReviewSessionSaveFailed,
+    CommitReviewChapters.KIND: ReviewChaptersCommitFailed,
+}
+
+
+def failure_for(kind: str | None, request_id: str | None, reason: str) -> ReviewEvent | None:
+    """The failure event answering a refused review action under its
+    request_id, or None when the frame is not one or has no usable request_id."""
+    make = FAILURE_EVENTS.get(kind) if kind is not None else None
+    if make is None or request_id is None:
+        return None
+    return make(request_id, reason)

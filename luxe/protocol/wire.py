@@ -25,10 +25,13 @@ converter = cattrs.Converter()
 
 @attrs.frozen
 class Rejection:
-    """Why a line is not an action; `kind` is the line's kind when it had one."""
+    """Why a line is not an action; `kind` is the line's kind when it had one,
+    `request_id` the line's `request_id` when it was a string (so an action
+    that is answered under its request_id can be refused under it too)."""
 
     kind: str | None
     reason: str
+    request_id: str | None = None
 
 
 _encoder = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
@@ -77,19 +80,21 @@ def decode_action(line: bytes) -> Action | Rejection:
         content = {}
     if not isinstance(content, dict):
         return Rejection(kind, f"{kind}: `content` must be an object")
+    request_id = content.get("request_id")
+    request_id = request_id if isinstance(request_id, str) else None
     for name, (tp, required) in _fields(cls).items():
         if name not in content:
             if required:
-                return Rejection(kind, f"{kind}: missing field `{name}`")
+                return Rejection(kind, f"{kind}: missing field `{name}`", request_id)
             continue
         problem = _type_problem(content[name], tp)
         if problem is not None:
-            return Rejection(kind, f"{kind}: field `{name}` {problem}")
+            return Rejection(kind, f"{kind}: field `{name}` {problem}", request_id)
     known = {k: v for k, v in content.items() if k in _fields(cls)}
     try:
         action: Action = converter.structure(known, cls)
     except Exception as exc:  # the checks above should make this unreachable
-        return Rejection(kind, f"{kind}: {exc}")
+        return Rejection(kind, f"{kind}: {exc}", request_id)
     return action
 
 

@@ -14,6 +14,7 @@ from typing import Any, Literal, TypeVar
 
 import attrs
 import cattrs
+from cattrs.gen import make_dict_unstructure_fn
 from cattrs.v import format_exception
 
 # -- targets -------------------------------------------------------------------
@@ -116,6 +117,22 @@ class Chapter:
     hunk_ids: tuple[str, ...]
 
 
+def empty_note(target: Target) -> str:
+    """What a review of `target` with no changes tells the reviewer."""
+    if isinstance(target, WorkingTreeTarget):
+        return "Nothing to review: the working tree has no changes against HEAD."
+    if isinstance(target, StagedTarget):
+        return "Nothing to review: nothing is staged."
+    if isinstance(target, CommitTarget):
+        return f"Nothing to review: commit {target.sha} changes no files."
+    if isinstance(target, RangeTarget):
+        return f"Nothing to review: {target.base}..{target.head} changes no files."
+    if isinstance(target, BranchTarget):
+        since = target.base or "the default branch"
+        return f"Nothing to review: the branch has no changes since its merge-base with {since}."
+    return f"Nothing to review: pull request #{target.number} changes no files."
+
+
 @attrs.frozen
 class Review:
     id: str
@@ -126,6 +143,18 @@ class Review:
     files: tuple[ReviewFile, ...]
     hunks: tuple[Hunk, ...]
     chapters: tuple[Chapter, ...]
+    # Derived from the above, never passed in (and ignored when read back), so
+    # they cannot disagree with `files`: an empty diff says so on the wire.
+    empty: bool = attrs.field(init=False)
+    note: str | None = attrs.field(init=False)
+
+    @empty.default
+    def _empty_default(self) -> bool:
+        return not self.files
+
+    @note.default
+    def _note_default(self) -> str | None:
+        return None if self.files else empty_note(self.target)
 
 
 # -- the review session ------------------------------------------------------------
@@ -270,6 +299,10 @@ def _describe(error: Exception) -> str:
     return "; ".join(messages) if messages else str(error)
 
 
+# The derived fields (init=False) go on the wire too; cattrs leaves them out by default.
+_converter.register_unstructure_hook(
+    Review, make_dict_unstructure_fn(Review, _converter, _cattrs_include_init_false=True)
+)
 _converter.register_structure_hook(Target, _tagged(_TARGET_CLASSES, "target"))
 _converter.register_structure_hook(Anchor, _tagged(_ANCHOR_CLASSES, "anchor"))
 

@@ -2,16 +2,20 @@
 
 Each returns text the model reads; a refusal (missing file, binary file, an
 edit whose match is missing or ambiguous) is a ToolError with a message that
-says what to do instead. File I/O here is small and synchronous: reads are
-capped, so no call holds the event loop for long.
+says what to do instead. File I/O here is small and synchronous (reads are
+capped), except glob, whose walk runs in a worker thread.
 """
 
 from __future__ import annotations
 
 import os
+import stat
+import threading
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
+
+import trio
 
 from luxe.engine.model import ToolSpec
 from luxe.engine.tooling import ToolContext, ToolError, ToolResult
@@ -23,11 +27,22 @@ READ_MAX_LINE = 2000
 LIST_MAX = 500
 
 
+def _refuse_special(path: Path, name: str) -> None:
+    """A FIFO or device would block the event loop (or never end): refuse it."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return  # missing: the caller reports it
+    if not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
+        raise ToolError(f"{name} is not a regular file (a pipe, socket or device)")
+
+
 def _text_file(path: Path, cwd: Path) -> str:
     """The file's text; refuses directories, missing and binary files."""
     name = shown(cwd, path)
     if path.is_dir():
         raise ToolError(f"{name} is a directory; use ls to list it")
+    _refuse_special(path, name)
     try:
         with path.open("rb") as f:
             data = f.read(READ_MAX_BYTES + 1)
@@ -106,6 +121,7 @@ class WriteTool:
         path = resolve(ctx.cwd, args["path"])
         if path.is_dir():
             raise ToolError(f"{shown(ctx.cwd, path)} is a directory")
+        _refuse_special(path, shown(ctx.cwd, path))
         existed = path.exists()
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -205,15 +221,36 @@ class GlobTool:
         pattern = args["pattern"]
         if not pattern or os.path.isabs(pattern):
             raise ToolError("pattern must be a relative glob such as **/*.py")
+        stop = threading.Event()
         try:
-            found = [
-                p for p in ctx.cwd.glob(pattern)
-                if p.is_file() and not SKIP_DIRS.intersection(p.relative_to(ctx.cwd).parts)
-            ]
+            # A walk of a big tree must not hold the event loop (or a cancel).
+            found = await trio.to_thread.run_sync(
+                _glob, ctx.cwd, pattern, stop, abandon_on_cancel=True
+            )
         except (ValueError, OSError) as exc:
             raise ToolError(f"bad pattern {pattern!r}: {exc}") from None
-        found.sort(key=lambda p: p.stat().st_mtime, reverse=True)
+        finally:
+            stop.set()
         names = [shown(ctx.cwd, p) for p in found[:LIST_MAX]]
         if len(found) > LIST_MAX:
             names.append(f"[{len(found) - LIST_MAX} more files]")
         return ToolResult("\n".join(names) or "no files match", summary=f"{len(found)} files")
+
+
+def _glob(cwd: Path, pattern: str, stop: threading.Event) -> list[Path]:
+    """Matching files, newest first; ends early once `stop` is set."""
+    found = []
+    for path in cwd.glob(pattern):
+        if stop.is_set():
+            break
+        if path.is_file() and not SKIP_DIRS.intersection(path.relative_to(cwd).parts):
+            found.append(path)
+    found.sort(key=_mtime, reverse=True)
+    return found
+
+
+def _mtime(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:  # gone since the walk saw it
+        return 0.0

@@ -12,7 +12,8 @@ import os
 import re
 import shutil
 import subprocess
-from collections.abc import Mapping
+import threading
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -60,9 +61,13 @@ class GrepTool:
         if self.ripgrep:
             lines = await self._ripgrep(pattern, root, glob, ctx.cwd)
         else:
-            lines = await trio.to_thread.run_sync(
-                _python_grep, regex, root, glob, ctx.cwd, abandon_on_cancel=True
-            )
+            stop = threading.Event()
+            try:
+                lines = await trio.to_thread.run_sync(
+                    _python_grep, regex, root, glob, ctx.cwd, stop, abandon_on_cancel=True
+                )
+            finally:
+                stop.set()  # an abandoned search ends at its next file
         if not lines:
             return ToolResult("no matches", summary="0 matches")
         shown_lines = lines[:MAX_MATCHES]
@@ -100,10 +105,14 @@ class GrepTool:
         return [line[:MAX_LINE] for line in text.splitlines()][: MAX_MATCHES + 1]
 
 
-def _python_grep(regex: re.Pattern[str], root: Path, glob: str | None, cwd: Path) -> list[str]:
+def _python_grep(
+    regex: re.Pattern[str], root: Path, glob: str | None, cwd: Path, stop: threading.Event
+) -> list[str]:
     found: list[str] = []
-    files = [root] if root.is_file() else _walk(root)
+    files: Iterable[Path] = [root] if root.is_file() else _walk(root)
     for path in files:
+        if stop.is_set():
+            break
         if glob and not fnmatch.fnmatch(path.name, glob) and not fnmatch.fnmatch(
             shown(cwd, path), glob
         ):
@@ -124,9 +133,9 @@ def _python_grep(regex: re.Pattern[str], root: Path, glob: str | None, cwd: Path
     return found
 
 
-def _walk(root: Path) -> list[Path]:
-    out: list[Path] = []
+def _walk(root: Path) -> Iterator[Path]:
+    """Files under root, lazily (so a stopped search stops walking too)."""
     for directory, dirnames, filenames in os.walk(root):
         dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS)
-        out.extend(Path(directory) / name for name in sorted(filenames))
-    return out
+        for name in sorted(filenames):
+            yield Path(directory) / name

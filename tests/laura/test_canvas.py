@@ -41,3 +41,13 @@ def test_clipping_at_the_right_edge_and_wide_characters() -> None:
     canvas.put(3, 0, "漢字")  # the second wide character does not fit in the last cell
     assert canvas.rows[0][3:5] == [("漢", canvas.rows[0][3][1]), ("", canvas.rows[0][3][1])]
     assert canvas.rows[0][5][0] == " "
+
+
+def test_control_characters_are_drawn_as_symbols_never_sent_raw() -> None:
+    # A file name or an agent's comment could carry escape sequences; the
+    # terminal must only ever see them as visible symbols.
+    canvas = Canvas(20, 1)
+    canvas.put(0, 0, "a\x1b]0;x\x07b\x7f\x9bc")
+    assert canvas.text()[0].rstrip() == "a␛]0;x␇b␡\ufffdc"
+    output = frame_diff(None, canvas)
+    assert "\x1b]" not in output and "\x07" not in output and "\x9b" not in output

@@ -176,3 +176,12 @@ def test_cards_go_under_their_line_and_under_a_whole_folded_block() -> None:
     ]
     assert with_cards(rows, [], 40) == rows
     assert with_cards([], threads[:1], 40) == card_rows(threads[0], 40)
+
+
+def test_control_characters_in_a_comment_never_reach_the_terminal() -> None:
+    thread = Thread((1, 1), [Note("clear\x1b[2J\tme\x07", agent="bot\x1b]0;x\x07")])
+    text = "".join(text_of(r) for r in card_rows(thread, 80))
+    assert "\x1b" not in text
+    assert "\x07" not in text
+    assert "\t" not in text
+    assert "bot␛]0;x␇ · clear␛[2J    me␇" in text

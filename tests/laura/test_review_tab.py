@@ -17,7 +17,7 @@ import pytest
 
 from laura.keys import Key
 from laura.panes.review import ReviewUI, shell_writer
-from laura.protocol import Comment, Error, Ok, Open, Opened, Ready, Rect
+from laura.protocol import Close, Comment, Error, Ok, Open, Opened, Ready, Rect
 from laura.review.prompt import NOT_READY, SUBMIT_FAILED
 from laura.tab import Tab
 
@@ -193,3 +193,26 @@ def test_escape_cancels_a_comment_and_changes_nothing(tab: Tab) -> None:
     ui.key(Key("escape"), [].append)
     assert not ui.active
     assert panel.review.book.is_empty
+
+
+def test_open_before_ready_warns_in_the_specs_words(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("x\n")
+    tab = Tab(0, "laura-test-0", str(tmp_path), "laura-1-0")
+    tab.area = Rect(0, 1, 120, 38)
+    opened = tab.apply(Open(path="a.txt"))
+    assert isinstance(opened, Opened)
+    assert opened.warnings[0] == "panel shown, but run `laura ready` to enable review submission"
+    tab.apply(Ready())
+    again = tab.apply(Open(path="a.txt", focus=False))
+    assert isinstance(again, Opened)
+    assert not any("laura ready" in warning for warning in again.warnings)
+
+
+def test_a_prompt_whose_pane_was_closed_lets_go_of_the_keyboard(tab: Tab) -> None:
+    tab.apply(Ready())
+    panel = tab.panels[1]
+    ui = ReviewUI(Writer())
+    ui.file_key(tab, panel, Key("c"), tab.panel_inner(panel), [].append)
+    assert ui.active
+    assert tab.apply(Close(pane=1)) == Ok()  # no threads yet: the agent may close it
+    assert not ui.active

@@ -49,7 +49,7 @@ def test_continue_and_resume_keep_the_session_id(spawn: SpawnLuxe, repo: Path, t
 def test_resume_of_an_unknown_id_is_refused(spawn: SpawnLuxe) -> None:
     luxe = spawn([], "--resume", "no-such-session")
     assert luxe.wait_exit() == 2
-    assert "no session" in luxe.process.stderr.read().decode()  # type: ignore[union-attr]
+    assert "no session" in luxe.stderr_text()
 
 
 def test_kill_9_mid_turn_loses_nothing_completed(spawn: SpawnLuxe, repo: Path, env: dict[str, str]) -> None:

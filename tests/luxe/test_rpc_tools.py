@@ -4,6 +4,7 @@ refusals. Each test scripts the model's tool calls and checks what a client sees
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -45,7 +46,7 @@ def test_parallel_bash_calls_run_concurrently(spawn: SpawnLuxe, repo: Path) -> N
     )
     luxe.handshake()
     luxe.send("submit_user_message", {"text": "run both"})
-    frames = luxe.collect_until("turn_ended", timeout=30)
+    frames = luxe.collect_until("turn_ended")
     done = [f["content"] for f in frames if f["kind"] == "tool_finished"]
     assert sorted(d["summary"] for d in done) == ["exit 0", "exit 0"]
     outputs = "".join(f["content"]["delta"] for f in frames if f["kind"] == "tool_output_delta")
@@ -175,6 +176,7 @@ def test_question_tool_round_trip(spawn: SpawnLuxe, env: dict[str, str]) -> None
 def test_edit_refuses_missing_and_ambiguous_matches(spawn: SpawnLuxe, repo: Path) -> None:
     (repo / "twice.txt").write_text("same\nsame\n")
     (repo / "blob.bin").write_bytes(b"\x00\x01\x02binary")
+    os.mkfifo(repo / "pipe")
     luxe = spawn(
         [
             {"tool_calls": [
@@ -183,6 +185,7 @@ def test_edit_refuses_missing_and_ambiguous_matches(spawn: SpawnLuxe, repo: Path
                 call("read", path="blob.bin"),
                 call("read", path="nope.txt"),
                 call("read", path="bad\u0000path"),
+                call("read", path="pipe"),
             ]},
             {"tool_calls": [call("edit", path="twice.txt", old_string="same", new_string="new", replace_all=True)]},
             {"text": "done"},
@@ -191,7 +194,7 @@ def test_edit_refuses_missing_and_ambiguous_matches(spawn: SpawnLuxe, repo: Path
     )
     luxe.handshake()
     luxe.send("submit_user_message", {"text": "edit"})
-    frames = luxe.collect_until("turn_ended", timeout=20)
+    frames = luxe.collect_until("turn_ended")
     done = {}
     started = {f["content"]["call_id"]: f["content"] for f in frames if f["kind"] == "tool_started"}
     for f in frames:
@@ -204,6 +207,7 @@ def test_edit_refuses_missing_and_ambiguous_matches(spawn: SpawnLuxe, repo: Path
     assert any("binary" in s for s in by_summary), by_summary
     assert any("does not exist" in s for s in by_summary), by_summary
     assert any(s == "crashed" for s in by_summary), by_summary  # a tool crash is a result
+    assert any("not a regular file" in s for s in by_summary), by_summary  # a FIFO never blocks
     assert frames[-1]["content"]["reason"] == "end_turn"
     assert (repo / "twice.txt").read_text() == "new\nnew\n"
     assert luxe.close() == 0
@@ -225,7 +229,7 @@ def test_grep_glob_ls_read(spawn: SpawnLuxe, repo: Path, env: dict[str, str]) ->
     )
     ready = luxe.handshake()
     luxe.send("submit_user_message", {"text": "look"})
-    frames = luxe.collect_until("turn_ended", timeout=20)
+    frames = luxe.collect_until("turn_ended")
     assert "permission_requested" not in [f["kind"] for f in frames]
     results = [r["content"] for r in tool_results(env, ready["session_id"])]
     assert results[0] == "src/app.py:2:    return 42"
@@ -239,18 +243,20 @@ def test_bash_timeout_kills_the_group_and_says_so(spawn: SpawnLuxe, env: dict[st
     from tests.luxe.rpc_driver import processes_with_marker
 
     marker = "654.321"
+    # The timeout must leave bash time to start and echo, even on a loaded
+    # machine: output written before the timeout is what the result keeps.
     luxe = spawn(
-        [{"tool_calls": [call("bash", command=f"echo start; sleep {marker}", timeout_s=0.5)]}, {"text": "ok"}],
+        [{"tool_calls": [call("bash", command=f"echo start; sleep {marker}", timeout_s=3)]}, {"text": "ok"}],
         "--yolo",
     )
     ready = luxe.handshake()
     luxe.send("submit_user_message", {"text": "slow"})
-    done = luxe.expect("tool_finished", timeout=10)
+    done = luxe.expect("tool_finished")
     assert done["is_error"] is True and done["summary"] == "timed out"
     assert processes_with_marker(marker) == []
     assert luxe.expect("turn_ended")["reason"] == "end_turn"
     result = tool_results(env, ready["session_id"])[0]["content"]
-    assert result.startswith("start\n") and "timed out after 0.5s" in result
+    assert result.startswith("start\n") and "timed out after 3s" in result
     assert luxe.close() == 0
 
 
@@ -258,7 +264,7 @@ def test_long_output_is_capped_in_the_result_but_streamed(spawn: SpawnLuxe, env:
     luxe = spawn([{"tool_calls": [call("bash", command="seq 1 20000")]}, {"text": "ok"}], "--yolo")
     ready = luxe.handshake()
     luxe.send("submit_user_message", {"text": "count"})
-    frames = luxe.collect_until("turn_ended", timeout=20)
+    frames = luxe.collect_until("turn_ended")
     streamed = "".join(f["content"]["delta"] for f in frames if f["kind"] == "tool_output_delta")
     assert streamed.splitlines() == [str(i) for i in range(1, 20001)]
     result = tool_results(env, ready["session_id"])[0]["content"]

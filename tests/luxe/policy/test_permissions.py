@@ -134,6 +134,7 @@ def test_yolo_never_asks_even_with_ask_rules(project: Path) -> None:
         ("edit(*.py)", "edit", {"path": "deep/down/x.py"}, True),
         ("Bash(npm run *)", "bash", {"command": "npm run test"}, True),
         ("*", "write", {"path": "x"}, True),
+        ("read(secrets/**)", "read", {"path": "Secrets/KEY.txt"}, True),  # case folded for denies
     ],
 )
 def test_deny_patterns(
@@ -160,6 +161,11 @@ def test_bash_allow_needs_every_command_covered(project: Path) -> None:
     assert g.check("bash", {"command": "git status > notes.txt"}).decision == "ask"
     assert g.check("bash", {"command": "git status $(rm -rf /)"}).decision == "ask"
     assert g.check("bash", {"command": "git status `rm x`"}).decision == "ask"
+
+
+def test_allow_rules_keep_case(project: Path) -> None:
+    g = gate(project, "ask", allow=["edit(src/**)"])
+    assert g.check("edit", {"path": "SRC/app.py"}).decision == "ask"
 
 
 def test_allow_follows_symlinks_out_of_the_allowed_tree(project: Path, tmp_path: Path) -> None:

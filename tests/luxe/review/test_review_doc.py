@@ -45,10 +45,28 @@ def test_every_review_frame_has_its_fields_and_an_example() -> None:
 
 
 def test_the_examples_are_real_reviews_and_sessions() -> None:
-    from luxe.review.model import Review, ReviewSession, from_wire
+    from luxe.review.model import Review, ReviewSession, from_wire, to_wire
 
     found = sections()
-    review = example("guided_review_loaded", found["guided_review_loaded"])["content"]["review"]
-    from_wire(review, Review)
+    loaded = re.findall(r"```json\n(.*?)\n```", found["guided_review_loaded"], flags=re.S)
+    reviews = [json.loads(frame)["content"]["review"] for frame in loaded]
+    assert [r["empty"] for r in reviews] == [False, True]  # one with files, one empty
+    for review in reviews:
+        # The code writes these exactly (`empty` and `note` included).
+        assert to_wire(from_wire(review, Review)) == review
     for kind in ("review_session_restored", "review_session_saved"):
         from_wire(example(kind, found[kind])["content"]["session"], ReviewSession)
+
+
+def test_the_failure_answer_of_a_malformed_action_is_documented() -> None:
+    intro = DOC.read_text().split("## Guided Review", 1)[1].split("### ", 1)[0]
+    for kind, event in rv.FAILURE_EVENTS.items():
+        failed = event("r", "why")
+        assert f"`{kind}`" in intro and f"`{failed.KIND}`" in intro, kind
+    decoded = decode_action(b'{"kind": "edit_review", "content": {"request_id": "f5", "edit": "bogus"}}')
+    assert isinstance(decoded, Rejection) and decoded.request_id == "f5"
+    assert rv.failure_for(decoded.kind, decoded.request_id, decoded.reason) == (
+        rv.ReviewSessionSaveFailed("f5", decoded.reason)
+    )
+    assert rv.failure_for("edit_review", None, "x") is None
+    assert rv.failure_for("submit_user_message", "f5", "x") is None

@@ -1,0 +1,1 @@
+"""Language servers: diagnostics after every edit (docs/hooks.md, "Built-in")."""

@@ -254,7 +254,9 @@ class DocumentView(Sequence[Row]):
         for index in range(top, min(top + height, len(self._rows))):
             row = self._rows[index]
             if self._pre[index]:
-                row = attrs.evolve(row, spans=clip_spans(row.spans, self.width, hscroll))
+                clipped = clip_spans(row.spans, self.width, hscroll)
+                if clipped is not row.spans:  # most lines fit: keep the row as it is
+                    row = attrs.evolve(row, spans=clipped)
             out.append(row)
         return out
 

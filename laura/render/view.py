@@ -4,7 +4,9 @@ A `DocumentView` pulls `Block`s from a renderer only as far as a caller
 needs: the first screen needs the first screen's blocks, a highlight at
 line n needs the blocks up to n, `len()` (content_rows) needs them all. Rows
 laid out once are cached, so scrolling only lays out what newly comes into
-view. Pure: no I/O, no terminal.
+view. A deferred block (a markdown table or fence) is laid out from its
+unstyled stand-ins, which count and address rows, and is styled the first
+time any of its rows is read. Pure: no I/O, no terminal.
 
 Git change markers are applied while laying out: each row's marker is the
 strongest over its source range, and a "N lines removed" gap row goes above

@@ -380,3 +380,16 @@ def test_a_resize_keeps_the_cursor_on_its_source_line(tmp_path: Path) -> None:
     pane.draw(canvas, narrow, True)
     assert pane.rows(narrow.width).line_at(pane.cursor) == 40
     assert any("line 40 " in row for row in canvas.text())
+
+
+def test_dimmed_rows_blank_colour_emoji_but_keep_symbols(tmp_path: Path) -> None:
+    path = tmp_path / "notes.md"
+    path.write_text("- [x] shipped 🎉\n- [ ] next ✓\n- lit row\n")
+    pane = FilePane(1, str(path), "notes.md")
+    area = Rect(1, 1, 40, 6)
+    pane.set_highlight((3, 3), area)
+    canvas = Canvas(42, 8)
+    pane.draw(canvas, area, False)
+    rows = canvas.text()
+    assert "🎉" not in rows[1] and "shipped" in rows[1]
+    assert "☐ next ✓" in rows[2]

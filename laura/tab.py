@@ -200,7 +200,7 @@ class Tab:
         old = self.panels.get(request.panel or 0)
         if old is None:
             return Error(f"no pane #{request.panel} to replace")
-        refusal = old.review.replace_refusal(old.id)
+        refusal = old.review.open_panel_refusal(old.id)
         if refusal is not None:
             return Error(refusal)
         panel = FilePane(old.id, path, request.path)

@@ -291,8 +291,9 @@ def test_the_journal_after_a_scripted_session(tmp_path: Path, laura_session: Mak
     assert {k: events[4][k] for k in ("pane", "line")} == {"pane": 1, "line": 2}
     assert [e["pane"] for e in events[5:7]] == [0, 1]
     assert events[7]["on"] is False
-    assert {k: events[8][k] for k in ("path", "comments", "body")} == {
+    assert {k: events[8][k] for k in ("path", "threads", "comments", "body")} == {
         "path": str(path),
+        "threads": 1,
         "comments": 1,
         "body": "done",
     }

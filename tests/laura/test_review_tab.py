@@ -76,7 +76,7 @@ def test_a_failed_submission_keeps_everything_and_enter_retries(tab: Tab, tmp_pa
     assert tab.focus == 1
     failed = json.loads((tmp_path / "state/laura/sessions/s1.ndjson").read_text().splitlines()[-1])
     assert failed["type"] == "review"
-    assert failed["comments"] == 1
+    assert (failed["threads"], failed["comments"]) == (1, 1)
     assert "error" in failed
 
     writer.working = True
@@ -270,3 +270,30 @@ def test_the_agent_cannot_replace_a_pane_under_a_comment_prompt(tab: Tab, tmp_pa
     ui.key(Key("escape"), [].append)
     assert isinstance(tab.apply(Open(path="other.txt", panel=1)), Opened)
 
+
+def test_the_journal_counts_threads_and_comments_apart(tab: Tab, tmp_path: Path) -> None:
+    """Two threads holding three comments are logged as such (the original
+    called the thread count `comments`)."""
+    tab.apply(Ready(session="counts"))
+    panel = tab.panels[1]
+    area = tab.panel_inner(panel)
+    writer = Writer()
+    writer.working = True
+    ui = ReviewUI(writer)
+    toasts: list[str] = []
+    tab.apply(Comment(line=1, body="agent on alpha", pane=1))
+    tab.apply(Comment(line=2, body="agent on beta", pane=1))
+    ui.file_key(tab, panel, Key("c"), area, toasts.append)  # the cursor is on alpha
+    type_text(ui, "a reply", toasts)
+    ui.key(Key("enter"), toasts.append)
+    ui.file_key(tab, panel, Key("S"), area, toasts.append)
+    ui.key(Key("enter"), toasts.append)
+    assert len(writer.received) == 1
+    journal = tmp_path / "state/laura/sessions/counts.ndjson"
+    review = json.loads(journal.read_text().splitlines()[-1])
+    assert {k: review[k] for k in ("type", "threads", "comments", "body")} == {
+        "type": "review",
+        "threads": 2,
+        "comments": 3,
+        "body": "",
+    }

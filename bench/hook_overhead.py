@@ -71,6 +71,9 @@ def interleaved_ms(command: tuple[str, ...], n: int) -> tuple[float, float]:
     return trio.run(main)
 
 
+HOOK_MS: list[float] = []  # duration_ms of every hook_finished seen
+
+
 def call_ms(with_hook: bool, tmp: Path) -> float:
     """Median ms from `tool_started` to `tool_finished` of the read calls of
     one turn, as the client sees them: the BeforeToolUse hook runs between the
@@ -85,7 +88,9 @@ def call_ms(with_hook: bool, tmp: Path) -> float:
         (home / "XDG_CONFIG_HOME/luxe").mkdir()
         hooks = {"BeforeToolUse": [{"command": ["true"]}]}
         (home / "XDG_CONFIG_HOME/luxe/hooks.json").write_text(json.dumps(hooks))
-    steps = [{"tool_calls": [{"name": "read", "args": {"path": "README.md"}}]}] * TOOL_CALLS_PER_TURN
+    steps = [
+        {"tool_calls": [{"name": "read", "args": {"path": "README.md"}}]}
+    ] * TOOL_CALLS_PER_TURN
     script = home / "script.jsonl"
     script.write_text("".join(json.dumps(s) + "\n" for s in [*steps, {"text": "done"}]))
     luxe = subprocess.Popen(
@@ -102,7 +107,9 @@ def call_ms(with_hook: bool, tmp: Path) -> float:
     try:
         while json.loads(luxe.stdout.readline())["kind"] != "state_changed":
             pass
-        luxe.stdin.write(json.dumps({"kind": "submit_user_message", "content": {"text": "go"}}) + "\n")
+        luxe.stdin.write(
+            json.dumps({"kind": "submit_user_message", "content": {"text": "go"}}) + "\n"
+        )
         luxe.stdin.flush()
         while (frame := json.loads(luxe.stdout.readline()))["kind"] != "turn_ended":
             now = time.perf_counter()
@@ -111,6 +118,8 @@ def call_ms(with_hook: bool, tmp: Path) -> float:
                 started[content["call_id"]] = now
             elif frame["kind"] == "tool_finished":
                 calls.append((now - started[content["call_id"]]) * 1000)
+            elif frame["kind"] == "hook_finished":
+                HOOK_MS.append(content["duration_ms"])
         luxe.stdin.write('{"kind":"close"}\n')
         luxe.stdin.flush()
         luxe.wait(timeout=10)
@@ -154,6 +163,13 @@ def main() -> None:
             f"hook -> {added:.2f} ms added per tool call; bare spawn in the same window "
             f"{spawn:.2f} ms ({added / spawn:.2f}x baseline)"
         )
+        hook_ms = statistics.median(HOOK_MS)
+        print(
+            f"luxe --rpc, the hook as hook_finished.duration_ms reports it: {hook_ms:.2f} ms "
+            f"({hook_ms / spawn:.2f}x baseline; the client-side figure above is blurred by "
+            "the writer batching frames per wake-up)"
+        )
+
 
 if __name__ == "__main__":
     main()

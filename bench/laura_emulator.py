@@ -97,9 +97,11 @@ def generate(size: int) -> dict[str, bytes]:
 
     def tui_frame() -> str:
         # An agent UI redrawing all 50 rows in place: CUP, colours, EL.
-        rows = [f"\x1b[{y + 1};1H\x1b[38;5;{rnd.randint(0, 255)}m{y:>3} "
-                f"\x1b[1m{rnd.choice(WORDS) * rnd.randint(1, 12)}\x1b[0m\x1b[K"
-                for y in range(LINES)]
+        rows = [
+            f"\x1b[{y + 1};1H\x1b[38;5;{rnd.randint(0, 255)}m{y:>3} "
+            f"\x1b[1m{rnd.choice(WORDS) * rnd.randint(1, 12)}\x1b[0m\x1b[K"
+            for y in range(LINES)
+        ]
         return "\x1b[H" + "".join(rows)
 
     out = {}

@@ -11,7 +11,7 @@ Source lines are 1-based and inclusive everywhere, as a person counts them.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import attrs
 
@@ -40,11 +40,19 @@ class Line:
 
 @attrs.frozen
 class Block:
-    """Lines covering source lines `start..end` (1-based, inclusive)."""
+    """Lines covering source lines `start..end` (1-based, inclusive).
+
+    A block may be `deferred`: its `lines` are then unstyled stand-ins (one
+    pre-formatted line each, with the right sources) and `deferred()` makes
+    the real ones, with the same count, sources and `first` flags. A view
+    counts and addresses rows from the stand-ins and styles them only when
+    they are shown (a table's cells, a fence's highlighting).
+    """
 
     lines: tuple[Line, ...]
     start: int
     end: int
+    deferred: Callable[[], tuple[Line, ...]] | None = attrs.field(default=None, eq=False)
 
 
 def clamp_range(start: int, end: int | None, line_count: int) -> tuple[int, int]:

@@ -21,6 +21,7 @@ If rendering a block fails, that block falls back to its raw source lines.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -349,6 +350,44 @@ class _Writer:
         self.emit(border("└", "┴", "┘"), (last, last), pre=True, first=False)
 
 
+def _stand_ins(tokens: Sequence[Token], lo: int, hi: int) -> tuple[Line, ...] | None:
+    """For a top-level fence or table: unstyled lines with the sources and
+    `first` flags `_Writer` will give it (see `fence` and `table`), without
+    highlighting code or parsing cells. None for any other block."""
+    if not tokens or _closing(tokens, 0) != len(tokens) - 1:
+        return None
+    opener = tokens[0]
+    sources: list[tuple[tuple[int, int] | None, bool]]
+    if opener.type == "fence":
+        count = len(source_lines(opener.content))
+        sources = [((lo + 1, lo + 1), True)]
+        sources += [((lo + k + 2, lo + k + 2), True) for k in range(count)]
+        sources.append(((hi, hi), True) if lo + count + 1 < hi else (None, True))
+    elif opener.type == "table_open":
+        rows = [(t.map or [0])[0] + 1 for t in tokens if t.type == "tr_open"]
+        if not rows:
+            return None
+        head = rows[0]
+        last = rows[-1] if len(rows) > 1 else head + 1
+        sources = [((head, head), False), ((head, head), True), ((head + 1, head + 1), True)]
+        sources += [((line, line), True) for line in rows[1:]]
+        sources.append(((last, last), False))
+    else:
+        return None
+    return tuple(Line((), source, pre=True, first=first) for source, first in sources)
+
+
+def _render_block(
+    src_lines: list[str], env: dict[str, Any], tokens: Sequence[Token], lo: int, hi: int
+) -> tuple[Line, ...]:
+    writer = _Writer(src_lines, env)
+    try:
+        writer.walk(tokens, lo, hi)
+    except Exception:  # a renderer bug must not lose the file: show source
+        return tuple(_raw(src_lines, lo, hi))
+    return tuple(writer.out)
+
+
 def _raw(src_lines: list[str], lo: int, hi: int) -> list[Line]:
     """A block that failed to render, shown as its source."""
     return _as_source(src_lines, lo, hi, PLAIN)
@@ -396,6 +435,14 @@ def markdown_blocks(text: str) -> Iterator[Block]:
         writer = _Writer(src_lines, env)
         for n in range(cursor, lo):
             writer.filler(n)
+        stand_ins = _stand_ins(tokens, lo, hi)
+        if stand_ins is not None:  # counted now, styled when shown
+            if writer.out:
+                yield Block(tuple(writer.out), cursor + 1, lo)
+            render = functools.partial(_render_block, src_lines, env, tokens, lo, hi)
+            yield Block(stand_ins, lo + 1, hi, deferred=render)
+            cursor = hi
+            continue
         try:
             writer.walk(tokens, lo, hi)
             lines = writer.out

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import bisect
 import itertools
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import overload
 
 import attrs
@@ -86,6 +86,9 @@ class DocumentView(Sequence[Row]):
         self._pre: list[bool] = []
         self._laid_to_line = 0  # last source line covered by laid-out blocks
         self._block_ends: list[tuple[int, int]] = []  # (rows, last line) after each block
+        # Rows laid out from a deferred block's stand-ins: start -> (stop, make lines).
+        self._deferred: dict[int, tuple[int, Callable[[], tuple[Line, ...]]]] = {}
+        self.mismatches = 0  # deferred blocks whose real lines did not fit their stand-ins
         if reuse is not None:
             self._adopt(*reuse)
 
@@ -101,6 +104,7 @@ class DocumentView(Sequence[Row]):
         self._rows = old._rows[:rows]
         self._pre = old._pre[:rows]
         self._block_ends = old._block_ends[:blocks]
+        self._deferred = {at: job for at, job in old._deferred.items() if job[0] <= rows}
         self._laid_to_line = last_line
         assert self._blocks is not None
         self._blocks = itertools.islice(self._blocks, blocks, None)
@@ -118,20 +122,40 @@ class DocumentView(Sequence[Row]):
                 self._rows.append(gap_row(self.marks.removed[self.line_count + 1], self.width))
                 self._pre.append(False)
             return False
+        start = len(self._rows)
         for line in block.lines:
-            self._lay(line)
+            self._lay(line, self._rows, self._pre)
+        if block.deferred is not None:
+            self._deferred[start] = (len(self._rows), block.deferred)
         self._laid_to_line = max(self._laid_to_line, block.end)
         self._block_ends.append((len(self._rows), self._laid_to_line))
         return True
 
-    def _lay(self, line: Line) -> None:
+    def _materialize(self, start: int, stop: int) -> None:
+        """Style the deferred blocks whose rows meet [start, stop): their
+        real lines replace the stand-ins row for row."""
+        if not self._deferred:
+            return
+        for at in [at for at, (end, _) in self._deferred.items() if at < stop and end > start]:
+            end, make = self._deferred.pop(at)
+            rows: list[Row] = []
+            pre: list[bool] = []
+            for line in make():
+                self._lay(line, rows, pre)
+            if len(rows) != end - at:  # a renderer bug: keep the stand-ins, never shift rows
+                self.mismatches += 1
+                continue
+            self._rows[at:end] = rows
+            self._pre[at:end] = pre
+
+    def _lay(self, line: Line, out: list[Row], out_pre: list[bool]) -> None:
         marker = " "
         if line.source is not None and line.first and not self.marks.empty:
             a, b = line.source
             removed = sum(self.marks.removed.get(n, 0) for n in range(a, b + 1))
             if removed:
-                self._rows.append(gap_row(removed, self.width))
-                self._pre.append(False)
+                out.append(gap_row(removed, self.width))
+                out_pre.append(False)
         if line.source is not None and not self.marks.empty:
             best = 0
             for n in range(line.source[0], line.source[1] + 1):
@@ -146,16 +170,16 @@ class DocumentView(Sequence[Row]):
             if room > 0 and spans:
                 last = spans[-1]
                 spans = (*spans[:-1], Span(last.text + last.text[-1] * room, last.style))
-            self._rows.append(Row(clip_spans(spans, self.width), line.source, line.first, marker))
-            self._pre.append(False)
+            out.append(Row(clip_spans(spans, self.width), line.source, line.first, marker))
+            out_pre.append(False)
             return
         if line.pre:
-            self._rows.append(Row(line.spans, line.source, line.first, marker))
-            self._pre.append(True)
+            out.append(Row(line.spans, line.source, line.first, marker))
+            out_pre.append(True)
             return
         for index, spans in enumerate(wrap_spans(line.spans, self.width, (), line.hang)):
-            self._rows.append(Row(spans, line.source, line.first and index == 0, marker))
-            self._pre.append(False)
+            out.append(Row(spans, line.source, line.first and index == 0, marker))
+            out_pre.append(False)
 
     def ensure_rows(self, count: int) -> None:
         while len(self._rows) < count and self._pull():
@@ -197,11 +221,15 @@ class DocumentView(Sequence[Row]):
                 len(self)
             else:
                 self.ensure_rows(index.stop)
+            first, stop, _ = index.indices(len(self._rows))
+            self._materialize(min(first, stop), max(first, stop) + 1)
             return self._rows[index]
         if index < 0:
             len(self)
+            index += len(self._rows)
         else:
             self.ensure_rows(index + 1)
+        self._materialize(index, index + 1)
         return self._rows[index]
 
     def __iter__(self) -> Iterator[Row]:
@@ -210,6 +238,7 @@ class DocumentView(Sequence[Row]):
             self.ensure_rows(index + 1)
             if index >= len(self._rows):
                 return
+            self._materialize(index, index + 1)
             yield self._rows[index]
             index += 1
 
@@ -220,6 +249,7 @@ class DocumentView(Sequence[Row]):
         the width with a visible marker where text continues."""
         top = max(0, top)
         self.ensure_rows(top + height)
+        self._materialize(top, top + height)
         out: list[Row] = []
         for index in range(top, min(top + height, len(self._rows))):
             row = self._rows[index]
@@ -267,12 +297,18 @@ class DocumentView(Sequence[Row]):
                 return source[0]
         return None
 
+    def laid_sources(self) -> list[tuple[tuple[int, int] | None, bool]]:
+        """(source, first) of every row laid out so far, styled or not
+        (what counting and addressing see)."""
+        return [(row.source, row.first) for row in self._rows]
+
     def rows_for_line(self, line: int) -> range:
         return self.rows_meeting(line, line)
 
     def max_pre_cells(self, top: int, height: int) -> int:
         """Widest pre-formatted row in the window (how far →  may scroll)."""
         self.ensure_rows(top + height)
+        self._materialize(top, top + height)
         widest = 0
         for index in range(max(0, top), min(top + height, len(self._rows))):
             if self._pre[index]:

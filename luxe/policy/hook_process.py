@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import logging
 import os
+import select
 import signal
 import subprocess
 from collections.abc import Mapping
 
 import attrs
 import trio
-from trio.lowlevel import FdStream
 
 from luxe.policy.hooks_config import HookDefinition
 
@@ -47,28 +47,12 @@ def _kill_group(pid: int) -> None:
         pass  # the group is already gone
 
 
-async def _read_capped(
-    stream: trio.abc.ReceiveStream, buf: bytearray, cap: int, *, tail: bool
-) -> bool:
-    """Drain `stream` to EOF, keeping at most `cap` bytes (the first ones, or
-    the last ones when `tail`). Returns True when something was dropped."""
-    dropped = False
-    while chunk := await stream.receive_some(65536):
-        buf += chunk
-        if len(buf) > cap:
-            dropped = True
-            if tail:
-                del buf[: len(buf) - cap]
-            else:
-                del buf[cap:]
-    return dropped
-
-
 def _spawn(
     command: tuple[str, ...], *, cwd: str | None, env: Mapping[str, str] | None
-) -> tuple[subprocess.Popen[bytes], int, FdStream, FdStream]:
+) -> tuple[subprocess.Popen[bytes], int, int, int]:
     """Start the hook in its own session (so its own process group) with
-    three pipes. Popen runs in the event loop's thread, not a worker thread
+    three pipes; returns the process and our ends (stdin, stdout, stderr),
+    non-blocking. Popen runs in the event loop's thread, not a worker thread
     as trio.lowlevel.open_process does: a fork/exec takes well under a
     millisecond, less than the hop to a thread and back, and a hook runs on
     every tool call."""
@@ -92,7 +76,104 @@ def _spawn(
     finally:
         for fd in (in_r, out_w, err_w):
             os.close(fd)
-    return proc, in_w, FdStream(out_r), FdStream(err_r)
+    for fd in (in_w, out_r, err_r):
+        os.set_blocking(fd, False)
+    return proc, in_w, out_r, err_r
+
+
+class _Pipes:
+    """Our ends of a hook's pipes, and its pidfd, pumped from one task
+    through one epoll set that trio waits on (no task per pipe: a hook runs
+    on every tool call, and every task and wake-up shows in its latency)."""
+
+    def __init__(
+        self, stdin: int, stdout: int, stderr: int, pidfd: int, payload: bytes, cap: int
+    ) -> None:
+        self.stdin, self.stdout, self.stderr, self.pidfd = stdin, stdout, stderr, pidfd
+        self.payload = memoryview(payload)
+        self.cap = cap
+        self.out, self.err = bytearray(), bytearray()
+        self.overflow = False
+        self.stdin_error: str | None = None
+        self.reading = {stdout, stderr}
+        self.epoll = select.epoll()
+        self._stdin_registered = False
+        for fd in self.reading:
+            self.epoll.register(fd, select.EPOLLIN)
+        if pidfd >= 0:
+            self.epoll.register(pidfd, select.EPOLLIN)
+        self.write_some()
+        if self.stdin >= 0:
+            self.epoll.register(self.stdin, select.EPOLLOUT)
+            self._stdin_registered = True
+
+    def write_some(self) -> None:
+        """Write what the pipe takes now; close stdin when all is written
+        or the hook stopped reading."""
+        try:
+            while self.payload:
+                written = os.write(self.stdin, self.payload)
+                self.payload = self.payload[written:]
+        except BlockingIOError:
+            return
+        except OSError as e:
+            self.stdin_error = f"writing the event to stdin failed: {e.strerror or e}"
+        self._close_stdin()
+
+    def _close_stdin(self) -> None:
+        if self.stdin < 0:
+            return
+        if self._stdin_registered:
+            self.epoll.unregister(self.stdin)
+            self._stdin_registered = False
+        os.close(self.stdin)
+        self.stdin = -1
+
+    def read_some(self, fd: int) -> None:
+        """Read what is there (to EOF or until the pipe is empty), keeping
+        the first `cap` bytes of stdout and the last STDERR_TAIL of stderr."""
+        while fd in self.reading:
+            try:
+                chunk = os.read(fd, 65536)
+            except BlockingIOError:
+                return
+            if not chunk:
+                self.reading.discard(fd)
+                self.epoll.unregister(fd)
+                return
+            if fd == self.stdout:
+                room = max(self.cap - len(self.out), 0)
+                if len(chunk) > room:
+                    self.overflow = True
+                self.out += chunk[:room]
+            else:
+                self.err += chunk
+                del self.err[: max(len(self.err) - STDERR_TAIL, 0)]
+
+    def pump(self) -> bool:
+        """Move what is ready; True when the hook's process has exited."""
+        exited = False
+        for fd, _ in self.epoll.poll(0):
+            if fd == self.pidfd:
+                exited = True
+            elif fd == self.stdin:
+                self.write_some()
+            else:
+                self.read_some(fd)
+        return exited
+
+    def drain(self) -> None:
+        """After the hook's group is gone: take whatever is left."""
+        for fd in list(self.reading):
+            self.read_some(fd)
+
+    def close(self) -> None:
+        self._close_stdin()
+        for fd in (self.stdout, self.stderr, self.epoll.fileno()):
+            trio.lowlevel.notify_closing(fd)
+        os.close(self.stdout)
+        os.close(self.stderr)
+        self.epoll.close()
 
 
 async def _wait_exited(proc: subprocess.Popen[bytes], pidfd: int) -> None:
@@ -119,64 +200,41 @@ async def run_hook_process(
     from cancellation so nothing is left behind.
     """
     try:
-        proc, stdin_fd, stdout, stderr = _spawn(definition.command, cwd=cwd, env=env)
+        proc, stdin, stdout, stderr = _spawn(definition.command, cwd=cwd, env=env)
     except (OSError, ValueError) as e:
         return HookRun(b"", "", f"could not start: {getattr(e, 'strerror', None) or e}")
-    out, err = bytearray(), bytearray()
-    stdin_error: str | None = None
-    overflow = exited = False
     try:
         pidfd = os.pidfd_open(proc.pid)
     except OSError:
         pidfd = -1
-    stdin: FdStream | None = None
-    rest = b""
+    exited = False
     try:
-        # Write what the empty pipe takes at once (usually the whole event)
-        # without a task; whatever is left goes to a writer task, so a hook
-        # that never reads its input cannot wedge us.
-        os.set_blocking(stdin_fd, False)
-        try:
-            written = os.write(stdin_fd, payload)
-        except BlockingIOError:
-            written = 0
-        except OSError as e:
-            written = len(payload)
-            stdin_error = f"writing the event to stdin failed: {e.strerror or e}"
-        rest = payload[written:]
-        if rest:
-            stdin = FdStream(stdin_fd)
-        else:
-            os.close(stdin_fd)
+        pipes = _Pipes(stdin, stdout, stderr, pidfd, payload, stdout_cap)
+    except BaseException:  # no epoll (fd limit): end the hook we just started
+        _kill_group(proc.pid)
+        proc.wait()
+        for fd in (stdin, stdout, stderr, pidfd):
+            try:
+                os.close(fd)
+            except OSError:
+                pass  # already closed, or never opened (-1)
+        raise
+    try:
         with trio.move_on_after(definition.timeout_ms / 1000) as timer:
-
-            async def write_stdin(stream: FdStream) -> None:
-                nonlocal stdin_error
-                try:
-                    await stream.send_all(rest)
-                except (trio.BrokenResourceError, trio.ClosedResourceError) as e:
-                    stdin_error = f"writing the event to stdin failed: {e.__cause__ or e}"
-                finally:
-                    stream.close()
-
-            async def read_stdout() -> None:
-                nonlocal overflow
-                overflow = await _read_capped(stdout, out, stdout_cap, tail=False)
-
-            async def read_stderr() -> None:
-                await _read_capped(stderr, err, STDERR_TAIL, tail=True)
-
-            async with trio.open_nursery() as nursery:
-                if stdin is not None:
-                    nursery.start_soon(write_stdin, stdin)
-                nursery.start_soon(read_stdout)
-                nursery.start_soon(read_stderr)
-                # Wait for the hook itself to exit (without reaping it, so its
-                # pid still names its group), then end whatever it left running
-                # in that group: the pipes then reach EOF.
-                await _wait_exited(proc, pidfd)
-                exited = True
-                _kill_group(proc.pid)
+            while not exited:
+                if pidfd >= 0:
+                    await trio.lowlevel.wait_readable(pipes.epoll.fileno())
+                    exited = pipes.pump()
+                else:  # no pidfd (old kernel): poll for the exit as well
+                    with trio.move_on_after(0.005):
+                        await trio.lowlevel.wait_readable(pipes.epoll.fileno())
+                    pipes.pump()
+                    exited = proc.poll() is not None
+        if exited:
+            # The hook is done (not reaped, so its pid still names its group):
+            # end whatever it left running, then take what it wrote.
+            _kill_group(proc.pid)
+            pipes.drain()
     finally:
         if not exited:
             _kill_group(proc.pid)
@@ -184,23 +242,23 @@ async def run_hook_process(
             if not exited:
                 await _wait_exited(proc, pidfd)
             proc.wait()  # reaps at once: the process has exited
-        for stream in (stdin, stdout, stderr):
-            if stream is not None:
-                stream.close()
+        pipes.close()
         if pidfd >= 0:
+            trio.lowlevel.notify_closing(pidfd)
             os.close(pidfd)
-    tail = err.decode("utf-8", "replace").strip()
+    tail = pipes.err.decode("utf-8", "replace").strip()
+    out = bytes(pipes.out)
     if timer.cancelled_caught:
-        return HookRun(bytes(out), tail, f"timed out after {definition.timeout_ms} ms")
+        return HookRun(out, tail, f"timed out after {definition.timeout_ms} ms")
     code = proc.returncode or 0
     if code != 0:
         how = f"killed by signal {-code}" if code < 0 else f"exited with status {code}"
-        return HookRun(bytes(out), tail, how)
-    if overflow:
+        return HookRun(out, tail, how)
+    if pipes.overflow:
         return HookRun(b"", tail, f"printed more than {stdout_cap} bytes on stdout")
     # A write error is a failure of the hook, except when the hook exited 0
     # without reading its input (e.g. `true`): whether the write then fails
     # is only a matter of timing, and the hook told us all it wanted to.
-    if stdin_error:
-        log.debug("hook %s did not read its input: %s", definition.command, stdin_error)
-    return HookRun(bytes(out), tail, None)
+    if pipes.stdin_error:
+        log.debug("hook %s did not read its input: %s", definition.command, pipes.stdin_error)
+    return HookRun(out, tail, None)

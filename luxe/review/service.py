@@ -68,12 +68,15 @@ class ReviewState:
     root: Path
 
 
-@attrs.frozen
+@attrs.define(eq=False)
 class _AgentUpdate:
     state: ReviewState
     finding_id: str
     change: SessionChange
     done: bool = False  # the agent's turn for this finding has ended
+    # Set once the owner has applied (and saved) the change, or dropped it.
+    applied: trio.Event = attrs.field(factory=trio.Event)
+    dropped: bool = False  # the change no longer applied (finding deleted)
 
 
 _Job = rv.LoadGuidedReview | rv.EditReview | rv.CommitReviewChapters | _AgentUpdate
@@ -244,10 +247,18 @@ class ReviewService:
 
     async def _post(
         self, state: ReviewState, finding_id: str, change: SessionChange, done: bool = False
-    ) -> None:
-        await self._send.send(_AgentUpdate(state, finding_id, change, done))
+    ) -> _AgentUpdate:
+        update = _AgentUpdate(state, finding_id, change, done)
+        await self._send.send(update)
+        return update
 
     async def _agent_update(self, update: _AgentUpdate) -> None:
+        try:
+            await self._apply_agent_update(update)
+        finally:
+            update.applied.set()
+
+    async def _apply_agent_update(self, update: _AgentUpdate) -> None:
         state = update.state
         if update.done:
             self._working.discard(update.finding_id)
@@ -255,6 +266,7 @@ class ReviewService:
             session = update.change(state.session)
         except EditFailed as error:  # the reviewer deleted the finding meanwhile
             log.info("agent update dropped: %s", error.reason)
+            update.dropped = True
             return
         try:
             await self._save(state, session)
@@ -296,9 +308,16 @@ class ReviewService:
         if finding is None:
             self._working.discard(finding_id)
             return
-        await self._post(
+        running = await self._post(
             state, finding_id, lambda s: set_fix(s, finding_id, Fix("running"), now=utc_now())
         )
+        # The fix turn may edit files: it starts only once "running" is saved,
+        # so a Luxe stopped mid-fix always leaves a record that it ran (the
+        # next load marks it failed) and the client sees "running" first.
+        await running.applied.wait()
+        if running.dropped:  # the finding was deleted meanwhile: nothing to fix
+            self._working.discard(finding_id)
+            return
         turn = await self.session.start_turn(
             agent.fix_prompt(finding), context=agent.finding_context(finding, state.review)
         )

@@ -14,6 +14,10 @@ import sys
 import trio
 
 GRACE_S = 0.5
+# SIGKILL cannot be caught, but a killed process only dies once the kernel
+# schedules it; on a busy machine that can take a moment. Bounded so a
+# process stuck in uninterruptible sleep cannot hang the caller.
+KILL_SETTLE_S = 10.0
 
 
 def _group_alive(pgid: int) -> bool:
@@ -55,7 +59,10 @@ async def terminate_group(process: trio.Process, grace_s: float = GRACE_S) -> No
     """End `process`'s group (its pid is the group id) and reap the leader.
 
     Runs shielded: it is called from `finally` blocks of cancelled scopes and
-    must finish its job; it takes at most about `grace_s` plus a reap.
+    must finish its job. When it returns, no process of the group is alive
+    (the leader is reaped; other members are at most zombies awaiting their
+    new parent), so a caller may report "killed" truthfully. It takes about
+    `grace_s`, plus the moment SIGKILLed members need to die.
     """
     pgid = process.pid
     with trio.CancelScope(shield=True):
@@ -68,3 +75,8 @@ async def terminate_group(process: trio.Process, grace_s: float = GRACE_S) -> No
                     await trio.sleep(0.02)
             _signal_group(pgid, signal.SIGKILL)
         await process.wait()
+        # The leader's exit says nothing about the rest of the group: wait
+        # until every SIGKILLed member has actually died.
+        with trio.move_on_after(KILL_SETTLE_S):
+            while _group_alive(pgid):  # noqa: ASYNC110
+                await trio.sleep(0.01)

@@ -379,8 +379,13 @@ def test_any_mix_of_blocks_maps_every_line_in_order(
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(markdown_module, "_raw", no_fallback)
         view = Document("doc.md", source).view(width)
-        rows = list(view)
+        counted = view.content_rows()
+        stand_ins = view.laid_sources()  # tables and fences not styled yet
+        rows = view.window(0, counted)
     assert not fallbacks, source
+    assert view.mismatches == 0
+    assert [(row.source, row.first) for row in rows] == stand_ins
+    assert view.laid_sources() == stand_ins
     count = len(source.splitlines())
     starts = [row.source[0] for row in rows if row.source is not None]
     assert starts == sorted(starts)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import io
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -100,3 +102,25 @@ def test_big_files_are_trusted_to_their_stat(tmp_path: Path, monkeypatch: pytest
         log.write("more\n")
     assert watch.poll()
     assert not watch.poll()
+
+
+def test_tail_without_a_reachable_tab_leaves_no_spool(tmp_path: Path) -> None:
+    runtime = tmp_path / "run" / "laura"
+    env = {
+        "PATH": os.environ["PATH"],
+        "HOME": str(tmp_path),
+        "LAURA_RUNTIME": str(runtime),
+        "LAURA_TAB": f"laura-0-dead-{tmp_path.name}",
+    }
+    laura = str(Path(sys.executable).parent / "laura")
+    done = subprocess.run(
+        [laura, "tail", "--title", "x"], input=b"data\n", env=env, capture_output=True, timeout=30
+    )
+    assert done.returncode == 1
+    assert b"cannot reach the Laura tab" in done.stderr
+    assert list(runtime.glob("*")) == []
+    outside = subprocess.run(
+        [laura, "tail"], input=b"", env={**env, "LAURA_TAB": ""}, capture_output=True, timeout=30
+    )
+    assert outside.returncode == 1
+    assert b"not inside a Laura tab" in outside.stderr

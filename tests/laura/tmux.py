@@ -16,9 +16,9 @@ API (reusable by every Laura test):
     session.type(text)               literal text (send-keys -l)
     session.send_bytes(data)         raw bytes as the terminal would send them
     session.paste(text)              a bracketed paste, as a terminal sends one
-    session.wait_for(text_or_predicate, timeout=10) -> str
+    session.wait_for(text_or_predicate, timeout=WAIT_S) -> str
                                      poll the screen until it holds text
-    session.wait_footer(text, timeout=10) -> str
+    session.wait_footer(text, timeout=WAIT_S) -> str
                                      poll until the hint line holds text
     session.laura_pid -> int         the laura host process
     session.tabs() -> list[str]      every LAURA_TAB the host serves, tab order
@@ -27,7 +27,7 @@ API (reusable by every Laura test):
                                      run the real `laura` client verb
     session.request(frame, tab=None) -> bytes
                                      raw socket: send bytes, return the reply
-    session.wait_exit(timeout=10) -> int
+    session.wait_exit(timeout=WAIT_S) -> int
                                      wait for laura to exit; its status
     session.after_exit() -> str      what the wrapper shell recorded after exit
                                      (`stty -a`, tmux alternate/mouse flags)
@@ -35,7 +35,7 @@ API (reusable by every Laura test):
 
 `laura_session` (a pytest fixture in conftest.py) makes sessions and closes
 them at teardown. Module helpers: `wait_until(predicate, timeout)` polls any
-condition; `descendants_of(pid)` and `alive(pid)` read /proc (to prove no
+condition; `descendants_of(pid)`, `alive(pid)` and `command_name(pid)` read /proc (to prove no
 process survives); `abstract_sockets(prefix)` lists listening tab sockets;
 `send_frame(name, frame)` is a raw one-shot client; `RECORDER` is
 tests/laura/recorder.py, a child that records every byte it reads (run it
@@ -60,8 +60,13 @@ BIN = Path(sys.executable).parent
 LAURA = str(BIN / "laura")
 RECORDER = str(Path(__file__).with_name("recorder.py"))
 
+# Default bound for every wait here. It only guards against a hang (pytest-
+# timeout is the backstop), so it is generous: on a loaded 2-core CI machine
+# starting laura, tmux and a shell can take seconds. Speed is never asserted.
+WAIT_S = 30.0
 
-def wait_until(predicate: Callable[[], Any], timeout: float = 10.0, interval: float = 0.02) -> Any:
+
+def wait_until(predicate: Callable[[], Any], timeout: float = WAIT_S, interval: float = 0.02) -> Any:
     """Poll `predicate` until it returns something truthy; return that.
     Raises AssertionError on timeout."""
     deadline = time.monotonic() + timeout
@@ -100,6 +105,15 @@ def descendants_of(pid: int) -> list[int]:
     return result
 
 
+def command_name(pid: int) -> str:
+    """The `comm` of `pid`, or "" once it has gone (a listing of /proc is
+    stale as soon as it is taken)."""
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip()
+    except OSError:
+        return ""
+
+
 def alive(pid: int) -> bool:
     """True if `pid` exists and is not a zombie."""
     try:
@@ -119,7 +133,7 @@ def abstract_sockets(prefix: str) -> list[str]:
     return sorted(set(names), key=lambda name: int(name.rsplit("-", 1)[1]))
 
 
-def send_frame(name: str, frame: bytes, timeout: float = 10.0) -> bytes:
+def send_frame(name: str, frame: bytes, timeout: float = WAIT_S) -> bytes:
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
         sock.settimeout(timeout)
         sock.connect("\0" + name)
@@ -182,7 +196,7 @@ class LauraSession:
             env=self.env,
             capture_output=True,
             text=True,
-            timeout=10,
+            timeout=WAIT_S,
         )
         if check and result.returncode != 0:
             raise AssertionError(f"tmux {args} failed: {result.stderr}")
@@ -204,7 +218,7 @@ class LauraSession:
             "new-session", "-d", "-x", str(self.width), "-y", str(self.height), "sh", "-c", script
         )
         self.started = True
-        self.wait_for(lambda screen: "Ctrl+P panes" in screen or "locked" in screen, timeout=15)
+        self.wait_for(lambda screen: "Ctrl+P panes" in screen or "locked" in screen)
         return self
 
     def screen(self) -> list[str]:
@@ -230,7 +244,7 @@ class LauraSession:
         self.tmux("set-buffer", "-b", "t", text)
         self.tmux("paste-buffer", "-p", "-b", "t")
 
-    def wait_for(self, expect: str | Callable[[str], Any], timeout: float = 10.0) -> str:
+    def wait_for(self, expect: str | Callable[[str], Any], timeout: float = WAIT_S) -> str:
         def check() -> str | None:
             text = self.text()
             ok = expect(text) if callable(expect) else expect in text
@@ -245,7 +259,7 @@ class LauraSession:
                 f" screen:\n{self.text()}"
             ) from None
 
-    def wait_footer(self, text: str, timeout: float = 10.0) -> str:
+    def wait_footer(self, text: str, timeout: float = WAIT_S) -> str:
         """Poll until the hint line (the last row) contains `text`."""
         try:
             return str(wait_until(lambda: text in self.footer() and self.footer(), timeout))
@@ -264,12 +278,15 @@ class LauraSession:
 
             def find() -> int | None:
                 for pid in children_of(wrapper):
-                    cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+                    try:
+                        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+                    except OSError:  # it exited between the listing and the read
+                        continue
                     if any(part.endswith(b"/laura") for part in cmdline):
                         return pid
                 return None
 
-            self._pid = int(wait_until(find, 10))
+            self._pid = int(wait_until(find))
         return self._pid
 
     def tabs(self) -> list[str]:
@@ -277,7 +294,7 @@ class LauraSession:
 
     @property
     def tab(self) -> str:
-        return str(wait_until(self.tabs, 10)[0])
+        return str(wait_until(self.tabs)[0])
 
     def client_env(self, tab: str | None) -> dict[str, str]:
         env = dict(self.env)
@@ -297,7 +314,7 @@ class LauraSession:
     def request(self, frame: bytes, tab: str | None = None) -> bytes:
         return send_frame(tab or self.tab, frame)
 
-    def wait_exit(self, timeout: float = 10.0) -> int:
+    def wait_exit(self, timeout: float = WAIT_S) -> int:
         wait_until(lambda: self.after_path.exists() and self.after_path.read_text().strip(), timeout)
         return int(self.after_path.read_text().strip())
 
@@ -319,7 +336,7 @@ class LauraSession:
                 wrapper = 0
             if wrapper:
                 pids = [wrapper, *descendants_of(wrapper)]
-        subprocess.run(["tmux", "-L", self.socket, "kill-server"], env=self.env, capture_output=True, timeout=10)
+        subprocess.run(["tmux", "-L", self.socket, "kill-server"], env=self.env, capture_output=True, timeout=WAIT_S)
         for pid in pids:
             try:
                 os.kill(pid, signal.SIGKILL)

@@ -32,6 +32,13 @@ from typing import Any
 
 LUXE = [sys.executable, "-m", "luxe"]
 
+# Default bounds for reading a frame and for luxe to exit. They only guard
+# against a hang (pytest-timeout is the backstop), so they are generous: on a
+# loaded 2-core CI machine starting Python and importing luxe alone can take
+# seconds. Tests never assert speed (bench/ measures it).
+FRAME_TIMEOUT_S = 60.0
+EXIT_TIMEOUT_S = 30.0
+
 
 def make_env(base: Path, **extra: str) -> dict[str, str]:
     """Environment with private HOME/XDG dirs under `base` (created)."""
@@ -75,7 +82,7 @@ def write_script(
 
 
 def wait_until(
-    predicate: Callable[[], bool], timeout: float = 10.0, what: str = "condition"
+    predicate: Callable[[], bool], timeout: float = FRAME_TIMEOUT_S, what: str = "condition"
 ) -> None:
     """Poll `predicate` until true; fails with `what` after `timeout` seconds."""
     deadline = time.monotonic() + timeout
@@ -98,6 +105,7 @@ class LuxeProcess:
         self.frames: list[dict[str, Any]] = []
         self._queue: queue.Queue[dict[str, Any] | Exception | None] = queue.Queue()
         self._pending: list[dict[str, Any]] = []
+        self._at_eof = False
         self._stderr = bytearray()
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
@@ -165,7 +173,7 @@ class LuxeProcess:
 
     # -- receiving --------------------------------------------------------------
 
-    def next_frame(self, timeout: float = 10.0) -> dict[str, Any]:
+    def next_frame(self, timeout: float = FRAME_TIMEOUT_S) -> dict[str, Any]:
         """The next frame of any kind, as `{kind, content?}`."""
         if self._pending:
             return self._pending.pop(0)
@@ -177,6 +185,7 @@ class LuxeProcess:
             ) from None
         if item is None:
             self._queue.put(None)  # stay at EOF for later calls
+            self._at_eof = True
             raise FrameTimeout(f"luxe closed stdout; stderr: {self.stderr_text()[-2000:]}")
         if isinstance(item, Exception):
             raise item
@@ -186,7 +195,7 @@ class LuxeProcess:
     def expect(
         self,
         kind: str,
-        timeout: float = 10.0,
+        timeout: float = FRAME_TIMEOUT_S,
         where: Callable[[dict[str, Any]], bool] | None = None,
     ) -> dict[str, Any]:
         """Content of the next `kind` frame (matching `where`), skipping others."""
@@ -202,7 +211,7 @@ class LuxeProcess:
             if frame["kind"] == kind and (where is None or where(content)):
                 return content
 
-    def handshake(self, timeout: float = 10.0) -> dict[str, Any]:
+    def handshake(self, timeout: float = FRAME_TIMEOUT_S) -> dict[str, Any]:
         """Read `ready`, `state_changed` (and `session_info` when resumed);
         returns the ready content."""
         first = self.next_frame(timeout)
@@ -213,7 +222,7 @@ class LuxeProcess:
             assert self.next_frame(timeout)["kind"] == "session_info"
         return ready
 
-    def collect_until(self, kind: str, timeout: float = 10.0) -> list[dict[str, Any]]:
+    def collect_until(self, kind: str, timeout: float = FRAME_TIMEOUT_S) -> list[dict[str, Any]]:
         """Every frame up to and including the next `kind` frame."""
         out = []
         deadline = time.monotonic() + timeout
@@ -226,15 +235,28 @@ class LuxeProcess:
             if frame["kind"] == kind:
                 return out
 
+    def read_to_eof(self, timeout: float = FRAME_TIMEOUT_S) -> list[dict[str, Any]]:
+        """Every frame left on stdout until luxe closes it (e.g. after it
+        exited); fails if stdout is still open after `timeout` seconds."""
+        out = []
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                out.append(self.next_frame(max(deadline - time.monotonic(), 0.0)))
+            except FrameTimeout:
+                if self._at_eof:
+                    return out
+                raise
+
     def kinds(self) -> list[str]:
         return [f["kind"] for f in self.frames]
 
     # -- ending -----------------------------------------------------------------
 
-    def wait_exit(self, timeout: float = 5.0) -> int:
+    def wait_exit(self, timeout: float = EXIT_TIMEOUT_S) -> int:
         return self.process.wait(timeout=timeout)
 
-    def close(self, timeout: float = 5.0) -> int:
+    def close(self, timeout: float = EXIT_TIMEOUT_S) -> int:
         """Send `close`, wait for the exit status (expected 0)."""
         self.send("close")
         return self.wait_exit(timeout)
@@ -242,7 +264,7 @@ class LuxeProcess:
     def stderr_text(self) -> str:
         """What luxe wrote to stderr so far (all of it once it has exited)."""
         if self.process.poll() is not None:
-            self._stderr_reader.join(timeout=5)
+            self._stderr_reader.join(timeout=EXIT_TIMEOUT_S)
         return bytes(self._stderr).decode("utf-8", "replace")
 
     def kill(self) -> None:
@@ -251,7 +273,7 @@ class LuxeProcess:
                 os.killpg(self.process.pid, 9)
             except ProcessLookupError:
                 pass
-        self.process.wait(timeout=5)
+        self.process.wait(timeout=EXIT_TIMEOUT_S)
 
     def __enter__(self) -> LuxeProcess:
         return self

@@ -46,7 +46,7 @@ def test_parallel_bash_calls_run_concurrently(spawn: SpawnLuxe, repo: Path) -> N
     )
     luxe.handshake()
     luxe.send("submit_user_message", {"text": "run both"})
-    frames = luxe.collect_until("turn_ended", timeout=30)
+    frames = luxe.collect_until("turn_ended")
     done = [f["content"] for f in frames if f["kind"] == "tool_finished"]
     assert sorted(d["summary"] for d in done) == ["exit 0", "exit 0"]
     outputs = "".join(f["content"]["delta"] for f in frames if f["kind"] == "tool_output_delta")
@@ -194,7 +194,7 @@ def test_edit_refuses_missing_and_ambiguous_matches(spawn: SpawnLuxe, repo: Path
     )
     luxe.handshake()
     luxe.send("submit_user_message", {"text": "edit"})
-    frames = luxe.collect_until("turn_ended", timeout=20)
+    frames = luxe.collect_until("turn_ended")
     done = {}
     started = {f["content"]["call_id"]: f["content"] for f in frames if f["kind"] == "tool_started"}
     for f in frames:
@@ -229,7 +229,7 @@ def test_grep_glob_ls_read(spawn: SpawnLuxe, repo: Path, env: dict[str, str]) ->
     )
     ready = luxe.handshake()
     luxe.send("submit_user_message", {"text": "look"})
-    frames = luxe.collect_until("turn_ended", timeout=20)
+    frames = luxe.collect_until("turn_ended")
     assert "permission_requested" not in [f["kind"] for f in frames]
     results = [r["content"] for r in tool_results(env, ready["session_id"])]
     assert results[0] == "src/app.py:2:    return 42"
@@ -243,18 +243,20 @@ def test_bash_timeout_kills_the_group_and_says_so(spawn: SpawnLuxe, env: dict[st
     from tests.luxe.rpc_driver import processes_with_marker
 
     marker = "654.321"
+    # The timeout must leave bash time to start and echo, even on a loaded
+    # machine: output written before the timeout is what the result keeps.
     luxe = spawn(
-        [{"tool_calls": [call("bash", command=f"echo start; sleep {marker}", timeout_s=0.5)]}, {"text": "ok"}],
+        [{"tool_calls": [call("bash", command=f"echo start; sleep {marker}", timeout_s=3)]}, {"text": "ok"}],
         "--yolo",
     )
     ready = luxe.handshake()
     luxe.send("submit_user_message", {"text": "slow"})
-    done = luxe.expect("tool_finished", timeout=10)
+    done = luxe.expect("tool_finished")
     assert done["is_error"] is True and done["summary"] == "timed out"
     assert processes_with_marker(marker) == []
     assert luxe.expect("turn_ended")["reason"] == "end_turn"
     result = tool_results(env, ready["session_id"])[0]["content"]
-    assert result.startswith("start\n") and "timed out after 0.5s" in result
+    assert result.startswith("start\n") and "timed out after 3s" in result
     assert luxe.close() == 0
 
 
@@ -262,7 +264,7 @@ def test_long_output_is_capped_in_the_result_but_streamed(spawn: SpawnLuxe, env:
     luxe = spawn([{"tool_calls": [call("bash", command="seq 1 20000")]}, {"text": "ok"}], "--yolo")
     ready = luxe.handshake()
     luxe.send("submit_user_message", {"text": "count"})
-    frames = luxe.collect_until("turn_ended", timeout=20)
+    frames = luxe.collect_until("turn_ended")
     streamed = "".join(f["content"]["delta"] for f in frames if f["kind"] == "tool_output_delta")
     assert streamed.splitlines() == [str(i) for i in range(1, 20001)]
     result = tool_results(env, ready["session_id"])[0]["content"]

@@ -10,7 +10,12 @@ from pathlib import Path
 import pytest
 
 from tests.luxe.conftest import SpawnLuxe
-from tests.luxe.rpc_driver import live_descendants, processes_with_marker, wait_until
+from tests.luxe.rpc_driver import (
+    EXIT_TIMEOUT_S,
+    live_descendants,
+    processes_with_marker,
+    wait_until,
+)
 from tests.luxe.test_rpc_tools import call, session_records, tool_results
 
 WAIT_FOR_GO = "while [ ! -f go ]; do sleep 0.01; done; echo went"
@@ -65,7 +70,7 @@ def test_cancel_mid_bash_kills_the_process_tree(spawn: SpawnLuxe, env: dict[str,
     asked = luxe.expect("question_asked")
     wait_until(lambda: len(processes_with_marker(marker)) == 4, what="bash and its three sleeps")
     luxe.send("cancel_turn")
-    frames = luxe.collect_until("turn_ended", timeout=5)
+    frames = luxe.collect_until("turn_ended")
     assert frames[-1]["content"]["reason"] == "cancelled"
     resolved = [f["content"] for f in frames if f["kind"] == "question_resolved"]
     assert resolved == [{"id": asked["id"], "reply": {"cancelled": True}}]
@@ -86,7 +91,8 @@ def test_cancel_while_the_model_streams(spawn: SpawnLuxe) -> None:
     luxe.send("submit_user_message", {"text": "slow"})
     luxe.expect("token_delta")
     luxe.send("cancel_turn")
-    assert luxe.expect("turn_ended", timeout=3)["reason"] == "cancelled"
+    # Well under the 30 s stall, so only a cancel that interrupts the stream passes.
+    assert luxe.expect("turn_ended", timeout=20)["reason"] == "cancelled"
     luxe.send("submit_user_message", {"text": "next"})
     assert luxe.expect("turn_ended")["reason"] == "end_turn"
     assert luxe.close() == 0
@@ -123,14 +129,9 @@ def test_every_way_to_end_exits_0_with_no_survivors(spawn: SpawnLuxe, how: str) 
     else:
         os.kill(luxe.pid, getattr(signal, how))
     # The bound guards against a hang; the speed itself is measured, not asserted.
-    assert luxe.wait_exit(timeout=5) == 0
+    assert luxe.wait_exit() == 0
     assert processes_with_marker(marker) == []
-    kinds = luxe.kinds()
-    while True:  # read what is left on stdout
-        try:
-            luxe.next_frame(timeout=1)
-        except AssertionError:
-            break
+    luxe.read_to_eof()  # what luxe wrote before it exited, however slow the reader
     kinds = luxe.kinds()
     assert kinds[-2:] == ["turn_ended", "state_changed"]
     ended = [f["content"] for f in luxe.frames if f["kind"] == "turn_ended"]
@@ -187,7 +188,7 @@ def test_a_client_that_stops_reading_ends_the_session(env: dict[str, str], repo:
     try:
         assert process.stdout is not None
         process.stdout.close()  # the first frame written meets a broken pipe
-        assert process.wait(timeout=10) == 0
+        assert process.wait(timeout=EXIT_TIMEOUT_S) == 0
     finally:
         if process.poll() is None:
             process.kill()
@@ -199,4 +200,4 @@ def test_a_signal_right_after_ready_still_ends_cleanly(spawn: SpawnLuxe, signame
     luxe = spawn([{"text": "x"}])
     assert luxe.next_frame()["kind"] == "ready"
     os.kill(luxe.pid, getattr(signal, signame))
-    assert luxe.wait_exit(timeout=5) == 0
+    assert luxe.wait_exit() == 0

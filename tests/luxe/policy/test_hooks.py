@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import random
 import stat
 from pathlib import Path
@@ -405,3 +406,28 @@ async def test_a_failing_hooks_stderr_is_redacted(
     await r.run("BeforeToolUse", tool_use_event("bash", {}))
     assert finished[0].error == "exited with status 1; stderr: token=[REDACTED:TOKEN]"
     assert "sk-abcdef123456" not in caplog.text and "[REDACTED:TOKEN]" in caplog.text
+
+
+async def test_an_escaped_grandchild_holding_stdout_does_not_wedge(tmp_path: Path) -> None:
+    # `setsid` leaves the hook's group, so it survives the group kill (the
+    # docs say so); it must still not keep us waiting for its pipe's EOF.
+    mark = marker()
+    r, finished = runner(
+        tmp_path,
+        {
+            "BeforeToolUse": [
+                hook(
+                    "sh",
+                    "-c",
+                    f'setsid sleep {mark} & echo \'{{"decision":"deny"}}\'',
+                    timeout_ms=20_000,
+                )
+            ]
+        },
+    )
+    try:
+        outcome = await r.run("BeforeToolUse", tool_use_event("bash", {}))
+        assert outcome.blocked and finished[0].error is None  # answered, not timed out
+    finally:
+        for pid in live_pids_with(mark):
+            os.kill(pid, 9)

@@ -313,3 +313,29 @@ def test_a_hook_deny_blocks_edits_and_writes_too(
     assert "file_changed" not in [f["kind"] for f in frames]
     assert "demo" in (repo / "README.md").read_text() and not (repo / "new.txt").exists()
     assert luxe.close() == 0
+
+
+def test_cancel_turn_kills_a_running_hook(spawn: SpawnLuxe, env: dict[str, str]) -> None:
+    mark = f"3600.{random.randrange(10**8):08d}"
+    hooks_file(
+        env,
+        {
+            "BeforeToolUse": [
+                {"command": ["sh", "-c", f"sleep {mark} & sleep {mark}"], "timeout_ms": 60000}
+            ]
+        },
+    )
+    luxe = spawn([{"tool_calls": [call("bash", command="echo never")]}, {"text": "ok"}], "--yolo")
+    luxe.expect("ready")
+    luxe.send("submit_user_message", {"text": "go"})
+    luxe.expect("tool_started")
+    wait_until(lambda: len(live_pids_with(mark)) >= 2, 10, "the hook's sleeps to start")
+    luxe.send("cancel_turn")
+    frames = luxe.collect_until("turn_ended")
+    assert frames[-1]["content"]["reason"] == "cancelled"
+    hooks = [f["content"] for f in frames if f["kind"] == "hook_finished"]
+    assert [(h["point"], h["error"]) for h in hooks] == [
+        ("BeforeToolUse", "cancelled with its turn")
+    ]
+    wait_until(lambda: not live_pids_with(mark), 5, "the hook's processes to die")
+    assert luxe.close() == 0

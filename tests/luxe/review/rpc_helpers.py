@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.luxe.rpc_driver import LuxeProcess
+from tests.luxe.rpc_driver import FRAME_TIMEOUT_S, LuxeProcess
 
 NO_CHAPTERS = {"error": "no chapters from this script"}
 
@@ -13,10 +13,10 @@ def load(
     luxe: LuxeProcess, request_id: str, target: dict[str, Any]
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     luxe.send("load_guided_review", {"request_id": request_id, "target": target})
-    loaded = luxe.expect("guided_review_loaded", timeout=20)
+    loaded = luxe.expect("guided_review_loaded")
     assert loaded["request_id"] == request_id
     # review_session_restored always comes right after.
-    restored = luxe.next_frame(timeout=10)
+    restored = luxe.next_frame()
     assert restored["kind"] == "review_session_restored"
     return loaded["review"], restored["content"]["session"]
 
@@ -36,7 +36,7 @@ def saved(luxe: LuxeProcess, request_id: str | None, **kw: Any) -> dict[str, Any
     ]
 
 
-def until(luxe: LuxeProcess, kinds: set[str], timeout: float = 20) -> dict[str, dict[str, Any]]:
+def until(luxe: LuxeProcess, kinds: set[str], timeout: float = FRAME_TIMEOUT_S) -> dict[str, dict[str, Any]]:
     """Read frames until one of each kind has come, in whatever order."""
     seen: dict[str, dict[str, Any]] = {}
     while set(seen) != kinds:

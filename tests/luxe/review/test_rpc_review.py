@@ -72,7 +72,7 @@ def test_model_chapters_a_question_on_the_thread_and_restore_after_restart(
     # The question runs as an ordinary turn, streamed to the client.
     started = luxe.expect("turn_started")
     assert "Why call twice?" in started["text"]
-    answered = saved(luxe, None, timeout=20)
+    answered = saved(luxe, None)
     assert [(e["author"], e["body"]) for e in answered["findings"][0]["thread"]] == [
         ("reviewer", "Why call twice?"),
         ("agent", "The first call warms the connection pool."),
@@ -138,7 +138,7 @@ def test_a_fix_edits_a_file_and_reports_then_the_reload_remaps(
     # Until the fix is done: a saved frame with it running, the file edited.
     frames = []
     while True:
-        frame = luxe.next_frame(timeout=20)
+        frame = luxe.next_frame()
         frames.append(frame)
         content = frame.get("content", {})
         if frame["kind"] == "review_session_saved" and content["request_id"] is None:
@@ -200,7 +200,7 @@ def test_chapter_commits_over_rpc(spawn: SpawnLuxe, project: Repo) -> None:
     review, _ = load(luxe, "r1", {"kind": "working_tree"})
     before = project.snapshot()
     luxe.send("commit_review_chapters", {"request_id": "k1", "review_id": review["id"]})
-    committed = luxe.expect("review_chapters_committed", timeout=20)
+    committed = luxe.expect("review_chapters_committed")
     assert committed["request_id"] == "k1"
     titles = [c["title"] for c in review["chapters"]]
     assert [c["chapter_id"] for c in committed["commits"]] == [c["id"] for c in review["chapters"]]
@@ -303,5 +303,5 @@ def test_closing_during_a_slow_load_leaves_no_process_behind(
     luxe.expect("ready")
     luxe.send("load_guided_review", {"request_id": "p", "target": {"kind": "pull_request", "number": 5}})
     wait_until(lambda: bool(processes_with_marker(str(fake_gh.path))), what="gh to start")
-    assert luxe.close(timeout=10) == 0
+    assert luxe.close() == 0
     assert processes_with_marker(str(fake_gh.path)) == []

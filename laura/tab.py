@@ -47,6 +47,7 @@ from laura.review.threads import CommentError
 from laura.spool import runtime_dir
 
 NOT_READY_WARNING = OPEN_WARNING
+CLOSE_BOTH = "close takes a pane id or `all`, not both"
 EDITOR_REFUSED = "editor panes are experimental: start Laura with LAURA_EXPERIMENTAL_EDITOR=1"
 
 
@@ -204,6 +205,10 @@ class Tab:
         if refusal is not None:
             return Error(refusal)
         panel = FilePane(old.id, path, request.path)
+        if request.dry_run:
+            # Unlike the original (which replaced anyway), a dry run only
+            # measures: the same tree, the new file in the old pane's rect.
+            return self.report(extra=panel)
         if os.path.realpath(old.path) != os.path.realpath(path):
             self.discard_spool(old)
         self.panels[old.id] = panel
@@ -260,6 +265,10 @@ class Tab:
         return warnings
 
     def _close(self, request: Close) -> Response:
+        if request.all and request.pane is not None:
+            # Naming one pane and asking for all is ambiguous: closing every
+            # pane would throw away more than the caller pointed at.
+            return Error(CLOSE_BOTH)
         if request.all:
             # All or nothing: one pane's unsubmitted review keeps every pane open.
             for panel in sorted(self.panels.values(), key=lambda each: each.id):

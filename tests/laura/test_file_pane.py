@@ -28,6 +28,8 @@ def private_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None
     home.mkdir()
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local" / "share"))
+    monkeypatch.setenv("XDG_STATE_HOME", str(home / ".local" / "state"))
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path / "xdg-run"))
     monkeypatch.setenv("LAURA_RUNTIME", str(tmp_path / "run" / "laura"))
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")

@@ -201,7 +201,7 @@ class Tab:
         old = self.panels.get(request.panel or 0)
         if old is None:
             return Error(f"no pane #{request.panel} to replace")
-        refusal = old.review.replace_refusal(old.id)
+        refusal = old.review.open_panel_refusal(old.id)
         if refusal is not None:
             return Error(refusal)
         panel = FilePane(old.id, path, request.path)
@@ -392,15 +392,16 @@ class Tab:
         threads clear and focus returns to the shell; on failure threads and
         body are kept for a retry. Journals the attempt either way."""
         data = panel.review.submission(panel.path, body, panel.source_lines())
-        count = panel.review.book.count
+        book = panel.review.book
+        counts = {"threads": book.count, "comments": book.comment_count}
         if write(data):
             panel.review.submitted()
             self.focus = SHELL
-            self.log("review", path=panel.path, comments=count, body=body)
+            self.log("review", path=panel.path, **counts, body=body)
             return True
         panel.review.submission_failed(body)
         error = "the shell pane did not take the review (its program has exited?)"
-        self.log("review", path=panel.path, comments=count, body=body, error=error)
+        self.log("review", path=panel.path, **counts, body=body, error=error)
         return False
 
 

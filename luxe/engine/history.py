@@ -22,6 +22,7 @@ from luxe.engine.model import (
     UserContent,
     UserMessage,
 )
+from luxe.protocol.text import scrub_data
 
 CANCELLED_RESULT = "cancelled by the user: the tool call was interrupted before it finished"
 
@@ -135,6 +136,15 @@ def _block_to_data(block: UserContent | AssistantContent) -> dict[str, Any]:
         "content": block.content,
         "is_error": block.is_error,
     }
+
+
+def clean_message(message: Message) -> Message:
+    """`message` with every lone surrogate in its text replaced by U+FFFD
+    (the same object when there was none): tool output, file names and model
+    output may carry them, and one would break every later request."""
+    data = message_to_data(message)
+    clean = scrub_data(data)
+    return message if clean is data else message_from_data(clean)
 
 
 def message_from_data(data: dict[str, Any]) -> Message:

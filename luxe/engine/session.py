@@ -28,7 +28,7 @@ from typing import Protocol
 import attrs
 import trio
 
-from luxe.engine.history import History
+from luxe.engine.history import History, clean_message
 from luxe.engine.model import Message, Provider, Usage
 from luxe.engine.ports import EditDiagnostics, HookRunner, PermissionGate
 from luxe.engine.prompts import Prompts
@@ -126,7 +126,10 @@ class Session:
 
     async def record(self, message: Message) -> None:
         """Append a completed message to history and fsync it to the session
-        file before the turn goes on. Shielded: a cancel never splits the two."""
+        file before the turn goes on. Shielded: a cancel never splits the two.
+        Text UTF-8 cannot carry (lone surrogates) is replaced first, so one
+        odd character never breaks the requests that follow."""
+        message = clean_message(message)
         self.history.append(message)
         with trio.CancelScope(shield=True):
             await trio.to_thread.run_sync(self.file.append_message, message)

@@ -25,6 +25,7 @@ import attrs
 
 from luxe.engine.history import message_from_data, message_to_data
 from luxe.engine.model import Message, TextBlock, UserMessage
+from luxe.protocol.text import scrub, scrub_data
 
 
 class SessionNotFound(Exception):
@@ -95,7 +96,8 @@ class SessionFile:
             header = {"type": "session", "id": self.id, "cwd": self.cwd, "created_at": self.created_at}
             lines.append(json.dumps(header))
         lines.append(json.dumps(record, ensure_ascii=False))
-        data = ("\n".join(lines) + "\n").encode("utf-8", "backslashreplace")
+        # scrub: a lone surrogate would fail the encoding (or, escaped, poison a resume).
+        data = scrub("\n".join(lines) + "\n").encode("utf-8")
         if self._fd is None:
             # Kept open for the session: an open per message costs more than the write.
             self._fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
@@ -191,7 +193,9 @@ def _load(path: Path, *, repair: bool) -> SessionFile:
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
+            # scrub: an older file may hold a lone surrogate escape; as U+FFFD
+            # it can go to the model again.
+            record = scrub_data(json.loads(line))
             if record["type"] == "message":
                 session.messages.append(message_from_data(record["message"]))
                 session.record_count += 1

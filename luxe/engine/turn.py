@@ -5,7 +5,8 @@ session runs it inside the turn's cancel scope, so `cancel_turn` stops the
 stream and kills the tools' processes at once. What the turn completed is
 already in history and on disk; `finish_turn` (called by the session,
 shielded, whatever happened) answers interrupted tool calls with a
-"cancelled by the user" result and sends `turn_usage` and `turn_ended`.
+"cancelled by the user" result, sends `tool_finished` (summary "cancelled")
+for every started call that got none, then `turn_usage` and `turn_ended`.
 """
 
 from __future__ import annotations
@@ -51,6 +52,17 @@ class TurnOutcome:
     final_text: str = ""
 
 
+@attrs.frozen
+class CallRecord:
+    """One finished tool call of a turn, kept for whoever waits on the turn
+    (Guided Review tells a fix whose edits were all denied from a real one)."""
+
+    name: str
+    denied: bool  # refused by the gate, a BeforeToolUse hook or the client: it never ran
+    reason: str  # why it was denied (what the model was told); "" when it ran
+    changed: tuple[str, ...] = ()  # the files it changed
+
+
 @attrs.define(eq=False)
 class Turn:
     """A queued or running turn. `await turn.wait()` gives its outcome."""
@@ -66,9 +78,13 @@ class Turn:
     # Tool calls of the last assistant message still waiting for results.
     open_calls: tuple[ToolUseBlock, ...] = ()
     results: dict[str, ToolResultBlock] = attrs.Factory(dict)
+    # Calls whose `tool_started` went out and whose `tool_finished` has not:
+    # call_id -> tool name (finish_turn closes them as cancelled).
+    running_calls: dict[str, str] = attrs.Factory(dict)
     usage: list[Usage] = attrs.Factory(list)
     cost_usd: float | None = 0.0
     final_text: str = ""
+    calls: list[CallRecord] = attrs.Factory(list)  # finished tool calls, in finishing order
 
     async def wait(self) -> TurnOutcome:
         """Wait until the turn has ended (its `turn_ended` frame is sent)."""
@@ -198,7 +214,12 @@ def _steering(turn: Turn) -> tuple[TextBlock, ...]:
 
 
 async def finish_turn(session: Session, turn: Turn, outcome: TurnOutcome) -> None:
-    """Close the books on a turn, whatever happened. Runs shielded."""
+    """Close the books on a turn, whatever happened. Runs shielded.
+    Every `tool_started` gets exactly one `tool_finished` before `turn_ended`:
+    a client pairs them (a spinner per call)."""
+    for call_id, name in list(turn.running_calls.items()):
+        del turn.running_calls[call_id]
+        await session.emit(ev.ToolFinished(call_id, name, True, "cancelled", False))
     if turn.open_calls:
         results = tuple(
             turn.results.get(c.id) or ToolResultBlock(c.id, CANCELLED_RESULT, is_error=True)
@@ -243,6 +264,7 @@ async def _run_call(session: Session, turn: Turn, call: ToolUseBlock) -> None:
     """One tool call from start frame to result; its outcome lands in
     `turn.results`. Cancelled with the turn (its processes die with it)."""
     await session.emit(ev.ToolStarted(call.id, call.name, call.input))
+    turn.running_calls[call.id] = call.name
     result, denied = await _decide_and_run(session, call)
     content = session.gate.redact(result.content)
     if not denied:
@@ -253,8 +275,11 @@ async def _run_call(session: Session, turn: Turn, call: ToolUseBlock) -> None:
         if after.context:
             content = f"{content}\n\n{after.context}"
     turn.results[call.id] = ToolResultBlock(call.id, content, result.is_error)
+    changed = tuple(path for path, _ in result.changed)
+    turn.calls.append(CallRecord(call.name, denied, content[:200] if denied else "", changed))
     summary = session.gate.redact(result.summary or content.split("\n", 1)[0])[:200]
     await session.emit(ev.ToolFinished(call.id, call.name, result.is_error, summary, denied))
+    del turn.running_calls[call.id]
 
 
 async def _decide_and_run(session: Session, call: ToolUseBlock) -> tuple[ToolResult, bool]:

@@ -19,6 +19,7 @@ import cattrs
 
 from luxe.protocol.actions import ACTION_TYPES, Action
 from luxe.protocol.events import Event
+from luxe.protocol.text import scrub, scrub_data
 
 converter = cattrs.Converter()
 
@@ -48,11 +49,14 @@ def frame_dict(event: Event) -> dict[str, Any]:
 def encode_event(event: Event) -> bytes:
     """One event as one line of UTF-8 JSON, newline included.
 
-    Lone surrogates (which JSON strings may carry) are written as `\\uXXXX`
-    escapes, so the output is always valid UTF-8 and valid JSON.
+    Lone surrogates (which a tool's or the model's text may carry) become
+    U+FFFD, so the output is always valid UTF-8 and strict JSON.
     """
-    text = _encoder.encode(frame_dict(event))
-    return (text + "\n").encode("utf-8", "backslashreplace")
+    text = _encoder.encode(frame_dict(event)) + "\n"
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return scrub(text).encode("utf-8")
 
 
 def decode_action(line: bytes) -> Action | Rejection:
@@ -65,6 +69,13 @@ def decode_action(line: bytes) -> Action | Rejection:
         obj = json.loads(text)
     except (ValueError, RecursionError) as exc:
         return Rejection(None, f"line is not JSON: {exc}")
+    if b"\\u" in line:
+        # Only a \u escape can make a lone surrogate (the bytes are valid
+        # UTF-8): it becomes U+FFFD here, so no later step can trip on it.
+        try:
+            obj = scrub_data(obj)
+        except RecursionError:
+            return Rejection(None, "line is nested too deeply")
     if not isinstance(obj, dict):
         return Rejection(None, "a frame must be a JSON object with a `kind`")
     kind = obj.get("kind")

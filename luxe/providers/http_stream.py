@@ -16,6 +16,7 @@ import httpx
 import trio
 
 from luxe.engine.model import ProviderError
+from luxe.protocol.text import scrub
 from luxe.providers.retry import RETRYABLE_STATUSES, RetryableError, parse_retry_after
 from luxe.providers.sse import ServerSentEvent, SSEDecoder
 
@@ -101,7 +102,10 @@ class SSEPoster:
         the `async with` closes the response, and with it the connection.
         """
         try:
-            async with self._http().stream("POST", url, headers=headers, json=body) as response:
+            content = request_bytes(body)
+            async with self._http().stream(
+                "POST", url, headers={"content-type": "application/json", **headers}, content=content
+            ) as response:
                 if response.status_code >= 400:
                     await self._raise_for_status(url, response)
                 if "json" in response.headers.get("content-type", ""):
@@ -172,6 +176,17 @@ async def _read_capped(response: httpx.Response) -> bytes:
     except httpx.HTTPError:
         pass
     return body
+
+
+def request_bytes(body: dict[str, Any]) -> bytes:
+    """The JSON body as UTF-8. The last guard against a lone surrogate
+    (from a system prompt, say): it becomes U+FFFD instead of an
+    UnicodeEncodeError that would fail this and every later turn."""
+    text = json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return scrub(text).encode("utf-8")
 
 
 def error_detail(body: bytes) -> str:

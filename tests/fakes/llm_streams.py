@@ -47,7 +47,9 @@ def _usage(step: Step) -> dict[str, int]:
 def _sse(event: str | None, data: Any) -> bytes:
     payload = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
     head = f"event: {event}\n" if event else ""
-    return f"{head}data: {payload}\n\n".encode()
+    # backslashreplace: a lone surrogate in a scripted text goes out as the
+    # JSON escape `\ud800`, as a real server may send it.
+    return f"{head}data: {payload}\n\n".encode("utf-8", "backslashreplace")
 
 
 def _signature(thinking: str) -> str:

@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import os
 import queue
+import secrets
 import subprocess
 import sys
 import threading
@@ -70,6 +71,14 @@ def make_repo(path: Path, files: Mapping[str, str] | None = None) -> Path:
     subprocess.run([*git, "add", "-A"], cwd=path, check=True)
     subprocess.run([*git, "commit", "-q", "-m", "init"], cwd=path, check=True)
     return path
+
+
+def unique_duration() -> str:
+    """A long `sleep` duration (10-16 minutes) with digits no other test or
+    concurrent test run uses, e.g. '731.504193847'. `sleep <it>` then marks
+    its process for processes_with_marker: fixed markers would match the
+    processes of another run of the suite on the same machine."""
+    return f"{600 + secrets.randbelow(400)}.{secrets.randbelow(10**9):09d}"
 
 
 def write_script(
@@ -333,6 +342,25 @@ def _proc_parents() -> list[tuple[int, int, str]]:
         if pid.isdigit() and (fields := _stat_fields(pid)):
             rows.append((int(pid), int(fields[1]), fields[0]))
     return rows
+
+
+def processes_with_env_marker(marker: str) -> list[int]:
+    """Living processes whose environment contains `marker` (e.g. a test's
+    private XDG_DATA_HOME): everything a test's luxe started, even a child
+    caught between fork and exec, and nothing of another test."""
+    found = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit() or int(pid) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{pid}/environ", "rb") as f:
+                environ = f.read()
+        except OSError:
+            continue
+        fields = _stat_fields(pid)
+        if marker.encode() in environ and fields and fields[0] != "Z":
+            found.append(int(pid))
+    return found
 
 
 def processes_with_marker(marker: str) -> list[int]:

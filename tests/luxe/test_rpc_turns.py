@@ -14,6 +14,7 @@ from tests.luxe.rpc_driver import (
     EXIT_TIMEOUT_S,
     live_descendants,
     processes_with_marker,
+    unique_duration,
     wait_until,
 )
 from tests.luxe.test_rpc_tools import call, session_records, tool_results
@@ -56,7 +57,7 @@ def test_steer_reaches_the_next_model_call_and_queue_runs_after(
 
 
 def test_cancel_mid_bash_kills_the_process_tree(spawn: SpawnLuxe, env: dict[str, str]) -> None:
-    marker = "987.6543"
+    marker = unique_duration()
     command = f"sleep {marker} & sleep {marker}1 & sleep {marker}2; echo never"
     luxe = spawn(
         [
@@ -83,6 +84,47 @@ def test_cancel_mid_bash_kills_the_process_tree(spawn: SpawnLuxe, env: dict[str,
     luxe.send("submit_user_message", {"text": "go on"})
     assert luxe.expect("turn_ended")["reason"] == "end_turn"
     assert luxe.close() == 0
+
+
+@pytest.mark.parametrize("how", ["cancel_turn", "close"])
+def test_every_started_tool_call_is_finished_before_turn_ended(spawn: SpawnLuxe, how: str) -> None:
+    # A client pairs tool_started with tool_finished (a spinner per call).
+    luxe = spawn(
+        [
+            {"tool_calls": [
+                call("bash", command="echo a; sleep 30"),
+                call("bash", command="echo b; sleep 31"),
+            ]},
+            {"text": "after"},
+        ],
+        "--yolo",
+    )
+    luxe.handshake()
+    luxe.send("submit_user_message", {"text": "run both"})
+    printed: set[str] = set()
+    while len(printed) < 2:  # both calls are running
+        printed.add(luxe.expect("tool_output_delta")["call_id"])
+    luxe.send(how)
+    if how == "close":
+        assert luxe.wait_exit() == 0
+        luxe.read_to_eof()
+    else:
+        luxe.collect_until("turn_ended")
+    kinds = luxe.kinds()
+    ended_at = kinds.index("turn_ended")
+    assert luxe.frames[ended_at]["content"]["reason"] == "cancelled"
+    started = [f["content"] for f in luxe.frames if f["kind"] == "tool_started"]
+    finished = [(i, f["content"]) for i, f in enumerate(luxe.frames) if f["kind"] == "tool_finished"]
+    assert sorted(c["call_id"] for _, c in finished) == sorted(c["call_id"] for c in started)
+    assert len(started) == 2
+    for index, content in finished:
+        assert index < ended_at
+        assert content["is_error"] is True and content["summary"] == "cancelled"
+        assert content["name"] == "bash" and content["denied"] is False
+    if how == "cancel_turn":
+        luxe.send("submit_user_message", {"text": "go on"})
+        assert luxe.expect("turn_ended")["reason"] == "end_turn"
+        assert luxe.close() == 0
 
 
 def test_cancel_while_the_model_streams(spawn: SpawnLuxe) -> None:
@@ -120,7 +162,7 @@ def _busy_session(spawn: SpawnLuxe, marker: str):  # type: ignore[no-untyped-def
 
 @pytest.mark.parametrize("how", ["close", "eof", "SIGTERM", "SIGINT"])
 def test_every_way_to_end_exits_0_with_no_survivors(spawn: SpawnLuxe, how: str) -> None:
-    marker = {"close": "876.1", "eof": "876.2", "SIGTERM": "876.3", "SIGINT": "876.4"}[how]
+    marker = unique_duration()
     luxe = _busy_session(spawn, marker)
     if how == "close":
         luxe.send("close")

@@ -1,0 +1,56 @@
+"""Text that can always be encoded: lone surrogates become U+FFFD.
+
+A JSON string may carry a lone surrogate escape (`"\\ud800"`, what a JS
+client sends after cutting an emoji in half), and a file name that is not
+UTF-8 arrives from the OS as surrogate escapes. Python keeps such a string,
+but UTF-8 cannot encode it, so it would break every later request that
+carries it. Everything that enters the session (client actions, tool
+output, model output, a loaded session file) goes through `scrub`: a valid
+surrogate pair becomes its character, a lone surrogate U+FFFD.
+"""
+
+from __future__ import annotations
+
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+REPLACEMENT = "\ufffd"
+
+
+def scrub(text: str) -> str:
+    """`text` unchanged when UTF-8 can encode it, else with every lone
+    surrogate replaced by U+FFFD (pairs are joined into their character)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+    return text
+
+
+def scrub_data(value: T) -> T:
+    """`value` (JSON-like data: str, list, dict, scalars) with every string,
+    keys included, scrubbed. Returns the same object when nothing changed."""
+    if isinstance(value, str):
+        return scrub(value)  # type: ignore[return-value]
+    if isinstance(value, list):
+        items = [scrub_data(v) for v in value]
+        if any(a is not b for a, b in zip(items, value, strict=True)):
+            return items  # type: ignore[return-value]
+        return value
+    if isinstance(value, tuple):
+        tup = tuple(scrub_data(v) for v in value)
+        if any(a is not b for a, b in zip(tup, value, strict=True)):
+            return tup  # type: ignore[return-value]
+        return value
+    if isinstance(value, dict):
+        pairs = [(scrub_data(k), scrub_data(v)) for k, v in value.items()]
+        if any(k is not k0 or v is not v0 for (k, v), (k0, v0) in zip(pairs, value.items(), strict=True)):
+            return dict(pairs)  # type: ignore[return-value]
+        return value
+    return value
+
+
+def is_clean(value: Any) -> bool:
+    """True when `scrub_data(value)` would change nothing."""
+    return scrub_data(value) is value

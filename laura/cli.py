@@ -43,6 +43,29 @@ class _Formatter(argparse.RawDescriptionHelpFormatter):
                 width = 78
         super().__init__(prog, indent_increment, max_help_position, max(width, 40))
 
+    def _format_args(self, action: argparse.Action, default_metavar: str) -> str:
+        # argparse would show "START [END ...]"; this option takes at most two.
+        if isinstance(action, _StartEnd) and isinstance(action.metavar, tuple):
+            start, end = action.metavar
+            return f"{start} [{end}]"
+        return super()._format_args(action, default_metavar)
+
+
+class _StartEnd(argparse.Action):
+    """`--opt START [END]`: one or two values (argparse has no nargs for
+    that, so it takes "+" and refuses a third here, at parse time)."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        if len(values) > 2:
+            parser.error(f"{option_string} takes START [END], got {len(values)} values")
+        setattr(namespace, self.dest, values)
+
 
 def _pane_id(text: str) -> int:
     try:
@@ -92,6 +115,7 @@ def _open_args(p: argparse.ArgumentParser) -> None:
         "--highlight",
         type=_line,
         nargs="+",
+        action=_StartEnd,
         metavar=("START", "END"),
         help="light lines START..END",
     )
@@ -198,8 +222,6 @@ def build_request(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
             parser.error(
                 "--panel replaces a pane in place: it can't be combined with --split/--dir/--ratio/--side"
             )
-        if args.highlight is not None and len(args.highlight) > 2:
-            parser.error("--highlight takes START [END]")
         highlight = None
         if args.highlight:
             start, end = args.highlight[0], args.highlight[-1]
@@ -207,7 +229,9 @@ def build_request(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
                 parser.error("--highlight END must not be before START")
             highlight = (start, end)
         return protocol.Open(
-            path=os.path.join(os.getcwd(), args.path),
+            # Absolute against the client's cwd (the host's may differ),
+            # normalised as the host opens it, so the report shows that path.
+            path=os.path.abspath(args.path),
             split=args.split,
             dir={"h": "horizontal", "v": "vertical"}.get(args.dir, args.dir),
             ratio=args.ratio,
@@ -220,11 +244,15 @@ def build_request(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
             panel=args.panel,
         )
     if verb == "close":
+        if args.all and args.pane is not None:
+            parser.error("close takes a pane ID or --all, not both")
         return protocol.Close(pane=args.pane, all=args.all)
     if verb == "focus":
         return protocol.Focus(pane=args.pane)
     if verb == "highlight":
         if args.off:
+            if args.start is not None:
+                parser.error("highlight takes START [END] or --off, not both")
             return protocol.Highlight(pane=args.pane, range=None)
         if args.start is None:
             parser.error("highlight needs START (or --off)")

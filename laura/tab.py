@@ -47,6 +47,7 @@ from laura.review.threads import CommentError
 from laura.spool import runtime_dir
 
 NOT_READY_WARNING = OPEN_WARNING
+CLOSE_BOTH = "close takes a pane id or `all`, not both"
 EDITOR_REFUSED = "editor panes are experimental: start Laura with LAURA_EXPERIMENTAL_EDITOR=1"
 
 
@@ -200,10 +201,14 @@ class Tab:
         old = self.panels.get(request.panel or 0)
         if old is None:
             return Error(f"no pane #{request.panel} to replace")
-        refusal = old.review.replace_refusal(old.id)
+        refusal = old.review.open_panel_refusal(old.id)
         if refusal is not None:
             return Error(refusal)
         panel = FilePane(old.id, path, request.path)
+        if request.dry_run:
+            # Unlike the original (which replaced anyway), a dry run only
+            # measures: the same tree, the new file in the old pane's rect.
+            return self.report(extra=panel)
         if os.path.realpath(old.path) != os.path.realpath(path):
             self.discard_spool(old)
         self.panels[old.id] = panel
@@ -260,6 +265,10 @@ class Tab:
         return warnings
 
     def _close(self, request: Close) -> Response:
+        if request.all and request.pane is not None:
+            # Naming one pane and asking for all is ambiguous: closing every
+            # pane would throw away more than the caller pointed at.
+            return Error(CLOSE_BOTH)
         if request.all:
             # All or nothing: one pane's unsubmitted review keeps every pane open.
             for panel in sorted(self.panels.values(), key=lambda each: each.id):
@@ -383,15 +392,16 @@ class Tab:
         threads clear and focus returns to the shell; on failure threads and
         body are kept for a retry. Journals the attempt either way."""
         data = panel.review.submission(panel.path, body, panel.source_lines())
-        count = panel.review.book.count
+        book = panel.review.book
+        counts = {"threads": book.count, "comments": book.comment_count}
         if write(data):
             panel.review.submitted()
             self.focus = SHELL
-            self.log("review", path=panel.path, comments=count, body=body)
+            self.log("review", path=panel.path, **counts, body=body)
             return True
         panel.review.submission_failed(body)
         error = "the shell pane did not take the review (its program has exited?)"
-        self.log("review", path=panel.path, comments=count, body=body, error=error)
+        self.log("review", path=panel.path, **counts, body=body, error=error)
         return False
 
 

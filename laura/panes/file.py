@@ -281,7 +281,11 @@ class FilePane:
     def reload_if_changed(self) -> bool:
         """Re-read the file if it changed on disk, unless unsubmitted threads
         hold it frozen (comments would land on other lines); a frozen pane
-        reloads once its threads are gone. True when anything changed."""
+        reloads once its threads are gone. While a comment prompt is open on
+        the pane nothing is looked at: the change stays pending until the
+        prompt closes. True when anything changed."""
+        if self.review.held:
+            return False
         if self.review.thaw_due():
             self.review.thawed()
             self.watch.poll()

@@ -1,19 +1,21 @@
 """Painting a file pane's rows: gutter numbers, change markers, the
 highlight (lit rows keep their colours and get reverse-video numbers, every
-other row is dimmed), the cursor band, and the `+a -d` stats in the border.
+other row is dimmed, its emoji blanked), the cursor band, and the `+a -d`
+stats in the border.
 
 Pure drawing into a `Canvas`; the pane decides which rows and where.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 import attrs
 
 from laura.protocol import Rect
 from laura.render import theme
-from laura.render.canvas import Canvas
+from laura.render.canvas import Canvas, text_width
 from laura.render.style import Row, Span, Style
 from laura.render.view import ADDED, MODIFIED, REMOVED
 
@@ -25,9 +27,19 @@ MARKER_STYLES = {ADDED: theme.MARK_ADDED, MODIFIED: theme.MARK_MODIFIED, REMOVED
 MARKER_CELL = "▌"
 
 
+# Colour emoji ignore "faint": in a dimmed row they would outshine the lit one.
+_EMOJI = re.compile("[\U0001F000-\U0001FAFF]\uFE0F?|[\u2600-\u27BF\u2B00-\u2BFF]\uFE0F")
+
+
 def dimmed(style: Style) -> Style:
     """How a row outside a highlight looks: faint, no bold, no background."""
     return attrs.evolve(style, dim=True, bold=False, bg=None)
+
+
+def _blank_emoji(text: str) -> str:
+    if text.isascii():
+        return text
+    return _EMOJI.sub(lambda match: " " * text_width(match.group()), text)
 
 
 def draw_rows(
@@ -61,7 +73,7 @@ def draw_rows(
         x = canvas.put(x, y, " ", PLAIN_GUTTER, right)
         spans = row.spans
         if lighting and not is_lit:
-            spans = tuple(Span(span.text, dimmed(span.style)) for span in spans)
+            spans = tuple(Span(_blank_emoji(span.text), dimmed(span.style)) for span in spans)
         canvas.put_spans(x, y, spans, right)
         if cursor == index:
             _band(canvas, Rect(inner.x, y, inner.width, 1), CURSOR_BG)

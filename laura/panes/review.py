@@ -90,9 +90,26 @@ class ReviewUI:
     close question at a time, across all tabs."""
 
     def __init__(self, writer: Callable[[Tab], Callable[[bytes], bool]] = shell_writer) -> None:
-        self.draft: Draft | None = None
+        self._draft: Draft | None = None
         self.confirm_close: tuple[Tab, int] | None = None
         self.writer = writer
+
+    @property
+    def draft(self) -> Draft | None:
+        return self._draft
+
+    @draft.setter
+    def draft(self, draft: Draft | None) -> None:
+        """Open or close a prompt. A comment prompt holds its pane (no reload
+        under it: the draft is anchored to a line number of what is on
+        screen) until it closes, however it closes. A review-body prompt
+        needs no hold: its pane has threads, so a change freezes it."""
+        for old_or_new, held in ((self._draft, False), (draft, True)):
+            if old_or_new is not None and old_or_new.kind is DraftKind.COMMENT:
+                panel = old_or_new.tab.panels.get(old_or_new.pane)
+                if panel is not None:
+                    panel.review.held = held
+        self._draft = draft
 
     @property
     def active(self) -> bool:

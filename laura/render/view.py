@@ -4,7 +4,9 @@ A `DocumentView` pulls `Block`s from a renderer only as far as a caller
 needs: the first screen needs the first screen's blocks, a highlight at
 line n needs the blocks up to n, `len()` (content_rows) needs them all. Rows
 laid out once are cached, so scrolling only lays out what newly comes into
-view. Pure: no I/O, no terminal.
+view. A deferred block (a markdown table or fence) is laid out from its
+unstyled stand-ins, which count and address rows, and is styled the first
+time any of its rows is read. Pure: no I/O, no terminal.
 
 Git change markers are applied while laying out: each row's marker is the
 strongest over its source range, and a "N lines removed" gap row goes above
@@ -254,7 +256,9 @@ class DocumentView(Sequence[Row]):
         for index in range(top, min(top + height, len(self._rows))):
             row = self._rows[index]
             if self._pre[index]:
-                row = attrs.evolve(row, spans=clip_spans(row.spans, self.width, hscroll))
+                clipped = clip_spans(row.spans, self.width, hscroll)
+                if clipped is not row.spans:  # most lines fit: keep the row as it is
+                    row = attrs.evolve(row, spans=clipped)
             out.append(row)
         return out
 

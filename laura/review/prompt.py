@@ -53,6 +53,15 @@ def unsubmitted_refusal(pane: int) -> str:
     )
 
 
+def drafting_refusal(pane: int) -> str:
+    """Why an agent's `open --panel` is refused while the person types a
+    comment on the pane."""
+    return (
+        f"pane #{pane} has a comment being typed by the user — "
+        "try again once they have saved or cancelled it"
+    )
+
+
 def close_question(count: int) -> str:
     """What the person's `x` asks before discarding threads."""
     noun = "thread" if count == 1 else "threads"

@@ -8,6 +8,12 @@ Freezing exists because threads are anchored to line numbers: reloading a
 file that changed under unsubmitted comments would silently move them onto
 other lines. A frozen pane keeps its snapshot until its threads are gone
 (submitted, discarded with Ctrl+R, or deleted one by one), then reloads.
+
+A comment prompt holds its pane for the same reason ("draft hold"): the
+draft is anchored to a line number of the text on screen, so while it is
+open the pane does not reload, and the agent may not replace it.
+When the prompt closes the change is handled as usual: with threads the
+pane freezes, without it reloads.
 """
 
 from __future__ import annotations
@@ -17,7 +23,7 @@ from collections.abc import Sequence
 import attrs
 
 from laura.review.payload import review_bytes
-from laura.review.prompt import frozen_refusal, unsubmitted_refusal
+from laura.review.prompt import drafting_refusal, frozen_refusal, unsubmitted_refusal
 from laura.review.threads import ThreadBook
 
 FROZEN_MARK = "⚠"
@@ -29,11 +35,13 @@ class PaneReview:
 
     `frozen`: the file changed on disk while threads were open; the pane
     shows its snapshot. `failed_body`: the overall body of a submission whose
-    write failed, kept so Enter retries it."""
+    write failed, kept so Enter retries it. `held`: a comment prompt is open
+    on the pane; a change on disk waits until it closes."""
 
     book: ThreadBook = attrs.field(factory=ThreadBook)
     frozen: bool = False
     failed_body: str | None = None
+    held: bool = False
 
     @property
     def has_threads(self) -> bool:
@@ -89,6 +97,16 @@ class PaneReview:
     def replace_refusal(self, pane: int) -> str | None:
         """Why the agent's `close` or `open --panel` must be refused, or None."""
         return unsubmitted_refusal(pane) if self.has_threads else None
+
+    def open_panel_refusal(self, pane: int) -> str | None:
+        """Why the agent's `open --panel` must be refused, or None: as for
+        `close`, and also while the person types a comment on the pane (the
+        comment would land on that line of the other file). A `close` under
+        the prompt just ends the prompt with its pane."""
+        refusal = self.replace_refusal(pane)
+        if refusal is None and self.held:
+            return drafting_refusal(pane)
+        return refusal
 
     # -- the border -----------------------------------------------------------
 

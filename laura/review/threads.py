@@ -161,6 +161,11 @@ class ThreadBook:
         return len(self._threads)
 
     @property
+    def comment_count(self) -> int:
+        """Comments in all threads (roots and replies, the agent's too)."""
+        return sum(len(thread.notes) for thread in self._threads.values())
+
+    @property
     def is_empty(self) -> bool:
         return not self._threads
 

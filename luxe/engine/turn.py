@@ -52,6 +52,17 @@ class TurnOutcome:
     final_text: str = ""
 
 
+@attrs.frozen
+class CallRecord:
+    """One finished tool call of a turn, kept for whoever waits on the turn
+    (Guided Review tells a fix whose edits were all denied from a real one)."""
+
+    name: str
+    denied: bool  # refused by the gate, a BeforeToolUse hook or the client: it never ran
+    reason: str  # why it was denied (what the model was told); "" when it ran
+    changed: tuple[str, ...] = ()  # the files it changed
+
+
 @attrs.define(eq=False)
 class Turn:
     """A queued or running turn. `await turn.wait()` gives its outcome."""
@@ -73,6 +84,7 @@ class Turn:
     usage: list[Usage] = attrs.Factory(list)
     cost_usd: float | None = 0.0
     final_text: str = ""
+    calls: list[CallRecord] = attrs.Factory(list)  # finished tool calls, in finishing order
 
     async def wait(self) -> TurnOutcome:
         """Wait until the turn has ended (its `turn_ended` frame is sent)."""
@@ -263,6 +275,8 @@ async def _run_call(session: Session, turn: Turn, call: ToolUseBlock) -> None:
         if after.context:
             content = f"{content}\n\n{after.context}"
     turn.results[call.id] = ToolResultBlock(call.id, content, result.is_error)
+    changed = tuple(path for path, _ in result.changed)
+    turn.calls.append(CallRecord(call.name, denied, content[:200] if denied else "", changed))
     summary = session.gate.redact(result.summary or content.split("\n", 1)[0])[:200]
     await session.emit(ev.ToolFinished(call.id, call.name, result.is_error, summary, denied))
     del turn.running_calls[call.id]

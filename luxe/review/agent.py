@@ -8,6 +8,10 @@ the hunk, the file and the thread so far travel as the turn's context.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from luxe.engine.ports import READ_ONLY_TOOLS
+from luxe.engine.turn import CallRecord
 from luxe.review.findings import finding_hunk
 from luxe.review.model import (
     FileAnchor,
@@ -91,17 +95,37 @@ def fix_prompt(finding: Finding) -> str:
     )
 
 
+def why_fix_denied(calls: Sequence[CallRecord]) -> str | None:
+    """Why a fix turn that ended with a report still failed, or None when it
+    did not: the turn tried to change something (called a tool that is not
+    read-only), every such call was denied (by the client, the gate or a
+    hook), and so no file changed. A fix that calls no mutating tool at all
+    (the agent finds nothing to change and says so) is not failed here."""
+    mutating = [call for call in calls if call.name not in READ_ONLY_TOOLS]
+    if not mutating or not all(call.denied for call in mutating):
+        return None
+    if any(call.changed for call in calls):
+        return None
+    reasons = list(dict.fromkeys(f"{call.name}: {call.reason}" for call in mutating))
+    return (
+        "The fix was not applied: every change the agent tried was denied "
+        f"({'; '.join(reasons)}), so no file changed."
+    )
+
+
 def why_no_answer(reason: str, error: str | None, *, fix: bool) -> str:
     """Luxe's own word when a turn ended without an answer or report."""
     what = "fix" if fix else "answer"
     if reason == "cancelled":
         return f"The {what} was cancelled before the agent reported."
     if reason == "denied":
-        return f"The {what} stopped: a permission or hook denied it."
+        why = f" ({error})" if error else ""
+        return f"The {what} stopped: a permission or hook denied it{why}."
     if reason == "error":
         return f"The {what} failed: {error or 'the turn ended with an error'}."
     if reason == "max_turns":
-        return f"The {what} stopped: the agent ran out of turns before it reported."
+        why = f" ({error})" if error else ""
+        return f"The {what} stopped: the agent ran out of turns before it reported{why}."
     if reason == "end_turn":
         return f"The agent ended its turn without {'a report' if fix else 'an answer'}."
     return f"The {what} ended ({reason}) without a report."

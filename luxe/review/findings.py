@@ -281,12 +281,13 @@ def add_entry(
 def set_fix(
     session: ReviewSession, finding_id: str, fix: Fix, *, now: str, system_note: str | None = None
 ) -> ReviewSession:
-    """Move a finding's fix along (running, done, failed). A done fix records
-    its report on the thread as the agent's; `system_note` records why a fix
-    ended without one. The finding stays open either way: the reviewer resolves."""
+    """Move a finding's fix along (running, done, failed). A fix's report is
+    recorded on the thread as the agent's (a failed fix may have one: the
+    agent's words when its edits were denied); `system_note` records why a
+    fix failed. The finding stays open either way: the reviewer resolves."""
     finding = _find(session, finding_id)
     thread = finding.thread
-    if fix.state == "done" and fix.report:
+    if fix.report:
         thread = (*thread, _entry("agent", fix.report, now))
     if system_note:
         thread = (*thread, _entry("system", system_note, now))

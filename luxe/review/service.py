@@ -300,7 +300,10 @@ class ReviewService:
 
     async def _run_fix(self, state: ReviewState, finding_id: str) -> None:
         """Run the fix turn: requested -> running -> done (report on the
-        thread) or failed (a system entry says why; the finding stays open)."""
+        thread) or failed (a system entry says why; the finding stays open).
+        A fix is done only when the turn ended normally with a report and it
+        was not the case that every change it tried was denied (see
+        `agent.why_fix_denied`)."""
         finding = self._finding(state, finding_id)
         if finding is None:
             self._working.discard(finding_id)
@@ -320,8 +323,12 @@ class ReviewService:
         )
         outcome = await turn.wait()
         report = outcome.final_text.strip()
-        if outcome.reason == "end_turn" and report:
+        denied = agent.why_fix_denied(turn.calls)
+        if outcome.reason == "end_turn" and report and denied is None:
             fix, note = Fix("done", report), None
+        elif outcome.reason == "end_turn" and report:
+            # The agent's words stay on the thread; Luxe says why it is not a fix.
+            fix, note = Fix("failed", report), denied
         else:
             fix, note = Fix("failed"), agent.why_no_answer(outcome.reason, outcome.error, fix=True)
         change = partial(set_fix, finding_id=finding_id, fix=fix, now=utc_now(), system_note=note)

@@ -28,6 +28,8 @@ def private_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None
     home.mkdir()
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local" / "share"))
+    monkeypatch.setenv("XDG_STATE_HOME", str(home / ".local" / "state"))
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path / "xdg-run"))
     monkeypatch.setenv("LAURA_RUNTIME", str(tmp_path / "run" / "laura"))
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
@@ -378,3 +380,16 @@ def test_a_resize_keeps_the_cursor_on_its_source_line(tmp_path: Path) -> None:
     pane.draw(canvas, narrow, True)
     assert pane.rows(narrow.width).line_at(pane.cursor) == 40
     assert any("line 40 " in row for row in canvas.text())
+
+
+def test_dimmed_rows_blank_colour_emoji_but_keep_symbols(tmp_path: Path) -> None:
+    path = tmp_path / "notes.md"
+    path.write_text("- [x] shipped 🎉\n- [ ] next ✓\n- lit row\n")
+    pane = FilePane(1, str(path), "notes.md")
+    area = Rect(1, 1, 40, 6)
+    pane.set_highlight((3, 3), area)
+    canvas = Canvas(42, 8)
+    pane.draw(canvas, area, False)
+    rows = canvas.text()
+    assert "🎉" not in rows[1] and "shipped" in rows[1]
+    assert "☐ next ✓" in rows[2]

@@ -30,7 +30,12 @@ def git(repo: Path, *args: str) -> None:
         cwd=repo,
         check=True,
         capture_output=True,
-        env={**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "HOME": str(repo)},
+        env={
+            **os.environ,
+            "GIT_CONFIG_NOSYSTEM": "1",
+            "HOME": str(repo),
+            "XDG_CONFIG_HOME": str(repo / ".config"),
+        },
     )
 
 

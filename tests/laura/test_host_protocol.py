@@ -76,6 +76,84 @@ def test_dry_run_reports_and_changes_nothing(laura_session: Make, tmp_path: Path
     assert session.cli("open", path).stdout.strip() == "1"
 
 
+def test_dry_run_with_panel_reports_the_replacement_and_changes_nothing(
+    laura_session: Make, tmp_path: Path
+) -> None:
+    session = laura_session()
+    first = str(write_lines(tmp_path / "first.txt", 2))
+    other = str(write_lines(tmp_path / "other.txt", 7))
+    assert session.cli("open", first).stdout.strip() == "1"
+    session.wait_for("line 2")
+    before = layout(session)
+
+    dry = session.cli("open", "--panel", "1", "--dry-run", other)
+    assert dry.returncode == 0, dry.stderr
+    would_be = json.loads(dry.stdout)
+    assert [(p["id"], p["path"], p["content_rows"]) for p in would_be["panes"]] == [
+        (0, None, None), (1, other, 7),
+    ]
+    assert [p["rect"] for p in would_be["panes"]] == [p["rect"] for p in before["panes"]]
+
+    raw = json.loads(session.request(
+        json.dumps({"type": "open", "path": other, "panel": 1, "dry_run": True}).encode() + b"\n"
+    ))
+    assert raw["type"] == "report" and raw["panes"][1]["path"] == other
+
+    assert layout(session) == before  # pane 1 still holds first.txt
+    assert "first.txt" in session.text()
+    # A dry run still answers the errors a real replace would.
+    missing = session.cli("open", "--panel", "5", "--dry-run", other)
+    assert (missing.returncode, missing.stderr.strip()) == (1, "Error: no pane #5 to replace")
+    # The real replace still works afterwards.
+    assert session.cli("open", "--panel", "1", other).stdout.strip() == "1"
+    assert layout(session)["panes"][1]["path"] == other
+
+
+def test_a_relative_path_resolves_against_the_clients_cwd(laura_session: Make, tmp_path: Path) -> None:
+    session = laura_session()
+    deeper = tmp_path / "project" / "src"
+    deeper.mkdir(parents=True)
+    write_lines(deeper / "here.txt", 1)
+    (tmp_path / "project" / "up.txt").write_text("one level up\n")
+    # The host runs in another directory, so only the client's cwd finds these.
+    opened = session.cli("open", "here.txt", "--no-focus", cwd=deeper)
+    assert opened.stdout.strip() == "1", opened.stderr
+    assert session.cli("open", "../up.txt", "--no-focus", cwd=deeper).stdout.strip() == "2"
+    paths = [pane["path"] for pane in layout(session)["panes"]]
+    assert paths == [None, str(deeper / "here.txt"), str(tmp_path / "project" / "up.txt")]
+    session.wait_for("one level up")
+
+
+def test_a_pane_with_all_or_a_line_with_off_is_refused_and_changes_nothing(
+    laura_session: Make, tmp_path: Path
+) -> None:
+    session = laura_session()
+    path = str(write_lines(tmp_path / "a.txt", 2))
+    for _ in range(2):
+        session.cli("open", path, "--no-focus")
+    lit = session.cli("highlight", "2", "--off", "--pane", "1")
+    assert lit.returncode == 2
+    assert "highlight takes START [END] or --off, not both" in lit.stderr
+    both = session.cli("close", "1", "--all")
+    assert both.returncode == 2
+    assert "close takes a pane ID or --all, not both" in both.stderr
+    raw = json.loads(session.request(b'{"type":"close","pane":1,"all":true}\n'))
+    assert raw == {"type": "error", "message": "close takes a pane id or `all`, not both"}
+    assert [pane["id"] for pane in layout(session)["panes"]] == [0, 1, 2]
+
+
+def test_open_help_shows_highlight_as_start_and_optional_end(laura_session: Make, tmp_path: Path) -> None:
+    session = laura_session()
+    shown = session.cli("open", "--help")
+    assert shown.returncode == 0
+    assert "--highlight START [END]" in shown.stdout and "[END ...]" not in shown.stdout
+    path = str(write_lines(tmp_path / "a.txt", 5))
+    three = session.cli("open", path, "--highlight", "1", "2", "3")
+    assert three.returncode == 2 and "--highlight takes START [END]" in three.stderr
+    assert [pane["id"] for pane in layout(session)["panes"]] == [0]
+    assert session.cli("open", path, "--highlight", "2", "3").stdout.strip() == "1"
+
+
 def test_ids_are_monotonic_and_dwindle_spirals(laura_session: Make, tmp_path: Path) -> None:
     session = laura_session()
     path = str(write_lines(tmp_path / "a.txt", 2))

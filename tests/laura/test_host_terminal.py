@@ -224,3 +224,55 @@ def test_a_flood_never_blocks_keys_or_requests(laura_session: Make) -> None:
     session.send_keys("y")
     assert session.wait_exit() == 0
     wait_until(lambda: not [pid for pid in flooder if alive(pid)])
+
+
+# Loaded by the host's interpreter through PYTHONPATH (site imports
+# `sitecustomize` at start-up): once the file named by LAURA_TEST_FAULT_FILE
+# exists, the host's next frame raises. The fault lives in the test, not in
+# Laura, and reaches the same code a real bug in drawing would.
+FAULT_SITECUSTOMIZE = """
+import os, sys
+
+if sys.argv[1:2] == ["--"]:  # the host, not a client verb
+    import laura.app
+
+    _draw = laura.app.Host.draw
+
+    def draw(self):
+        if os.path.exists(os.environ["LAURA_TEST_FAULT_FILE"]):
+            raise RuntimeError("injected fault in draw")
+        return _draw(self)
+
+    laura.app.Host.draw = draw
+"""
+
+
+def test_an_exception_inside_the_host_still_restores_the_terminal_and_kills_the_child(
+    laura_session: Make, tmp_path: Path
+) -> None:
+    site = tmp_path / "fault-site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(FAULT_SITECUSTOMIZE)
+    fault = tmp_path / "fault-now"
+    # The child ignores the hangup the closing PTY sends it: only Laura's own
+    # TERM/KILL of its process group can end it.
+    session = laura_session(
+        command=["sh", "-c", "trap '' HUP; sleep 600; echo never"],
+        env={"PYTHONPATH": str(site), "LAURA_TEST_FAULT_FILE": str(fault)},
+    )
+    sleeper = wait_until(lambda: len(descendants_of(session.laura_pid)) == 2 and descendants_of(session.laura_pid))
+    assert "alt=1" in session.tmux("display", "-p", "alt=#{alternate_on}")
+    fault.touch()
+    session.send_keys("C-p")  # any key makes the host draw a frame
+    assert session.wait_exit() == 1
+    after = session.after_exit()
+    assert "alt=0 mouse=0 sgr=0" in after
+    assert re.search(r"(?<!-)icanon", after) and re.search(r"(?<![-\w])echo ", after)
+    wait_until(lambda: not [pid for pid in sleeper if alive(pid)])
+    assert not alive(session.laura_pid)
+    # The traceback reaches the user's terminal, after the alternate screen.
+    session.wait_for("RuntimeError: injected fault in draw")
+    # Bracketed paste is off: a paste now echoes without the 200~/201~ markers.
+    session.paste("pasted-after-exit")
+    screen = session.wait_for("pasted-after-exit")
+    assert "200~" not in screen and "201~" not in screen

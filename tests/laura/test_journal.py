@@ -90,8 +90,8 @@ def test_every_event_is_one_line_with_ts_session_and_version(env: dict[str, str]
     journal.log("open", pane=1, path="/r/a.md")
     journal.log("highlight", pane=1, start=3, end=4)
     journal.log("comment", pane=1, line=3)
-    journal.log("review", path="/r/a.md", comments=2, body="looks good")
-    journal.log("review", path="/r/a.md", comments=1, body="", error="write failed")
+    journal.log("review", path="/r/a.md", threads=2, comments=3, body="looks good")
+    journal.log("review", path="/r/a.md", threads=1, comments=1, body="", error="write failed")
     after = time.time_ns() // 1_000_000
     events = lines_of(journal.path)
     assert [e["type"] for e in events] == [
@@ -116,7 +116,7 @@ def test_every_event_is_one_line_with_ts_session_and_version(env: dict[str, str]
         "pane": 1,
         "path": "/r/a.md",
     }
-    assert events[4]["comments"] == 2
+    assert (events[4]["threads"], events[4]["comments"]) == (2, 3)
     assert events[5]["error"] == "write failed"
 
 
@@ -218,7 +218,7 @@ EVENTS: list[dict[str, object]] = [
     {"ts": 1, "type": "open", "pane": 1, "path": "/r/a.md", "session": "s1"},
     {"ts": 2, "type": "open", "pane": 2, "path": "/r/b.md", "session": "s1"},
     {"ts": 3, "type": "comment", "pane": 2, "line": 4, "session": "s2"},
-    {"ts": 4, "type": "review", "path": "/r/b.md", "comments": 2, "body": None, "session": "s2"},
+    {"ts": 4, "type": "review", "path": "/r/b.md", "threads": 2, "body": None, "session": "s2"},
     {"ts": 5, "type": "focus", "pane": "2", "session": "s2"},
 ]
 
@@ -234,7 +234,7 @@ EVENTS: list[dict[str, object]] = [
         (["type=open", "pane=2"], [2]),  # different fields: both
         (["body=null"], [1, 2, 3, 4, 5]),  # a missing field counts as null
         (["body=None"], []),
-        (["comments=2"], [4]),
+        (["threads=2"], [4]),
         (["session=s2", "type=comment"], [3]),
         (["path=/r/b.md"], [2, 4]),
         (["nothing=here"], []),

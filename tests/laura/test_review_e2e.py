@@ -291,8 +291,9 @@ def test_the_journal_after_a_scripted_session(tmp_path: Path, laura_session: Mak
     assert {k: events[4][k] for k in ("pane", "line")} == {"pane": 1, "line": 2}
     assert [e["pane"] for e in events[5:7]] == [0, 1]
     assert events[7]["on"] is False
-    assert {k: events[8][k] for k in ("path", "comments", "body")} == {
+    assert {k: events[8][k] for k in ("path", "threads", "comments", "body")} == {
         "path": str(path),
+        "threads": 1,
         "comments": 1,
         "body": "done",
     }
@@ -310,3 +311,59 @@ def test_the_journal_after_a_scripted_session(tmp_path: Path, laura_session: Mak
     assert filtered.stderr == "showing 1 of 2 events; pass -n for more\n"
     # Every line in the file is whole JSON, flushed as it happened.
     assert len(journal.read_text().splitlines()) == len(events)
+
+
+def test_a_change_on_disk_waits_while_a_comment_is_typed(
+    tmp_path: Path, laura_session: Make
+) -> None:
+    """Draft hold: the pane is not reloaded under an open comment prompt, so
+    the comment stays on the line it was typed for; when the prompt closes,
+    the change reloads the pane (no threads) or freezes it (threads)."""
+    session, out = recorded(tmp_path, laura_session)
+    path = write_file(session.root / "f.txt", ["alpha", "beta", "gamma", "delta"])
+    session.cli("ready")
+    session.cli("open", str(path))
+    session.wait_for("f.txt ┐")
+
+    def content_rows() -> int:
+        """The pane's rows, as a request sees them (a request polls the file
+        first, so this is what the pane shows after the change was seen)."""
+        [pane] = [p for p in json.loads(session.cli("layout").stdout)["panes"] if p["id"] == 1]
+        return int(pane["content_rows"])
+
+    # Esc, no threads: the held change reloads the pane once the prompt is gone.
+    session.send_keys("Down", "Down", "c")
+    session.wait_for(lambda text: "comment L3" in session.footer())
+    session.type("never mind")
+    write_file(path, ["NEW1", "NEW2", "alpha", "beta", "gamma", "delta"])
+    assert content_rows() == 4
+    assert "NEW1" not in session.text()
+    escape(session)
+    session.wait_for("NEW1")
+    assert "⚠" not in session.text()
+
+    # Gamma is L5 now: comment on it while the file changes again.
+    session.send_keys("Down", "Down", "c")
+    session.wait_for(lambda text: "comment L5" in session.footer())
+    session.type("about gamma")
+    write_file(path, ["TOP", "NEW1", "NEW2", "alpha", "beta", "gamma", "delta"])
+    assert content_rows() == 6
+    session.send_keys("Enter")
+    # Now with a thread, the change that waited freezes the pane on its snapshot.
+    session.wait_for(lambda text: "[review: 1 ↑0 ↓0] ⚠" in text)
+    assert "TOP" not in session.text()
+    session.send_keys("S")
+    session.wait_for(lambda text: "review body" in session.footer())
+    session.send_keys("Enter")
+    assert received_review(out) == (
+        PASTE_OPEN
+        + (
+            f"[laura review · {path}]\n"
+            "⚠ file changed on disk since this inline review — line numbers are against the snapshot\n"
+            "\n"
+            "L5  gamma\n"
+            "      > about gamma\n"
+        ).encode()
+        + PASTE_END
+    )
+    session.wait_for("TOP")

@@ -76,7 +76,7 @@ def test_a_failed_submission_keeps_everything_and_enter_retries(tab: Tab, tmp_pa
     assert tab.focus == 1
     failed = json.loads((tmp_path / "state/laura/sessions/s1.ndjson").read_text().splitlines()[-1])
     assert failed["type"] == "review"
-    assert failed["comments"] == 1
+    assert (failed["threads"], failed["comments"]) == (1, 1)
     assert "error" in failed
 
     writer.working = True
@@ -216,3 +216,84 @@ def test_a_prompt_whose_pane_was_closed_lets_go_of_the_keyboard(tab: Tab) -> Non
     assert ui.active
     assert tab.apply(Close(pane=1)) == Ok()  # no threads yet: the agent may close it
     assert not ui.active
+
+
+def test_a_comment_prompt_holds_its_pane_until_it_closes(tab: Tab, tmp_path: Path) -> None:
+    """Draft hold: a change on disk does not reload the pane under an open
+    comment prompt (the comment would land on what is now at that line
+    number); once the prompt closes the normal rules apply."""
+    tab.apply(Ready())
+    panel = tab.panels[1]
+    area = tab.panel_inner(panel)
+    ui = ReviewUI(Writer())
+    toasts: list[str] = []
+    f = tmp_path / "f.txt"
+
+    # Esc with no threads: the held change reloads once the prompt is gone.
+    panel.move_cursor(1, area)
+    ui.file_key(tab, panel, Key("c"), area, toasts.append)
+    f.write_text("new\nalpha\nbeta\n")
+    assert tab.poll_files() is False
+    assert b'"content_rows":2,' in tab.answer(b'{"type":"layout"}\n')  # a request polls too
+    assert panel.source_lines() == ["alpha", "beta"]
+    ui.key(Key("escape"), toasts.append)
+    assert tab.poll_files() is True
+    assert panel.source_lines() == ["new", "alpha", "beta"]
+    assert not panel.review.frozen
+
+    # Enter adds a thread: the change held under the prompt freezes the pane.
+    panel.move_cursor(1, area)
+    assert panel.anchor_at(panel.cursor, area.width) == (3, 3)  # on beta
+    ui.file_key(tab, panel, Key("c"), area, toasts.append)
+    type_text(ui, "on beta", toasts)
+    f.write_text("beta moved\n")
+    assert tab.poll_files() is False
+    ui.key(Key("enter"), toasts.append)
+    assert tab.poll_files() is True
+    assert panel.review.frozen
+    [thread] = panel.review.book.threads()
+    assert (thread.line, panel.source_lines()[thread.line - 1]) == (3, "beta")
+    assert toasts == []
+
+
+def test_the_agent_cannot_replace_a_pane_under_a_comment_prompt(tab: Tab, tmp_path: Path) -> None:
+    tab.apply(Ready())
+    (tmp_path / "other.txt").write_text("other\n")
+    panel = tab.panels[1]
+    ui = ReviewUI(Writer())
+    ui.file_key(tab, panel, Key("c"), tab.panel_inner(panel), [].append)
+    assert tab.apply(Open(path="other.txt", panel=1)) == Error(
+        "pane #1 has a comment being typed by the user — "
+        "try again once they have saved or cancelled it"
+    )
+    assert tab.panels[1] is panel
+    ui.key(Key("escape"), [].append)
+    assert isinstance(tab.apply(Open(path="other.txt", panel=1)), Opened)
+
+
+def test_the_journal_counts_threads_and_comments_apart(tab: Tab, tmp_path: Path) -> None:
+    """Two threads holding three comments are logged as such (the original
+    called the thread count `comments`)."""
+    tab.apply(Ready(session="counts"))
+    panel = tab.panels[1]
+    area = tab.panel_inner(panel)
+    writer = Writer()
+    writer.working = True
+    ui = ReviewUI(writer)
+    toasts: list[str] = []
+    tab.apply(Comment(line=1, body="agent on alpha", pane=1))
+    tab.apply(Comment(line=2, body="agent on beta", pane=1))
+    ui.file_key(tab, panel, Key("c"), area, toasts.append)  # the cursor is on alpha
+    type_text(ui, "a reply", toasts)
+    ui.key(Key("enter"), toasts.append)
+    ui.file_key(tab, panel, Key("S"), area, toasts.append)
+    ui.key(Key("enter"), toasts.append)
+    assert len(writer.received) == 1
+    journal = tmp_path / "state/laura/sessions/counts.ndjson"
+    review = json.loads(journal.read_text().splitlines()[-1])
+    assert {k: review[k] for k in ("type", "threads", "comments", "body")} == {
+        "type": "review",
+        "threads": 2,
+        "comments": 3,
+        "body": "",
+    }

@@ -109,6 +109,10 @@ def test_tail_without_a_reachable_tab_leaves_no_spool(tmp_path: Path) -> None:
     env = {
         "PATH": os.environ["PATH"],
         "HOME": str(tmp_path),
+        "XDG_CONFIG_HOME": str(tmp_path / "config"),
+        "XDG_DATA_HOME": str(tmp_path / "data"),
+        "XDG_STATE_HOME": str(tmp_path / "state"),
+        "XDG_RUNTIME_DIR": str(tmp_path / "run"),
         "LAURA_RUNTIME": str(runtime),
         "LAURA_TAB": f"laura-0-dead-{tmp_path.name}",
     }

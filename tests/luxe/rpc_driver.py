@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import os
 import queue
+import secrets
 import subprocess
 import sys
 import threading
@@ -77,6 +78,14 @@ def make_repo(path: Path, files: Mapping[str, str] | None = None) -> Path:
     subprocess.run([*git, "add", "-A"], cwd=path, check=True)
     subprocess.run([*git, "commit", "-q", "-m", "init"], cwd=path, check=True)
     return path
+
+
+def unique_duration() -> str:
+    """A long `sleep` duration (10-16 minutes) with digits no other test or
+    concurrent test run uses, e.g. '731.504193847'. `sleep <it>` then marks
+    its process for processes_with_marker: fixed markers would match the
+    processes of another run of the suite on the same machine."""
+    return f"{600 + secrets.randbelow(400)}.{secrets.randbelow(10**9):09d}"
 
 
 def write_script(
@@ -342,6 +351,25 @@ def _proc_parents() -> list[tuple[int, int, str]]:
     return rows
 
 
+def processes_with_env_marker(marker: str) -> list[int]:
+    """Living processes whose environment contains `marker` (e.g. a test's
+    private XDG_DATA_HOME): everything a test's luxe started, even a child
+    caught between fork and exec, and nothing of another test."""
+    found = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit() or int(pid) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{pid}/environ", "rb") as f:
+                environ = f.read()
+        except OSError:
+            continue
+        fields = _stat_fields(pid)
+        if marker.encode() in environ and fields and fields[0] != "Z":
+            found.append(int(pid))
+    return found
+
+
 def processes_with_marker(marker: str, *, scope: Mapping[str, str]) -> list[int]:
     """Living processes of one test whose command line contains `marker`.
 
@@ -372,10 +400,15 @@ def processes_with_marker(marker: str, *, scope: Mapping[str, str]) -> list[int]
 
 def kill_processes_with_marker(marker: str, *, scope: Mapping[str, str]) -> None:
     """SIGKILL this test's processes running `marker` (see processes_with_marker)
-    and wait until they are gone; for orphans a `kill -9` of luxe left behind."""
-    for pid in processes_with_marker(marker, scope=scope):
-        try:
-            os.kill(pid, 9)
-        except ProcessLookupError:
-            pass
-    wait_until(lambda: processes_with_marker(marker, scope=scope) == [], what=f"{marker!r} to die")
+    until none is left; for orphans a `kill -9` of luxe left behind (a loop
+    may start another one while the first is being killed)."""
+
+    def none_left() -> bool:
+        for pid in processes_with_marker(marker, scope=scope):
+            try:
+                os.kill(pid, 9)
+            except ProcessLookupError:
+                pass
+        return processes_with_marker(marker, scope=scope) == []
+
+    wait_until(none_left, what=f"{marker!r} to die")

@@ -12,7 +12,7 @@ import pytest
 
 from tests.fakes.llm_server import FakeLLMServer
 from tests.luxe.conftest import SpawnLuxe
-from tests.luxe.rpc_driver import processes_with_marker, wait_until
+from tests.luxe.rpc_driver import processes_with_marker, unique_duration, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -107,7 +107,7 @@ def test_missing_key_names_the_variable(spawn: SpawnLuxe) -> None:
 def test_after_cancel_the_next_request_is_coherent(
     spawn: SpawnLuxe, env: dict[str, str], provider: str
 ) -> None:
-    marker = "765.4321"
+    marker = unique_duration()
     steps = [
         {"tool_calls": [
             {"name": "bash", "args": {"command": f"sleep {marker}"}, "id": "call_a"},

@@ -101,3 +101,41 @@ def session_records_tolerant(path: Path) -> list[dict]:  # type: ignore[type-arg
         except ValueError:
             pass
     return out
+
+
+def test_list_sessions(spawn: SpawnLuxe) -> None:
+    luxe = spawn([{"text": "a"}])
+    ready = luxe.handshake()
+    luxe.send("submit_user_message", {"text": "the first session"})
+    luxe.expect("turn_ended")
+    luxe.send("list_sessions", {})
+    listed = luxe.expect("sessions_listed")["sessions"]
+    assert [s["id"] for s in listed] == [ready["session_id"]]
+    assert listed[0]["title"] == "the first session"
+    assert listed[0]["messages"] == 2
+    assert listed[0]["cwd"] == ready["cwd"]
+    assert listed[0]["updated_at"]
+    assert luxe.close() == 0
+
+
+def test_compact_summarises_older_messages(spawn: SpawnLuxe, env: dict[str, str]) -> None:
+    luxe = spawn([{"text": "one"}, {"text": "two"}, {"text": "SUMMARY: we said one and two"}, {"text": "three"}])
+    ready = luxe.handshake()
+    for text in ("first", "second"):
+        luxe.send("submit_user_message", {"text": text})
+        luxe.expect("turn_ended")
+    luxe.send("compact", {})
+    started = luxe.expect("compaction_started")
+    done = luxe.expect("compacted")
+    assert done["tokens_before"] == started["tokens_before"]
+    assert done["tokens_after"] > 0
+    luxe.send("submit_user_message", {"text": "third"})
+    assert luxe.expect("turn_ended")["reason"] == "end_turn"
+    assert luxe.close() == 0
+    again = spawn([], "--resume", ready["session_id"])
+    again.handshake()
+    info = next(f["content"] for f in again.frames if f["kind"] == "session_info")
+    # summary pair + "second"/"two" + "third"/"three"
+    assert info["messages"] == 6
+    assert again.close() == 0
+    assert any(r["type"] == "compaction" for r in session_records(env, ready["session_id"]))

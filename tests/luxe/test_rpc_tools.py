@@ -240,9 +240,9 @@ def test_grep_glob_ls_read(spawn: SpawnLuxe, repo: Path, env: dict[str, str]) ->
 
 
 def test_bash_timeout_kills_the_group_and_says_so(spawn: SpawnLuxe, env: dict[str, str]) -> None:
-    from tests.luxe.rpc_driver import processes_with_marker
+    from tests.luxe.rpc_driver import processes_with_marker, unique_duration
 
-    marker = "654.321"
+    marker = unique_duration()
     # The timeout must leave bash time to start and echo, even on a loaded
     # machine: output written before the timeout is what the result keeps.
     luxe = spawn(

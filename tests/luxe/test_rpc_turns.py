@@ -15,6 +15,7 @@ from tests.luxe.rpc_driver import (
     EXIT_TIMEOUT_S,
     live_descendants,
     processes_with_marker,
+    unique_duration,
     wait_until,
 )
 from tests.luxe.test_rpc_tools import call, session_records, tool_results
@@ -57,7 +58,7 @@ def test_steer_reaches_the_next_model_call_and_queue_runs_after(
 
 
 def test_cancel_mid_bash_kills_the_process_tree(spawn: SpawnLuxe, env: dict[str, str]) -> None:
-    marker = "987.6543"
+    marker = unique_duration()
     command = f"sleep {marker} & sleep {marker}1 & sleep {marker}2; echo never"
     luxe = spawn(
         [
@@ -164,7 +165,7 @@ def _busy_session(spawn: SpawnLuxe, env: dict[str, str], marker: str):  # type: 
 def test_every_way_to_end_exits_0_with_no_survivors(
     spawn: SpawnLuxe, env: dict[str, str], how: str
 ) -> None:
-    marker = {"close": "876.1", "eof": "876.2", "SIGTERM": "876.3", "SIGINT": "876.4"}[how]
+    marker = unique_duration()
     luxe = _busy_session(spawn, env, marker)
     if how == "close":
         luxe.send("close")

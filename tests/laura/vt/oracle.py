@@ -109,6 +109,11 @@ def ours(data: bytes, lines: int, columns: int, chunk: int = 0) -> VirtualTermin
     return vt
 
 
+# Bound for waiting on tmux (or laura): a hang guard only, so generous enough
+# for a loaded 2-core CI machine; pytest-timeout is the backstop.
+WAIT_S = 60.0
+
+
 def wait_until(predicate: Callable[[], bool], timeout: float, what: str) -> None:
     deadline = time.monotonic() + timeout
     while not predicate():
@@ -131,7 +136,7 @@ class TmuxOracle:
 
     def tmux(self, *args: str) -> str:
         out = subprocess.run(["tmux", "-L", self.name, "-f", "/dev/null", *args],
-                             capture_output=True, text=True, env=self.env, timeout=30)
+                             capture_output=True, text=True, env=self.env, timeout=WAIT_S)
         return out.stdout
 
     def replay(self, data: bytes, lines: int, columns: int) -> tuple[list[str], list[str], tuple[int, int]]:
@@ -148,7 +153,7 @@ class TmuxOracle:
         try:
             target = "s" + source.stem[:8]
             wait_until(lambda: self.tmux("display", "-p", "-t", target, "#{pane_title}").strip()
-                       == marker, 20, "tmux to parse the stream")
+                       == marker, WAIT_S, "tmux to parse the stream")
             plain = self.tmux("capture-pane", "-p", "-t", target)
             escaped = self.tmux("capture-pane", "-p", "-e", "-N", "-t", target)
             cursor = self.tmux("display", "-p", "-t", target, "#{cursor_x} #{cursor_y}")
@@ -170,13 +175,13 @@ class TmuxOracle:
                   "sh", "-c", script)
         try:
             wait_until(lambda: self.tmux("display", "-p", "-t", target, "#{pane_title}").strip()
-                       == marker, 20, "tmux to parse the stream")
+                       == marker, WAIT_S, "tmux to parse the stream")
             out = []
             for width in widths:
                 self.tmux("resize-window", "-t", target, "-x", str(width), "-y", str(lines))
                 wait_until(lambda w=width: self.tmux("display", "-p", "-t", target,
                                                      "#{pane_width}").strip() == str(w),
-                           10, "tmux to resize")
+                           WAIT_S, "tmux to resize")
                 rows = self.tmux("capture-pane", "-p", "-t", target).split("\n")[:lines]
                 x, y, history = self.tmux("display", "-p", "-t", target,
                                           "#{cursor_x} #{cursor_y} #{history_size}").split()

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.laura.vt.oracle import wait_until
+from tests.laura.vt.oracle import WAIT_S, wait_until
 
 pytestmark = pytest.mark.tmux
 
@@ -33,7 +33,7 @@ class LauraInTmux:
 
     def tmux(self, *args: str) -> str:
         return subprocess.run(["tmux", "-L", self.name, "-f", "/dev/null", *args],
-                              capture_output=True, text=True, env=self.env, timeout=20).stdout
+                              capture_output=True, text=True, env=self.env, timeout=WAIT_S).stdout
 
     def screen(self) -> str:
         return self.tmux("capture-pane", "-p")
@@ -61,19 +61,19 @@ def laura(tmp_path: Path) -> Iterator[LauraInTmux]:
         yield session
     finally:
         session.close()
-        wait_until(lambda: not session.our_processes(), 15, "laura and its shell to exit")
+        wait_until(lambda: not session.our_processes(), WAIT_S, "laura and its shell to exit")
 
 
 def test_keys_are_answered_during_a_flood(laura: LauraInTmux) -> None:
-    wait_until(lambda: "bash" in laura.screen(), 20, "the shell prompt")
+    wait_until(lambda: "bash" in laura.screen(), WAIT_S, "the shell prompt")
     laura.tmux("send-keys", "yes 'flood line'", "Enter")
-    wait_until(lambda: laura.screen().count("flood line") > 10, 20, "the flood")
+    wait_until(lambda: laura.screen().count("flood line") > 10, WAIT_S, "the flood")
     # A key for laura itself: the help box opens while the flood goes on.
     laura.tmux("send-keys", "C-h")
-    wait_until(lambda: "Ctrl+Q   quit" in laura.screen(), 20, "the help box")
+    wait_until(lambda: "Ctrl+Q   quit" in laura.screen(), WAIT_S, "the help box")
     laura.tmux("send-keys", "Escape")
-    wait_until(lambda: "Ctrl+Q   quit" not in laura.screen(), 20, "the help box to close")
+    wait_until(lambda: "Ctrl+Q   quit" not in laura.screen(), WAIT_S, "the help box to close")
     # Keys for the shell: interrupt the flood, then run a command.
     laura.tmux("send-keys", "C-c")
     laura.tmux("send-keys", "echo flood-$((6*7))-over", "Enter")
-    wait_until(lambda: "flood-42-over" in laura.screen(), 20, "the command after the flood")
+    wait_until(lambda: "flood-42-over" in laura.screen(), WAIT_S, "the command after the flood")

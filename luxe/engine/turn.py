@@ -129,7 +129,7 @@ async def run_turn(session: Session, turn: Turn) -> TurnOutcome:
     hooks = session.hooks
     submitted = await hooks.run("UserPromptSubmit", {"Other": {"content": turn.text}})
     if submitted.blocked:
-        reason = submitted.reason or "a UserPromptSubmit hook blocked the prompt"
+        reason = session.gate.redact(submitted.reason or "a UserPromptSubmit hook blocked the prompt")
         return TurnOutcome("denied", reason)
     await hooks.run("BeforeAgentStart", {"Other": {}})
     content: list[UserContent] = [TextBlock(turn.text)]
@@ -141,7 +141,10 @@ async def run_turn(session: Session, turn: Turn) -> TurnOutcome:
             content.append(TextBlock(f"<attachment path={path!r}>refused: {verdict.reason}</attachment>"))
         else:
             content.append(TextBlock(session.gate.redact(_attachment(session.cwd, path))))
-    for extra in (turn.context, submitted.context):
+    # Hook context is redacted here too: any HookRunner, not only luxe.policy's,
+    # may hand back text that quotes a secret file.
+    hook_context = session.gate.redact(submitted.context) if submitted.context else None
+    for extra in (turn.context, hook_context):
         if extra:
             content.append(TextBlock(f"<context>\n{extra}\n</context>"))
     await session.record(UserMessage(tuple(content)))
@@ -273,7 +276,7 @@ async def _run_call(session: Session, turn: Turn, call: ToolUseBlock) -> None:
             {"ToolResult": {"tool_name": call.name, "result": content, "is_error": result.is_error}},
         )
         if after.context:
-            content = f"{content}\n\n{after.context}"
+            content = f"{content}\n\n{session.gate.redact(after.context)}"
     turn.results[call.id] = ToolResultBlock(call.id, content, result.is_error)
     changed = tuple(path for path, _ in result.changed)
     turn.calls.append(CallRecord(call.name, denied, content[:200] if denied else "", changed))

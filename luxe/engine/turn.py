@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import stat
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -108,6 +109,11 @@ class _Context:
         # secret split across two output chunks, which per-chunk redaction misses.
         make_stream = getattr(session.gate, "stream_redactor", None)
         self._stream = make_stream() if make_stream is not None else None
+        # Tools that walk directories (grep) skip the files this says are
+        # secret; a gate may know more than names (hard links, by inode).
+        self.is_secret_file: Callable[[str], bool] | None = getattr(
+            session.gate, "is_secret_file", None
+        )
 
     async def output(self, delta: str) -> None:
         safe = self._stream.feed(delta) if self._stream else self.session.gate.redact(delta)
@@ -269,6 +275,11 @@ async def _run_call(session: Session, turn: Turn, call: ToolUseBlock) -> None:
     await session.emit(ev.ToolStarted(call.id, call.name, call.input))
     turn.running_calls[call.id] = call.name
     result, denied = await _decide_and_run(session, call)
+    # A gate may want to know a call ran (luxe.policy looks for secret files
+    # the call may have created or changed, so their values are redacted).
+    tool_ran = getattr(session.gate, "tool_ran", None)
+    if tool_ran is not None and not denied:
+        tool_ran(call.name)
     content = session.gate.redact(result.content)
     if not denied:
         after = await session.hooks.run(

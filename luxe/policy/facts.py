@@ -18,6 +18,7 @@ from typing import Any, Literal
 import attrs
 
 from luxe.policy.rules import PathName, path_name
+from luxe.policy.secrets import FileKey, file_key
 from luxe.policy.shell import ShellLine, analyse
 
 Category = Literal["read", "edit", "bash", "other"]
@@ -60,6 +61,8 @@ class CallFacts:
     command: str | None = None  # bash: the command line
     shell: ShellLine | None = None
     shell_paths: tuple[ResolvedPath, ...] = ()  # bash words that are files on disk
+    # Paths (as given) that are hard links to a known secret file.
+    secret_links: tuple[str, ...] = ()
     names: tuple[str, ...] = ()  # file-name globs the call restricts itself to (grep's glob)
     subject: str | None = None  # other tools: what `tool(glob)` is matched against
     exact_key: str = ""  # identity for a session-scoped `always`
@@ -102,6 +105,7 @@ def gather_facts(
     root: str,
     home: str,
     categories: Mapping[str, Category] = DEFAULT_CATEGORIES,
+    secret_keys: frozenset[FileKey] = frozenset(),
 ) -> CallFacts:
     """Resolve what one tool call names. Never opens a file, never raises for
     odd arguments: a non-string path is ignored here and refused by the tool."""
@@ -110,12 +114,14 @@ def gather_facts(
         command = args.get("command")
         command = command if isinstance(command, str) else ""
         shell = analyse(command)
+        shell_paths = _shell_paths(shell, cwd=cwd, root=root, home=home)
         return CallFacts(
             tool,
             category,
             command=command,
             shell=shell,
-            shell_paths=_shell_paths(shell, cwd=cwd, root=root, home=home),
+            shell_paths=shell_paths,
+            secret_links=_secret_links(shell_paths, secret_keys),
             exact_key=f"bash\0{command}",
             home=home,
         )
@@ -138,5 +144,22 @@ def gather_facts(
     else:
         key = f"{tool}\0" + json.dumps(dict(args), sort_keys=True, default=str)
     return CallFacts(
-        tool, category, paths=paths, names=names, subject=subject, exact_key=key, home=home
+        tool,
+        category,
+        paths=paths,
+        secret_links=_secret_links(paths, secret_keys),
+        names=names,
+        subject=subject,
+        exact_key=key,
+        home=home,
     )
+
+
+def _secret_links(
+    paths: tuple[ResolvedPath, ...], secret_keys: frozenset[FileKey]
+) -> tuple[str, ...]:
+    """The paths whose file *is* a known secret file (same device and inode):
+    a hard link carries no name to recognise, only the identity."""
+    if not secret_keys:
+        return ()
+    return tuple(p.given for p in paths if file_key(p.real.absolute) in secret_keys)

@@ -249,3 +249,79 @@ def collect_secret_values(root: str) -> Redactor:
             continue
         values.extend(secret_values_from_file(path, data.decode("utf-8", "replace")))
     return Redactor(tuple(values))
+
+
+# -- the project's secret files, by name and by identity -----------------------
+
+FileKey = tuple[int, int]  # (st_dev, st_ino): what every hard link of a file shares
+_Signature = tuple[int, int, int, int]  # (st_dev, st_ino, st_mtime_ns, st_size)
+
+
+def file_key(path: str) -> FileKey | None:
+    """The identity of the file `path` names (symlinks followed), or None."""
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return (st.st_dev, st.st_ino)
+
+
+def _signature(path: str) -> _Signature | None:
+    try:
+        st = os.stat(path, follow_symlinks=False)
+    except (OSError, ValueError):
+        return None
+    return (st.st_dev, st.st_ino, st.st_mtime_ns, st.st_size)
+
+
+class SecretFiles:
+    """The project's secret files: their identities (so a hard link to one is
+    recognised as the secret it is) and their values (for redaction).
+
+    Kept fresh cheaply: `refresh_known` re-stats the files already known (one
+    `stat` each, before every redaction pass); `rescan` walks the project again
+    for new ones (after a call that may have written files). Either rereads the
+    values only when something changed. Not thread-safe: the engine calls it
+    from its one trio thread.
+    """
+
+    def __init__(self, root: str) -> None:
+        self.root = root
+        self._stats: dict[str, _Signature] = {}
+        self.keys: frozenset[FileKey] = frozenset()
+        self.redactor = Redactor()
+        self.rescan()
+
+    def is_secret(self, path: str) -> bool:
+        """True when `path` names a secret file by its name or is (a hard link
+        to, or a symlink to) a known secret file."""
+        if is_secret_path(path):
+            return True
+        return bool(self.keys) and file_key(path) in self.keys
+
+    def rescan(self) -> bool:
+        """Walk the project for secret files; True when the set or any of
+        them changed (the values were then reread)."""
+        stats = {p: s for p in find_secret_files(self.root) if (s := _signature(p)) is not None}
+        return self._update(stats)
+
+    def refresh_known(self) -> bool:
+        """Re-stat the known secret files; True when one changed or vanished."""
+        stats = {p: s for p in self._stats if (s := _signature(p)) is not None}
+        return self._update(stats)
+
+    def _update(self, stats: dict[str, _Signature]) -> bool:
+        if stats == self._stats:
+            return False
+        values: list[tuple[str, str]] = []
+        for path in stats:
+            try:
+                with open(path, "rb") as f:
+                    data = f.read(MAX_SECRET_FILE_BYTES)
+            except OSError:
+                continue
+            values.extend(secret_values_from_file(path, data.decode("utf-8", "replace")))
+        self._stats = stats
+        self.keys = frozenset((s[0], s[1]) for s in stats.values())
+        self.redactor = Redactor(tuple(values))
+        return True

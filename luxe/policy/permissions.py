@@ -179,6 +179,16 @@ def decide(
     session_allows: frozenset[str] | set[str] = frozenset(),
 ) -> PermissionVerdict:
     """The verdict for one call. Pure; see the module docstring for the order."""
+    if facts.secret_search is not None:
+        search, held = facts.secret_search
+        return PermissionVerdict(
+            "deny",
+            f"refused: `{search}` searches a directory holding the secret file `{held}`; "
+            "search a narrower directory, exclude it (rg -g '!NAME'; grep --exclude=NAME for "
+            "a file not named as a secret), "
+            "or use the grep tool, which skips secret files",
+            hard=True,
+        )
     secret = secret_named(facts)
     if secret is not None:
         return PermissionVerdict(
@@ -254,6 +264,7 @@ class PolicyGate:
             home=self.home,
             categories=self.categories,
             secret_keys=self.secret_files.keys if self.secret_files else frozenset(),
+            secret_paths=self.secret_files.paths if self.secret_files else (),
         )
 
     def check(

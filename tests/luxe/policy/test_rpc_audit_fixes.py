@@ -25,7 +25,7 @@ def seed_env(repo: Path) -> None:
 
 def test_hook_context_is_redacted_before_model_and_client(repo: Path, env: dict[str, str]) -> None:
     seed_env(repo)
-    says = "cat >/dev/null; printf '{\"context\":\"%s: %s\"}' {} \"$(head -1 .env)\""
+    says = 'cat >/dev/null; printf \'{"context":"%s: %s"}\' {} "$(head -1 .env)"'
     write_json(
         global_config(env) / "hooks.json",
         {
@@ -125,4 +125,38 @@ def test_secret_values_are_refreshed_when_secret_files_appear_or_change(
         for value in ("freshtoken4242", "rotatedkey777"):
             assert value not in "".join(results)
             assert value not in tool_output(luxe.frames)
+        assert luxe.close() == 0
+
+
+def test_bash_recursive_search_over_a_secret_file_is_refused_unless_excluded(
+    repo: Path, env: dict[str, str]
+) -> None:
+    seed_env(repo)
+    (repo / "src").mkdir()
+    (repo / "src" / "app.py").write_text("API = 1\n")
+    os.link(repo / ".env", repo / "src" / "cfg")
+    refused = [
+        "grep -rl sk-live-9b1e77d2c4a .",
+        "grep -rc API",
+        "grep -r API src",  # src holds only a hard link to .env
+        "cd src && grep -rn API . | wc -l",
+        "rg -c API",
+        "git grep --untracked -c API",
+    ]
+    allowed = ["grep -rn --exclude=cfg API src", "grep -rn sk-live README.md"]
+    calls = [call("bash", command=c) for c in [*refused, *allowed]]
+    with luxe_on_fake_model(
+        [{"tool_calls": calls}, {"text": "ok"}], "--yolo", cwd=repo, env=env
+    ) as (
+        luxe,
+        server,
+    ):
+        luxe.send("submit_user_message", {"text": "search"})
+        frames = luxe.collect_until("turn_ended")
+        done = sorted(finished_frames(frames), key=lambda d: d["call_id"])
+        assert [d["denied"] for d in done] == [True] * len(refused) + [False] * len(allowed)
+        results = tool_results(server.bodies[-1])
+        assert all("secret file" in r for r in results[: len(refused)])
+        assert "src/app.py:1:API = 1" in results[-2] and "cfg" not in results[-2]
+        assert SECRET not in "".join(results)
         assert luxe.close() == 0

@@ -22,8 +22,11 @@ def test_marker_checks_and_kills_stay_inside_the_test(tmp_path: Path) -> None:
     try:
         # (sh may fork a short-lived copy of itself, which carries the marker too)
         wait_until(lambda: mine.pid in processes_with_marker("1234.5678", scope=ours), what="ours")
+        # Until it has exec'd, the other process shows neither marker nor scope.
+        wait_until(
+            lambda: other.pid in processes_with_marker("1234.5678", scope=theirs), what="theirs"
+        )
         assert other.pid not in processes_with_marker("1234.5678", scope=ours)
-        assert other.pid in processes_with_marker("1234.5678", scope=theirs)
         kill_processes_with_marker("1234.5678", scope=ours)
         assert mine.wait(timeout=30) == -9
         assert other.poll() is None, "another test's process was killed"

@@ -23,7 +23,7 @@ lint: $(STAMP)
 	$(BIN)/mypy
 
 bench: $(STAMP)
-	@for script in bench/*.py; do \
+	@for script in bench/[!_]*.py; do \
 		echo "== $$script"; \
 		$(BIN)/python $$script || exit 1; \
 	done

@@ -52,6 +52,8 @@ if TYPE_CHECKING:
     from luxe.engine.session import Session
     from luxe.engine.tooling import Tool
     from luxe.frontends.rpc_actions import RpcActions
+    from luxe.protocol import review as rv
+    from luxe.review.service import ReviewService
 
 log = logging.getLogger("luxe")
 
@@ -275,22 +277,19 @@ async def _main(
                 for problem in hook_config.errors:
                     # The session runs without the broken hook; say so.
                     await send.send(ev.Error(f"hooks: {problem}", retryable=False))
-                # Imported after ready: Guided Review is not needed for the handshake.
-                from luxe.review.service import ReviewService
-
-                review = ReviewService(cwd=cwd, session=session, emit=emit)
+                review = _LazyReview(cwd=cwd, session=session, emit=emit)
                 actions = RpcActions(
                     session, store, lambda s: ModelChoice(s, env), stop, review=review.submit
                 )
                 register_actions(actions, session, options)
                 async with trio.open_nursery() as inner:
+                    review.nursery = inner
                     # Language servers for diagnostics on edit start on the
                     # first edit of their language (nothing runs until then).
                     from luxe.lsp.diagnostics import serve_edit_diagnostics
 
                     session.diagnostics = await inner.start(serve_edit_diagnostics, cwd, env)
                     await inner.start(session.run)
-                    await inner.start(review.serve)
                     inner.start_soon(_watch_signals, signals, stop)
                     inner.start_soon(_read_then_stop, actions, stop)
                     inner.start_soon(_warm_up, session, model)
@@ -300,6 +299,30 @@ async def _main(
                     if isinstance(session.model, ModelChoice):
                         await session.model.aclose()
                     inner.cancel_scope.cancel()
+
+
+class _LazyReview:
+    """Guided Review, started by its first action: most sessions never load
+    a review, and its import would delay the stdin reader and so the first
+    turn. The service's owner task runs in `nursery` (the session's inner
+    nursery, set before the reader starts) and is cancelled with it."""
+
+    def __init__(
+        self, *, cwd: Path, session: Session, emit: Callable[[ev.Event], Awaitable[None]]
+    ) -> None:
+        self.cwd, self.session, self.emit = cwd, session, emit
+        self.nursery: trio.Nursery | None = None
+        self._service: ReviewService | None = None
+
+    async def submit(self, action: rv.ReviewAction) -> None:
+        if self._service is None:
+            from luxe.review.service import ReviewService
+
+            assert self.nursery is not None, "the reader starts after the nursery is set"
+            service = ReviewService(cwd=self.cwd, session=self.session, emit=self.emit)
+            await self.nursery.start(service.serve)
+            self._service = service
+        await self._service.submit(action)
 
 
 def _handshake(

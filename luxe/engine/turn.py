@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import stat
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -108,6 +109,11 @@ class _Context:
         # secret split across two output chunks, which per-chunk redaction misses.
         make_stream = getattr(session.gate, "stream_redactor", None)
         self._stream = make_stream() if make_stream is not None else None
+        # Tools that walk directories (grep) skip the files this says are
+        # secret; a gate may know more than names (hard links, by inode).
+        self.is_secret_file: Callable[[str], bool] | None = getattr(
+            session.gate, "is_secret_file", None
+        )
 
     async def output(self, delta: str) -> None:
         safe = self._stream.feed(delta) if self._stream else self.session.gate.redact(delta)
@@ -129,7 +135,7 @@ async def run_turn(session: Session, turn: Turn) -> TurnOutcome:
     hooks = session.hooks
     submitted = await hooks.run("UserPromptSubmit", {"Other": {"content": turn.text}})
     if submitted.blocked:
-        reason = submitted.reason or "a UserPromptSubmit hook blocked the prompt"
+        reason = session.gate.redact(submitted.reason or "a UserPromptSubmit hook blocked the prompt")
         return TurnOutcome("denied", reason)
     await hooks.run("BeforeAgentStart", {"Other": {}})
     content: list[UserContent] = [TextBlock(turn.text)]
@@ -141,7 +147,10 @@ async def run_turn(session: Session, turn: Turn) -> TurnOutcome:
             content.append(TextBlock(f"<attachment path={path!r}>refused: {verdict.reason}</attachment>"))
         else:
             content.append(TextBlock(session.gate.redact(_attachment(session.cwd, path))))
-    for extra in (turn.context, submitted.context):
+    # Hook context is redacted here too: any HookRunner, not only luxe.policy's,
+    # may hand back text that quotes a secret file.
+    hook_context = session.gate.redact(submitted.context) if submitted.context else None
+    for extra in (turn.context, hook_context):
         if extra:
             content.append(TextBlock(f"<context>\n{extra}\n</context>"))
     await session.record(UserMessage(tuple(content)))
@@ -266,6 +275,11 @@ async def _run_call(session: Session, turn: Turn, call: ToolUseBlock) -> None:
     await session.emit(ev.ToolStarted(call.id, call.name, call.input))
     turn.running_calls[call.id] = call.name
     result, denied = await _decide_and_run(session, call)
+    # A gate may want to know a call ran (luxe.policy looks for secret files
+    # the call may have created or changed, so their values are redacted).
+    tool_ran = getattr(session.gate, "tool_ran", None)
+    if tool_ran is not None and not denied:
+        tool_ran(call.name)
     content = session.gate.redact(result.content)
     if not denied:
         after = await session.hooks.run(
@@ -273,7 +287,7 @@ async def _run_call(session: Session, turn: Turn, call: ToolUseBlock) -> None:
             {"ToolResult": {"tool_name": call.name, "result": content, "is_error": result.is_error}},
         )
         if after.context:
-            content = f"{content}\n\n{after.context}"
+            content = f"{content}\n\n{session.gate.redact(after.context)}"
     turn.results[call.id] = ToolResultBlock(call.id, content, result.is_error)
     changed = tuple(path for path, _ in result.changed)
     turn.calls.append(CallRecord(call.name, denied, content[:200] if denied else "", changed))

@@ -15,8 +15,8 @@ import stat
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
-from luxe.protocol import encode_event
 from luxe.protocol import events as ev
+from luxe.protocol.plain import encode_plain_event
 
 if TYPE_CHECKING:
     import trio
@@ -36,7 +36,8 @@ class StdoutOwner:
     def write_now(self, events: Iterable[ev.Event]) -> None:
         """Write frames at once, blocking (only before the event loop runs)."""
         try:
-            _write_all(self.fd, b"".join(encode_event(e) for e in events))
+            # Without cattrs: it loads after the handshake (see luxe.protocol.plain).
+            _write_all(self.fd, b"".join(encode_plain_event(e) for e in events))
         except OSError as exc:
             log.info("stdout closed (%s) during the handshake", exc)
             self.broken = True
@@ -51,6 +52,8 @@ class StdoutOwner:
         drained so the engine never blocks, and `on_broken` is called once.
         """
         import trio
+
+        from luxe.protocol.wire import encode_event
 
         mode = os.fstat(self.fd).st_mode
         pollable = stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISCHR(mode)

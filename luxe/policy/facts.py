@@ -8,6 +8,7 @@ Everything it returns is plain data that `permissions.decide` judges.
 
 from __future__ import annotations
 
+import fnmatch
 import glob as globmod
 import itertools
 import json
@@ -18,7 +19,9 @@ from typing import Any, Literal
 import attrs
 
 from luxe.policy.rules import PathName, path_name
+from luxe.policy.secrets import FileKey, file_key
 from luxe.policy.shell import ShellLine, analyse
+from luxe.policy.shell_search import recursive_search
 
 Category = Literal["read", "edit", "bash", "other"]
 
@@ -60,6 +63,11 @@ class CallFacts:
     command: str | None = None  # bash: the command line
     shell: ShellLine | None = None
     shell_paths: tuple[ResolvedPath, ...] = ()  # bash words that are files on disk
+    # Paths (as given) that are hard links to a known secret file.
+    secret_links: tuple[str, ...] = ()
+    # bash: a recursive search (`grep -r`, `rg`) whose root holds a secret
+    # file it does not exclude: (the command, the secret file).
+    secret_search: tuple[str, str] | None = None
     names: tuple[str, ...] = ()  # file-name globs the call restricts itself to (grep's glob)
     subject: str | None = None  # other tools: what `tool(glob)` is matched against
     exact_key: str = ""  # identity for a session-scoped `always`
@@ -102,6 +110,8 @@ def gather_facts(
     root: str,
     home: str,
     categories: Mapping[str, Category] = DEFAULT_CATEGORIES,
+    secret_keys: frozenset[FileKey] = frozenset(),
+    secret_paths: tuple[str, ...] = (),
 ) -> CallFacts:
     """Resolve what one tool call names. Never opens a file, never raises for
     odd arguments: a non-string path is ignored here and refused by the tool."""
@@ -110,12 +120,15 @@ def gather_facts(
         command = args.get("command")
         command = command if isinstance(command, str) else ""
         shell = analyse(command)
+        shell_paths = _shell_paths(shell, cwd=cwd, root=root, home=home)
         return CallFacts(
             tool,
             category,
             command=command,
             shell=shell,
-            shell_paths=_shell_paths(shell, cwd=cwd, root=root, home=home),
+            shell_paths=shell_paths,
+            secret_links=_secret_links(shell_paths, secret_keys),
+            secret_search=_secret_search(shell, cwd, secret_paths),
             exact_key=f"bash\0{command}",
             home=home,
         )
@@ -138,5 +151,43 @@ def gather_facts(
     else:
         key = f"{tool}\0" + json.dumps(dict(args), sort_keys=True, default=str)
     return CallFacts(
-        tool, category, paths=paths, names=names, subject=subject, exact_key=key, home=home
+        tool,
+        category,
+        paths=paths,
+        secret_links=_secret_links(paths, secret_keys),
+        names=names,
+        subject=subject,
+        exact_key=key,
+        home=home,
     )
+
+
+def _secret_search(
+    shell: ShellLine, cwd: str, secret_paths: tuple[str, ...]
+) -> tuple[str, str] | None:
+    """The first recursive search on the line whose root holds a secret file
+    that the search does not exclude by name."""
+    if not secret_paths:
+        return None
+    for cmd in shell.commands:
+        search = recursive_search(cmd.words)
+        if search is None:
+            continue
+        for root in search.roots or (".",):
+            real_root = os.path.realpath(os.path.join(cwd, root))
+            for secret in secret_paths:
+                inside = secret == real_root or secret.startswith(real_root.rstrip("/") + "/")
+                name = os.path.basename(secret)
+                if inside and not any(fnmatch.fnmatchcase(name, ex) for ex in search.excludes):
+                    return cmd.text, os.path.relpath(secret, cwd)
+    return None
+
+
+def _secret_links(
+    paths: tuple[ResolvedPath, ...], secret_keys: frozenset[FileKey]
+) -> tuple[str, ...]:
+    """The paths whose file *is* a known secret file (same device and inode):
+    a hard link carries no name to recognise, only the identity."""
+    if not secret_keys:
+        return ()
+    return tuple(p.given for p in paths if file_key(p.real.absolute) in secret_keys)

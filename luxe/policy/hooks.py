@@ -155,8 +155,11 @@ class CommandHookRunner:
                     nursery.start_soon(one, i, definition)
         denies = [v for v in verdicts if v.deny]
         if denies:
-            return HookOutcome(blocked=True, reason="; ".join(v.reason or "denied" for v in denies))
-        contexts = [v.context for v in verdicts if v.context]
+            reason = "; ".join(v.reason or "denied" for v in denies)
+            return HookOutcome(blocked=True, reason=self.redact(reason))
+        # A hook may print a secret (`lint: $(head -1 .env)`): what it says
+        # reaches the model and the client, so it is redacted like tool output.
+        contexts = [self.redact(v.context) for v in verdicts if v.context]
         return HookOutcome(context="\n\n".join(contexts) if contexts else None)
 
     async def _finished(self, finished: HookFinished) -> None:

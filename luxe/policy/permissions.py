@@ -28,7 +28,13 @@ import attrs
 from luxe.engine.ports import AgentMode, PermissionVerdict
 from luxe.policy.facts import DEFAULT_CATEGORIES, CallFacts, Category, ResolvedPath, gather_facts
 from luxe.policy.rules import Rule, path_matches, rules_for, text_matches
-from luxe.policy.secrets import Redactor, StreamRedactor, glob_may_name_secret, is_secret_path
+from luxe.policy.secrets import (
+    Redactor,
+    SecretFiles,
+    StreamRedactor,
+    glob_may_name_secret,
+    is_secret_path,
+)
 from luxe.policy.shell import may_mutate
 
 PermissionMode = Literal["ask", "accept-edits", "read-only", "yolo"]
@@ -60,6 +66,8 @@ def _secret_in(paths: Iterable[ResolvedPath]) -> str | None:
 
 def secret_named(facts: CallFacts) -> str | None:
     """The secret file a call names, however it names it, or None."""
+    if facts.secret_links:
+        return f"{facts.secret_links[0]} (a hard link to a secret file)"
     hit = _secret_in(facts.paths)
     if hit:
         return hit
@@ -171,6 +179,16 @@ def decide(
     session_allows: frozenset[str] | set[str] = frozenset(),
 ) -> PermissionVerdict:
     """The verdict for one call. Pure; see the module docstring for the order."""
+    if facts.secret_search is not None:
+        search, held = facts.secret_search
+        return PermissionVerdict(
+            "deny",
+            f"refused: `{search}` searches a directory holding the secret file `{held}`; "
+            "search a narrower directory, exclude it (rg -g '!NAME'; grep --exclude=NAME for "
+            "a file not named as a secret), "
+            "or use the grep tool, which skips secret files",
+            hard=True,
+        )
     secret = secret_named(facts)
     if secret is not None:
         return PermissionVerdict(
@@ -232,6 +250,9 @@ class PolicyGate:
     cwd: str | None = None
     home: str = attrs.field(factory=lambda: os.path.expanduser("~"))
     categories: Mapping[str, Category] = DEFAULT_CATEGORIES
+    # The project's secret files, kept fresh; when set, its values replace
+    # `redactor` whenever they change.
+    secret_files: SecretFiles | None = None
     _session_allows: set[str] = attrs.field(factory=set)
 
     def facts(self, tool: str, args: Mapping[str, Any]) -> CallFacts:
@@ -242,6 +263,8 @@ class PolicyGate:
             root=self.root,
             home=self.home,
             categories=self.categories,
+            secret_keys=self.secret_files.keys if self.secret_files else frozenset(),
+            secret_paths=self.secret_files.paths if self.secret_files else (),
         )
 
     def check(
@@ -267,9 +290,32 @@ class PolicyGate:
             self._session_allows.add(facts.exact_key)
 
     def redact(self, text: str) -> str:
+        self._refresh(rescan=False)
         return self.redactor.redact(text)
+
+    def is_secret_file(self, path: str) -> bool:
+        """For tools that walk directories (grep): is this file a secret,
+        by name or by identity (a hard link)? Such files are skipped."""
+        if self.secret_files is not None:
+            return self.secret_files.is_secret(path)
+        return is_secret_path(path)
+
+    def tool_ran(self, tool: str) -> None:
+        """After a call that may have written files, look for new or changed
+        secret files so their values are redacted from now on."""
+        if self.categories.get(tool, "other") != "read":
+            self._refresh(rescan=True)
+
+    def _refresh(self, *, rescan: bool) -> None:
+        files = self.secret_files
+        if files is None:
+            return
+        changed = files.rescan() if rescan else files.refresh_known()
+        if changed:
+            self.redactor = files.redactor
 
     def stream_redactor(self) -> StreamRedactor:
         """For live output (one per tool call): catches a secret split
         across chunks. The engine uses it when a gate offers it."""
+        self._refresh(rescan=False)
         return StreamRedactor(self.redactor)

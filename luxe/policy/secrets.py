@@ -249,3 +249,119 @@ def collect_secret_values(root: str) -> Redactor:
             continue
         values.extend(secret_values_from_file(path, data.decode("utf-8", "replace")))
     return Redactor(tuple(values))
+
+
+# -- the project's secret files, by name and by identity -----------------------
+
+FileKey = tuple[int, int]  # (st_dev, st_ino): what every hard link of a file shares
+_Signature = tuple[int, int, int, int]  # (st_dev, st_ino, st_mtime_ns, st_size)
+
+
+def file_key(path: str) -> FileKey | None:
+    """The identity of the file `path` names (symlinks followed), or None."""
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return (st.st_dev, st.st_ino)
+
+
+def _signature(path: str) -> _Signature | None:
+    try:
+        st = os.stat(path, follow_symlinks=False)
+    except (OSError, ValueError):
+        return None
+    return (st.st_dev, st.st_ino, st.st_mtime_ns, st.st_size)
+
+
+def _walk_project(root: str) -> tuple[list[str], dict[int, list[str]]]:
+    """Secret files by name, and every other regular file by inode number
+    (free from `scandir` on Linux), so hard links to a secret can be found
+    without a `stat` per file. Bounded like `find_secret_files`."""
+    named: list[str] = []
+    by_inode: dict[int, list[str]] = {}
+    stack, seen = [root], 0
+    while stack and seen <= MAX_WALK_ENTRIES:
+        try:
+            entries = list(os.scandir(stack.pop()))
+        except OSError:
+            continue
+        seen += len(entries)
+        for entry in entries:
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    if entry.name not in SKIPPED_DIRS:
+                        stack.append(entry.path)
+                elif entry.is_file(follow_symlinks=False):
+                    if is_secret_path(entry.path):
+                        named.append(entry.path)
+                    else:
+                        by_inode.setdefault(entry.inode(), []).append(entry.path)
+            except OSError:
+                continue
+    return named, by_inode
+
+
+class SecretFiles:
+    """The project's secret files: their identities (so a hard link to one is
+    recognised as the secret it is) and their values (for redaction).
+
+    Kept fresh cheaply: `refresh_known` re-stats the files already known (one
+    `stat` each, before every redaction pass); `rescan` walks the project again
+    for new ones (after a call that may have written files). Either rereads the
+    values only when something changed. Not thread-safe: the engine calls it
+    from its one trio thread.
+    """
+
+    def __init__(self, root: str) -> None:
+        self.root = root
+        self._stats: dict[str, _Signature] = {}
+        self.keys: frozenset[FileKey] = frozenset()
+        # Every path in the project holding a secret: the files named as
+        # secrets and the hard links to them under other names.
+        self.paths: tuple[str, ...] = ()
+        self.redactor = Redactor()
+        self.rescan()
+
+    def is_secret(self, path: str) -> bool:
+        """True when `path` names a secret file by its name or is (a hard link
+        to, or a symlink to) a known secret file."""
+        if is_secret_path(path):
+            return True
+        return bool(self.keys) and file_key(path) in self.keys
+
+    def rescan(self) -> bool:
+        """Walk the project for secret files; True when the set or any of
+        them changed (the values were then reread)."""
+        named, by_inode = _walk_project(self.root)
+        stats = {p: s for p in named if (s := _signature(p)) is not None}
+        changed = self._update(stats)
+        links = [
+            p
+            for _dev, ino in self.keys
+            for p in by_inode.get(ino, ())
+            if file_key(p) in self.keys
+        ]
+        self.paths = (*stats, *links)
+        return changed
+
+    def refresh_known(self) -> bool:
+        """Re-stat the known secret files; True when one changed or vanished."""
+        stats = {p: s for p in self._stats if (s := _signature(p)) is not None}
+        return self._update(stats)
+
+    def _update(self, stats: dict[str, _Signature]) -> bool:
+        if stats == self._stats:
+            return False
+        values: list[tuple[str, str]] = []
+        for path in stats:
+            try:
+                with open(path, "rb") as f:
+                    data = f.read(MAX_SECRET_FILE_BYTES)
+            except OSError:
+                continue
+            values.extend(secret_values_from_file(path, data.decode("utf-8", "replace")))
+        self._stats = stats
+        self.keys = frozenset((s[0], s[1]) for s in stats.values())
+        self.redactor = Redactor(tuple(values))
+        return True

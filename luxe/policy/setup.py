@@ -15,7 +15,7 @@ from pathlib import Path
 from luxe.policy.hooks_config import HookConfig, load_hooks
 from luxe.policy.permissions import PolicyGate
 from luxe.policy.rules_files import effective_mode, load_permissions
-from luxe.policy.secrets import collect_secret_values
+from luxe.policy.secrets import SecretFiles
 
 
 def project_root(cwd: Path) -> Path:
@@ -30,13 +30,15 @@ def build_gate(
     *, cwd: Path, flag_mode: str | None, trust_project: bool, env: Mapping[str, str]
 ) -> PolicyGate:
     root = project_root(cwd)
+    secret_files = SecretFiles(str(root))
     loaded = load_permissions(project_root=str(root), trust_project=trust_project, env=env)
     return PolicyGate(
         root=str(root),
         cwd=str(cwd),
         permission_mode=effective_mode(flag_mode, loaded),
         rules=loaded.rules,
-        redactor=collect_secret_values(str(root)),
+        redactor=secret_files.redactor,
+        secret_files=secret_files,
         home=env.get("HOME") or os.path.expanduser("~"),
     )
 

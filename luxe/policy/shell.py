@@ -15,6 +15,8 @@ import shlex
 
 import attrs
 
+from luxe.policy.shell_readers import READER_CHECKS, git_grep_reads_only, harmless_assignment
+
 _SEPARATORS = frozenset({";", "&&", "||", "|", "&", "|&", ";;", "(", ")", "{", "}"})
 # Constructs whose effect we do not analyse: command/process substitution and
 # here-strings that feed other commands. An allow rule never matches them.
@@ -190,6 +192,12 @@ _FIND_WRITES = frozenset(
 )
 
 
+def _long_output(arg: str) -> bool:
+    """`--output=F` or an abbreviation of it (`--out=F`, `--outp F`)."""
+    name = arg[2:].split("=", 1)[0] if arg.startswith("--") else ""
+    return len(name) >= 3 and "output".startswith(name)
+
+
 def _strip_assignments(words: tuple[str, ...]) -> tuple[str, ...]:
     i = 0
     while i < len(words) and re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", words[i]):
@@ -198,14 +206,26 @@ def _strip_assignments(words: tuple[str, ...]) -> tuple[str, ...]:
 
 
 def _reads_only(words: tuple[str, ...]) -> bool:
-    words = _strip_assignments(words)
+    stripped = _strip_assignments(words)
+    # `LESSOPEN='|cmd %s' less x`, `GIT_PAGER=cmd git log`: a variable can make
+    # a reader run something; only a few known-harmless ones are allowed.
+    if not all(harmless_assignment(w) for w in words[: len(words) - len(stripped)]):
+        return False
+    words = stripped
     if not words:
         return True
     prog, args = words[0].rsplit("/", 1)[-1], words[1:]
     if prog == "git":
         sub = next((a for a in args if not a.startswith("-")), "")
+        if any(
+            a in ("-c", "--config-env") or a.startswith("--config-env=")
+            for a in (args[: args.index(sub)] if sub else args)
+        ):
+            return False  # `git -c core.fsmonitor=CMD status` runs CMD
+        if sub == "grep" and not git_grep_reads_only(args):
+            return False
         if sub in READ_ONLY_GIT:
-            return "--output" not in args and not any(a.startswith("--output=") for a in args)
+            return not any(_long_output(a) for a in args)
         if sub == "branch":
             return all(
                 a in {"-a", "-r", "--list", "-v", "-vv", "--all", "--show-current"}
@@ -224,10 +244,9 @@ def _reads_only(words: tuple[str, ...]) -> bool:
         return len(args) >= 2 and args[1] in READ_ONLY_GH.get(args[0], set())
     if prog not in READ_ONLY_PROGRAMS:
         return False
-    if prog == "sed":
-        return not any(a.startswith("-i") or a.startswith("--in-place") for a in args)
-    if prog == "sort":
-        return not any(a == "-o" or a.startswith("--output") for a in args)
+    check = READER_CHECKS.get(prog)
+    if check is not None:
+        return check(args)
     if prog == "find":
         return not any(a in _FIND_WRITES for a in args)
     return True

@@ -1,12 +1,19 @@
 """The `luxe --rpc` wire: frozen frames and their one converter.
 
 Imports nothing else of the project and never trio, so any client or tool can
-use it as a plain data library.
+use it as a plain data library. The actions and the converter (cattrs) load
+on first use: `luxe --rpc` writes its handshake before it needs them.
 """
 
-from luxe.protocol.actions import ACTION_TYPES, Action
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from luxe.protocol.events import EVENT_TYPES, PROTOCOL_VERSION, Event
-from luxe.protocol.wire import Rejection, decode_action, encode_event, frame_dict
+
+if TYPE_CHECKING:
+    from luxe.protocol.actions import ACTION_TYPES, Action
+    from luxe.protocol.wire import Rejection, decode_action, encode_event, frame_dict
 
 __all__ = [
     "ACTION_TYPES",
@@ -19,3 +26,23 @@ __all__ = [
     "encode_event",
     "frame_dict",
 ]
+
+_LAZY = {
+    "ACTION_TYPES": "luxe.protocol.actions",
+    "Action": "luxe.protocol.actions",
+    "Rejection": "luxe.protocol.wire",
+    "decode_action": "luxe.protocol.wire",
+    "encode_event": "luxe.protocol.wire",
+    "frame_dict": "luxe.protocol.wire",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'luxe.protocol' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value

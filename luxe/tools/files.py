@@ -37,8 +37,18 @@ def _refuse_special(path: Path, name: str) -> None:
         raise ToolError(f"{name} is not a regular file (a pipe, socket or device)")
 
 
-def _text_file(path: Path, cwd: Path) -> str:
-    """The file's text; refuses directories, missing and binary files."""
+# Binary or text: the rule Laura's file panes use (laura/render/diff.py): a
+# NUL in the head, or a head mostly not UTF-8, is binary; any other file is
+# text, its stray bytes (Latin-1 and other 8-bit encodings) shown as U+FFFD.
+SNIFF_BYTES = 8192
+MOSTLY_NOT_TEXT = 0.3
+REPLACEMENT = "\ufffd"
+
+
+def _text_file(path: Path, cwd: Path, *, strict: bool = False) -> tuple[str, int]:
+    """The file's text and how many of its bytes were not UTF-8 (each shown
+    as U+FFFD). Refuses directories, missing and binary files; with `strict`
+    (for edit, which writes the text back) also any file that is not UTF-8."""
     name = shown(cwd, path)
     if path.is_dir():
         raise ToolError(f"{name} is a directory; use ls to list it")
@@ -50,20 +60,34 @@ def _text_file(path: Path, cwd: Path) -> str:
         raise ToolError(f"{name} does not exist") from None
     except OSError as exc:
         raise ToolError(f"cannot read {name}: {exc.strerror}") from None
-    if b"\0" in data[:8192]:
+    if b"\0" in data[:SNIFF_BYTES]:
         raise ToolError(f"{name} is a binary file; read only shows text")
     truncated = len(data) > READ_MAX_BYTES
     if truncated:
         data = data[:READ_MAX_BYTES]
     try:
-        text = data.decode("utf-8")
+        return data.decode("utf-8"), 0
     except UnicodeDecodeError as exc:
-        # A cut at the size cap may split a character; anything else is binary.
+        # A cut at the size cap may split a character.
         if truncated and exc.start >= len(data) - 4:
-            text = data[: exc.start].decode("utf-8")
-        else:
-            raise ToolError(f"{name} is a binary file (not UTF-8 text); read only shows text") from None
-    return text
+            try:
+                return data[: exc.start].decode("utf-8"), 0
+            except UnicodeDecodeError:
+                pass
+    head = data[:SNIFF_BYTES].decode("utf-8", "replace")
+    if head.count(REPLACEMENT) > len(head) * MOSTLY_NOT_TEXT:
+        raise ToolError(f"{name} is a binary file (mostly not UTF-8 text); read only shows text")
+    text = data.decode("utf-8", "replace")
+    if truncated and text.endswith(REPLACEMENT):
+        text = text.rstrip(REPLACEMENT)  # a character cut at the cap is not a stray byte
+    replaced = text.count(REPLACEMENT) - data.count(REPLACEMENT.encode("utf-8"))
+    if strict and replaced:
+        raise ToolError(
+            f"{name} is not UTF-8 text ({replaced} bytes in another encoding, such as "
+            "Latin-1); edit would replace them with U+FFFD, so it refuses. Change this "
+            "file with bash (e.g. sed), which keeps its bytes"
+        )
+    return text, replaced
 
 
 class ReadTool:
@@ -85,7 +109,7 @@ class ReadTool:
 
     async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
         path = resolve(ctx.cwd, args["path"])
-        text = _text_file(path, ctx.cwd)
+        text, replaced = _text_file(path, ctx.cwd)
         lines = text.splitlines()
         offset = max(int(args.get("offset") or 1), 1)
         limit = max(int(args.get("limit") or READ_DEFAULT_LINES), 1)
@@ -102,7 +126,15 @@ class ReadTool:
             out.append(f"[{len(lines) - last} more lines; read with offset={last + 1}]")
         if not lines:
             out.append("[empty file]")
-        return ToolResult("\n".join(out), summary=f"{shown(ctx.cwd, path)} ({len(chosen)} lines)")
+        summary = f"{shown(ctx.cwd, path)} ({len(chosen)} lines)"
+        if replaced:
+            out.append(
+                f"[note: {replaced} bytes of this file are not UTF-8 (it may use another "
+                "encoding, such as Latin-1) and are shown as \ufffd; edit refuses such a "
+                "file, change it with bash]"
+            )
+            summary = f"{shown(ctx.cwd, path)} ({len(chosen)} lines, {replaced} bytes not UTF-8)"
+        return ToolResult("\n".join(out), summary=summary)
 
 
 class WriteTool:
@@ -163,7 +195,7 @@ class EditTool:
             raise ToolError("old_string is empty; use write to create a file")
         if old == new:
             raise ToolError("old_string and new_string are the same; nothing to change")
-        text = _text_file(path, ctx.cwd)
+        text, _ = _text_file(path, ctx.cwd, strict=True)
         count = text.count(old)
         if count == 0:
             raise ToolError(f"old_string was not found in {name}; read the file and copy the exact text")

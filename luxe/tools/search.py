@@ -13,7 +13,7 @@ import re
 import shutil
 import subprocess
 import threading
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +21,7 @@ import trio
 
 from luxe.engine.model import ToolSpec
 from luxe.engine.tooling import ToolContext, ToolError, ToolResult
+from luxe.policy.secrets import is_secret_path
 from luxe.tools.paths import SKIP_DIRS, resolve, shown
 from luxe.tools.process import terminate_group
 
@@ -58,27 +59,54 @@ class GrepTool:
         if not root.exists():
             raise ToolError(f"{shown(ctx.cwd, root)} does not exist")
         glob = args.get("glob")
+        # Secret files are never searched: even a match count would let a
+        # model guess a value one character at a time. The gate knows them by
+        # name and by identity (hard links); without a gate, by name.
+        is_secret: Callable[[str], bool] = getattr(ctx, "is_secret_file", None) or is_secret_path
+        skipped: set[str] = set()
         if self.ripgrep:
-            lines = await self._ripgrep(pattern, root, glob, ctx.cwd)
+            lines = await self._ripgrep(pattern, root, glob, ctx.cwd, is_secret, skipped)
         else:
             stop = threading.Event()
             try:
                 lines = await trio.to_thread.run_sync(
-                    _python_grep, regex, root, glob, ctx.cwd, stop, abandon_on_cancel=True
+                    _python_grep, regex, root, glob, ctx.cwd, stop, is_secret, skipped,
+                    abandon_on_cancel=True,
                 )
             finally:
                 stop.set()  # an abandoned search ends at its next file
+        note = (
+            f"[{len(skipped)} secret file{'s' if len(skipped) != 1 else ''} skipped]"
+            if skipped
+            else ""
+        )
         if not lines:
-            return ToolResult("no matches", summary="0 matches")
+            return ToolResult("\n".join(filter(None, ("no matches", note))), summary="0 matches")
         shown_lines = lines[:MAX_MATCHES]
         if len(lines) > MAX_MATCHES:
             shown_lines.append(f"[more than {MAX_MATCHES} matches; narrow the pattern or path]")
+        if note:
+            shown_lines.append(note)
         count = f"{len(lines)}{'+' if len(lines) > MAX_MATCHES else ''}"
         return ToolResult("\n".join(shown_lines), summary=f"{count} matches")
 
-    async def _ripgrep(self, pattern: str, root: Path, glob: str | None, cwd: Path) -> list[str]:
+    async def _ripgrep(
+        self,
+        pattern: str,
+        root: Path,
+        glob: str | None,
+        cwd: Path,
+        is_secret: Callable[[str], bool],
+        skipped: set[str],
+    ) -> list[str]:
+        """ripgrep's matches, minus every line from a secret file (`--null`
+        makes the file name unambiguous; the names found go to `skipped`)."""
         assert self.ripgrep is not None
-        argv = [self.ripgrep, "--line-number", "--no-heading", "--color=never", "-e", pattern]
+        argv = [
+            self.ripgrep, "--line-number", "--no-heading", "--color=never", "--null",
+            "--with-filename",
+            "-e", pattern,
+        ]
         if glob:
             argv += ["--glob", glob]
         argv.append(shown(cwd, root))
@@ -102,17 +130,43 @@ class GrepTool:
             with trio.CancelScope(shield=True):
                 await process.stdout.aclose()
         text = b"".join(chunks).decode("utf-8", "replace")
-        return [line[:MAX_LINE] for line in text.splitlines()][: MAX_MATCHES + 1]
+        lines: list[str] = []
+        verdicts: dict[str, bool] = {}
+        for line in text.splitlines():
+            name, sep, rest = line.partition("\0")
+            if not sep:
+                continue
+            secret = verdicts.get(name)
+            if secret is None:
+                secret = verdicts[name] = is_secret(str(cwd / name))
+            if secret:
+                skipped.add(name)
+                continue
+            lines.append(f"{name}:{rest}"[:MAX_LINE])
+            if len(lines) > MAX_MATCHES:
+                break
+        return lines
 
 
 def _python_grep(
-    regex: re.Pattern[str], root: Path, glob: str | None, cwd: Path, stop: threading.Event
+    regex: re.Pattern[str],
+    root: Path,
+    glob: str | None,
+    cwd: Path,
+    stop: threading.Event,
+    is_secret: Callable[[str], bool],
+    skipped: set[str],
 ) -> list[str]:
+    """Matches under `root`; secret files are not opened (their names go to
+    `skipped`)."""
     found: list[str] = []
     files: Iterable[Path] = [root] if root.is_file() else _walk(root)
     for path in files:
         if stop.is_set():
             break
+        if is_secret(str(path)):
+            skipped.add(shown(cwd, path))
+            continue
         if glob and not fnmatch.fnmatch(path.name, glob) and not fnmatch.fnmatch(
             shown(cwd, path), glob
         ):

@@ -27,6 +27,7 @@ import subprocess
 import sys
 import threading
 import time
+import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -39,6 +40,9 @@ LUXE = [sys.executable, "-m", "luxe"]
 # seconds. Tests never assert speed (bench/ measures it).
 FRAME_TIMEOUT_S = 60.0
 EXIT_TIMEOUT_S = 30.0
+
+# The environment variable that marks a test's processes (value per make_env).
+SCOPE_VAR = "LUXE_TEST_PROCESS_SCOPE"
 
 
 def make_env(base: Path, **extra: str) -> dict[str, str]:
@@ -56,6 +60,9 @@ def make_env(base: Path, **extra: str) -> dict[str, str]:
         env[var] = str(path)
     env.pop("ANTHROPIC_API_KEY", None)
     env.pop("OPENAI_API_KEY", None)
+    # Every process luxe starts inherits this: /proc checks and kills in a
+    # test look only at processes carrying its value (see processes_with_marker).
+    env[SCOPE_VAR] = uuid.uuid4().hex
     env.update(extra)
     return env
 
@@ -363,8 +370,15 @@ def processes_with_env_marker(marker: str) -> list[int]:
     return found
 
 
-def processes_with_marker(marker: str) -> list[int]:
-    """Living processes whose command line contains `marker`."""
+def processes_with_marker(marker: str, *, scope: Mapping[str, str]) -> list[int]:
+    """Living processes of one test whose command line contains `marker`.
+
+    `scope` is the environment the test gave luxe (from make_env): only
+    processes that inherited its SCOPE_VAR value count, so a test never sees
+    (or kills) another test run's processes that happen to run the same
+    command. Processes of other users are never readable, so never counted.
+    """
+    tag = f"{SCOPE_VAR}={scope[SCOPE_VAR]}".encode()
     found = []
     for pid in os.listdir("/proc"):
         if not pid.isdigit():
@@ -372,9 +386,29 @@ def processes_with_marker(marker: str) -> list[int]:
         try:
             with open(f"/proc/{pid}/cmdline", "rb") as f:
                 cmdline = f.read().replace(b"\0", b" ").decode("utf-8", "replace")
+            if marker not in cmdline:
+                continue
+            with open(f"/proc/{pid}/environ", "rb") as f:
+                environ = f.read().split(b"\0")
         except OSError:
             continue
         fields = _stat_fields(pid)
-        if marker in cmdline and fields and fields[0] != "Z":
+        if tag in environ and fields and fields[0] != "Z":
             found.append(int(pid))
     return found
+
+
+def kill_processes_with_marker(marker: str, *, scope: Mapping[str, str]) -> None:
+    """SIGKILL this test's processes running `marker` (see processes_with_marker)
+    until none is left; for orphans a `kill -9` of luxe left behind (a loop
+    may start another one while the first is being killed)."""
+
+    def none_left() -> bool:
+        for pid in processes_with_marker(marker, scope=scope):
+            try:
+                os.kill(pid, 9)
+            except ProcessLookupError:
+                pass
+        return processes_with_marker(marker, scope=scope) == []
+
+    wait_until(none_left, what=f"{marker!r} to die")

@@ -79,3 +79,24 @@ def test_the_handshake_is_written_before_trio_loads() -> None:
     code = "import sys, luxe.app; print('trio' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_the_handshake_encoder_writes_what_the_converter_writes() -> None:
+    from luxe.protocol.plain import encode_plain_event
+
+    frames: list[ev.Event] = [
+        ev.Ready(2, "0.1.0", "20261129-x", "/tmp/caf\u00e9 \ud800", False, ["steer", "queue"], True),
+        ev.StateChanged(ev.ModelState("m", "scripted", 1000, "script x"), False, "build", "off", "ask", False),
+        ev.StateChanged(ev.ModelState("m", "anthropic", 200_000), True, "plan", "high", "yolo", True),
+        ev.SessionInfo("20261129-x", "title \u2603", 4, "2026-11-29T00:00:00+00:00", "2026-11-29T00:00:01+00:00"),
+    ]
+    for frame in frames:
+        assert encode_plain_event(frame) == encode_event(frame)
+    assert b"\\ud800" not in encode_event(frames[0])
+
+
+def test_a_lone_surrogate_escape_in_an_action_becomes_a_replacement_character() -> None:
+    line = b'{"kind":"steer_turn","content":{"text":"cut \\ud83d and pair \\ud83d\\ude00"}}'
+    action = decode_action(line)
+    assert not isinstance(action, Rejection)
+    assert action.text == "cut \ufffd and pair \U0001f600"  # type: ignore[union-attr]

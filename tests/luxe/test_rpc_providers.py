@@ -104,7 +104,9 @@ def test_missing_key_names_the_variable(spawn: SpawnLuxe) -> None:
 
 
 @pytest.mark.parametrize("provider", ["anthropic", "openai"])
-def test_after_cancel_the_next_request_is_coherent(spawn: SpawnLuxe, provider: str) -> None:
+def test_after_cancel_the_next_request_is_coherent(
+    spawn: SpawnLuxe, env: dict[str, str], provider: str
+) -> None:
     marker = unique_duration()
     steps = [
         {"tool_calls": [
@@ -118,10 +120,10 @@ def test_after_cancel_the_next_request_is_coherent(spawn: SpawnLuxe, provider: s
         luxe.handshake()
         luxe.send("submit_user_message", {"text": "run"})
         luxe.expect("tool_finished", where=lambda c: c["name"] == "ls")
-        wait_until(lambda: len(processes_with_marker(marker)) >= 1, what="the sleep")
+        wait_until(lambda: len(processes_with_marker(marker, scope=env)) >= 1, what="the sleep")
         luxe.send("cancel_turn")
         assert luxe.expect("turn_ended")["reason"] == "cancelled"
-        assert processes_with_marker(marker) == []
+        assert processes_with_marker(marker, scope=env) == []
         luxe.send("submit_user_message", {"text": "again"})
         assert luxe.expect("turn_ended")["reason"] == "end_turn"
         second = server.bodies[1]
@@ -149,4 +151,27 @@ def test_the_system_prompt_says_where_the_model_is(spawn: SpawnLuxe, repo: Path)
         assert "Always run the tests with make test." in system
         for tool in ("read", "write", "edit", "bash", "grep", "glob", "ls", "question"):
             assert f"- {tool}:" in system
+        assert luxe.close() == 0
+
+
+def test_ollama_model_talks_to_ollama_host(spawn: SpawnLuxe) -> None:
+    steps = [
+        {"tool_calls": [{"name": "ls", "args": {}, "id": "call_ls"}]},
+        {"text": "local answer"},
+    ]
+    with FakeLLMServer(steps) as server:
+        # OLLAMA_HOST as Ollama itself takes it: host:port, no scheme, no /v1.
+        host = f"127.0.0.1:{server.port}"
+        luxe = spawn(None, "--model", "ollama/qwen3:8b", env_extra={"OLLAMA_HOST": host})
+        luxe.handshake()
+        luxe.send("submit_user_message", {"text": "hi"})
+        frames = luxe.collect_until("turn_ended")
+        assert frames[-1]["content"]["reason"] == "end_turn", frames[-1]
+        said = "".join(f["content"]["delta"] for f in frames if f["kind"] == "token_delta")
+        assert said == "local answer"
+        requests = server.requests
+        assert [r.path for r in requests] == ["/v1/chat/completions"] * 2
+        assert requests[0].body["model"] == "qwen3:8b"
+        assert "authorization" not in requests[0].headers  # Ollama needs no key
+        assert "README.md" in _tool_results(requests[1].body, "openai")[0]
         assert luxe.close() == 0

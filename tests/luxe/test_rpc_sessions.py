@@ -9,7 +9,7 @@ import signal
 from pathlib import Path
 
 from tests.luxe.conftest import SpawnLuxe
-from tests.luxe.rpc_driver import wait_until
+from tests.luxe.rpc_driver import kill_processes_with_marker
 from tests.luxe.test_rpc_tools import call, session_records
 
 WAIT_FOREVER = "while true; do sleep 0.05; done"
@@ -69,7 +69,7 @@ def test_kill_9_mid_turn_loses_nothing_completed(spawn: SpawnLuxe, repo: Path, e
     os.killpg(luxe.pid, signal.SIGKILL)
     luxe.wait_exit()
     # kill -9 gave luxe no chance to end the bash group: end the orphan here.
-    _kill_leftover_bash(env["XDG_DATA_HOME"])
+    kill_processes_with_marker(WAIT_FOREVER, scope=env)
     path = Path(env["XDG_DATA_HOME"]) / "luxe" / "sessions" / f"{ready['session_id']}.jsonl"
     # Simulate a torn last line as a crash mid-write would leave it.
     with path.open("a") as f:
@@ -101,22 +101,6 @@ def session_records_tolerant(path: Path) -> list[dict]:  # type: ignore[type-arg
         except ValueError:
             pass
     return out
-
-
-def _kill_leftover_bash(private_dir: str) -> None:
-    """Kill what this test's luxe left (found by its private dir in their
-    environment, so never another test's processes), until none is left."""
-    from tests.luxe.rpc_driver import processes_with_env_marker
-
-    def none_left() -> bool:
-        for pid in processes_with_env_marker(private_dir):
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        return processes_with_env_marker(private_dir) == []
-
-    wait_until(none_left, what="orphans to die")
 
 
 def test_list_sessions(spawn: SpawnLuxe) -> None:

@@ -253,7 +253,7 @@ def test_bash_timeout_kills_the_group_and_says_so(spawn: SpawnLuxe, env: dict[st
     luxe.send("submit_user_message", {"text": "slow"})
     done = luxe.expect("tool_finished")
     assert done["is_error"] is True and done["summary"] == "timed out"
-    assert processes_with_marker(marker) == []
+    assert processes_with_marker(marker, scope=env) == []
     assert luxe.expect("turn_ended")["reason"] == "end_turn"
     result = tool_results(env, ready["session_id"])[0]["content"]
     assert result.startswith("start\n") and "timed out after 3s" in result
@@ -270,4 +270,36 @@ def test_long_output_is_capped_in_the_result_but_streamed(spawn: SpawnLuxe, env:
     result = tool_results(env, ready["session_id"])[0]["content"]
     assert result.startswith("1\n2\n") and result.endswith("20000\n[exit status 0]")
     assert "characters omitted" in result and len(result) < 40_000
+    assert luxe.close() == 0
+
+
+def test_read_shows_8bit_text_and_says_bytes_were_replaced(
+    spawn: SpawnLuxe, repo: Path, env: dict[str, str]
+) -> None:
+    legacy = "name = 'café'\n# résumé\n".encode("latin-1")
+    (repo / "legacy.py").write_bytes(legacy)
+    (repo / "noise.dat").write_bytes(bytes(range(128, 256)) * 40)  # no NUL, mostly not UTF-8
+    luxe = spawn(
+        [
+            {"tool_calls": [call("read", path="legacy.py")]},
+            {"tool_calls": [call("read", path="noise.dat")]},
+            {"tool_calls": [call("edit", path="legacy.py", old_string="name", new_string="title")]},
+            {"text": "done"},
+        ],
+        "--yolo",
+    )
+    ready = luxe.handshake()
+    luxe.send("submit_user_message", {"text": "read the legacy file"})
+    frames = luxe.collect_until("turn_ended")
+    assert frames[-1]["content"]["reason"] == "end_turn"
+    finished = [f["content"] for f in frames if f["kind"] == "tool_finished"]
+    assert finished[0]["is_error"] is False
+    assert finished[0]["summary"] == "legacy.py (2 lines, 3 bytes not UTF-8)"
+    assert finished[1]["is_error"] is True and "binary" in finished[1]["summary"]
+    assert finished[2]["is_error"] is True and "not UTF-8" in finished[2]["summary"]
+    results = [r["content"] for r in tool_results(env, ready["session_id"])]
+    assert "     1\tname = 'caf\ufffd'" in results[0]
+    assert "     2\t# r\ufffdsum\ufffd" in results[0]
+    assert "3 bytes of this file are not UTF-8" in results[0] and "Latin-1" in results[0]
+    assert (repo / "legacy.py").read_bytes() == legacy  # edit never rewrote it
     assert luxe.close() == 0

@@ -295,13 +295,13 @@ def test_not_a_repository(spawn: SpawnLuxe, tmp_path: Path) -> None:
 
 
 def test_closing_during_a_slow_load_leaves_no_process_behind(
-    spawn: SpawnLuxe, project: Repo, fake_gh: FakeGh
+    spawn: SpawnLuxe, project: Repo, fake_gh: FakeGh, env: dict[str, str]
 ) -> None:
     fake_gh.add_pull("acme/widgets", 5, "a" * 40, "b" * 40, "", hang_s=60)
     env_extra = {"PATH": os.environ["PATH"], "FAKE_GH_STATE": str(fake_gh.state_path)}
     luxe = spawn([], cwd=project.path, env_extra=env_extra)
     luxe.expect("ready")
     luxe.send("load_guided_review", {"request_id": "p", "target": {"kind": "pull_request", "number": 5}})
-    wait_until(lambda: bool(processes_with_marker(str(fake_gh.path))), what="gh to start")
+    wait_until(lambda: bool(processes_with_marker(str(fake_gh.path), scope=env)), what="gh to start")
     assert luxe.close() == 0
-    assert processes_with_marker(str(fake_gh.path)) == []
+    assert processes_with_marker(str(fake_gh.path), scope=env) == []

@@ -59,6 +59,7 @@ def test_hard_link_to_env_is_refused_like_a_symlink(repo: Path, env: dict[str, s
         call("bash", command="cat hard | tr a-z A-Z"),
         call("bash", command="echo INJECT=1 >> hard"),
         call("bash", command="rev sub/notes.txt"),
+        call("bash", command='printf %s "$(<h"ard")" | fold -w3'),
     ]
     steps = [{"tool_calls": calls}, {"text": "done"}]
     with luxe_on_fake_model(steps, "--yolo", cwd=repo, env=env) as (luxe, server):

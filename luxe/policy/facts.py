@@ -13,6 +13,7 @@ import glob as globmod
 import itertools
 import json
 import os
+import re
 from collections.abc import Mapping
 from typing import Any, Literal
 
@@ -84,9 +85,23 @@ def resolve_path(given: str, *, cwd: str, root: str, home: str) -> ResolvedPath:
     return ResolvedPath(given, path_name(lexical, root), path_name(real, root))
 
 
+# Shell punctuation a file name can hide behind inside one word: `$(<hard)`,
+# `"$(cat hard)"`, `{hard,x}`.
+_WRAPPERS = re.compile(r"[$()<>`{},;|&\"'=\s]+")
+
+
+def _candidate_words(words: tuple[str, ...]) -> list[str]:
+    """Each word, plus the pieces of it between shell punctuation."""
+    out = list(words)
+    for word in words:
+        if _WRAPPERS.search(word):
+            out.extend(p for p in _WRAPPERS.split(word) if p and p not in out)
+    return out
+
+
 def _shell_paths(shell: ShellLine, *, cwd: str, root: str, home: str) -> tuple[ResolvedPath, ...]:
     found: list[ResolvedPath] = []
-    for word in shell.mentioned[:MAX_SHELL_WORDS]:
+    for word in _candidate_words(shell.mentioned[:MAX_SHELL_WORDS]):
         if not word or word.startswith("-") or "\0" in word:
             continue
         target = os.path.join(cwd, home + word[1:] if word.startswith("~/") else word)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import os
+import secrets
 import select
 import signal
 import subprocess
@@ -47,8 +48,34 @@ def _kill_group(pid: int) -> None:
         pass  # the group is already gone
 
 
+# Every hook run carries a token in its environment, which its descendants
+# inherit: after a timeout or cancel, a process that left the hook's group
+# (`setsid`) is still found by it and killed.
+RUN_TOKEN_VAR = "LUXE_HOOK_RUN"
+
+
+def _kill_escaped(token: str) -> int:
+    """SIGKILL our processes (same uid: their environ is readable) whose
+    environment holds this run's token. They are no children of ours (their
+    parent died with the hook's group), so init reaps them. Returns how many."""
+    needle = f"{RUN_TOKEN_VAR}={token}\0".encode()
+    killed = 0
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/environ", "rb") as f:
+                environ = f.read()
+            if needle in environ:
+                os.kill(int(entry), signal.SIGKILL)
+                killed += 1
+        except (OSError, ValueError):
+            continue  # gone, or not ours to read
+    return killed
+
+
 def _spawn(
-    command: tuple[str, ...], *, cwd: str | None, env: Mapping[str, str] | None
+    command: tuple[str, ...], *, cwd: str | None, env: Mapping[str, str] | None, token: str
 ) -> tuple[subprocess.Popen[bytes], int, int, int]:
     """Start the hook in its own session (so its own process group) with
     three pipes; returns the process and our ends (stdin, stdout, stderr),
@@ -67,7 +94,7 @@ def _spawn(
             stderr=err_w,
             start_new_session=True,
             cwd=cwd,
-            env=dict(env) if env is not None else None,
+            env={**(os.environ if env is None else env), RUN_TOKEN_VAR: token},
         )
     except BaseException:
         for fd in (in_w, out_r, err_r):
@@ -199,8 +226,9 @@ async def run_hook_process(
     cancel, error) the group is SIGKILLed and the process reaped, shielded
     from cancellation so nothing is left behind.
     """
+    token = secrets.token_hex(8)
     try:
-        proc, stdin, stdout, stderr = _spawn(definition.command, cwd=cwd, env=env)
+        proc, stdin, stdout, stderr = _spawn(definition.command, cwd=cwd, env=env, token=token)
     except (OSError, ValueError) as e:
         return HookRun(b"", "", f"could not start: {getattr(e, 'strerror', None) or e}")
     try:
@@ -238,6 +266,10 @@ async def run_hook_process(
     finally:
         if not exited:
             _kill_group(proc.pid)
+            # Timed out or cancelled: nothing it started may outlive it, not
+            # even what left its group. Twice: one may have been forking.
+            if _kill_escaped(token):
+                _kill_escaped(token)
         with trio.CancelScope(shield=True):
             if not exited:
                 await _wait_exited(proc, pidfd)

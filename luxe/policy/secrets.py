@@ -8,6 +8,7 @@ out of the project and stops after a bounded number of entries).
 
 from __future__ import annotations
 
+import base64
 import fnmatch
 import os
 import re
@@ -153,49 +154,99 @@ def secret_values_from_file(path: str, text: str) -> list[tuple[str, str]]:
     return secret_values_from_other(name, text)
 
 
+def _base64_forms(value: bytes) -> list[str]:
+    """The parts of `value`'s base64 that do not depend on its neighbours,
+    at each of the three alignments it can have in a longer text."""
+    forms = []
+    for align in range(3):
+        encoded = base64.b64encode(b"\0" * align + value).decode().rstrip("=")
+        first = -(-8 * align // 6)  # the first character made only of value bits
+        last = 8 * (align + len(value)) // 6
+        forms.append(encoded[first:last])
+    return forms
+
+
+def encoded_forms(value: str) -> tuple[list[str], list[str]]:
+    """(forms matched case-insensitively, forms matched exactly) of a secret
+    value as it may appear in output: itself in any case, reversed, hex, and
+    base64 at the three alignments. Forms shorter than `MIN_SECRET_LENGTH`
+    are dropped (they would garble unrelated output)."""
+    raw = value.encode()
+    loose = [value, value[::-1], raw.hex()]
+    exact = _base64_forms(raw)
+    return (
+        [f for f in loose if len(f) >= MIN_SECRET_LENGTH],
+        [f for f in exact if len(f) >= MIN_SECRET_LENGTH],
+    )
+
+
 @attrs.frozen
 class Redactor:
-    """Replaces every known secret value in a text with `[REDACTED:<name>]`."""
+    """Replaces every known secret value in a text with `[REDACTED:<name>]`:
+    the value in any case, reversed, in hex, or in base64. Defence in depth,
+    not a guarantee: any other transform (`rev | tr`, `od -c`) gets through."""
 
     values: tuple[tuple[str, str], ...] = ()
     _pattern: re.Pattern[str] | None = attrs.field(init=False, default=None)
     _names: dict[str, str] = attrs.field(init=False, factory=dict)
+    # Every form matched, for the stream redactor's hold-back.
+    forms: tuple[str, ...] = attrs.field(init=False, default=())
 
     def __attrs_post_init__(self) -> None:
-        names: dict[str, str] = {}
+        names: dict[str, str] = {}  # a form (lower-cased if loose) -> its secret's name
+        loose: set[str] = set()
+        exact: set[str] = set()
         for name, value in self.values:
             names.setdefault(value, name)
-        if names:
+            ci, cs = encoded_forms(value)
+            for form in ci:
+                names.setdefault(form.lower(), name)
+                loose.add(form)
+            for form in cs:
+                names.setdefault(form, name)
+                exact.add(form)
+        if loose or exact:
             # Longest first, so a value containing another is replaced whole.
-            ordered = sorted(names, key=len, reverse=True)
-            object.__setattr__(self, "_pattern", re.compile("|".join(map(re.escape, ordered))))
+            alternatives = sorted(
+                [(f, f"(?i:{re.escape(f)})") for f in loose] + [(f, re.escape(f)) for f in exact],
+                key=lambda pair: len(pair[0]),
+                reverse=True,
+            )
+            pattern = re.compile("|".join(a for _, a in alternatives))
+            object.__setattr__(self, "_pattern", pattern)
+            object.__setattr__(self, "forms", tuple(f for f, _ in alternatives))
         object.__setattr__(self, "_names", names)
+
+    def _name(self, found: str) -> str:
+        return self._names.get(found) or self._names.get(found.lower(), "secret")
 
     def redact(self, text: str) -> str:
         if self._pattern is None or not text:
             return text
-        return self._pattern.sub(lambda m: f"[REDACTED:{self._names[m.group(0)]}]", text)
+        return self._pattern.sub(lambda m: f"[REDACTED:{self._name(m.group(0))}]", text)
 
     @property
     def count(self) -> int:
-        return len(self._names)
+        return len({v for _, v in self.values})
 
 
 class StreamRedactor:
     """Redacts a stream of chunks (live tool output) so that a secret split
     across two chunks is still caught: the tail of a chunk that could be the
-    start of a secret is held back until the next chunk (or `flush`)."""
+    start of a secret (in any of its forms) is held back until the next chunk
+    (or `flush`)."""
 
     def __init__(self, redactor: Redactor) -> None:
         self._redactor = redactor
         self._pending = ""
-        values = [v for _, v in redactor.values if len(v) >= MIN_SECRET_LENGTH]
-        self._longest = max((len(v) for v in values), default=0)
-        self._prefixes = frozenset(v[:i] for v in values for i in range(1, len(v)))
+        forms = redactor.forms
+        self._longest = max((len(v) for v in forms), default=0)
+        # Lower-cased: a held-back tail may be a prefix of a form in any case.
+        self._prefixes = frozenset(v[:i].lower() for v in forms for i in range(1, len(v)))
 
     def _hold_length(self, text: str) -> int:
         for k in range(min(len(text), self._longest - 1), 0, -1):
-            if text[-k:] in self._prefixes:
+            if text[-k:].lower() in self._prefixes:
                 return k
         return 0
 

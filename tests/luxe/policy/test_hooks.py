@@ -268,6 +268,24 @@ async def test_timeout_kills_the_whole_group(tmp_path: Path, on_timeout: str) ->
     assert wait_until(lambda: not live_pids_with(mark)), live_pids_with(mark)
 
 
+async def test_timeout_kills_a_grandchild_that_left_the_group(tmp_path: Path) -> None:
+    mark = marker()
+    escaping = hook(
+        "sh",
+        "-c",
+        f"sleep {mark} & (setsid sleep {mark} &); (setsid sh -c 'sleep {mark}' &); wait",
+        timeout_ms=500,
+    )
+    r, finished = runner(tmp_path, {"BeforeToolUse": [escaping]})
+    try:
+        await r.run("BeforeToolUse", tool_use_event("bash", {}))
+        assert finished[0].error == "timed out after 500 ms"
+        assert wait_until(lambda: not live_pids_with(mark)), live_pids_with(mark)
+    finally:
+        for pid in live_pids_with(mark):
+            os.kill(pid, 9)
+
+
 async def test_hook_that_never_reads_a_huge_event_cannot_wedge(tmp_path: Path) -> None:
     mark = marker()
     r, finished = runner(

@@ -59,6 +59,7 @@ def test_hard_link_to_env_is_refused_like_a_symlink(repo: Path, env: dict[str, s
         call("bash", command="cat hard | tr a-z A-Z"),
         call("bash", command="echo INJECT=1 >> hard"),
         call("bash", command="rev sub/notes.txt"),
+        call("bash", command='printf %s "$(<h"ard")" | fold -w3'),
     ]
     steps = [{"tool_calls": calls}, {"text": "done"}]
     with luxe_on_fake_model(steps, "--yolo", cwd=repo, env=env) as (luxe, server):
@@ -159,4 +160,31 @@ def test_bash_recursive_search_over_a_secret_file_is_refused_unless_excluded(
         assert all("secret file" in r for r in results[: len(refused)])
         assert "src/app.py:1:API = 1" in results[-2] and "cfg" not in results[-2]
         assert SECRET not in "".join(results)
+        assert luxe.close() == 0
+
+
+LEAK_ENCODED = (
+    "python3 -c \"import base64; d = open('.'+'env').read(); "
+    "print(base64.b64encode(d.encode()).decode()); print(d.upper()); print(d[::-1]); "
+    "print(d.encode().hex()); print(base64.b64encode(('x'+d).encode()).decode())\""
+)
+
+
+def test_common_encodings_of_a_secret_are_redacted(repo: Path, env: dict[str, str]) -> None:
+    """bash is no sandbox: a name built at run time is not recognised, so the
+    last line is redaction, which also catches the common encodings."""
+    import base64
+
+    seed_env(repo)
+    steps = [{"tool_calls": [call("bash", command=LEAK_ENCODED)]}, {"text": "ok"}]
+    with luxe_on_fake_model(steps, "--yolo", cwd=repo, env=env) as (luxe, server):
+        luxe.send("submit_user_message", {"text": "encode it"})
+        luxe.collect_until("turn_ended")
+        result = tool_results(server.bodies[-1])[0]
+        assert result.count("[REDACTED:API_KEY]") == 5, result
+        shown = result + tool_output(luxe.frames)
+        for form in (SECRET, SECRET.upper(), SECRET[::-1], SECRET.encode().hex()):
+            assert form not in shown
+        middle = base64.b64encode(SECRET.encode()).decode()[4:-4]  # any alignment's core
+        assert middle not in shown
         assert luxe.close() == 0

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import itertools
+import os
+from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from luxe.policy.secrets import (
     Redactor,
+    SecretFiles,
     StreamRedactor,
     is_secret_name,
     secret_values_from_env,
@@ -71,3 +74,45 @@ def test_stream_redaction_equals_whole_redaction(parts: list[str], cuts: list[in
 def test_stream_passes_through_without_secrets() -> None:
     stream = StreamRedactor(Redactor(()))
     assert stream.feed("abc") == "abc" and stream.flush() == ""
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    prefix=st.text(alphabet="ABCxyz=_\n", max_size=5),
+    suffix=st.text(alphabet="ABCxyz=_\n", max_size=5),
+    cut=st.integers(min_value=1, max_value=40),
+)
+def test_encoded_forms_are_redacted_at_every_alignment_and_split(
+    prefix: str, suffix: str, cut: int
+) -> None:
+    import base64
+
+    value = "sk-live-9b1e77d2c4aa"
+    redactor = Redactor((("API_KEY", value),))
+    for shown in (
+        base64.b64encode((prefix + value + suffix).encode()).decode(),
+        (prefix + value + suffix).upper(),
+        (prefix + value + suffix)[::-1],
+        (prefix + value + suffix).encode().hex(),
+    ):
+        stream = StreamRedactor(redactor)
+        out = stream.feed(shown[:cut]) + stream.feed(shown[cut:]) + stream.flush()
+        assert out == redactor.redact(shown)
+        assert "[REDACTED:API_KEY]" in out
+
+
+def test_secret_files_know_hard_links_and_notice_changes(tmp_path: Path) -> None:
+    (tmp_path / ".env").write_text("API_KEY=first-value-1\n")
+    files = SecretFiles(str(tmp_path))
+    os.link(tmp_path / ".env", tmp_path / "notes.txt")
+    assert files.is_secret(str(tmp_path / "notes.txt"))
+    assert not files.is_secret(str(tmp_path / "other.txt"))
+    (tmp_path / ".env").write_text("API_KEY=second-value-2\n")
+    assert files.refresh_known()
+    assert files.redactor.redact("second-value-2") == "[REDACTED:API_KEY]"
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / ".env.local").write_text("TOKEN=third-value-3\n")
+    assert not files.refresh_known()  # a new file needs a rescan
+    assert files.rescan()
+    assert files.redactor.redact("third-value-3") == "[REDACTED:TOKEN]"
+    assert str(tmp_path / "notes.txt") in files.paths

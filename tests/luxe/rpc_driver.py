@@ -30,9 +30,10 @@ import time
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 LUXE = [sys.executable, "-m", "luxe"]
+T = TypeVar("T")
 
 # Default bounds for reading a frame and for luxe to exit. They only guard
 # against a hang (pytest-timeout is the backstop), so they are generous: on a
@@ -98,14 +99,16 @@ def write_script(
 
 
 def wait_until(
-    predicate: Callable[[], bool], timeout: float = FRAME_TIMEOUT_S, what: str = "condition"
-) -> None:
-    """Poll `predicate` until true; fails with `what` after `timeout` seconds."""
+    predicate: Callable[[], T], timeout: float = FRAME_TIMEOUT_S, what: str = "condition"
+) -> T:
+    """Poll `predicate` until it returns something truthy, and return that;
+    fails with `what` after `timeout` seconds."""
     deadline = time.monotonic() + timeout
-    while not predicate():
+    while not (result := predicate()):
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out after {timeout}s waiting for {what}")
         time.sleep(0.01)
+    return result
 
 
 class FrameTimeout(AssertionError):

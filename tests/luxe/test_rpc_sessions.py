@@ -9,7 +9,12 @@ import signal
 from pathlib import Path
 
 from tests.luxe.conftest import SpawnLuxe
-from tests.luxe.rpc_driver import kill_processes_with_marker
+from tests.luxe.rpc_driver import (
+    processes_with_env_marker,
+    processes_with_marker,
+    unique_duration,
+    wait_until,
+)
 from tests.luxe.test_rpc_tools import call, session_records
 
 WAIT_FOREVER = "while true; do sleep 0.05; done"
@@ -53,11 +58,13 @@ def test_resume_of_an_unknown_id_is_refused(spawn: SpawnLuxe) -> None:
 
 
 def test_kill_9_mid_turn_loses_nothing_completed(spawn: SpawnLuxe, repo: Path, env: dict[str, str]) -> None:
+    # A marker of this test only: its bash is found by its command line.
+    forever = f": {unique_duration()}; {WAIT_FOREVER}"
     luxe = spawn(
         [
             {"text": "answer one"},
             {"tool_calls": [call("read", path="README.md")]},
-            {"tool_calls": [call("bash", command=WAIT_FOREVER)]},
+            {"tool_calls": [call("bash", command=forever)]},
         ],
         "--yolo",
     )
@@ -66,10 +73,16 @@ def test_kill_9_mid_turn_loses_nothing_completed(spawn: SpawnLuxe, repo: Path, e
     assert luxe.expect("turn_ended")["reason"] == "end_turn"
     luxe.send("submit_user_message", {"text": "two"})
     luxe.expect("tool_started", where=lambda c: c["name"] == "bash")
+    # tool_started may precede the spawn: kill luxe only once bash runs, so
+    # no child of luxe is caught half-started (between fork and exec) and
+    # the orphan to clean up surely exists and is found.
+    (bash,) = wait_until(
+        lambda: _group_leaders(processes_with_marker(forever, scope=env)), what="the bash to run"
+    )
     os.killpg(luxe.pid, signal.SIGKILL)
     luxe.wait_exit()
     # kill -9 gave luxe no chance to end the bash group: end the orphan here.
-    kill_processes_with_marker(WAIT_FOREVER, scope=env)
+    _kill_leftover_bash(bash, env["XDG_DATA_HOME"])
     path = Path(env["XDG_DATA_HOME"]) / "luxe" / "sessions" / f"{ready['session_id']}.jsonl"
     # Simulate a torn last line as a crash mid-write would leave it.
     with path.open("a") as f:
@@ -101,6 +114,30 @@ def session_records_tolerant(path: Path) -> list[dict]:  # type: ignore[type-arg
         except ValueError:
             pass
     return out
+
+
+def _group_leaders(pids: list[int]) -> list[int]:
+    """The pids that lead their process group: the tool's bash, not a child
+    it has just forked (which shows the same command line until it execs)."""
+    leaders = []
+    for pid in pids:
+        try:
+            if os.getpgid(pid) == pid:
+                leaders.append(pid)
+        except ProcessLookupError:
+            pass
+    return leaders
+
+
+def _kill_leftover_bash(bash: int, private_dir: str) -> None:
+    """Kill the orphaned bash's group (it leads its own session) and wait
+    until no process of this test's luxe is left (found by its private dir
+    in their environment, so never another test's processes)."""
+    try:
+        os.killpg(bash, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    wait_until(lambda: processes_with_env_marker(private_dir) == [], what="orphans to die")
 
 
 def test_list_sessions(spawn: SpawnLuxe) -> None:

@@ -400,8 +400,15 @@ async def _warm_up(session: Session, model: ModelChoice) -> None:
     import trio
 
     session.tools  # noqa: B018 -- builds the tools (imports their modules)
-    try:
-        await trio.to_thread.run_sync(model.build, abandon_on_cancel=True)
-    except ProviderError as exc:
-        log.info("provider not ready: %s", exc.message)
-    await session.system_prompt()
+
+    async def build_provider() -> None:
+        try:
+            await trio.to_thread.run_sync(model.build, abandon_on_cancel=True)
+        except ProviderError as exc:
+            log.info("provider not ready: %s", exc.message)
+
+    # The provider's imports run in a thread while git (for the system
+    # prompt) runs as a child process: neither waits for the other.
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(build_provider)
+        nursery.start_soon(session.system_prompt)

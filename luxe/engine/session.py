@@ -89,6 +89,9 @@ class Session:
         self.current: Turn | _Compaction | None = None
         self._turn_ids = 0
         self._system: str | None = None
+        # The warm-up and the first turn may both ask for the system prompt:
+        # it is built once (it runs git).
+        self._system_lock = trio.Lock()
         self._closing = False
         self._end_hook_scope: trio.CancelScope | None = None
 
@@ -120,8 +123,10 @@ class Session:
         return self.current is not None or bool(self._queue)
 
     async def system_prompt(self) -> str:
-        if self._system is None:
-            self._system = await build_system_prompt(self.cwd, [t.spec for t in self.tools.values()])
+        async with self._system_lock:
+            if self._system is None:
+                specs = [t.spec for t in self.tools.values()]
+                self._system = await build_system_prompt(self.cwd, specs)
         return self._system
 
     async def record(self, message: Message) -> None:

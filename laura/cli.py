@@ -325,6 +325,7 @@ def run_tail(args: argparse.Namespace) -> int:
         side=None,
         focus=False,
         follow=args.follow,
+        spool=True,
     )
     with open(path, "wb") as spool:
         try:

@@ -221,7 +221,10 @@ class Tab:
 
     def _prepare(self, panel: FilePane, request: Open) -> str | None:
         """Apply an open's follow, highlight and diff, in that order (so an
-        explicit highlight wins the first frame); returns a diff refusal."""
+        explicit highlight wins the first frame); returns a diff refusal.
+        A pane becomes a spool only when `laura tail` says it created the
+        file and the file sits directly in the runtime directory."""
+        panel.is_spool = request.spool and spool.is_spool(panel.path, self._runtime_path())
         panel.set_follow(request.follow, self.panel_inner(panel))
         if request.highlight is not None:
             panel.set_highlight(request.highlight, self.panel_inner(panel))
@@ -306,11 +309,15 @@ class Tab:
         if self.focus == pane:
             self.focus = SHELL
 
+    def _runtime_path(self) -> Path:
+        return Path(self.runtime) if self.runtime else runtime_dir()
+
     def discard_spool(self, panel: FilePane) -> None:
-        """Delete the pane's file if it is a tail spool Laura wrote (its
-        parent is exactly the runtime directory); leave any other file."""
-        directory = Path(self.runtime) if self.runtime else runtime_dir()
-        spool.delete_spool(panel.path, directory)
+        """Delete the pane's file only if it is a tail spool Laura wrote (the
+        pane was opened by `laura tail`); a file the person opened from the
+        runtime directory themselves is never touched."""
+        if panel.is_spool:
+            spool.delete_spool(panel.path, self._runtime_path())
 
     def discard_all_spools(self) -> None:
         """The tab is going away: delete the spools of all its panes."""

@@ -51,6 +51,7 @@ class FilePane:
         self.highlight: tuple[int, int] | None = None
         self.diff_view = False
         self.follow = False
+        self.is_spool = False  # set by the tab when `laura tail` created the file
         # Inline review: threads, freeze, a failed submission (laura/review).
         self.review = PaneReview()
         self.watch = FileWatch(path)

@@ -307,7 +307,7 @@ def test_spools_are_deleted_with_their_pane_and_nothing_else_is(tmp_path: Path) 
     mine.write_text("keep\n")
     tab = make_tab(tmp_path)
     tab.runtime = str(runtime)
-    spool_pane = open_pane(tab, spool)
+    spool_pane = open_pane(tab, spool, spool=True)
     mine_pane = open_pane(tab, mine)
     ask(tab, {"type": "close", "pane": mine_pane})
     assert mine.exists()
@@ -315,9 +315,36 @@ def test_spools_are_deleted_with_their_pane_and_nothing_else_is(tmp_path: Path) 
     assert not spool.exists()
     again = runtime / "tail-2.txt"
     again.write_text("x\n")
-    open_pane(tab, again)
+    open_pane(tab, again, spool=True)
     ask(tab, {"type": "close", "all": True})
     assert not again.exists()
+
+
+def test_a_file_the_person_keeps_in_the_runtime_dir_survives_close(tmp_path: Path) -> None:
+    # Sitting in the runtime directory does not make a file a spool: only
+    # `laura tail` (which says `spool: true`) created files are deleted.
+    runtime = Path(os.environ["LAURA_RUNTIME"])
+    runtime.mkdir(parents=True)
+    mine = runtime / "mine.txt"
+    mine.write_text("keep\n")
+    also_mine = runtime / "tail-9.txt"
+    also_mine.write_text("keep too\n")
+    tab = make_tab(tmp_path)
+    tab.runtime = str(runtime)
+    first = open_pane(tab, mine)
+    open_pane(tab, also_mine)
+    ask(tab, {"type": "close", "pane": first})
+    assert mine.exists()
+    open_pane(tab, mine)
+    ask(tab, {"type": "close", "all": True})
+    assert mine.read_text() == "keep\n"
+    assert also_mine.read_text() == "keep too\n"
+    # A spool claim for a file outside the runtime directory is not honoured.
+    outside = tmp_path / "elsewhere.txt"
+    outside.write_text("keep\n")
+    open_pane(tab, outside, spool=True)
+    ask(tab, {"type": "close", "all": True})
+    assert outside.exists()
 
 
 def test_a_lazily_laid_out_markdown_pane_paints_without_laying_out_everything(

@@ -409,6 +409,24 @@ def test_a_resize_keeps_the_cursor_on_its_source_line(tmp_path: Path) -> None:
     assert any("line 40 " in row for row in canvas.text())
 
 
+def test_lit_rows_are_reverse_video_across_and_the_rest_dimmed(tmp_path: Path) -> None:
+    path = tmp_path / "notes.txt"
+    path.write_text("first line\nsecond line\nthird line\n")
+    pane = FilePane(1, str(path), "notes.txt")
+    area = Rect(1, 1, 30, 5)
+    pane.set_highlight((2, 2), area)
+    canvas = Canvas(32, 7)
+    pane.draw(canvas, area, False)
+    lit = canvas.rows[2]
+    assert "second line" in canvas.text()[2]
+    # every cell of the lit row, gutter, text and trailing blanks, is reversed
+    assert all(style.reverse for _, style in lit[area.x : area.x + area.width])
+    for y in (1, 3):
+        text_cells = [style for char, style in canvas.rows[y][area.x : area.x + area.width] if char.strip()]
+        assert all(not style.reverse for style in text_cells)
+        assert any(style.dim for style in text_cells)
+
+
 def test_dimmed_rows_blank_colour_emoji_but_keep_symbols(tmp_path: Path) -> None:
     path = tmp_path / "notes.md"
     path.write_text("- [x] shipped 🎉\n- [ ] next ✓\n- lit row\n")

@@ -422,7 +422,9 @@ def test_lit_rows_are_reverse_video_across_and_the_rest_dimmed(tmp_path: Path) -
     # every cell of the lit row, gutter, text and trailing blanks, is reversed
     assert all(style.reverse for _, style in lit[area.x : area.x + area.width])
     for y in (1, 3):
-        text_cells = [style for char, style in canvas.rows[y][area.x : area.x + area.width] if char.strip()]
+        text_cells = [
+            style for char, style in canvas.rows[y][area.x : area.x + area.width] if char.strip()
+        ]
         assert all(not style.reverse for style in text_cells)
         assert any(style.dim for style in text_cells)
 

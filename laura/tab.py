@@ -49,6 +49,8 @@ from laura.spool import runtime_dir
 NOT_READY_WARNING = OPEN_WARNING
 CLOSE_BOTH = "close takes a pane id or `all`, not both"
 EDITOR_REFUSED = "editor panes are experimental: start Laura with LAURA_EXPERIMENTAL_EDITOR=1"
+# Rows an `open` lays out past the visible ones to word its overflow warning.
+OVERFLOW_LOOKAHEAD = 200
 
 
 def inner(rect: Rect) -> Rect:
@@ -252,10 +254,17 @@ class Tab:
         if diff_refusal is not None:
             warnings.append(diff_refusal)
         rect = self.rects()[panel.id]
-        report = next(p for p in self.report().panes if p.id == panel.id)
-        if report.overflow_rows:
+        visible = max(rect.height - 2, 0)
+        # Only what is needed to know the pane overflows is laid out (a
+        # screenful and a bit): counting a 10,000-line markdown file's every
+        # row would cost the open half a second. A long document's warning
+        # gives a lower bound; `laura layout` reports the exact count.
+        known, exact = panel.rows_known(max(rect.width - 2, 1), visible + OVERFLOW_LOOKAHEAD)
+        overflow = max(known - visible, 0)
+        if overflow:
+            more = "" if exact else "+"
             warnings.append(
-                f"pane #{panel.id} overflows: {report.overflow_rows} row(s) below the fold"
+                f"pane #{panel.id} overflows: {overflow}{more} row(s) below the fold"
                 " — scroll, or grow the pane"
             )
         elif _tiny(rect):

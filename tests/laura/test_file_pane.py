@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 from pathlib import Path
 
@@ -357,6 +358,27 @@ def test_a_lazily_laid_out_markdown_pane_paints_without_laying_out_everything(
     pane_obj.draw(canvas, Rect(1, 1, 60, 20), focused=True)
     assert len(pane_obj.document._made) < 40
     assert "## Part 0" in "".join(cell[0] for cell in canvas.rows[1])
+
+
+def test_opening_a_long_markdown_file_lays_out_only_what_the_reply_needs(tmp_path: Path) -> None:
+    path = tmp_path / "big.md"
+    path.write_text("".join(f"## Part {n}\n\nText of part {n}.\n\n" for n in range(3000)))
+    tab = make_tab(tmp_path)
+    reply = ask(tab, {"type": "open", "path": str(path), "dir": "horizontal"})
+    assert reply["type"] == "opened", reply
+    pane = int(reply["pane"])  # type: ignore[call-overload]
+    _canvas, area = draw(tab, pane)
+    rows = tab.panels[pane].source_rows(area.width)
+    # The open and its first paint laid out a screenful and a bit, not 12,000 rows.
+    assert not rows.complete()
+    assert len(rows._rows) < 400
+    warning = next(w for w in reply["warnings"] if "overflows" in w)  # type: ignore[attr-defined]
+    assert re.search(rf"pane #{pane} overflows: \d+\+ row\(s\) below the fold", warning)
+    # `layout` still counts every row exactly.
+    report = ask(tab, {"type": "layout"})
+    entry = next(p for p in report["panes"] if p["id"] == pane)  # type: ignore[attr-defined]
+    assert entry["content_rows"] == len(rows) == 12000
+    assert entry["overflow_rows"] == 12000 - entry["visible_rows"]
 
 
 def test_a_growing_log_is_laid_out_only_where_it_grew(tmp_path: Path) -> None:

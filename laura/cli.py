@@ -205,16 +205,20 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     verbs = parser.add_subparsers(dest="verb", metavar="VERB")
     for verb, (add_arguments, help_text) in VERBS.items():
         if only is None or only == verb:
-            add_arguments(
-                verbs.add_parser(
-                    verb, help=help_text, description=help_text, formatter_class=_Formatter
-                )
+            sub = verbs.add_parser(
+                verb, help=help_text, description=help_text, formatter_class=_Formatter
             )
+            add_arguments(sub)
+            # So a check made after parsing prints this verb's usage, not laura's.
+            sub.set_defaults(verb_parser=sub)
     return parser
 
 
 def build_request(args: argparse.Namespace, parser: argparse.ArgumentParser) -> protocol.Request:
+    """The request for a parsed verb; a combination argparse cannot check
+    exits 2 with the verb's own usage and a message saying what is wrong."""
     verb = args.verb
+    parser = getattr(args, "verb_parser", parser)
     if verb == "open":
         if args.panel is not None and any(
             value is not None for value in (args.split, args.dir, args.ratio, args.side)
@@ -226,7 +230,7 @@ def build_request(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
         if args.highlight:
             start, end = args.highlight[0], args.highlight[-1]
             if end < start:
-                parser.error("--highlight END must not be before START")
+                parser.error(f"--highlight END ({end}) must not be before START ({start})")
             highlight = (start, end)
         return protocol.Open(
             # Absolute against the client's cwd (the host's may differ),
@@ -258,7 +262,7 @@ def build_request(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
             parser.error("highlight needs START (or --off)")
         end = args.start if args.end is None else args.end
         if end < args.start:
-            parser.error("END must not be before START")
+            parser.error(f"END ({end}) must not be before START ({args.start})")
         return protocol.Highlight(pane=args.pane, range=(args.start, end))
     if verb == "diff":
         return protocol.DiffView(pane=args.pane, on=False if args.off else None)
@@ -325,6 +329,7 @@ def run_tail(args: argparse.Namespace) -> int:
         side=None,
         focus=False,
         follow=args.follow,
+        spool=True,
     )
     with open(path, "wb") as spool:
         try:

@@ -52,6 +52,9 @@ class Open(NamedTuple):
     diff: bool = False
     panel: PaneIdOpt = None
     edit: bool = False
+    # Set only by `laura tail`: the file is a spool it created, so the tab may
+    # delete it when the pane goes (an extension; absent means false).
+    spool: bool = False
 
 
 class Close(NamedTuple):

@@ -49,6 +49,8 @@ from laura.spool import runtime_dir
 NOT_READY_WARNING = OPEN_WARNING
 CLOSE_BOTH = "close takes a pane id or `all`, not both"
 EDITOR_REFUSED = "editor panes are experimental: start Laura with LAURA_EXPERIMENTAL_EDITOR=1"
+# Rows an `open` lays out past the visible ones to word its overflow warning.
+OVERFLOW_LOOKAHEAD = 200
 
 
 def inner(rect: Rect) -> Rect:
@@ -221,7 +223,10 @@ class Tab:
 
     def _prepare(self, panel: FilePane, request: Open) -> str | None:
         """Apply an open's follow, highlight and diff, in that order (so an
-        explicit highlight wins the first frame); returns a diff refusal."""
+        explicit highlight wins the first frame); returns a diff refusal.
+        A pane becomes a spool only when `laura tail` says it created the
+        file and the file sits directly in the runtime directory."""
+        panel.is_spool = request.spool and spool.is_spool(panel.path, self._runtime_path())
         panel.set_follow(request.follow, self.panel_inner(panel))
         if request.highlight is not None:
             panel.set_highlight(request.highlight, self.panel_inner(panel))
@@ -249,10 +254,17 @@ class Tab:
         if diff_refusal is not None:
             warnings.append(diff_refusal)
         rect = self.rects()[panel.id]
-        report = next(p for p in self.report().panes if p.id == panel.id)
-        if report.overflow_rows:
+        visible = max(rect.height - 2, 0)
+        # Only what is needed to know the pane overflows is laid out (a
+        # screenful and a bit): counting a 10,000-line markdown file's every
+        # row would cost the open half a second. A long document's warning
+        # gives a lower bound; `laura layout` reports the exact count.
+        known, exact = panel.rows_known(max(rect.width - 2, 1), visible + OVERFLOW_LOOKAHEAD)
+        overflow = max(known - visible, 0)
+        if overflow:
+            more = "" if exact else "+"
             warnings.append(
-                f"pane #{panel.id} overflows: {report.overflow_rows} row(s) below the fold"
+                f"pane #{panel.id} overflows: {overflow}{more} row(s) below the fold"
                 " — scroll, or grow the pane"
             )
         elif _tiny(rect):
@@ -306,11 +318,15 @@ class Tab:
         if self.focus == pane:
             self.focus = SHELL
 
+    def _runtime_path(self) -> Path:
+        return Path(self.runtime) if self.runtime else runtime_dir()
+
     def discard_spool(self, panel: FilePane) -> None:
-        """Delete the pane's file if it is a tail spool Laura wrote (its
-        parent is exactly the runtime directory); leave any other file."""
-        directory = Path(self.runtime) if self.runtime else runtime_dir()
-        spool.delete_spool(panel.path, directory)
+        """Delete the pane's file only if it is a tail spool Laura wrote (the
+        pane was opened by `laura tail`); a file the person opened from the
+        runtime directory themselves is never touched."""
+        if panel.is_spool:
+            spool.delete_spool(panel.path, self._runtime_path())
 
     def discard_all_spools(self) -> None:
         """The tab is going away: delete the spools of all its panes."""

@@ -51,6 +51,7 @@ class FilePane:
         self.highlight: tuple[int, int] | None = None
         self.diff_view = False
         self.follow = False
+        self.is_spool = False  # set by the tab when `laura tail` created the file
         # Inline review: threads, freeze, a failed submission (laura/review).
         self.review = PaneReview()
         self.watch = FileWatch(path)
@@ -165,8 +166,24 @@ class FilePane:
         return view
 
     def content_rows(self, inner_width: int) -> int:
+        """Every rendered row (a full layout for markdown and wrapped text;
+        `laura layout` asks for this exact count)."""
         rows = self.rows(inner_width)
         return rows.content_rows() if isinstance(rows, DocumentView) else len(rows)
+
+    def rows_known(self, inner_width: int, wanted: int) -> tuple[int, bool]:
+        """Rows known to exist after laying out at most about `wanted` of
+        them, and whether that is the exact total. What an `open` reply
+        needs to say whether the pane overflows, without paying for the
+        whole document (the rest is laid out as it is scrolled to, or when a
+        `layout` report asks for the exact count)."""
+        rows = self.rows(inner_width)
+        if not isinstance(rows, DocumentView):
+            return len(rows), True
+        if rows.one_row_per_line:
+            return rows.content_rows(), True
+        known = rows.available(wanted)
+        return known, rows.complete()
 
     def lit_rows(self, inner_width: int) -> range:
         """Rows whose source range meets the highlight (empty when none)."""

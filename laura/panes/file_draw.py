@@ -1,6 +1,6 @@
 """Painting a file pane's rows: gutter numbers, change markers, the
-highlight (lit rows keep their colours and get reverse-video numbers, every
-other row is dimmed, its emoji blanked), the cursor band, and the `+a -d`
+highlight (lit rows are reverse video across the whole row, every other
+row is dimmed, its emoji blanked), the cursor band, and the `+a -d`
 stats in the border.
 
 Pure drawing into a `Canvas`; the pane decides which rows and where.
@@ -56,8 +56,9 @@ def draw_rows(
     """Paint `rows` (row `first_index` of the pane at the top of `inner`):
     each with its gutter — the first source line on a range's first row,
     a space, the change marker, a space — then its text. With `lighting`
-    (a highlight is set) rows outside `lit` are dimmed; `cursor` (when the
-    pane has focus) gets the cursor band."""
+    (a highlight is set) rows in `lit` are reverse video from the gutter to
+    the right edge (the spec's "reverse-videos lines") and the rest are
+    dimmed; `cursor` (when the pane has focus) gets the cursor band."""
     right = inner.x + inner.width
     for offset, row in enumerate(rows[: max(inner.height, 0)]):
         index = first_index + offset
@@ -75,6 +76,8 @@ def draw_rows(
         if lighting and not is_lit:
             spans = tuple(Span(_blank_emoji(span.text), dimmed(span.style)) for span in spans)
         canvas.put_spans(x, y, spans, right)
+        if is_lit:
+            _reverse(canvas, Rect(inner.x, y, inner.width, 1))
         if cursor == index:
             _band(canvas, Rect(inner.x, y, inner.width, 1), CURSOR_BG)
 
@@ -91,6 +94,13 @@ def draw_stats(canvas: Canvas, inner: Rect, title_width: int, stats: str) -> Non
         return
     x = canvas.put(x, inner.y - 1, added, theme.MARK_ADDED, right)
     canvas.put(x + 1, inner.y - 1, deleted, theme.MARK_REMOVED, right)
+
+
+def _reverse(canvas: Canvas, band: Rect) -> None:
+    row = canvas.rows[band.y]
+    for x in range(band.x, min(band.x + band.width, canvas.width)):
+        text, style = row[x]
+        row[x] = (text, attrs.evolve(style, reverse=True))
 
 
 def _band(canvas: Canvas, band: Rect, background: tuple[int, int, int]) -> None:

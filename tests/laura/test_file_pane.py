@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 from pathlib import Path
 
@@ -307,7 +308,7 @@ def test_spools_are_deleted_with_their_pane_and_nothing_else_is(tmp_path: Path) 
     mine.write_text("keep\n")
     tab = make_tab(tmp_path)
     tab.runtime = str(runtime)
-    spool_pane = open_pane(tab, spool)
+    spool_pane = open_pane(tab, spool, spool=True)
     mine_pane = open_pane(tab, mine)
     ask(tab, {"type": "close", "pane": mine_pane})
     assert mine.exists()
@@ -315,9 +316,36 @@ def test_spools_are_deleted_with_their_pane_and_nothing_else_is(tmp_path: Path) 
     assert not spool.exists()
     again = runtime / "tail-2.txt"
     again.write_text("x\n")
-    open_pane(tab, again)
+    open_pane(tab, again, spool=True)
     ask(tab, {"type": "close", "all": True})
     assert not again.exists()
+
+
+def test_a_file_the_person_keeps_in_the_runtime_dir_survives_close(tmp_path: Path) -> None:
+    # Sitting in the runtime directory does not make a file a spool: only
+    # `laura tail` (which says `spool: true`) created files are deleted.
+    runtime = Path(os.environ["LAURA_RUNTIME"])
+    runtime.mkdir(parents=True)
+    mine = runtime / "mine.txt"
+    mine.write_text("keep\n")
+    also_mine = runtime / "tail-9.txt"
+    also_mine.write_text("keep too\n")
+    tab = make_tab(tmp_path)
+    tab.runtime = str(runtime)
+    first = open_pane(tab, mine)
+    open_pane(tab, also_mine)
+    ask(tab, {"type": "close", "pane": first})
+    assert mine.exists()
+    open_pane(tab, mine)
+    ask(tab, {"type": "close", "all": True})
+    assert mine.read_text() == "keep\n"
+    assert also_mine.read_text() == "keep too\n"
+    # A spool claim for a file outside the runtime directory is not honoured.
+    outside = tmp_path / "elsewhere.txt"
+    outside.write_text("keep\n")
+    open_pane(tab, outside, spool=True)
+    ask(tab, {"type": "close", "all": True})
+    assert outside.exists()
 
 
 def test_a_lazily_laid_out_markdown_pane_paints_without_laying_out_everything(
@@ -330,6 +358,27 @@ def test_a_lazily_laid_out_markdown_pane_paints_without_laying_out_everything(
     pane_obj.draw(canvas, Rect(1, 1, 60, 20), focused=True)
     assert len(pane_obj.document._made) < 40
     assert "## Part 0" in "".join(cell[0] for cell in canvas.rows[1])
+
+
+def test_opening_a_long_markdown_file_lays_out_only_what_the_reply_needs(tmp_path: Path) -> None:
+    path = tmp_path / "big.md"
+    path.write_text("".join(f"## Part {n}\n\nText of part {n}.\n\n" for n in range(3000)))
+    tab = make_tab(tmp_path)
+    reply = ask(tab, {"type": "open", "path": str(path), "dir": "horizontal"})
+    assert reply["type"] == "opened", reply
+    pane = int(reply["pane"])  # type: ignore[call-overload]
+    _canvas, area = draw(tab, pane)
+    rows = tab.panels[pane].source_rows(area.width)
+    # The open and its first paint laid out a screenful and a bit, not 12,000 rows.
+    assert not rows.complete()
+    assert len(rows._rows) < 400
+    warning = next(w for w in reply["warnings"] if "overflows" in w)  # type: ignore[attr-defined]
+    assert re.search(rf"pane #{pane} overflows: \d+\+ row\(s\) below the fold", warning)
+    # `layout` still counts every row exactly.
+    report = ask(tab, {"type": "layout"})
+    entry = next(p for p in report["panes"] if p["id"] == pane)  # type: ignore[attr-defined]
+    assert entry["content_rows"] == len(rows) == 12000
+    assert entry["overflow_rows"] == 12000 - entry["visible_rows"]
 
 
 def test_a_growing_log_is_laid_out_only_where_it_grew(tmp_path: Path) -> None:
@@ -380,6 +429,26 @@ def test_a_resize_keeps_the_cursor_on_its_source_line(tmp_path: Path) -> None:
     pane.draw(canvas, narrow, True)
     assert pane.rows(narrow.width).line_at(pane.cursor) == 40
     assert any("line 40 " in row for row in canvas.text())
+
+
+def test_lit_rows_are_reverse_video_across_and_the_rest_dimmed(tmp_path: Path) -> None:
+    path = tmp_path / "notes.txt"
+    path.write_text("first line\nsecond line\nthird line\n")
+    pane = FilePane(1, str(path), "notes.txt")
+    area = Rect(1, 1, 30, 5)
+    pane.set_highlight((2, 2), area)
+    canvas = Canvas(32, 7)
+    pane.draw(canvas, area, False)
+    lit = canvas.rows[2]
+    assert "second line" in canvas.text()[2]
+    # every cell of the lit row, gutter, text and trailing blanks, is reversed
+    assert all(style.reverse for _, style in lit[area.x : area.x + area.width])
+    for y in (1, 3):
+        text_cells = [
+            style for char, style in canvas.rows[y][area.x : area.x + area.width] if char.strip()
+        ]
+        assert all(not style.reverse for style in text_cells)
+        assert any(style.dim for style in text_cells)
 
 
 def test_dimmed_rows_blank_colour_emoji_but_keep_symbols(tmp_path: Path) -> None:

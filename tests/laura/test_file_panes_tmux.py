@@ -94,6 +94,30 @@ def reversed_(row: str) -> bool:
     return 7 in attributes(row)
 
 
+def reversed_at(row: str, marker: str) -> bool:
+    """Whether reverse video is on where `marker` starts in the row's
+    visible text (SGR 7 sets it; 0 and 27 clear it)."""
+    target = _SGR.sub("", row).index(marker)
+    on, seen, position = False, 0, 0
+    while seen <= target and position < len(row):
+        match = _SGR.match(row, position)
+        if match is None:
+            seen += 1
+            position += 1
+            continue
+        params = [int(p) if p else 0 for p in match.group()[2:-1].split(";")]
+        index = 0
+        while index < len(params):
+            value = params[index]
+            if value in (38, 48):
+                index += 5 if params[index + 1 : index + 2] == [2] else 3
+                continue
+            on = True if value == 7 else False if value in (0, 27) else on
+            index += 1
+        position = match.end()
+    return on
+
+
 def test_highlight_dims_the_rest_and_lands_on_the_code_lines(laura_session: Make) -> None:
     session = laura_session()
     path = session.root / "doc.md"
@@ -108,8 +132,8 @@ def test_highlight_dims_the_rest_and_lands_on_the_code_lines(laura_session: Make
         rows = styled_screen(session)
         x_row = pane_row(rows, "x = 1")
         after = pane_row(rows, "After the code.")
-        # the gutter number of a lit row is reverse video; other rows are faint
-        return reversed_(x_row) and faint(after) and not faint(x_row)
+        # a lit row is reverse video across (its text too); other rows are faint
+        return reversed_at(x_row, "x = 1") and faint(after) and not faint(x_row)
 
     wait_until(lit_and_dimmed, 10)
     plain = session.screen()

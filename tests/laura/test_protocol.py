@@ -47,7 +47,7 @@ def test_requests_encode_every_field_in_order() -> None:
     assert line == (
         b'{"type":"open","path":"docs/spec.md","split":null,"dir":"horizontal","ratio":40,'
         b'"side":"second","focus":true,"follow":false,"dry_run":false,"highlight":null,'
-        b'"diff":false,"panel":null,"edit":false}\n'
+        b'"diff":false,"panel":null,"edit":false,"spool":false}\n'
     )
     assert decode_request(line) == protocol.Open(path="docs/spec.md", dir="horizontal", ratio=40, side="second")
 

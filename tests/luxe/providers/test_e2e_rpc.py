@@ -167,39 +167,8 @@ def test_a_missing_key_names_the_variable(spawn: Any) -> None:
         assert server.requests == []
 
 
-SPEC_CLIENT = """\
-import json, subprocess
-
-luxe = subprocess.Popen(["luxe", "--rpc"], stdin=subprocess.PIPE,
-                        stdout=subprocess.PIPE, text=True, bufsize=1)
-
-def send(kind, content=None):
-    frame = {"kind": kind} | ({"content": content} if content is not None else {})
-    luxe.stdin.write(json.dumps(frame) + "\\n")
-    luxe.stdin.flush()
-
-for line in luxe.stdout:
-    event = json.loads(line)
-    kind, body = event["kind"], event.get("content")
-
-    if kind == "ready":
-        assert body["protocol_version"] == 2, "unsupported protocol"
-        send("submit_user_message", {"text": "What does this project do?"})
-    elif kind == "token_delta":
-        print(body["delta"], end="", flush=True)
-    elif kind == "tool_started":
-        print(f"\\n[{body['name']}]")
-    elif kind == "permission_requested":
-        send("respond_permission", {"id": body["id"], "reply": "once"})
-    elif kind == "question_asked":
-        send("answer_question", {"id": body["id"], "reply": {"answered": ["yes"]}})
-    elif kind == "action_rejected":
-        print(f"\\n! refused {body.get('kind')}: {body['reason']}")
-    elif kind == "turn_ended":
-        print()
-        send("close")
-    # Ignore everything else, so the client keeps working with newer versions of Luxe.
-"""
+# The spec's example client, verbatim (one copy for every test that runs it).
+SPEC_CLIENT = Path(__file__).parents[1] / "spec_client.py"
 
 
 def test_the_spec_example_client_against_the_fake_anthropic_server(
@@ -209,8 +178,7 @@ def test_the_spec_example_client_against_the_fake_anthropic_server(
         {"text": "Let me look.", "tool_calls": [{"name": "read", "args": {"path": "README.md"}}]},
         {"text": "It is a widget that frobs."},
     ]
-    client = tmp_path / "client.py"
-    client.write_text(SPEC_CLIENT)
+    client = SPEC_CLIENT
     with FakeLLMServer(steps) as server:
         env = make_env(tmp_path, **FAST, **provider_env(server, "anthropic"))
         env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env['PATH']}"

@@ -95,6 +95,26 @@ def _extended(fields: list[str], i: int) -> tuple[Color, int, bool]:
     return None, len(fields), False
 
 
+# SGR codes that set or clear attributes (4, underline with sub-styles, is
+# handled apart).
+_ATTRIBUTE_CODES: dict[int, dict[str, bool]] = {
+    1: {"bold": True},
+    2: {"dim": True},
+    3: {"italic": True},
+    5: {"blink": True},
+    6: {"blink": True},
+    7: {"reverse": True},
+    9: {"strike": True},
+    21: {"underline": True},
+    22: {"bold": False, "dim": False},
+    23: {"italic": False},
+    24: {"underline": False},
+    25: {"blink": False},
+    27: {"reverse": False},
+    29: {"strike": False},
+}
+
+
 def _compute(style: Style, params: str) -> Style:
     fields = params.split(";") if params else [""]
     changes: dict[str, object] = {}
@@ -116,36 +136,11 @@ def _compute(style: Style, params: str) -> Style:
         if code == 0:
             changes.clear()
             current = PLAIN
-        elif code == 1:
-            changes["bold"] = True
-        elif code == 2:
-            changes["dim"] = True
-        elif code == 3:
-            changes["italic"] = True
+        elif code in _ATTRIBUTE_CODES:
+            changes.update(_ATTRIBUTE_CODES[code])
         elif code == 4:
             # `4:0` is "no underline"; `4:n` other styles still underline.
             changes["underline"] = not field.startswith("4:0")
-        elif code in (5, 6):
-            changes["blink"] = True
-        elif code == 7:
-            changes["reverse"] = True
-        elif code == 9:
-            changes["strike"] = True
-        elif code == 21:
-            changes["underline"] = True
-        elif code == 22:
-            changes["bold"] = False
-            changes["dim"] = False
-        elif code == 23:
-            changes["italic"] = False
-        elif code == 24:
-            changes["underline"] = False
-        elif code == 25:
-            changes["blink"] = False
-        elif code == 27:
-            changes["reverse"] = False
-        elif code == 29:
-            changes["strike"] = False
         elif 30 <= code <= 37:
             changes["fg"] = code - 30
         elif code == 39:

@@ -59,7 +59,7 @@ def test_spec_client_verbatim_against_the_fake_server(
     with FakeLLMServer(steps) as server:
         run_env = {**env, **provider_env(server, provider), "PATH": f"{BIN}:{env['PATH']}"}
         done = subprocess.run(
-            [sys.executable, str(ROOT / "tests" / "luxe" / "spec_client.py")],
+            [sys.executable, str(ROOT / "examples" / "spec_client.py")],
             cwd=repo, env=run_env, capture_output=True, text=True, timeout=60,
         )
         assert done.returncode == 0, done.stderr

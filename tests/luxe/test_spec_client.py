@@ -27,7 +27,7 @@ def test_spec_client_prints_the_answer_and_the_read_line(
     )
     run_env = {**env, "LUXE_MODEL": f"scripted:{script}", "PATH": f"{BIN}:{env['PATH']}"}
     done = subprocess.run(
-        [sys.executable, str(ROOT / "tests" / "luxe" / "spec_client.py")],
+        [sys.executable, str(ROOT / "examples" / "spec_client.py")],
         cwd=repo, env=run_env, capture_output=True, text=True, timeout=30,
     )
     assert done.returncode == 0, done.stderr

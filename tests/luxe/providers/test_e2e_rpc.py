@@ -168,7 +168,7 @@ def test_a_missing_key_names_the_variable(spawn: Any) -> None:
 
 
 # The spec's example client, verbatim (one copy for every test that runs it).
-SPEC_CLIENT = Path(__file__).parents[1] / "spec_client.py"
+SPEC_CLIENT = Path(__file__).parents[3] / "examples" / "spec_client.py"
 
 
 def test_the_spec_example_client_against_the_fake_anthropic_server(

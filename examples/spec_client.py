@@ -1,4 +1,5 @@
-# ruff: noqa  -- the RPC spec's example client, copied verbatim below this line.
+# ruff: noqa  -- the RPC spec's example client, verbatim below this comment.
+# It is run as is by `make demo` (examples/demo.py) and by the tests.
 import json, subprocess
 
 luxe = subprocess.Popen(["luxe", "--rpc"], stdin=subprocess.PIPE,

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -19,23 +18,14 @@ from laura.render import theme
 from laura.render.canvas import Canvas
 from laura.render.document import Document
 from laura.tab import Tab, inner
+from tests.laura.git_helpers import git, isolate_environment
 
 WIDTH, HEIGHT = 100, 24
 
 
 @pytest.fixture(autouse=True)
 def private_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    home = tmp_path / "home"
-    home.mkdir()
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
-    monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local" / "share"))
-    monkeypatch.setenv("XDG_STATE_HOME", str(home / ".local" / "state"))
-    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path / "xdg-run"))
-    monkeypatch.setenv("LAURA_RUNTIME", str(tmp_path / "run" / "laura"))
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    monkeypatch.setattr(gitmarks, "_git_missing", False)
-    monkeypatch.setattr(gitmarks, "_missing_warned", False)
+    isolate_environment(tmp_path, monkeypatch)
 
 
 def make_tab(cwd: Path) -> Tab:
@@ -74,13 +64,6 @@ def visible(tab: Tab, pane: int) -> list[str]:
     ]
 
 
-def git(repo: Path, *args: str) -> None:
-    subprocess.run(
-        ["git", "-c", "user.name=T", "-c", "user.email=t@example.invalid", *args],
-        cwd=repo,
-        check=True,
-        capture_output=True,
-    )
 
 
 def committed(tmp_path: Path, name: str, text: str) -> Path:

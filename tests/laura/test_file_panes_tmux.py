@@ -3,7 +3,6 @@ by the real client verbs, the screen read back with capture-pane."""
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 import subprocess
@@ -12,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.laura.git_helpers import git
 from tests.laura.tmux import LAURA, LauraSession, wait_until
 
 pytestmark = pytest.mark.tmux
@@ -24,19 +24,6 @@ REFLOWED = (
 )
 
 
-def git(repo: Path, *args: str) -> None:
-    subprocess.run(
-        ["git", "-c", "user.name=T", "-c", "user.email=t@example.invalid", *args],
-        cwd=repo,
-        check=True,
-        capture_output=True,
-        env={
-            **os.environ,
-            "GIT_CONFIG_NOSYSTEM": "1",
-            "HOME": str(repo),
-            "XDG_CONFIG_HOME": str(repo / ".config"),
-        },
-    )
 
 
 def committed(root: Path, name: str, text: str) -> Path:

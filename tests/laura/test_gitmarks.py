@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -30,33 +29,16 @@ from laura.render import theme
 from laura.render.code import source_lines
 from laura.render.document import Document
 from laura.render.view import ADDED, MODIFIED, DocumentView
+from tests.laura.git_helpers import git, isolate_environment
 from tests.laura.render_helpers import picture, text, wait_until
 from tests.laura.tmux import wait_until as wait_until_sync
 
 
 @pytest.fixture(autouse=True)
 def quiet_git(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Git sees no user or system configuration of this machine."""
-    home = tmp_path / "home"
-    home.mkdir()
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
-    monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local" / "share"))
-    monkeypatch.setenv("XDG_STATE_HOME", str(home / ".local" / "state"))
-    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path / "xdg-run"))
-    monkeypatch.setenv("LAURA_RUNTIME", str(tmp_path / "xdg-run" / "laura"))
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    monkeypatch.setattr(gitmarks, "_git_missing", False)
-    monkeypatch.setattr(gitmarks, "_missing_warned", False)
+    isolate_environment(tmp_path, monkeypatch)
 
 
-def git(repo: Path, *args: str) -> None:
-    subprocess.run(
-        ["git", "-c", "user.name=T", "-c", "user.email=t@example.invalid", *args],
-        cwd=repo,
-        check=True,
-        capture_output=True,
-    )
 
 
 def repo_with(tmp_path: Path, name: str, content: str) -> Path:

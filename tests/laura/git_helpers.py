@@ -1,0 +1,44 @@
+"""Git in Laura's tests: commits made with no user or system configuration
+of this machine, and a process environment where git sees none either."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from laura import gitmarks
+
+
+def git(repo: Path, *args: str) -> None:
+    """Run git in `repo` as a fixed user, blind to this machine's config."""
+    subprocess.run(
+        ["git", "-c", "user.name=T", "-c", "user.email=t@example.invalid", *args],
+        cwd=repo,
+        check=True,
+        capture_output=True,
+        env={
+            **os.environ,
+            "GIT_CONFIG_NOSYSTEM": "1",
+            "HOME": str(repo),
+            "XDG_CONFIG_HOME": str(repo / ".config"),
+        },
+    )
+
+
+def isolate_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Private HOME and XDG dirs for code under test in this process, git
+    without system config, and gitmarks' once-per-process state reset."""
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local" / "share"))
+    monkeypatch.setenv("XDG_STATE_HOME", str(home / ".local" / "state"))
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path / "xdg-run"))
+    monkeypatch.setenv("LAURA_RUNTIME", str(tmp_path / "xdg-run" / "laura"))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.setattr(gitmarks, "_git_missing", False)
+    monkeypatch.setattr(gitmarks, "_missing_warned", False)

@@ -2,19 +2,21 @@
 process group, always reaped.
 
 `run` owns the process it starts. On cancel the whole group gets SIGTERM, a
-short grace, then SIGKILL, and the process is reaped before the Cancelled
-propagates (trio.run_process waits for it).
+short grace, then SIGKILL (luxe.tools.process.terminate_group, as for tools),
+and every member is gone before the Cancelled propagates.
 """
 
 from __future__ import annotations
 
 import os
-import signal
 from collections.abc import Mapping, Sequence
+from functools import partial
 from pathlib import Path
 
 import attrs
 import trio
+
+from luxe.tools.process import terminate_group
 
 TERM_GRACE_S = 1.0
 
@@ -35,16 +37,6 @@ class Completed:
         lines = [line.strip() for line in self.stderr.decode("utf-8", "replace").splitlines()]
         lines = [line for line in lines if line and not line.startswith("hint:")]
         return "; ".join(lines[:2]) or f"exit status {self.returncode}"
-
-
-async def _kill_group(process: trio.Process) -> None:
-    # trio runs this shielded and cancels it as soon as the process exits.
-    try:
-        os.killpg(process.pid, signal.SIGTERM)
-        await trio.sleep(TERM_GRACE_S)
-        os.killpg(process.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
 
 
 def child_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -80,6 +72,8 @@ async def run(
         capture_stderr=True,
         check=False,
         start_new_session=True,  # its own process group, so a cancel reaches its children
-        deliver_cancel=_kill_group,
+        # The shared group ending: SIGTERM, grace, SIGKILL to whatever is
+        # left of the group (not only while the leader lives), then reaped.
+        deliver_cancel=partial(terminate_group, grace_s=TERM_GRACE_S),
     )
     return Completed(result.returncode, result.stdout or b"", result.stderr or b"")

@@ -198,6 +198,16 @@ def run(options: Options, env: Mapping[str, str] | None = None) -> int:
     except PermissionsFileError as exc:
         print(f"luxe: refusing to start: invalid permissions file: {exc}", file=sys.stderr)
         return 2
+    from luxe.policy.environ_scrub import forget_variables
+    from luxe.policy.secret_sources import provider_variables
+    from luxe.tools.escapees import become_subreaper
+
+    # The provider has its key (ModelChoice keeps a copy of `env`); no tool,
+    # hook or language server gets it, and /proc/<luxe>/environ no longer
+    # shows it. The redactor knows its value (make_gate).
+    forget_variables(provider_variables(env))
+    # Orphans of tool calls become our children: killed at exit at the latest.
+    become_subreaper()
     from luxe.policy.setup import build_hook_config
 
     hook_config = build_hook_config(cwd=cwd, trust_project=options.trust_project, env=env)
@@ -232,6 +242,11 @@ def run(options: Options, env: Mapping[str, str] | None = None) -> int:
     except Exception:
         log.exception("luxe --rpc failed")
         return 1
+    finally:
+        from luxe.tools.escapees import kill_descendants
+
+        kill_descendants()
+        log.info("session %s ended", file.id)
     return 0
 
 
@@ -252,6 +267,7 @@ async def _main(
 
     from luxe.engine.session import Session
     from luxe.frontends.rpc_actions import RpcActions
+    from luxe.policy.secret_sources import provider_variables
 
     stop = trio.Event()
     send, receive = trio.open_memory_channel[ev.Event](1024)
@@ -288,13 +304,18 @@ async def _main(
                     # first edit of their language (nothing runs until then).
                     from luxe.lsp.diagnostics import serve_edit_diagnostics
 
-                    session.diagnostics = await inner.start(serve_edit_diagnostics, cwd, env)
+                    tool_env = {k: v for k, v in env.items() if k not in provider_variables(env)}
+                    session.diagnostics = await inner.start(
+                        serve_edit_diagnostics, cwd, tool_env
+                    )
                     await inner.start(session.run)
                     inner.start_soon(_watch_signals, signals, stop)
                     inner.start_soon(_read_then_stop, actions, stop)
                     inner.start_soon(_warm_up, session, model)
                     await stop.wait()
                     log.info("closing session %s", file.id)
+                    # A client that stopped reading must not hold the exit.
+                    stdout.begin_shutdown()
                     await session.close()
                     if isinstance(session.model, ModelChoice):
                         await session.model.aclose()

@@ -54,8 +54,10 @@ class PermissionGate(Protocol):
         """Add a session-scoped allow for exactly this call's tool+pattern."""
         ...
 
-    def redact(self, text: str) -> str:
-        """Remove the values of known secrets from tool output."""
+    def redact(self, text: str, *, cut_start: bool = False, cut_end: bool = False) -> str:
+        """Remove the values of known secrets from tool output; with
+        `cut_start`/`cut_end`, also a piece of one at that edge of `text`
+        (where it was truncated)."""
         ...
 
 
@@ -80,7 +82,7 @@ class DefaultGate:
     def allow_always(self, tool: str, args: Mapping[str, Any]) -> None:
         return None
 
-    def redact(self, text: str) -> str:
+    def redact(self, text: str, *, cut_start: bool = False, cut_end: bool = False) -> str:
         return text
 
 

@@ -12,6 +12,7 @@ for every started call that got none, then `turn_usage` and `turn_ended`.
 from __future__ import annotations
 
 import logging
+import secrets
 import stat
 from collections.abc import Callable
 from pathlib import Path
@@ -35,7 +36,7 @@ from luxe.engine.model import (
     UserContent,
     UserMessage,
 )
-from luxe.engine.tooling import ToolError, ToolResult, check_args
+from luxe.engine.tooling import TextStream, ToolError, ToolResult, check_args
 from luxe.protocol import events as ev
 
 if TYPE_CHECKING:
@@ -98,6 +99,14 @@ class Turn:
         self._done.set()
 
 
+class _Unredacted:
+    def feed(self, text: str) -> str:
+        return text
+
+    def flush(self) -> str:
+        return ""
+
+
 class _Context:
     """What a running tool may use (see luxe.engine.tooling.ToolContext)."""
 
@@ -105,6 +114,7 @@ class _Context:
         self.session = session
         self.cwd: Path = session.cwd
         self.call_id = call_id
+        self.call_token = secrets.token_hex(8)
         # A gate may offer a stream redactor (luxe.policy does): it catches a
         # secret split across two output chunks, which per-chunk redaction misses.
         make_stream = getattr(session.gate, "stream_redactor", None)
@@ -114,6 +124,13 @@ class _Context:
         self.is_secret_file: Callable[[str], bool] | None = getattr(
             session.gate, "is_secret_file", None
         )
+
+    def redact(self, text: str, *, cut_start: bool = False, cut_end: bool = False) -> str:
+        return self.session.gate.redact(text, cut_start=cut_start, cut_end=cut_end)
+
+    def redacting_stream(self) -> TextStream:
+        make_stream = getattr(self.session.gate, "stream_redactor", None)
+        return make_stream() if make_stream is not None else _Unredacted()
 
     async def output(self, delta: str) -> None:
         safe = self._stream.feed(delta) if self._stream else self.session.gate.redact(delta)

@@ -289,9 +289,11 @@ class PolicyGate:
         if verdict.decision == "ask":
             self._session_allows.add(facts.exact_key)
 
-    def redact(self, text: str) -> str:
+    def redact(self, text: str, *, cut_start: bool = False, cut_end: bool = False) -> str:
+        """`text` without the values of known secrets; with `cut_start` /
+        `cut_end`, a piece of a value left at that edge by a truncation too."""
         self._refresh(rescan=False)
-        return self.redactor.redact(text)
+        return self.redactor.redact(text, cut_start=cut_start, cut_end=cut_end)
 
     def is_secret_file(self, path: str) -> bool:
         """For tools that walk directories (grep): is this file a secret,

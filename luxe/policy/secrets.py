@@ -112,6 +112,27 @@ def is_secret_path(path: str) -> bool:
     )
 
 
+# Secret file names a glob with an unknown part (`*nv` from `${X}nv`) is
+# tested against.
+SAMPLE_SECRET_NAMES = (
+    *SAMPLE_SECRET_DOTFILES,
+    *sorted(SSH_PRIVATE_KEY_NAMES),
+    "_netrc",
+    "credentials.json",
+    "server.pem",
+    "server.key",
+    "bundle.p12",
+    "bundle.pfx",
+)
+
+
+def could_name_secret(pattern: str) -> bool:
+    """True when a file-name glob (`*nv`, `.e*`, `id_*`) matches some secret
+    file name. Case-insensitive. Pure."""
+    lower = pattern.lower()
+    return any(fnmatch.fnmatchcase(name, lower) for name in SAMPLE_SECRET_NAMES)
+
+
 def glob_may_name_secret(word: str) -> bool:
     """True when a shell glob that starts with a dot (`.e*`, `.en?`,
     `.[e]nv`) could expand to a secret dot-file name. Pure."""

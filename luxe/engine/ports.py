@@ -60,6 +60,11 @@ class PermissionGate(Protocol):
         (where it was truncated)."""
         ...
 
+    def is_secret_file(self, path: str) -> bool:
+        """Is this file a secret (by name, or by identity: a hard link)?
+        Tools that walk directories skip such files."""
+        ...
+
 
 READ_ONLY_TOOLS = frozenset({"read", "grep", "glob", "ls", "question"})
 
@@ -84,6 +89,11 @@ class DefaultGate:
 
     def redact(self, text: str, *, cut_start: bool = False, cut_end: bool = False) -> str:
         return text
+
+    def is_secret_file(self, path: str) -> bool:
+        from luxe.policy.secrets import is_secret_path
+
+        return is_secret_path(path)
 
 
 @attrs.frozen

@@ -15,11 +15,16 @@ import logging
 import os
 import signal
 import sys
+import time
 
 log = logging.getLogger("luxe.process")
 
 CALL_TOKEN_VAR = "LUXE_CALL"
 _PR_SET_CHILD_SUBREAPER = 36
+# Set once this process is the subreaper of its descendants: then every
+# process that left a tool call's group is, once the group is dead, a child
+# of ours (or a descendant of one), and only children need to be looked at.
+_subreaper = False
 
 
 def _pids() -> list[int]:
@@ -40,26 +45,52 @@ def _stat(pid: int) -> tuple[str, int] | None:
     return (fields[0].decode(), int(fields[1])) if len(fields) > 1 else None
 
 
-def _reap(pids: list[int]) -> None:
+def _reap(pids: list[int], wait_s: float = 0.0) -> None:
     """Collect the exit status of those that became our children (orphans
-    adopted by a subreaper), so no zombie is left behind."""
-    for pid in pids:
-        try:
-            os.waitpid(pid, os.WNOHANG)
-        except (ChildProcessError, OSError):
-            pass
+    adopted by a subreaper), so no zombie is left behind; with `wait_s`,
+    wait that long at most for them to die (SIGKILLed: a moment)."""
+    left = list(pids)
+    deadline = time.monotonic() + wait_s
+    while left:
+        for pid in list(left):
+            try:
+                done, _ = os.waitpid(pid, os.WNOHANG)
+            except (ChildProcessError, OSError):
+                done = pid  # not ours (or gone): nothing to wait for
+            if done:
+                left.remove(pid)
+        if not left or time.monotonic() >= deadline:
+            return
+        time.sleep(0.001)
 
 
-def kill_tagged(var: str, token: str) -> list[int]:
+def _children() -> list[int] | None:
+    """Our children (of every thread), or None where Linux does not list them."""
+    out: list[int] = []
+    try:
+        for task in os.listdir("/proc/self/task"):
+            with open(f"/proc/self/task/{task}/children") as f:
+                out += [int(p) for p in f.read().split()]
+    except (OSError, ValueError):
+        return None
+    return out
+
+
+def kill_tagged(var: str, token: str, *, children_only: bool = True) -> list[int]:
     """SIGKILL our processes (same uid: their environ is readable) whose
-    environment holds `var=token`. Twice over /proc: one may have been
-    forking. Returns the pids killed."""
+    environment holds `var=token`. Call once the group they left is dead.
+    As the subreaper (and with `children_only`), only our children are
+    looked at, pass after pass (a killed one's children become ours);
+    otherwise all of /proc, twice (one may have been forking). Returns the
+    pids killed."""
     needle = f"{var}={token}\0".encode()
     me = os.getpid()
     killed: list[int] = []
-    for _ in range(2):
+    narrow = children_only and _subreaper
+    for _ in range(8 if narrow else 2):
         found = False
-        for pid in _pids():
+        candidates = _children() if narrow else None
+        for pid in _pids() if candidates is None else candidates:
             if pid == me or pid in killed:
                 continue
             try:
@@ -76,6 +107,8 @@ def kill_tagged(var: str, token: str) -> list[int]:
                 found = True
         if not found:
             break
+        if narrow:
+            _reap(killed, wait_s=1.0)  # their children are ours once they are dead
     _reap(killed)
     return killed
 
@@ -122,10 +155,12 @@ def kill_descendants() -> list[int]:
 
 def become_subreaper() -> bool:
     """Make this process the parent of its orphaned descendants (Linux)."""
+    global _subreaper
     if not sys.platform.startswith("linux"):
         return False
     try:
         libc = ctypes.CDLL(None, use_errno=True)
-        return bool(libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0)
+        _subreaper = bool(libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0)
     except (OSError, AttributeError):
-        return False
+        _subreaper = False
+    return _subreaper

@@ -237,6 +237,16 @@ class Redactor:
             out = f"[REDACTED:{self._edge_name(out[:k], 'suffix')}]" + out[k:]
         return out
 
+    def hold_prefixes(self) -> frozenset[str]:
+        """Lower-cased proper prefixes of every form (what a stream holds
+        back at a chunk's end), computed once per redactor."""
+        cached = self._edges.get("hold")
+        if cached is None:
+            cached = self._edges["hold"] = frozenset(
+                f[:i].lower() for f in self.forms for i in range(1, len(f))
+            )
+        return cached
+
     def _edge_set(self, kind: str) -> frozenset[str]:
         """Lower-cased prefixes (or suffixes) of every form, from
         MIN_EDGE_PIECE characters up to one short of the whole form."""
@@ -289,7 +299,7 @@ class StreamRedactor:
         forms = redactor.forms
         self._longest = max((len(v) for v in forms), default=0)
         # Lower-cased: a held-back tail may be a prefix of a form in any case.
-        self._prefixes = frozenset(v[:i].lower() for v in forms for i in range(1, len(v)))
+        self._prefixes = redactor.hold_prefixes()
 
     def _hold_length(self, text: str) -> int:
         for k in range(min(len(text), self._longest - 1), 0, -1):
@@ -386,38 +396,62 @@ def _scan(
     return skipped
 
 
-def _walk_project(root: str) -> tuple[list[str], dict[int, list[str]]]:
+def _secret_names_under(directory: str, budget: int) -> tuple[list[str], int]:
+    """Secret files by name anywhere under `directory` (skipped directories
+    included, `.git` excepted), and how many entries the walk saw."""
+    found: list[str] = []
+    stack, seen = [directory], 0
+    while stack and seen <= budget:
+        try:
+            entries = list(os.scandir(stack.pop()))
+        except OSError:
+            continue
+        seen += len(entries)
+        for entry in entries:
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    if entry.name != ".git":
+                        stack.append(entry.path)
+                elif entry.is_file(follow_symlinks=False) and is_secret_path(entry.path):
+                    found.append(entry.path)
+            except OSError:
+                continue
+    return found, seen
+
+
+# A skipped directory's walk, kept while the directory's own mtime stays:
+# path -> (mtime_ns, the secret files found under it).
+SkippedCache = dict[str, tuple[int, list[str]]]
+
+
+def _walk_project(
+    root: str, cache: SkippedCache | None = None
+) -> tuple[list[str], dict[int, list[str]]]:
     """Secret files by name (also inside `node_modules` and the other
-    skipped directories), and every other regular file outside those by
-    inode number, so hard links to a secret are found without a `stat` each."""
+    skipped directories: walked again only when their own entries changed,
+    as `npm install` changes them), and every other regular file outside
+    those by inode number, so hard links to a secret are found without a
+    `stat` each."""
+    cache = {} if cache is None else cache
     named: list[str] = []
     by_inode: dict[int, list[str]] = {}
     skipped = _scan(root, MAX_WALK_ENTRIES, named, by_inode)
     budget = MAX_SKIPPED_WALK_ENTRIES
     for directory in skipped:
-        inner: list[str] = []
-        # Inside a skipped directory, the skipped names are walked too.
-        stack = [directory]
-        seen = 0
-        while stack and seen <= budget:
-            try:
-                entries = list(os.scandir(stack.pop()))
-            except OSError:
-                continue
-            seen += len(entries)
-            for entry in entries:
-                try:
-                    if entry.is_dir(follow_symlinks=False):
-                        if entry.name != ".git":
-                            stack.append(entry.path)
-                    elif entry.is_file(follow_symlinks=False) and is_secret_path(entry.path):
-                        inner.append(entry.path)
-                except OSError:
-                    continue
-        budget -= seen
-        named += inner
+        try:
+            mtime = os.stat(directory).st_mtime_ns
+        except OSError:
+            continue
+        cached = cache.get(directory)
+        if cached is not None and cached[0] == mtime:
+            named += cached[1]
+            continue
         if budget <= 0:
             break
+        inner, seen = _secret_names_under(directory, budget)
+        budget -= seen
+        cache[directory] = (mtime, inner)
+        named += inner
     return named, by_inode
 
 
@@ -458,6 +492,7 @@ class SecretFiles:
         self.home = home
         self.extra_values = tuple((n, v) for n, v in extra_values if len(v) >= MIN_SECRET_LENGTH)
         self._stats: dict[str, _Signature] = {}
+        self._skipped_cache: SkippedCache = {}
         self._history_signature: tuple[int, ...] | None = None
         self._history_values: list[tuple[str, str]] = []
         self.keys: frozenset[FileKey] = frozenset()
@@ -483,7 +518,7 @@ class SecretFiles:
         """Walk the project for secret files (and, with `history`, ask git
         again if HEAD, the refs or the index moved); True when the set or any
         of them changed (the values were then reread)."""
-        named, by_inode = _walk_project(self.root)
+        named, by_inode = _walk_project(self.root, self._skipped_cache)
         stats = {p: s for p in named if (s := _signature(p)) is not None}
         for p in self._home_files():
             if (s := _signature(p, follow=True)) is not None:

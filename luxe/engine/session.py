@@ -65,6 +65,7 @@ class Session:
         emit: Emit,
         max_turns: int,
         resumed: bool = False,
+        auto_approve: bool = False,
     ) -> None:
         self.cwd = cwd
         self.file = file
@@ -79,6 +80,7 @@ class Session:
         self.hooks = hooks
         self.emit = emit
         self.prompts = Prompts(emit)
+        self.prompts.set_auto_approve(auto_approve)
         self.max_turns = max_turns
         self.resumed = resumed
         self.mode = "build"
@@ -189,14 +191,23 @@ class Session:
         self._wake.set()
         return None
 
-    def set_mode(self, mode: str) -> None:
+    # Each setter announces the new state (`state_changed`) itself.
+
+    async def set_model(self, model: ModelSource) -> None:
+        self.model = model
+        await self.emit(self.state_event())
+
+    async def set_mode(self, mode: str) -> None:
         self.mode = mode
+        await self.emit(self.state_event())
 
-    def set_thinking(self, level: str) -> None:
+    async def set_thinking(self, level: str) -> None:
         self.thinking = level
+        await self.emit(self.state_event())
 
-    def set_auto_approve(self, enabled: bool) -> None:
+    async def set_auto_approve(self, enabled: bool) -> None:
         self.prompts.set_auto_approve(enabled)
+        await self.emit(self.state_event())
 
     # -- running ----------------------------------------------------------------
 
@@ -279,7 +290,7 @@ class Session:
 
 
 class ModelSource(Protocol):
-    """The model a session talks to (luxe.app.ModelChoice is the real one)."""
+    """The model a session talks to (luxe.providers.choice.ModelChoice is the real one)."""
 
     name: str  # the provider's own model name
 
@@ -290,3 +301,7 @@ class ModelSource(Protocol):
     def state(self) -> ev.ModelState: ...
 
     def cost(self, usage: Usage) -> float | None: ...
+
+    async def aclose(self) -> None:
+        """Release the provider, if one was built."""
+        ...

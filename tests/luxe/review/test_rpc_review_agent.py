@@ -108,9 +108,9 @@ def test_a_fix_interrupted_by_close_is_failed_on_the_next_load(
 
 def _hooks_are_wired(env: dict[str, str]) -> bool:
     from luxe.app import make_hooks
-    from luxe.cli import Options
     from luxe.config import paths_from_env
     from luxe.engine.ports import NoHooks
+    from luxe.options import Options
 
     try:
         hooks = make_hooks(Options(rpc=True), paths_from_env(env))

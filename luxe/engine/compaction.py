@@ -22,6 +22,7 @@ from luxe.engine.model import (
     TextBlock,
     UserMessage,
 )
+from luxe.engine.ports import other_event
 from luxe.protocol import events as ev
 
 if TYPE_CHECKING:
@@ -40,7 +41,7 @@ def _kept_from(messages: list[Message]) -> int:
 async def compact(session: Session) -> None:
     history = session.history
     before = history.estimate_tokens()
-    event = {"Other": {"tokens_before": before}}
+    event = other_event({"tokens_before": before})
     await session.hooks.run("BeforeCompact", event)
     await session.emit(ev.CompactionStarted(before))
     start = _kept_from(history.messages)

@@ -30,7 +30,7 @@ import trio
 
 from luxe.engine.history import History, clean_message
 from luxe.engine.model import Message, Provider, Usage
-from luxe.engine.ports import EditDiagnostics, HookRunner, PermissionGate
+from luxe.engine.ports import EditDiagnostics, HookRunner, PermissionGate, other_event
 from luxe.engine.prompts import Prompts
 from luxe.engine.store import SessionFile
 from luxe.engine.system_prompt import build_system_prompt
@@ -216,7 +216,7 @@ class Session:
         nursery; the turn running when it is cancelled ends as `cancelled`."""
         async with trio.open_nursery():
             task_status.started()
-            await self.hooks.run("SessionStart", {"Other": None})
+            await self.hooks.run("SessionStart", other_event())
             while True:
                 while not self._queue:
                     self._wake = trio.Event()
@@ -253,7 +253,7 @@ class Session:
                 with trio.CancelScope() as self._end_hook_scope:
                     if self._closing:
                         self._end_hook_scope.deadline = trio.current_time() + CLOSING_HOOK_S
-                    await self.hooks.run("AgentEnd", {"Other": None})
+                    await self.hooks.run("AgentEnd", other_event())
                 self._end_hook_scope = None
 
     async def _run_compaction(self, job: _Compaction) -> None:
@@ -285,7 +285,7 @@ class Session:
             else:
                 await current.done.wait()
         with trio.move_on_after(CLOSING_HOOK_S):
-            await self.hooks.run("SessionEnd", {"Other": None})
+            await self.hooks.run("SessionEnd", other_event())
         self.file.close()
 
 

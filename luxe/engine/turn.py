@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import logging
 import stat
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -35,6 +34,7 @@ from luxe.engine.model import (
     UserContent,
     UserMessage,
 )
+from luxe.engine.ports import file_changed_event, other_event, tool_result_event, tool_use_event
 from luxe.engine.tooling import ToolError, ToolResult, check_args
 from luxe.protocol import events as ev
 
@@ -105,24 +105,21 @@ class _Context:
         self.session = session
         self.cwd: Path = session.cwd
         self.call_id = call_id
-        # A gate may offer a stream redactor (luxe.policy does): it catches a
-        # secret split across two output chunks, which per-chunk redaction misses.
-        make_stream = getattr(session.gate, "stream_redactor", None)
-        self._stream = make_stream() if make_stream is not None else None
-        # Tools that walk directories (grep) skip the files this says are
-        # secret; a gate may know more than names (hard links, by inode).
-        self.is_secret_file: Callable[[str], bool] | None = getattr(
-            session.gate, "is_secret_file", None
-        )
+        # One stream redactor per call: it catches a secret split across two
+        # output chunks, which per-chunk redaction misses.
+        self._stream = session.gate.stream_redactor()
+
+    def is_secret_file(self, path: str) -> bool:
+        return self.session.gate.is_secret_file(path)
 
     async def output(self, delta: str) -> None:
-        safe = self._stream.feed(delta) if self._stream else self.session.gate.redact(delta)
+        safe = self._stream.feed(delta)
         if safe:
             await self.session.emit(ev.ToolOutputDelta(self.call_id, safe))
 
     async def flush_output(self) -> None:
         """Send what the stream redactor held back, once the tool is done."""
-        if self._stream and (rest := self._stream.flush()):
+        if rest := self._stream.flush():
             await self.session.emit(ev.ToolOutputDelta(self.call_id, rest))
 
     async def ask_question(self, question: str, options: list[str], multiple: bool) -> dict[str, Any]:
@@ -133,11 +130,11 @@ async def run_turn(session: Session, turn: Turn) -> TurnOutcome:
     """The loop: prompt hooks, then model call / tool calls until the model
     stops asking for tools, the guard trips, or the provider fails."""
     hooks = session.hooks
-    submitted = await hooks.run("UserPromptSubmit", {"Other": {"content": turn.text}})
+    submitted = await hooks.run("UserPromptSubmit", other_event({"content": turn.text}))
     if submitted.blocked:
         reason = session.gate.redact(submitted.reason or "a UserPromptSubmit hook blocked the prompt")
         return TurnOutcome("denied", reason)
-    await hooks.run("BeforeAgentStart", {"Other": {}})
+    await hooks.run("BeforeAgentStart", other_event({}))
     content: list[UserContent] = [TextBlock(turn.text)]
     for path in turn.attachments:
         # An attachment is a read the client asked for: the gate's denies
@@ -157,7 +154,7 @@ async def run_turn(session: Session, turn: Turn) -> TurnOutcome:
     system = await session.system_prompt()
 
     for _ in range(session.max_turns):
-        await hooks.run("AgentStart", {"Other": None})
+        await hooks.run("AgentStart", other_event())
         request = ModelRequest(
             model=session.model.name,
             system=system,
@@ -275,16 +272,12 @@ async def _run_call(session: Session, turn: Turn, call: ToolUseBlock) -> None:
     await session.emit(ev.ToolStarted(call.id, call.name, call.input))
     turn.running_calls[call.id] = call.name
     result, denied = await _decide_and_run(session, call)
-    # A gate may want to know a call ran (luxe.policy looks for secret files
-    # the call may have created or changed, so their values are redacted).
-    tool_ran = getattr(session.gate, "tool_ran", None)
-    if tool_ran is not None and not denied:
-        tool_ran(call.name)
+    if not denied:
+        session.gate.tool_ran(call.name)
     content = session.gate.redact(result.content)
     if not denied:
         after = await session.hooks.run(
-            "AfterToolUse",
-            {"ToolResult": {"tool_name": call.name, "result": content, "is_error": result.is_error}},
+            "AfterToolUse", tool_result_event(call.name, content, result.is_error)
         )
         if after.context:
             content = f"{content}\n\n{session.gate.redact(after.context)}"
@@ -309,9 +302,7 @@ async def _decide_and_run(session: Session, call: ToolUseBlock) -> tuple[ToolRes
     verdict = session.gate.check(call.name, call.input, agent_mode=session.mode)  # type: ignore[arg-type]
     if verdict.decision == "deny":
         return ToolResult(f"denied: {verdict.reason}", True, f"denied: {verdict.reason}"), True
-    hook = await session.hooks.run(
-        "BeforeToolUse", {"ToolUse": {"tool_name": call.name, "args": call.input}}
-    )
+    hook = await session.hooks.run("BeforeToolUse", tool_use_event(call.name, call.input))
     if hook.blocked:
         why = hook.reason or "a BeforeToolUse hook blocked this call"
         return ToolResult(f"blocked by a hook: {why}", True, f"blocked: {why}"), True
@@ -333,7 +324,7 @@ async def _decide_and_run(session: Session, call: ToolUseBlock) -> tuple[ToolRes
     await ctx.flush_output()
     for path, operation in result.changed:
         await session.emit(ev.FileChanged(path, operation))
-        await session.hooks.run("FileChanged", {"FileChanged": {"path": path, "operation": operation}})
+        await session.hooks.run("FileChanged", file_changed_event(path, operation))
         if session.diagnostics is not None and operation in ("write", "edit"):
             found = await session.diagnostics.after_edit(path)
             if found:

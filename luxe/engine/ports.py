@@ -1,6 +1,7 @@
-"""Seams the engine defines for policy: permissions, redaction and hooks.
+"""Seams the engine defines: the model, permissions, redaction and hooks.
 
-The engine asks a `PermissionGate` before every tool call, redacts through
+A session talks to a `ModelSource` (luxe.providers.choice gives the real
+one). The engine asks a `PermissionGate` before every tool call, redacts through
 it, and runs a `HookRunner` at every hook point with the events built here
 (the spec's stdin shapes, written once); `luxe.policy` provides the real
 gate and runner.
@@ -12,6 +13,9 @@ from collections.abc import Mapping
 from typing import Any, Literal, Protocol
 
 import attrs
+
+from luxe.engine.model import Provider, Usage
+from luxe.protocol import events as ev
 
 Decision = Literal["allow", "ask", "deny"]
 AgentMode = Literal["build", "plan"]
@@ -30,6 +34,25 @@ HookPoint = Literal[
     "AfterCompact",
     "AgentEnd",
 ]
+
+
+class ModelSource(Protocol):
+    """The model a session talks to (luxe.providers.choice.ModelChoice is
+    the real one). Owns its provider: `aclose` releases it."""
+
+    name: str  # the provider's own model name
+
+    async def provider(self) -> Provider:
+        """The provider, built on first use; raises ProviderError."""
+        ...
+
+    def state(self) -> ev.ModelState: ...
+
+    def cost(self, usage: Usage) -> float | None: ...
+
+    async def aclose(self) -> None:
+        """Release the provider, if one was built."""
+        ...
 
 
 @attrs.frozen

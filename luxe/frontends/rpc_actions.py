@@ -13,7 +13,8 @@ from typing import Any
 
 import trio
 
-from luxe.engine.session import ModelSource, Session
+from luxe.engine.ports import ModelSource
+from luxe.engine.session import Session
 from luxe.engine.store import SessionStore
 from luxe.protocol import Action, Rejection
 from luxe.protocol import actions as act

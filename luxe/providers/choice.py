@@ -1,7 +1,7 @@
 """The model of a session: `ModelChoice`, its facts now and its provider on
 first use (providers import httpx, which the handshake must not wait for).
 
-The engine sees it through `luxe.engine.session.ModelSource`.
+The engine sees it through `luxe.engine.ports.ModelSource`.
 """
 
 from __future__ import annotations

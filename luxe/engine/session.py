@@ -108,10 +108,6 @@ class Session:
             auto_approve=self.prompts.auto_approve,
         )
 
-    def info_event(self) -> ev.SessionInfo:
-        f = self.file
-        return ev.SessionInfo(f.id, f.title, len(self.history.messages), f.created_at, f.updated_at)
-
     @property
     def tools(self) -> dict[str, Tool]:
         if self._tools is None:

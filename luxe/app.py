@@ -5,7 +5,7 @@ handshake (`ready`, `state_changed`, `session_info`) before trio is even
 imported, so a client gets `ready` as soon as the session is known. Then it
 runs the RPC front end under trio. Nursery tree (see docs/architecture.md):
 
-    trio.run(_main)
+    trio.run(_main, startup)
     └── root nursery
         ├── writer task (StdoutOwner.serve: the only writer of stdout)
         └── session nursery (inner)

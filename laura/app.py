@@ -33,6 +33,7 @@ from laura import chrome, layout
 from laura.bindings import Bindings
 from laura.console import Console, open_console
 from laura.emulator import Emulator
+from laura.hosted_env import hosted_environment
 from laura.layout import SHELL
 from laura.panes.review import ReviewUI
 from laura.panes.shell import ShellPane
@@ -125,10 +126,7 @@ class Host(Bindings):
         tab.area = self.area()
         tab.runtime = self.runtime
         runtime = TabRuntime(tab)
-        env = dict(os.environ)
-        env.update(LAURA_TAB=name, LAURA_RUNTIME=self.runtime, TERM="xterm-256color")
-        env.pop("COLUMNS", None)
-        env.pop("LINES", None)
+        env = hosted_environment(os.environ, name, self.runtime)
         shell_inner = inner(tab.rects()[SHELL])
         started = False
         try:

@@ -190,10 +190,10 @@ def measure_pane(name: str, text: str, baseline: Callable[[], object]) -> None:
             tab.area = Rect(0, 1, 2 * WIDTH, PAGE + 2)
             tab.ready = True
             reply = json.loads(tab.answer(json.dumps({"type": "open", "path": path}).encode()))
-            panel = tab.panels[reply["pane"]]
+            file_pane = tab.panes[reply["pane"]]
             canvas = Canvas(2 * WIDTH, PAGE + 4)
-            panel.title(directory)
-            panel.draw(canvas, inner(tab.rects()[panel.id]), True)
+            file_pane.title(directory)
+            file_pane.draw(canvas, inner(tab.rects()[file_pane.id]), True)
             return canvas
 
         base, took = interleaved_best_ms(baseline, open_and_draw)

@@ -263,9 +263,9 @@ class Host(Bindings):
                     if tab.shell is not None:
                         tab.shell.draw(canvas, inner(rect), focused and self.mode is None)
                 else:
-                    panel = tab.panels[pane_id]
-                    chrome.draw_border(canvas, rect, focused, panel.title(self.cwd, inner(rect)))
-                    panel.draw(canvas, inner(rect), focused)
+                    pane = tab.panes[pane_id]
+                    chrome.draw_border(canvas, rect, focused, pane.title(self.cwd, inner(rect)))
+                    pane.draw(canvas, inner(rect), focused)
             self.review_ui.draw(canvas, tab)
         chrome.draw_footer(canvas, self.hint())
         if self.toast is not None:
@@ -276,7 +276,7 @@ class Host(Bindings):
                 self.toast = None
         if self.mode == "panes" and tab is not None:
             entries = [
-                (pid, "shell" if pid == SHELL else os.path.basename(tab.panels[pid].path))
+                (pid, "shell" if pid == SHELL else os.path.basename(tab.panes[pid].path))
                 for pid in layout.order(tab.tree)
             ]
             chrome.draw_panes_popup(canvas, entries, self.typed)

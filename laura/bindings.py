@@ -102,39 +102,39 @@ class Bindings:
         if key == Key("q", ctrl=True):
             self.mode = "quit"
             return
-        if tab.focus != SHELL and tab.focus in tab.panels:
+        if tab.focus != SHELL and tab.focus in tab.panes:
             self._file_key(tab, key)
             return
         if tab.shell is not None:
             tab.shell.key(key)
 
     def _file_key(self, tab: Tab, key: Key) -> None:
-        panel = tab.panels[tab.focus]
-        area = tab.panel_inner(panel)
-        if self.review_ui.file_key(tab, panel, key, area, self.show_toast):
+        pane = tab.panes[tab.focus]
+        area = tab.pane_inner(pane)
+        if self.review_ui.file_key(tab, pane, key, area, self.show_toast):
             return
         if key.name == "escape":
             tab.focus = SHELL
         elif key.name == "up":
-            panel.move_cursor(-1, area)
+            pane.move_cursor(-1, area)
         elif key.name == "down":
-            panel.move_cursor(1, area)
+            pane.move_cursor(1, area)
         elif key.name == "pageup":
-            panel.scroll_by(-max(area.height, 1), area)
+            pane.scroll_by(-max(area.height, 1), area)
         elif key.name == "pagedown":
-            panel.scroll_by(max(area.height, 1), area)
+            pane.scroll_by(max(area.height, 1), area)
         elif key.name == "left":
-            panel.scroll_sideways(-1, area)
+            pane.scroll_sideways(-1, area)
         elif key.name == "right":
-            panel.scroll_sideways(1, area)
+            pane.scroll_sideways(1, area)
         elif key == Key("h"):
-            panel.clear_highlight()
+            pane.clear_highlight()
         elif key == Key("d"):
-            refusal = panel.set_diff_view(not panel.diff_view)
+            refusal = pane.set_diff_view(not pane.diff_view)
             if refusal is not None:
                 self.show_toast(refusal)
         elif key == Key("x"):
-            tab.close_pane(panel.id)
+            tab.close_pane(pane.id)
 
     def _panes_key(self, tab: Tab, key: Key) -> None:
         live = [str(pane) for pane in layout.order(tab.tree)]
@@ -223,5 +223,5 @@ class Bindings:
             if tab.shell is not None:
                 tab.shell.mouse(event, inner(rect))
         elif event.wheel:
-            panel = tab.panels[pane_id]
-            panel.scroll_by(event.wheel * 3, inner(rect))
+            pane = tab.panes[pane_id]
+            pane.scroll_by(event.wheel * 3, inner(rect))

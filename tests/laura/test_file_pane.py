@@ -49,10 +49,10 @@ def open_pane(tab: Tab, path: Path, **fields: object) -> int:
 def draw(tab: Tab, pane: int, focused: bool = False) -> tuple[Canvas, Rect]:
     canvas = Canvas(WIDTH, HEIGHT + 2)
     rect = tab.rects()[pane]
-    panel = tab.panels[pane]
-    panel.title(tab.cwd)
+    file_pane = tab.panes[pane]
+    file_pane.title(tab.cwd)
     area = inner(rect)
-    panel.draw(canvas, area, focused)
+    file_pane.draw(canvas, area, focused)
     return canvas, area
 
 
@@ -110,20 +110,20 @@ def test_highlight_scrolls_once_centred_and_clamps(tmp_path: Path) -> None:
     path.write_text("".join(f"value_{n} = {n}\n" for n in range(1, 201)))
     tab = make_tab(tmp_path)
     pane = open_pane(tab, path)
-    panel = tab.panels[pane]
+    file_pane = tab.panes[pane]
     ask(tab, {"type": "highlight", "pane": pane, "range": [100, 101]})
     height = inner(tab.rects()[pane]).height
-    assert panel.scroll == 99 - (height - 2) // 2
-    assert panel.cursor == 99
+    assert file_pane.scroll == 99 - (height - 2) // 2
+    assert file_pane.cursor == 99
     rows = visible(tab, pane)
     assert any("value_100 = 100" in row for row in rows)
-    panel.move_cursor(5, inner(tab.rects()[pane]))
-    assert panel.highlight == (100, 101)  # the cursor does not clear it
+    file_pane.move_cursor(5, inner(tab.rects()[pane]))
+    assert file_pane.highlight == (100, 101)  # the cursor does not clear it
     ask(tab, {"type": "highlight", "pane": pane, "range": [500, 900]})
-    assert panel.highlight == (200, 200)
+    assert file_pane.highlight == (200, 200)
     assert "value_200 = 200" in visible(tab, pane)[-1]
     ask(tab, {"type": "highlight", "pane": pane, "range": None})
-    assert panel.highlight is None
+    assert file_pane.highlight is None
 
 
 def test_open_with_highlight_applies_on_first_paint(tmp_path: Path) -> None:
@@ -133,7 +133,7 @@ def test_open_with_highlight_applies_on_first_paint(tmp_path: Path) -> None:
     pane = open_pane(tab, path, highlight=[250, 250])
     rows = visible(tab, pane)
     assert any(row.endswith("line 250") for row in rows)
-    assert tab.panels[pane].lit_rows(inner(tab.rects()[pane]).width) == range(249, 250)
+    assert tab.panes[pane].lit_rows(inner(tab.rects()[pane]).width) == range(249, 250)
 
 
 def test_a_request_right_after_an_edit_sees_the_new_content(tmp_path: Path) -> None:
@@ -144,7 +144,7 @@ def test_a_request_right_after_an_edit_sees_the_new_content(tmp_path: Path) -> N
     path.write_text("ONE\nTWO\nTHREE\n")  # same size
     report = ask(tab, {"type": "layout"})
     assert report["type"] == "report"
-    assert tab.panels[pane].text == "ONE\nTWO\nTHREE\n"
+    assert tab.panes[pane].text == "ONE\nTWO\nTHREE\n"
     path.write_text("1\n2\n3\n4\n5\n")
     report = ask(tab, {"type": "layout"})
     panes = report["panes"]
@@ -157,16 +157,16 @@ def test_reload_keeps_the_cursor_line_and_clamps_the_highlight(tmp_path: Path) -
     path.write_text("".join(f"x{n} = {n}\n" for n in range(1, 101)))
     tab = make_tab(tmp_path)
     pane = open_pane(tab, path)
-    panel = tab.panels[pane]
+    file_pane = tab.panes[pane]
     ask(tab, {"type": "highlight", "pane": pane, "range": [60, 70]})
     draw(tab, pane)
     path.write_text("# header\n" + "".join(f"x{n} = {n}\n" for n in range(1, 101)))
     assert tab.poll_files()
     draw(tab, pane)
-    assert panel.rows(inner(tab.rects()[pane]).width).line_at(panel.cursor) == 60
+    assert file_pane.rows(inner(tab.rects()[pane]).width).line_at(file_pane.cursor) == 60
     path.write_text("".join(f"x{n} = {n}\n" for n in range(1, 11)))
     assert tab.poll_files()
-    assert panel.highlight == (10, 10)
+    assert file_pane.highlight == (10, 10)
     assert not tab.poll_files()
 
 
@@ -186,14 +186,14 @@ def test_git_markers_stats_and_gap_rows_after_an_edit(tmp_path: Path) -> None:
     path = committed(tmp_path, "ten.txt", "".join(f"line {n}\n" for n in range(1, 11)))
     tab = make_tab(tmp_path)
     pane = open_pane(tab, path)
-    assert "+" not in tab.panels[pane].title(tab.cwd)
+    assert "+" not in tab.panes[pane].title(tab.cwd)
     lines = [f"line {n}" for n in range(1, 11)]
     lines[1] = "line 2 changed"
     del lines[4]
     path.write_text("\n".join(lines) + "\n")
     assert tab.poll_files()
-    panel = tab.panels[pane]
-    assert panel.title(tab.cwd).endswith("+1 -2")
+    file_pane = tab.panes[pane]
+    assert file_pane.title(tab.cwd).endswith("+1 -2")
     rows = visible(tab, pane)
     assert rows[1] == "2 ▌ line 2 changed"
     assert rows[4].startswith("    ── 1 line removed ───")
@@ -212,7 +212,7 @@ def test_diff_view_toggles_and_refuses_when_there_is_nothing_to_diff(tmp_path: P
         "type": "error",
         "message": "no changes vs HEAD — nothing to diff",
     }
-    assert not tab.panels[pane].diff_view
+    assert not tab.panes[pane].diff_view
     path.write_text("line 1\nline 2 CHANGED\nline 3\nline 5\nline 6\n")
     assert ask(tab, {"type": "diffview", "pane": pane}) == {"type": "ok"}
     rows = visible(tab, pane)
@@ -226,9 +226,9 @@ def test_diff_view_toggles_and_refuses_when_there_is_nothing_to_diff(tmp_path: P
         "5    line 6",
     ]
     ask(tab, {"type": "highlight", "pane": pane, "range": [2, 2]})
-    assert tab.panels[pane].lit_rows(inner(tab.rects()[pane]).width) == range(2, 3)
+    assert tab.panes[pane].lit_rows(inner(tab.rects()[pane]).width) == range(2, 3)
     assert ask(tab, {"type": "diffview", "pane": pane, "on": False}) == {"type": "ok"}
-    assert not tab.panels[pane].diff_view
+    assert not tab.panes[pane].diff_view
     reply = ask(tab, {"type": "open", "path": str(untracked), "diff": True})
     assert reply["type"] == "opened"
     assert "no changes vs HEAD — nothing to diff" in reply["warnings"]  # type: ignore[operator]
@@ -269,17 +269,17 @@ def test_horizontal_scroll_moves_code_but_not_past_its_end(tmp_path: Path) -> No
     path.write_text("x = '" + "abcdefghij" * 12 + "'\n")
     tab = make_tab(tmp_path)
     pane = open_pane(tab, path)
-    panel = tab.panels[pane]
+    file_pane = tab.panes[pane]
     area = inner(tab.rects()[pane])
     assert visible(tab, pane)[0].endswith("›")
     for _ in range(50):
-        panel.scroll_sideways(1, area)
-    assert 0 < panel.hscroll <= 130
+        file_pane.scroll_sideways(1, area)
+    assert 0 < file_pane.hscroll <= 130
     row = visible(tab, pane)[0]
     assert row.endswith("j'") and "‹" in row
     for _ in range(50):
-        panel.scroll_sideways(-1, area)
-    assert panel.hscroll == 0
+        file_pane.scroll_sideways(-1, area)
+    assert file_pane.hscroll == 0
 
 
 def test_spools_are_deleted_with_their_pane_and_nothing_else_is(tmp_path: Path) -> None:
@@ -351,7 +351,7 @@ def test_opening_a_long_markdown_file_lays_out_only_what_the_reply_needs(tmp_pat
     assert reply["type"] == "opened", reply
     pane = int(reply["pane"])  # type: ignore[call-overload]
     _canvas, area = draw(tab, pane)
-    rows = tab.panels[pane].source_rows(area.width)
+    rows = tab.panes[pane].source_rows(area.width)
     # The open and its first paint laid out a screenful and a bit, not 12,000 rows.
     assert not rows.complete()
     assert len(rows._rows) < 400

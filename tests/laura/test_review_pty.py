@@ -62,13 +62,13 @@ async def test_a_review_reaches_a_live_child_and_waits_for_a_retry_once_it_is_go
     tab.area = Rect(0, 1, 120, 38)
     assert isinstance(tab.apply(Open(path="f.txt")), Opened)
     tab.apply(Ready(session="pty"))
-    panel = tab.panels[1]
-    area = tab.panel_inner(panel)
+    file_pane = tab.panes[1]
+    area = tab.pane_inner(file_pane)
     ui = ReviewUI()  # the real writer: the tab's shell pane
     toasts: list[str] = []
 
     def submit(body: str) -> None:
-        assert ui.file_key(tab, panel, Key("S"), area, toasts.append)
+        assert ui.file_key(tab, file_pane, Key("S"), area, toasts.append)
         ui.paste(body)
         ui.key(Key("enter"), toasts.append)
 
@@ -85,12 +85,12 @@ async def test_a_review_reaches_a_live_child_and_waits_for_a_retry_once_it_is_go
         tab.apply(Comment(line=2, body="why?", pane=1))
         submit("first")
         review = (
-            f"\x1b[200~[laura review · {panel.path}]\n\nfirst\n\n"
+            f"\x1b[200~[laura review · {file_pane.path}]\n\nfirst\n\n"
             "L2  beta\n      > [agent] why?\n\x1b[201~\r"
         ).encode()
         await until(lambda: out.read_bytes() == review)
         assert toasts == []
-        assert panel.review.book.is_empty
+        assert file_pane.review.book.is_empty
 
         # The child ends (the recorder stops at Ctrl+D Ctrl+D).
         tab.shell.send(b"\x04\x04")
@@ -100,11 +100,11 @@ async def test_a_review_reaches_a_live_child_and_waits_for_a_retry_once_it_is_go
         submit("second")
         assert toasts == [SUBMIT_FAILED]
         assert ui.hint(tab, 120) == "  " + SUBMIT_FAILED
-        assert panel.review.book.count == 1
-        assert panel.review.failed_body == "second"
+        assert file_pane.review.book.count == 1
+        assert file_pane.review.failed_body == "second"
         ui.key(Key("enter"), toasts.append)  # a retry fails the same way
         assert toasts == [SUBMIT_FAILED, SUBMIT_FAILED]
-        assert panel.review.book.count == 1
+        assert file_pane.review.book.count == 1
         nursery.cancel_scope.cancel()
 
     assert not alive(terminal.pid)

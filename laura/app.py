@@ -35,10 +35,10 @@ from laura.console import Console, open_console
 from laura.emulator import Emulator
 from laura.hosted_env import hosted_environment
 from laura.layout import SHELL
-from laura.panes.review import ReviewUI
 from laura.panes.shell import ShellPane
 from laura.protocol import Error, Rect, encode_response
 from laura.render.canvas import Canvas, frame_diff
+from laura.review_ui import ReviewUI
 from laura.server import serve_tab
 from laura.spool import runtime_dir
 from laura.tab import Tab, inner

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from laura import layout
 from laura.keys import Event, Key, Mouse, Paste
 from laura.layout import SHELL
-from laura.panes.review import ReviewUI
+from laura.review_ui import ReviewUI
 from laura.tab import Tab, inner
 
 if TYPE_CHECKING:

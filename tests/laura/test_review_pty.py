@@ -22,10 +22,10 @@ import pytest
 import trio
 
 from laura.keys import Key
-from laura.panes.review import ReviewUI
 from laura.panes.shell import ShellPane
 from laura.protocol import Comment, Open, Opened, Ready, Rect
 from laura.review.prompt import SUBMIT_FAILED
+from laura.review_ui import ReviewUI
 from laura.tab import Tab
 from laura.terminal import open_terminal
 from laura.vt import VirtualTerminal

@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 from laura.keys import Key
-from laura.panes.review import ReviewUI, shell_writer
 from laura.protocol import Close, Comment, Error, Ok, Open, Opened, Ready, Rect
 from laura.review.prompt import NOT_READY, SUBMIT_FAILED
+from laura.review_ui import ReviewUI, shell_writer
 from laura.tab import Tab
 
 

@@ -23,6 +23,7 @@ from collections.abc import Callable
 from markdown_it import MarkdownIt
 from pygments.lexers import PythonLexer
 
+from laura.commands import answer
 from laura.panes.file import FilePane
 from laura.protocol import Rect
 from laura.render.canvas import Canvas
@@ -189,7 +190,7 @@ def measure_pane(name: str, text: str, baseline: Callable[[], object]) -> None:
             tab = Tab(0, "bench", directory, "bench")
             tab.area = Rect(0, 1, 2 * WIDTH, PAGE + 2)
             tab.ready = True
-            reply = json.loads(tab.answer(json.dumps({"type": "open", "path": path}).encode()))
+            reply = json.loads(answer(tab, json.dumps({"type": "open", "path": path}).encode()))
             file_pane = tab.panes[reply["pane"]]
             canvas = Canvas(2 * WIDTH, PAGE + 4)
             file_pane.title(directory)

@@ -29,11 +29,12 @@ from collections.abc import Callable
 
 import trio
 
-from laura import chrome, layout
+from laura import chrome, commands, layout
 from laura.bindings import Bindings
 from laura.console import Console, open_console
 from laura.emulator import Emulator
 from laura.hosted_env import hosted_environment
+from laura.keys import Event
 from laura.layout import SHELL
 from laura.panes.shell import ShellPane
 from laura.protocol import Error, Rect, encode_response
@@ -41,7 +42,7 @@ from laura.render.canvas import Canvas, frame_diff
 from laura.review_ui import ReviewUI
 from laura.server import serve_tab
 from laura.spool import runtime_dir
-from laura.tab import Tab, inner
+from laura.tab import Tab, TabRuntime, inner
 from laura.terminal import SpawnError, open_terminal
 from laura.vt import VirtualTerminal
 
@@ -55,16 +56,9 @@ def default_shell() -> list[str]:
     return [os.environ.get("SHELL") or "/bin/sh"]
 
 
-class TabRuntime:
-    """A Tab plus what the host runs for it."""
-
-    def __init__(self, tab: Tab) -> None:
-        self.tab = tab
-        self.scope = trio.CancelScope()
-
-
-class Host(Bindings):
-    """Owns every tab and the user's terminal (see the module docstring)."""
+class Host:
+    """Owns every tab and the user's terminal (see the module docstring);
+    the `Workspace` that commands and bindings act on."""
 
     def __init__(
         self,
@@ -91,6 +85,7 @@ class Host(Bindings):
         self._nursery: trio.Nursery | None = None
         self._started_any = False
         self.review_ui = ReviewUI()
+        self.bindings = Bindings(self, self.review_ui)
         self.failure: str | None = None  # why a tab could not start
 
     # --- lifecycle -------------------------------------------------------------
@@ -98,7 +93,7 @@ class Host(Bindings):
     async def run(self) -> int:
         async with trio.open_nursery() as nursery:
             self._nursery = nursery
-            nursery.start_soon(self.console.read_events, self.handle_events)
+            nursery.start_soon(self.console.read_events, self._on_input)
             nursery.start_soon(self._signals)
             nursery.start_soon(self._render_loop)
             nursery.start_soon(self._poll_files)
@@ -113,6 +108,19 @@ class Host(Bindings):
     def new_tab(self) -> None:
         if self._nursery is not None:
             self._nursery.start_soon(self._run_tab, default_shell())
+
+    def close_tab(self) -> None:
+        """End the active tab's task (its child is hung up and reaped)."""
+        if self.tabs:
+            self.tabs[self.active].scope.cancel()
+
+    def switch_tab(self, step: int) -> None:
+        if self.tabs:
+            self.active = (self.active + step) % len(self.tabs)
+
+    def _on_input(self, events: list[Event]) -> None:
+        self.bindings.handle_events(events)
+        self.mark_dirty()
 
     async def _run_tab(
         self, argv: list[str], task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
@@ -175,7 +183,7 @@ class Host(Bindings):
         def answer(line: bytes) -> bytes:
             tab.area = self.area()
             try:
-                reply = tab.answer(line)
+                reply = commands.answer(tab, line)
             except Exception as exc:  # a bug must cost one request, never the host
                 reply = encode_response(Error(f"internal error: {type(exc).__name__}: {exc}"))
             self.relayout()

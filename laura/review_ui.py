@@ -19,11 +19,13 @@ from collections.abc import Callable
 
 import attrs
 
+from laura import commands
 from laura.chrome import draw_border
+from laura.commands import Context
 from laura.keys import Key
 from laura.layout import SHELL
 from laura.panes.file import FilePane
-from laura.protocol import Rect
+from laura.protocol import Close, Rect
 from laura.render.canvas import Canvas, text_width
 from laura.render.style import PLAIN
 from laura.review.cards import visible
@@ -174,7 +176,7 @@ class ReviewUI:
             self.confirm_close = None
             if key == Key("y") and pane_id in tab.panes:
                 tab.panes[pane_id].review.discard()
-                tab.close_pane(pane_id)
+                commands.run("close", Context(tab), Close(pane=pane_id))
             return
         draft = self.draft
         if draft is None:

@@ -1,11 +1,14 @@
-"""One workspace tab's state and the protocol requests that change it.
+"""One workspace tab's state and its answers to the protocol's requests.
 
 A `Tab` holds the split tree, the file panes, focus and the agent flags. It
-does no I/O beyond reading files, and no trio: `answer(line)` decodes one
-request line, applies it to the live state and returns the response line,
-so tests can drive it without a terminal. The host owns the shell pane (its
-PTY) and the socket; it sets `area` to the content rect and `shell` to the
-running shell pane.
+does no I/O beyond reading files and runs no task: each request has a method
+(`open`, `close`, `focus_pane`, `highlight`, `diffview`, `report`,
+`mark_ready`, `comment`) that applies it to the live state and returns the
+response; laura/commands.py names them, for the socket and for keys alike,
+so tests can drive a tab without a terminal. The host owns the shell pane
+(its PTY) and the socket; it sets `area` to the content rect and `shell` to
+the running shell pane. `TabRuntime` is a tab as the host runs it: the tab
+plus the cancel scope of its task.
 """
 
 from __future__ import annotations
@@ -14,6 +17,8 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+import trio
 
 from laura import gitmarks, layout, spool
 from laura.journal import Journal
@@ -25,21 +30,15 @@ from laura.protocol import (
     Error,
     Focus,
     Highlight,
-    Layout,
     Ok,
     Open,
     Opened,
     PaneReport,
-    ProtocolError,
     Ready,
     ReadyReply,
     Rect,
     Report,
-    Request,
     Response,
-    Update,
-    decode_request,
-    encode_response,
 )
 from laura.protocol import Comment as CommentRequest
 from laura.review.prompt import OPEN_WARNING
@@ -108,41 +107,11 @@ class Tab:
 
     # --- requests -------------------------------------------------------------
 
-    def answer(self, line: bytes) -> bytes:
-        """Decode, apply and encode one request; never raises on bad input."""
-        try:
-            request = decode_request(line)
-        except ProtocolError as exc:
-            return encode_response(Error(str(exc)))
-        self.poll_files()  # a request right after an edit sees the new content
-        return encode_response(self.apply(request))
-
-    def apply(self, request: Request) -> Response:
-        try:
-            if isinstance(request, Open):
-                return self._open(request)
-            if isinstance(request, Close):
-                return self._close(request)
-            if isinstance(request, Focus):
-                self._pane_or_shell(request.pane)
-                self.focus = request.pane
-                self.log("focus", pane=request.pane)
-                return Ok()
-            if isinstance(request, Highlight):
-                return self._highlight(request)
-            if isinstance(request, DiffView):
-                return self._diffview(request)
-            if isinstance(request, Layout):
-                return self.report()
-            if isinstance(request, Ready):
-                return self._ready(request)
-            if isinstance(request, Update):
-                return Ok()
-            if isinstance(request, CommentRequest):
-                return self._comment(request)
-        except LayoutError as exc:
-            return Error(str(exc))
-        return Error(f"unsupported request {type(request).__name__}")
+    def focus_pane(self, request: Focus) -> Response:
+        self._pane_or_shell(request.pane)
+        self.focus = request.pane
+        self.log("focus", pane=request.pane)
+        return Ok()
 
     def _pane_or_shell(self, pane: int) -> None:
         if pane != SHELL and pane not in self.panes:
@@ -165,7 +134,7 @@ class Tab:
     def _resolve(self, path: str) -> str:
         return os.path.normpath(os.path.join(self.cwd, os.path.expanduser(path)))
 
-    def _open(self, request: Open) -> Response:
+    def open(self, request: Open) -> Response:
         if request.edit:
             return Error(EDITOR_REFUSED)
         path = self._resolve(request.path)
@@ -276,7 +245,7 @@ class Tab:
             )
         return warnings
 
-    def _close(self, request: Close) -> Response:
+    def close(self, request: Close) -> Response:
         if request.all and request.pane is not None:
             # Naming one pane and asking for all is ambiguous: closing every
             # pane would throw away more than the caller pointed at.
@@ -333,7 +302,7 @@ class Tab:
         for pane in self.panes.values():
             self.discard_spool(pane)
 
-    def _highlight(self, request: Highlight) -> Response:
+    def highlight(self, request: Highlight) -> Response:
         pane = self._target_pane(request.pane, "to highlight")
         refusal = pane.review.highlight_refusal(pane.id, request.range is not None)
         if refusal is not None:
@@ -348,7 +317,7 @@ class Tab:
         else:
             self.log("highlight", pane=pane.id, start=pane.highlight[0], end=pane.highlight[1])
 
-    def _diffview(self, request: DiffView) -> Response:
+    def diffview(self, request: DiffView) -> Response:
         pane = self._target_pane(request.pane, "for diff view")
         turn_on = (not pane.diff_view) if request.on is None else request.on
         refusal = pane.set_diff_view(turn_on)
@@ -357,7 +326,7 @@ class Tab:
         self.log("diff", pane=pane.id, on=pane.diff_view)
         return Ok()
 
-    def _comment(self, request: CommentRequest) -> Response:
+    def comment(self, request: CommentRequest) -> Response:
         """The agent's comment: starts or extends the thread on that line.
         Not gated on `ready`: showing is unconditional, only writing into
         the PTY needs a consumer."""
@@ -376,7 +345,7 @@ class Tab:
         self.log("comment", pane=pane.id, line=request.line)
         return Ok()
 
-    def _ready(self, request: Ready) -> Response:
+    def mark_ready(self, request: Ready) -> Response:
         """Mark the tab as hosting an agent (it never becomes un-ready) and
         open the session's journal; each `ready` reopens it and logs again."""
         self.ready = True
@@ -419,6 +388,15 @@ class Tab:
         error = "the shell pane did not take the review (its program has exited?)"
         self.log("review", path=pane.path, **counts, body=body, error=error)
         return False
+
+
+class TabRuntime:
+    """A Tab plus what the host runs for it: cancelling `scope` ends the
+    tab's task (its child, reader and socket)."""
+
+    def __init__(self, tab: Tab) -> None:
+        self.tab = tab
+        self.scope = trio.CancelScope()
 
 
 def _tiny(rect: Rect) -> bool:

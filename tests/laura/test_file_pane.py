@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from laura import gitmarks
+from laura.commands import answer
 from laura.panes.file import FilePane
 from laura.protocol import Rect
 from laura.render import theme
@@ -36,7 +37,7 @@ def make_tab(cwd: Path) -> Tab:
 
 
 def ask(tab: Tab, frame: dict[str, object]) -> dict[str, object]:
-    reply: dict[str, object] = json.loads(tab.answer(json.dumps(frame).encode()))
+    reply: dict[str, object] = json.loads(answer(tab, json.dumps(frame).encode()))
     return reply
 
 

@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 import trio
 
+from laura.commands import apply
 from laura.keys import Key
 from laura.panes.shell import ShellPane
 from laura.protocol import Comment, Open, Opened, Ready, Rect
@@ -60,8 +61,8 @@ async def test_a_review_reaches_a_live_child_and_waits_for_a_retry_once_it_is_go
     out = tmp_path / "received.bin"
     tab = Tab(0, "laura-test-0", str(tmp_path), "laura-1-0")
     tab.area = Rect(0, 1, 120, 38)
-    assert isinstance(tab.apply(Open(path="f.txt")), Opened)
-    tab.apply(Ready(session="pty"))
+    assert isinstance(apply(tab, Open(path="f.txt")), Opened)
+    apply(tab, Ready(session="pty"))
     file_pane = tab.panes[1]
     area = tab.pane_inner(file_pane)
     ui = ReviewUI()  # the real writer: the tab's shell pane
@@ -82,7 +83,7 @@ async def test_a_review_reaches_a_live_child_and_waits_for_a_retry_once_it_is_go
         await until(out.exists)
 
         # A live child: the review arrives, byte for byte.
-        tab.apply(Comment(line=2, body="why?", pane=1))
+        apply(tab, Comment(line=2, body="why?", pane=1))
         submit("first")
         review = (
             f"\x1b[200~[laura review · {file_pane.path}]\n\nfirst\n\n"
@@ -96,7 +97,7 @@ async def test_a_review_reaches_a_live_child_and_waits_for_a_retry_once_it_is_go
         tab.shell.send(b"\x04\x04")
         with trio.fail_after(WAIT_S):
             await terminal.exited.wait()
-        tab.apply(Comment(line=1, body="still here?", pane=1))
+        apply(tab, Comment(line=1, body="still here?", pane=1))
         submit("second")
         assert toasts == [SUBMIT_FAILED]
         assert ui.hint(tab, 120) == "  " + SUBMIT_FAILED

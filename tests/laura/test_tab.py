@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from laura.commands import answer
 from laura.protocol import Rect
 from laura.render.canvas import Canvas
 from laura.tab import Tab
@@ -18,7 +19,7 @@ def make_tab(tmp_path: Path) -> Tab:
 
 
 def ask(tab: Tab, frame: dict) -> dict:
-    return json.loads(tab.answer(json.dumps(frame).encode()))
+    return json.loads(answer(tab, json.dumps(frame).encode()))
 
 
 def test_highlight_clamps_centres_and_clears(tmp_path: Path) -> None:

@@ -15,6 +15,7 @@ from typing import Any
 from laura import commands, layout
 from laura.commands import Context, Move, Workspace
 from laura.keys import Event, Key, Mouse, Paste
+from laura.keys import Focus as OuterFocus  # the user's terminal gained or lost focus
 from laura.layout import SHELL
 from laura.protocol import Close, DiffView, Error, Focus, Highlight
 from laura.review_ui import ReviewUI
@@ -85,6 +86,10 @@ class Bindings:
                     self.handle_paste(event.text)
                 elif isinstance(event, Mouse):
                     self.handle_mouse(event)
+                elif isinstance(event, OuterFocus):
+                    self.host.outer_focused = event.gained
+                elif isinstance(event, Focus):
+                    self.outer_focused = event.gained
             except Exception as exc:  # a bug costs one key, never the session
                 self.host.show_toast(f"internal error: {type(exc).__name__}: {exc}")
 

@@ -48,6 +48,7 @@ class Workspace(Protocol):
     mode: Mode
     typed: str  # the panes popup's digits, or the tab name being typed
     locked: bool
+    outer_focused: bool  # the user's terminal has focus (its focus reports)
 
     def current(self) -> Tab | None: ...
     def quit(self, code: int = 0) -> None: ...

@@ -1,19 +1,24 @@
-"""The host: tabs, focus, key bindings, rendering and the nursery tree.
+"""The host: tabs, focus, rendering and the nursery tree.
 
     trio.run(run_host)
     └── host nursery
-        ├── input task   (console bytes -> events -> focused pane / command)
-        ├── signal task  (SIGWINCH -> relayout; SIGTERM/SIGHUP -> quit)
+        ├── input task   (console bytes -> events -> bindings -> a command,
+        │                 a prompt, or the focused pane's child)
+        ├── signal task  (SIGWINCH -> relayout; SIGTERM/SIGHUP/SIGINT -> quit)
+        ├── file poller  (every FILE_POLL_INTERVAL: reload panes whose file changed)
         ├── render task  (waits for "dirty", caps at ~60 fps, writes changed cells)
         └── one task per tab, owning in its own nursery:
             ├── the PTY child (open_terminal: killed and reaped on exit)
             ├── the PTY reader (Terminal.run: bytes -> emulator -> dirty)
             └── the socket server (serve_tab: one task per connection)
 
-All state lives in this trio thread; socket requests apply synchronously in
-their connection task, so the UI never waits for a client and a client never
-waits for the UI. A tab's task ends when its child exits (or it is closed);
-the host ends when the last tab has gone.
+All state lives in this trio thread. It changes only in the input, signal,
+poller and connection tasks (each ends with `changed()`: relayout, then ask
+for a frame) and in the PTY reader (the emulator; `mark_dirty()`). The render
+task only reads: `draw()` is a projection of the state. Socket requests
+apply synchronously in their connection task, so the UI never waits for a
+client and a client never waits for the UI. A tab's task ends when its child
+exits (or it is closed); the host ends when the last tab has gone.
 """
 
 from __future__ import annotations
@@ -122,7 +127,7 @@ class Host:
 
     def _on_input(self, events: list[Event]) -> None:
         self.bindings.handle_events(events)
-        self.mark_dirty()
+        self.changed()
 
     async def _run_tab(
         self, argv: list[str], task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
@@ -156,7 +161,7 @@ class Host:
                         self.tabs.append(runtime)
                         self.active = len(self.tabs) - 1
                         self._started_any = True
-                        self.mark_dirty()
+                        self.changed()
                         task_status.started()
                         started = True
                         await terminal.run()
@@ -179,7 +184,7 @@ class Host:
                     self.active = max(self.active - 1, 0)
             if not self.tabs and self._started_any:
                 self.quit(self.exit_code)
-            self.mark_dirty()
+            self.changed()
 
     def _answerer(self, tab: Tab) -> Callable[[bytes], bytes]:
         def answer(line: bytes) -> bytes:
@@ -188,8 +193,7 @@ class Host:
                 reply = commands.answer(tab, line)
             except Exception as exc:  # a bug must cost one request, never the host
                 reply = encode_response(Error(f"internal error: {type(exc).__name__}: {exc}"))
-            self.relayout()
-            self.mark_dirty()
+            self.changed()
             return reply
 
         return answer
@@ -200,7 +204,7 @@ class Host:
         while True:
             await trio.sleep(FILE_POLL_INTERVAL)
             if any(runtime.tab.poll_files() for runtime in list(self.tabs)):
-                self.mark_dirty()
+                self.changed()
 
     async def _signals(self) -> None:
         signals = (signal.SIGWINCH, signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
@@ -208,8 +212,7 @@ class Host:
             async for signum in received:
                 if signum == signal.SIGWINCH:
                     self._previous = None  # repaint everything at the new size
-                    self.relayout()
-                    self.mark_dirty()
+                    self.changed()
                 else:
                     self.quit(128 + signum)
 
@@ -229,7 +232,15 @@ class Host:
                 tab.shell.fit(inner(tab.rects()[SHELL]))
 
     def mark_dirty(self) -> None:
+        """Ask for a frame (the child's output changed its screen)."""
         self._dirty.set()
+
+    def changed(self) -> None:
+        """The state changed (a key, a request, a reload, a tab came or went,
+        the terminal was resized): lay every tab out again, then ask for a
+        frame. Drawing only reads what this leaves."""
+        self.relayout()
+        self.mark_dirty()
 
     async def _render_loop(self) -> None:
         """Redraw when something changed, at most once per FRAME_INTERVAL."""
@@ -238,6 +249,8 @@ class Host:
         while True:
             # A toast disappears on its own: wake up when it expires.
             deadline = self.toast[1] if self.toast is not None else math.inf
+            if deadline <= trio.current_time():
+                deadline = math.inf
             with trio.move_on_at(deadline):
                 await self._dirty.wait()
             # Never spend more than about a fifth of the loop drawing: under a
@@ -246,7 +259,6 @@ class Host:
             self._dirty = trio.Event()
             last = trio.current_time()
             started = time.perf_counter()
-            self.relayout()
             self._report_focus()
             frame = self.draw()
             output = frame_diff(self._previous, frame) + self._take_alerts()
@@ -302,10 +314,8 @@ class Host:
         chrome.draw_footer(canvas, self.hint())
         if self.toast is not None:
             text, until = self.toast
-            if trio.current_time() < until:
+            if trio.current_time() < until:  # an expired toast is just not drawn
                 chrome.draw_toast(canvas, text)
-            else:
-                self.toast = None
         if self.mode == "panes" and tab is not None:
             entries = [
                 (pid, "shell" if pid == SHELL else os.path.basename(tab.panes[pid].path))

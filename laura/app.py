@@ -260,6 +260,9 @@ class Host:
             last = trio.current_time()
             started = time.perf_counter()
             self._report_focus()
+            tab = self.current()
+            if tab is not None and tab.shell is not None:
+                tab.shell.take_view()  # the emulator's screen, read once per frame
             frame = self.draw()
             output = frame_diff(self._previous, frame) + self._take_alerts()
             self._previous = frame

@@ -193,8 +193,7 @@ def measure_pane(name: str, text: str, baseline: Callable[[], object]) -> None:
             reply = json.loads(answer(tab, json.dumps({"type": "open", "path": path}).encode()))
             file_pane = tab.panes[reply["pane"]]
             canvas = Canvas(2 * WIDTH, PAGE + 4)
-            file_pane.title(directory)
-            file_pane.draw(canvas, inner(tab.rects()[file_pane.id]), True)
+            file_pane.draw(canvas, inner(tab.rects()[file_pane.id]), True, directory)
             return canvas
 
         base, took = interleaved_best_ms(baseline, open_and_draw)
@@ -211,6 +210,7 @@ def measure_growing_log(text: str) -> None:
         area = Rect(1, 1, WIDTH, PAGE)
         pane = FilePane(1, path, "tail-1.txt")
         pane.set_follow(True, area)
+        pane.fit(area)
         pane.draw(Canvas(WIDTH + 2, PAGE + 2), area, True)
         times = []
         for round_ in range(20):
@@ -218,6 +218,7 @@ def measure_growing_log(text: str) -> None:
                 handle.write("".join(f"appended {round_}.{n}\n" for n in range(10)))
             start = time.perf_counter()
             pane.reload_if_changed()
+            pane.fit(area)  # as the host settles a pane after a reload
             pane.draw(Canvas(WIDTH + 2, PAGE + 2), area, True)
             times.append((time.perf_counter() - start) * 1000)
         with open(path) as handle:

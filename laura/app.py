@@ -223,13 +223,15 @@ class Host:
         return Rect(0, 1, width, max(height - 2, 1))
 
     def relayout(self) -> None:
-        """Give every tab the current area and size each PTY to pane 0's inner rect."""
+        """Give every tab the current area, size each PTY to pane 0's inner
+        rect and settle every file pane's view in its rect."""
         area = self.area()
         for runtime in self.tabs:
             tab = runtime.tab
             tab.area = area
             if tab.shell is not None:
                 tab.shell.fit(inner(tab.rects()[SHELL]))
+            tab.fit_panes()
 
     def mark_dirty(self) -> None:
         """Ask for a frame (the child's output changed its screen)."""
@@ -312,7 +314,7 @@ class Host:
                 else:
                     pane = tab.panes[pane_id]
                     chrome.draw_border(canvas, rect, focused, pane.title(self.cwd, inner(rect)))
-                    pane.draw(canvas, inner(rect), focused)
+                    pane.draw(canvas, inner(rect), focused, self.cwd)
             self.review_ui.draw(canvas, tab)
         chrome.draw_footer(canvas, self.hint())
         if self.toast is not None:

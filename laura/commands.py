@@ -173,11 +173,14 @@ _REQUEST_NAMES = {request_type: name for name, request_type in REQUEST_TYPES.ite
 
 
 def run(name: str, context: Context, argument: Any = None) -> Response:
-    """Run command `name`; a refusal is an `Error` and changes nothing."""
+    """Run command `name`; a refusal is an `Error` and changes nothing.
+    The tab's file panes are settled afterwards, so a frame only reads."""
     try:
         return COMMANDS[name](context, argument)
     except LayoutError as exc:
         return Error(str(exc))
+    finally:
+        context.tab.fit_panes()
 
 
 def apply(tab: Tab, request: Request, host: Workspace | None = None) -> Response:

@@ -83,6 +83,12 @@ class Tab:
     def rects(self) -> dict[int, Rect]:
         return layout.rects(self.tree, self.area)
 
+    def fit_panes(self) -> None:
+        """Settle every file pane's view in its rect (after any change)."""
+        rects = self.rects()
+        for pane_id, pane in self.panes.items():
+            pane.fit(inner(rects[pane_id]))
+
     def report(self, tree: Tree | None = None, extra: FilePane | None = None) -> Report:
         """The layout report for `tree` (default: the live one); `extra` is a
         would-be pane a dry run measures."""
@@ -369,6 +375,8 @@ class Tab:
         changed = False
         for pane in list(self.panes.values()):
             changed = pane.reload_if_changed() or changed
+        if changed:
+            self.fit_panes()
         return changed
 
     def submit_review(self, pane: FilePane, body: str, write: Callable[[bytes], bool]) -> bool:

@@ -51,10 +51,15 @@ def draw(tab: Tab, pane: int, focused: bool = False) -> tuple[Canvas, Rect]:
     canvas = Canvas(WIDTH, HEIGHT + 2)
     rect = tab.rects()[pane]
     file_pane = tab.panes[pane]
-    file_pane.title(tab.cwd)
     area = inner(rect)
-    file_pane.draw(canvas, area, focused)
+    file_pane.draw(canvas, area, focused, tab.cwd)
     return canvas, area
+
+
+def paint(pane: FilePane, canvas: Canvas, area: Rect, focused: bool) -> None:
+    """A frame of one pane as the host makes it: settle the view, then draw."""
+    pane.fit(area)
+    pane.draw(canvas, area, focused)
 
 
 def visible(tab: Tab, pane: int) -> list[str]:
@@ -339,7 +344,7 @@ def test_a_lazily_laid_out_markdown_pane_paints_without_laying_out_everything(
     path.write_text("".join(f"## Part {n}\n\nText of part {n}.\n\n" for n in range(3000)))
     pane_obj = FilePane(1, str(path), "big.md")
     canvas = Canvas(WIDTH, HEIGHT)
-    pane_obj.draw(canvas, Rect(1, 1, 60, 20), focused=True)
+    paint(pane_obj, canvas, Rect(1, 1, 60, 20), focused=True)
     assert len(pane_obj.document._made) < 40
     assert "## Part 0" in "".join(cell[0] for cell in canvas.rows[1])
 
@@ -371,14 +376,14 @@ def test_a_growing_log_is_laid_out_only_where_it_grew(tmp_path: Path) -> None:
     area = Rect(1, 1, 60, 20)
     pane = FilePane(1, str(path), "tail-7.txt")
     pane.set_follow(True, area)
-    pane.draw(Canvas(62, 22), area, True)
+    paint(pane, Canvas(62, 22), area, True)
     before = pane.rows(area.width)
     first_row = before[0]
     with path.open("a") as log:
         log.write("".join(f"late {n} " + "word " * n + "\n" for n in range(40)))
     assert pane.poll()
     canvas = Canvas(62, 22)
-    pane.draw(canvas, area, True)
+    paint(pane, canvas, area, True)
     after = pane.rows(area.width)
     assert after[0] is first_row  # taken over, not laid out again
     fresh = Document("tail-7.txt", path.read_text()).view(pane.text_width(area.width))
@@ -391,7 +396,7 @@ def test_a_rewritten_log_is_laid_out_afresh(tmp_path: Path) -> None:
     path.write_text("".join(f"entry {n}\n" for n in range(200)))
     area = Rect(1, 1, 60, 20)
     pane = FilePane(1, str(path), "tail-8.txt")
-    pane.draw(Canvas(62, 22), area, True)
+    paint(pane, Canvas(62, 22), area, True)
     list(pane.rows(area.width))
     path.write_text("".join(f"ENTRY {n}\n" for n in range(250)))
     assert pane.poll()
@@ -405,12 +410,12 @@ def test_a_resize_keeps_the_cursor_on_its_source_line(tmp_path: Path) -> None:
     path.write_text("".join(f"line {n} " + "filler words " * 8 + "\n" for n in range(1, 80)))
     pane = FilePane(1, str(path), "prose.txt")
     wide = Rect(1, 1, 120, 20)
-    pane.draw(Canvas(122, 22), wide, True)
+    paint(pane, Canvas(122, 22), wide, True)
     pane.set_highlight((40, 40), wide)
-    pane.draw(Canvas(122, 22), wide, True)
+    paint(pane, Canvas(122, 22), wide, True)
     narrow = Rect(1, 1, 40, 20)
     canvas = Canvas(42, 22)
-    pane.draw(canvas, narrow, True)
+    paint(pane, canvas, narrow, True)
     assert pane.rows(narrow.width).line_at(pane.cursor) == 40
     assert any("line 40 " in row for row in canvas.text())
 
@@ -422,7 +427,7 @@ def test_lit_rows_are_reverse_video_across_and_the_rest_dimmed(tmp_path: Path) -
     area = Rect(1, 1, 30, 5)
     pane.set_highlight((2, 2), area)
     canvas = Canvas(32, 7)
-    pane.draw(canvas, area, False)
+    paint(pane, canvas, area, False)
     lit = canvas.rows[2]
     assert "second line" in canvas.text()[2]
     # every cell of the lit row, gutter, text and trailing blanks, is reversed
@@ -442,7 +447,32 @@ def test_dimmed_rows_blank_colour_emoji_but_keep_symbols(tmp_path: Path) -> None
     area = Rect(1, 1, 40, 6)
     pane.set_highlight((3, 3), area)
     canvas = Canvas(42, 8)
-    pane.draw(canvas, area, False)
+    paint(pane, canvas, area, False)
     rows = canvas.text()
     assert "🎉" not in rows[1] and "shipped" in rows[1]
     assert "☐ next ✓" in rows[2]
+
+
+def view_state(pane: FilePane) -> tuple[object, ...]:
+    return (pane.cursor, pane.scroll, pane.hscroll, pane.highlight, pane.follow, pane.diff_view)
+
+
+def test_drawing_reads_only_and_fit_settles_after_a_change(tmp_path: Path) -> None:
+    path = tmp_path / "prose.txt"
+    path.write_text("".join(f"line {n} " + "filler words " * 8 + "\n" for n in range(1, 80)))
+    pane = FilePane(1, str(path), "prose.txt")
+    wide, narrow = Rect(1, 1, 120, 20), Rect(1, 1, 40, 20)
+    paint(pane, Canvas(122, 22), wide, True)
+    pane.set_highlight((40, 40), wide)
+    pane.move_cursor(10**6, wide)  # past the end: the move clamps
+    before = view_state(pane)
+    # A narrower rect re-wraps every row, but drawing into it moves nothing ...
+    for _ in range(2):
+        pane.draw(Canvas(42, 22), narrow, True)
+        pane.title(str(tmp_path), narrow)
+        assert view_state(pane) == before
+    # ... the settle does: the cursor stays on its source line.
+    line = pane.rows(wide.width).line_at(pane.cursor)
+    pane.fit(narrow)
+    assert view_state(pane) != before
+    assert pane.rows(narrow.width).line_at(pane.cursor) == line

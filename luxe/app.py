@@ -52,6 +52,7 @@ if TYPE_CHECKING:
     from luxe.engine.session import Session
     from luxe.engine.tooling import Tool
     from luxe.frontends.rpc_actions import RpcActions
+    from luxe.hosting.panes import LauraPanes
     from luxe.protocol import review as rv
     from luxe.review.service import ReviewService
 
@@ -227,7 +228,7 @@ def run(options: Options, env: Mapping[str, str] | None = None) -> int:
     try:
         trio.run(
             _main, options, env, model, store, file, resumed, cwd, max_turns, gate, hook_config,
-            stdout,
+            stdout, settings.laura_show_edits,
         )
     except Exception:
         log.exception("luxe --rpc failed")
@@ -247,6 +248,7 @@ async def _main(
     gate: PermissionGate,
     hook_config: HookConfig,
     stdout: StdoutOwner,
+    show_edits: bool,
 ) -> None:
     import trio
 
@@ -262,11 +264,16 @@ async def _main(
             root.start_soon(stdout.serve, receive, stop.set)
             async with send:
                 emit = _emitter(send)
+                panes = _hosted_panes(env, cwd, show_edits)
+                tools = _tools
+                if panes is not None:
+                    emit = panes.observing(emit)
+                    tools = _with_show_tool(panes)
                 session = Session(
                     cwd=cwd,
                     file=file,
                     model=model,
-                    tools=_tools,
+                    tools=tools,
                     gate=gate,
                     hooks=make_hooks(hook_config, cwd, emit, gate),
                     emit=emit,
@@ -290,6 +297,8 @@ async def _main(
 
                     session.diagnostics = await inner.start(serve_edit_diagnostics, cwd, env)
                     await inner.start(session.run)
+                    if panes is not None:
+                        await inner.start(panes.serve)
                     inner.start_soon(_watch_signals, signals, stop)
                     inner.start_soon(_read_then_stop, actions, stop)
                     inner.start_soon(_warm_up, session, model)
@@ -365,6 +374,26 @@ def _tools() -> list[Tool]:
     from luxe.tools import default_tools
 
     return default_tools()
+
+
+def _hosted_panes(env: Mapping[str, str], cwd: Path, show_edits: bool) -> LauraPanes | None:
+    """Luxe's Laura panes when hosted in a Laura tab (imported only then)."""
+    if not env.get("LAURA_TAB"):
+        return None
+    from luxe.hosting.panes import hosted_panes
+
+    return hosted_panes(env, cwd, show_edits=show_edits)
+
+
+def _with_show_tool(panes: LauraPanes) -> Callable[[], list[Tool]]:
+    """The default tools plus `show`, offered to the model only when hosted."""
+
+    def tools() -> list[Tool]:
+        from luxe.hosting.show_tool import ShowTool
+
+        return [*_tools(), ShowTool(panes)]
+
+    return tools
 
 
 def _emitter(send: trio.MemorySendChannel[ev.Event]) -> Callable[[ev.Event], Awaitable[None]]:

@@ -12,7 +12,7 @@ import pytest
 from laura import bindings
 from laura.commands import COMMANDS
 from laura.protocol import REQUEST_TYPES
-from tests.laura.git_helpers import git
+from tests.laura.git_helpers import committed
 from tests.laura.tmux import LauraSession, wait_until
 
 Make = Callable[..., LauraSession]
@@ -43,13 +43,7 @@ def without_time(event: dict[str, object]) -> dict[str, object]:
 @pytest.mark.tmux
 def test_the_d_key_is_the_diffview_request_refused_and_journaled_alike(laura_session: Make) -> None:
     session = laura_session(width=240)
-    repo = session.root / "repo"
-    repo.mkdir()
-    git(repo, "init", "-q")
-    path = repo / "a.txt"
-    path.write_text("alpha\nbeta\n")
-    git(repo, "add", "a.txt")
-    git(repo, "commit", "-q", "-m", "start")
+    path = committed(session.root, "a.txt", "alpha\nbeta\n")
     ready = session.cli("ready", "--session", "keys")
     journal = Path(json.loads(ready.stdout)["journal"])
     assert session.cli("open", str(path)).returncode == 0  # focused

@@ -19,7 +19,7 @@ from laura.render import theme
 from laura.render.canvas import Canvas
 from laura.render.document import Document
 from laura.tab import Tab, inner
-from tests.laura.git_helpers import git, isolate_environment
+from tests.laura.git_helpers import committed, isolate_environment
 
 WIDTH, HEIGHT = 100, 24
 
@@ -71,16 +71,6 @@ def visible(tab: Tab, pane: int) -> list[str]:
 
 
 
-
-def committed(tmp_path: Path, name: str, text: str) -> Path:
-    repo = tmp_path / "repo"
-    repo.mkdir(exist_ok=True)
-    git(repo, "init", "-q")
-    path = repo / name
-    path.write_text(text)
-    git(repo, "add", name)
-    git(repo, "commit", "-q", "-m", "start")
-    return path
 
 
 REFLOWED = (

@@ -25,7 +25,7 @@ import secrets
 import signal
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 import trio
 
@@ -173,8 +173,8 @@ class Host(Bindings):
                 self.quit(self.exit_code)
             self.mark_dirty()
 
-    def _answerer(self, tab: Tab) -> Callable[[bytes], bytes]:
-        def answer(line: bytes) -> bytes:
+    def _answerer(self, tab: Tab) -> Callable[[bytes], Awaitable[bytes]]:
+        async def answer(line: bytes) -> bytes:
             tab.area = self.area()
             try:
                 reply = tab.answer(line)

@@ -30,7 +30,7 @@ import secrets
 import signal
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 import trio
 
@@ -186,8 +186,8 @@ class Host:
                 self.quit(self.exit_code)
             self.changed()
 
-    def _answerer(self, tab: Tab) -> Callable[[bytes], bytes]:
-        def answer(line: bytes) -> bytes:
+    def _answerer(self, tab: Tab) -> Callable[[bytes], Awaitable[bytes]]:
+        async def answer(line: bytes) -> bytes:
             tab.area = self.area()
             try:
                 reply = commands.answer(tab, line)

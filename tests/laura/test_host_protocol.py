@@ -228,6 +228,10 @@ def test_focus_highlight_comment_diff_ready_update(laura_session: Make, tmp_path
     assert "laura ready" not in opened.stderr
     assert "already open in pane #1" in opened.stderr
     assert json.loads(session.request(b'{"type":"update","path":"a.txt"}\n')) == {"type": "ok"}
+    assert json.loads(session.request(b'{"type":"update"}\n')) == {
+        "type": "error",
+        "message": "malformed request: `update` needs field `path`",
+    }
     replaced = session.cli("open", str(write_lines(tmp_path / "b.txt", 2)), "--panel", "2")
     assert replaced.stdout.strip() == "2"
     assert [p["path"] for p in layout(session)["panes"]][2].endswith("b.txt")

@@ -15,6 +15,7 @@ from typing import Any, Protocol
 import attrs
 
 from luxe.engine.model import ToolSpec
+from luxe.engine.ports import StreamRedaction
 
 
 class ToolError(Exception):
@@ -28,14 +29,6 @@ class ToolResult:
     summary: str = ""  # one short line for the client
     # Files the call changed: (absolute path, "write" | "edit" | "delete").
     changed: tuple[tuple[str, str], ...] = ()
-
-
-class TextStream(Protocol):
-    """A redacting filter over a stream of text chunks."""
-
-    def feed(self, text: str) -> str: ...
-
-    def flush(self) -> str: ...
 
 
 class ToolContext(Protocol):
@@ -52,7 +45,7 @@ class ToolContext(Protocol):
         `cut_start`/`cut_end` say an edge of `text` is where it was cut."""
         ...
 
-    def redacting_stream(self) -> TextStream:
+    def redacting_stream(self) -> StreamRedaction:
         """A redactor for a stream of output (a value split across chunks is
         caught), for a tool that keeps part of a long output."""
         ...
@@ -65,6 +58,11 @@ class ToolContext(Protocol):
         self, question: str, options: list[str], multiple: bool
     ) -> dict[str, Any]:
         """Ask the client; returns `{answered: [...]}` or `{dismissed: true}`."""
+        ...
+
+    def is_secret_file(self, path: str) -> bool:
+        """Whether a file is a secret; tools that walk directories (grep)
+        skip such files (the gate may know more than names: hard links)."""
         ...
 
 

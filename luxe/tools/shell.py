@@ -27,7 +27,8 @@ from typing import Any
 import trio
 
 from luxe.engine.model import ToolSpec
-from luxe.engine.tooling import TextStream, ToolContext, ToolError, ToolResult
+from luxe.engine.ports import StreamRedaction
+from luxe.engine.tooling import ToolContext, ToolError, ToolResult
 from luxe.tools.escapees import CALL_TOKEN_VAR, kill_tagged
 from luxe.tools.process import terminate_group
 
@@ -141,7 +142,7 @@ class BashTool:
         self,
         process: trio.Process,
         output: _Output,
-        redacting: TextStream,
+        redacting: StreamRedaction,
         ctx: ToolContext,
         drained: trio.Event,
     ) -> None:

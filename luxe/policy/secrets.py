@@ -405,11 +405,16 @@ def _signature(path: str, *, follow: bool = False) -> _Signature | None:
 
 
 def _scan(
-    root: str, budget: int, named: list[str], by_inode: dict[int, list[str]] | None
-) -> list[str]:
-    """Walk `root` (symlinks not followed) for secret files by name, and with
-    `by_inode` every other regular file by inode number (free from `scandir`
-    on Linux). Returns the skipped directories met, not entered."""
+    root: str,
+    budget: int,
+    named: list[str],
+    by_inode: dict[int, list[str]] | None,
+    skip: frozenset[str] = SKIPPED_DIRS,
+) -> tuple[list[str], int]:
+    """Walk `root` (symlinks not followed, directories named in `skip` not
+    entered) for secret files by name, and with `by_inode` every other
+    regular file by inode number (free from `scandir` on Linux). Returns the
+    skipped directories met (`.git` aside) and how many entries it saw."""
     skipped: list[str] = []
     stack, seen = [root], 0
     while stack and seen <= budget:
@@ -421,7 +426,7 @@ def _scan(
         for entry in entries:
             try:
                 if entry.is_dir(follow_symlinks=False):
-                    if entry.name not in SKIPPED_DIRS:
+                    if entry.name not in skip:
                         stack.append(entry.path)
                     elif entry.name != ".git":
                         skipped.append(entry.path)
@@ -432,30 +437,7 @@ def _scan(
                         by_inode.setdefault(entry.inode(), []).append(entry.path)
             except OSError:
                 continue
-    return skipped
-
-
-def _secret_names_under(directory: str, budget: int) -> tuple[list[str], int]:
-    """Secret files by name anywhere under `directory` (skipped directories
-    included, `.git` excepted), and how many entries the walk saw."""
-    found: list[str] = []
-    stack, seen = [directory], 0
-    while stack and seen <= budget:
-        try:
-            entries = list(os.scandir(stack.pop()))
-        except OSError:
-            continue
-        seen += len(entries)
-        for entry in entries:
-            try:
-                if entry.is_dir(follow_symlinks=False):
-                    if entry.name != ".git":
-                        stack.append(entry.path)
-                elif entry.is_file(follow_symlinks=False) and is_secret_path(entry.path):
-                    found.append(entry.path)
-            except OSError:
-                continue
-    return found, seen
+    return skipped, seen
 
 
 # A skipped directory's walk, kept while the directory's own mtime stays:
@@ -474,7 +456,7 @@ def _walk_project(
     cache = {} if cache is None else cache
     named: list[str] = []
     by_inode: dict[int, list[str]] = {}
-    skipped = _scan(root, MAX_WALK_ENTRIES, named, by_inode)
+    skipped, _ = _scan(root, MAX_WALK_ENTRIES, named, by_inode)
     if not deep:
         skipped = []
     budget = MAX_SKIPPED_WALK_ENTRIES
@@ -489,7 +471,9 @@ def _walk_project(
             continue
         if budget <= 0:
             break
-        inner, seen = _secret_names_under(directory, budget)
+        inner: list[str] = []
+        # Inside, everything is walked (nested node_modules too) but `.git`.
+        _, seen = _scan(directory, budget, inner, None, skip=frozenset({".git"}))
         budget -= seen
         cache[directory] = (mtime, inner)
         named += inner

@@ -1,17 +1,19 @@
 """The composition root: options -> provider, tools, policy, store, front end.
 
-`run` reads configuration, opens or resumes the session file and writes the
-handshake (`ready`, `state_changed`, `session_info`) before trio is even
-imported, so a client gets `ready` as soon as the session is known. Then it
-runs the RPC front end under trio. Nursery tree (see docs/architecture.md):
+`run` reads configuration, opens or resumes the session file and hands the
+handshake (`ready`, `state_changed`, `session_info`) to the front end before
+trio is even imported, so a client gets `ready` as soon as the session is
+known. Then it runs the front end (luxe.frontends.face: `--rpc` by default,
+`-p` from luxe.frontends.print_mode) under trio. Nursery tree (see docs/architecture.md):
 
     trio.run(_main)
     └── root nursery
-        ├── writer task (StdoutOwner.serve: the only writer of stdout)
+        ├── writer task (front.serve_output: the only writer of stdout)
         └── session nursery (inner)
             ├── session.run: turns one at a time, each in its own cancel scope
             ├── review.serve: Guided Review
-            ├── reader task (stdin lines -> actions)
+            ├── reader task (front.serve_input: stdin lines -> actions, or
+            │   `luxe -p`'s driver: one prompt, on-ask answers, timeout)
             ├── signal watcher (SIGTERM/SIGINT/SIGHUP -> close)
             └── warm-up (imports the tools and the provider, builds the system prompt)
 
@@ -38,7 +40,7 @@ from luxe.config import Paths, SettingsError, load_settings, paths_from_env
 from luxe.engine.model import Provider, ProviderError, Usage
 from luxe.engine.ports import HookRunner, PermissionGate
 from luxe.engine.store import SessionFile, SessionNotFound, SessionStore
-from luxe.frontends.stdout import StdoutOwner
+from luxe.frontends.face import FrontEnd, RpcFrontEnd
 from luxe.policy.hooks_config import HookConfig
 from luxe.policy.rules_files import PermissionsFileError
 from luxe.protocol import events as ev
@@ -174,8 +176,11 @@ def _setup_logging(paths: Paths, verbose: bool) -> None:
         root.addHandler(err)
 
 
-def run(options: Options, env: Mapping[str, str] | None = None) -> int:
-    """Run `luxe --rpc`; returns the exit status (2: refused at startup)."""
+def run(
+    options: Options, env: Mapping[str, str] | None = None, front: FrontEnd | None = None
+) -> int:
+    """Run a session behind `front` (default `luxe --rpc`'s); returns the exit
+    status (2: refused at startup; otherwise the front end's)."""
     env = dict(os.environ if env is None else env)
     # Nothing but frames may reach stdout: a stray print goes to stderr.
     sys.stdout = sys.stderr
@@ -220,19 +225,20 @@ def run(options: Options, env: Mapping[str, str] | None = None) -> int:
     max_turns = options.max_turns or settings.max_turns
     for signum in STOP_SIGNALS:
         signal.signal(signum, _remember_signal)
-    stdout = StdoutOwner()
-    stdout.write_now(_handshake(options, model, gate, file, resumed, cwd))
+    if front is None:
+        front = RpcFrontEnd()
+    front.handshake(_handshake(options, model, gate, file, resumed, cwd))
     import trio
 
     try:
         trio.run(
             _main, options, env, model, store, file, resumed, cwd, max_turns, gate, hook_config,
-            stdout,
+            front,
         )
     except Exception:
-        log.exception("luxe --rpc failed")
+        log.exception("luxe failed")
         return 1
-    return 0
+    return front.exit_status()
 
 
 async def _main(
@@ -246,7 +252,7 @@ async def _main(
     max_turns: int,
     gate: PermissionGate,
     hook_config: HookConfig,
-    stdout: StdoutOwner,
+    front: FrontEnd,
 ) -> None:
     import trio
 
@@ -256,10 +262,11 @@ async def _main(
     stop = trio.Event()
     send, receive = trio.open_memory_channel[ev.Event](1024)
     with trio.open_signal_receiver(*STOP_SIGNALS) as signals:
-        if _early_signals:
+        for signum in _early_signals:
+            front.signalled(signum)
             stop.set()
         async with trio.open_nursery() as root:
-            root.start_soon(stdout.serve, receive, stop.set)
+            root.start_soon(front.serve_output, receive, stop.set)
             async with send:
                 emit = _emitter(send)
                 session = Session(
@@ -290,8 +297,8 @@ async def _main(
 
                     session.diagnostics = await inner.start(serve_edit_diagnostics, cwd, env)
                     await inner.start(session.run)
-                    inner.start_soon(_watch_signals, signals, stop)
-                    inner.start_soon(_read_then_stop, actions, stop)
+                    inner.start_soon(_watch_signals, signals, stop, front)
+                    inner.start_soon(front.serve_input, actions, stop)
                     inner.start_soon(_warm_up, session, model)
                     await stop.wait()
                     log.info("closing session %s", file.id)
@@ -381,16 +388,10 @@ def _emitter(send: trio.MemorySendChannel[ev.Event]) -> Callable[[ev.Event], Awa
     return emit
 
 
-async def _read_then_stop(actions: RpcActions, stop: trio.Event) -> None:
-    from luxe.frontends import rpc
-
-    await rpc.serve_reader(actions.dispatch)
-    stop.set()  # EOF on stdin is the same as close
-
-
-async def _watch_signals(signals: AsyncIterator[int], stop: trio.Event) -> None:
+async def _watch_signals(signals: AsyncIterator[int], stop: trio.Event, front: FrontEnd) -> None:
     async for signum in signals:
         log.info("signal %s: closing", signal.Signals(signum).name)
+        front.signalled(signum)
         stop.set()
 
 

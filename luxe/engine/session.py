@@ -152,6 +152,7 @@ class Session:
             context_used=last.input_tokens + last.cache_read_tokens + last.cache_write_tokens + last.output_tokens,
             context_window=self.model.state().context_window,
             session_cost_usd=self.session_cost_usd,
+            requests=len(turn.usage),
         )
 
     # -- what a client can do (never blocks) -------------------------------------

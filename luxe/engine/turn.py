@@ -43,6 +43,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("luxe.turn")
 
+# How much of a denial's reason `tool_finished.reason` carries.
+MAX_DENIAL_REASON = 2000
+
 
 @attrs.frozen
 class TurnOutcome:
@@ -238,7 +241,7 @@ async def finish_turn(session: Session, turn: Turn, outcome: TurnOutcome) -> Non
         await session.record(UserMessage(results))
     if turn.usage:
         await session.emit(session.usage_event(turn))
-    await session.emit(ev.TurnEnded(turn.id, outcome.reason, outcome.error))
+    await session.emit(ev.TurnEnded(turn.id, outcome.reason, outcome.error, outcome.final_text))
 
 
 def _add_cost(total: float | None, cost: float | None) -> float | None:
@@ -292,7 +295,8 @@ async def _run_call(session: Session, turn: Turn, call: ToolUseBlock) -> None:
     changed = tuple(path for path, _ in result.changed)
     turn.calls.append(CallRecord(call.name, denied, content[:200] if denied else "", changed))
     summary = session.gate.redact(result.summary or content.split("\n", 1)[0])[:200]
-    await session.emit(ev.ToolFinished(call.id, call.name, result.is_error, summary, denied))
+    reason = content[:MAX_DENIAL_REASON] if denied else None
+    await session.emit(ev.ToolFinished(call.id, call.name, result.is_error, summary, denied, reason))
     del turn.running_calls[call.id]
 
 

@@ -72,7 +72,7 @@ class RpcActions:
                 refusal = "submit_user_message: field `text` is empty"
             else:
                 paths = tuple(a.path for a in action.attachments or [])
-                await s.start_turn(action.text, attachments=paths)
+                await s.start_turn(action.text, context=action.context, attachments=paths)
         elif isinstance(action, act.SteerTurn):
             refusal = s.steer(action.text)
         elif isinstance(action, act.CancelTurn):

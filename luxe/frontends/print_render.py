@@ -24,6 +24,7 @@ from typing import Any
 import attrs
 
 from luxe.protocol import events as ev
+from luxe.protocol.text import escape_c1
 
 # Exit statuses (docs/print.md).
 EXIT_ANSWERED = 0
@@ -199,7 +200,7 @@ class PrintRenderer:
         if self.output_format == "stream-json":
             return bytes(encode_event(result))
         content = frame_dict(result)["content"]
-        return (_json.encode(content) + "\n").encode("utf-8", "replace")
+        return (escape_c1(_json.encode(content)) + "\n").encode("utf-8", "replace")
 
     # -- stderr ---------------------------------------------------------------
 

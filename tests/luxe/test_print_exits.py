@@ -224,3 +224,42 @@ def test_project_hooks_apply_with_trust_project(repo: Path, env: dict[str, str],
             assert "blocked by guard.sh" in denial["reason"]
         else:
             assert not (repo / "src").exists()
+
+
+@pytest.mark.parametrize(
+    ("flags", "status", "made"),
+    [
+        (["--auto-approve"], 0, True),
+        (["--permission-mode", "yolo"], 0, True),
+        (["--permission-mode", "accept-edits"], 4, False),  # bash still asks; nobody answers
+        (["--read-only"], 4, False),
+        (["--read-only", "--on-ask", "allow"], 4, False),  # read-only refuses without asking
+    ],
+)
+def test_permission_flags_apply_as_in_rpc(
+    flags: list[str], status: int, made: bool, repo: Path, env: dict[str, str]
+) -> None:
+    with FakeLLMServer(_bash_then_answer("touch made-by-bash")) as server:
+        done = run_print(["go", *flags], cwd=repo, env={**env, **model_env(server)})
+    assert done.returncode == status, done.stderr
+    assert (repo / "made-by-bash").exists() == made
+
+
+def test_model_resume_and_github_writes_apply(repo: Path, env: dict[str, str], tmp_path: Path) -> None:
+    for name in ("first", "second"):
+        (tmp_path / f"{name}.jsonl").write_text(f'{{"text": "{name}"}}\n')
+    model = ["--model", f"scripted:{tmp_path / 'first.jsonl'}"]
+    first = run_print(["one", *model, "--output-format", "json"], cwd=repo, env=env)
+    assert first.returncode == 0, first.stderr
+    session_id = first.result()["session_id"]
+    model = ["--model", f"scripted:{tmp_path / 'second.jsonl'}"]
+    again = run_print(
+        ["two", *model, "--resume", session_id, "--github-writes", "--output-format", "stream-json"],
+        cwd=repo, env=env,
+    )
+    assert again.returncode == 0, again.stderr
+    frames = again.frames()
+    ready = frames[0]["content"]
+    assert (ready["session_id"], ready["resumed"], ready["github_writes"]) == (session_id, True, True)
+    assert frames[2]["kind"] == "session_info" and frames[2]["content"]["messages"] == 2
+    assert frames[-1]["content"]["result"] == "second"

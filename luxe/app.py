@@ -38,7 +38,7 @@ from luxe import __version__
 from luxe.cli import Options
 from luxe.config import Paths, SettingsError, load_settings, paths_from_env
 from luxe.engine.model import Provider, ProviderError, Usage
-from luxe.engine.ports import HookRunner, PermissionGate
+from luxe.engine.ports import EditDiagnostics, HookRunner, PermissionGate
 from luxe.engine.store import SessionFile, SessionNotFound, SessionStore
 from luxe.frontends.face import FrontEnd, RpcFrontEnd
 from luxe.policy.hooks_config import HookConfig
@@ -291,11 +291,9 @@ async def _main(
                 register_actions(actions, session, options)
                 async with trio.open_nursery() as inner:
                     review.nursery = inner
-                    # Language servers for diagnostics on edit start on the
-                    # first edit of their language (nothing runs until then).
-                    from luxe.lsp.diagnostics import serve_edit_diagnostics
-
-                    session.diagnostics = await inner.start(serve_edit_diagnostics, cwd, env)
+                    # Language servers for diagnostics on edit: nothing of
+                    # luxe.lsp loads before the first write or edit.
+                    session.diagnostics = _LazyDiagnostics(inner, cwd, env)
                     await inner.start(session.run)
                     inner.start_soon(_watch_signals, signals, stop, front)
                     inner.start_soon(front.serve_input, actions, stop)
@@ -330,6 +328,30 @@ class _LazyReview:
             await self.nursery.start(service.serve)
             self._service = service
         await self._service.submit(action)
+
+
+class _LazyDiagnostics:
+    """Diagnostics on edit (luxe.engine.ports.EditDiagnostics), loaded by
+    the first write or edit: a prompt that edits nothing (most `luxe -p`
+    runs) never imports luxe.lsp. The servers' owner task then runs in
+    `nursery` (the session's inner nursery) and is cancelled with it."""
+
+    def __init__(self, nursery: trio.Nursery, cwd: Path, env: Mapping[str, str]) -> None:
+        import trio
+
+        self.nursery, self.cwd, self.env = nursery, cwd, env
+        self._starting = trio.Lock()  # edits run concurrently; one starts the servers
+        self._started = False
+        self._real: EditDiagnostics | None = None
+
+    async def after_edit(self, path: str) -> str | None:
+        async with self._starting:
+            if not self._started:
+                from luxe.lsp.diagnostics import serve_edit_diagnostics
+
+                self._real = await self.nursery.start(serve_edit_diagnostics, self.cwd, self.env)
+                self._started = True
+        return await self._real.after_edit(path) if self._real is not None else None
 
 
 def _handshake(

@@ -17,10 +17,11 @@ import trio
 
 from luxe.engine.session import ModelSource, Session
 from luxe.engine.store import SessionStore
-from luxe.protocol import Action, Rejection
 from luxe.protocol import actions as act
 from luxe.protocol import events as ev
 from luxe.protocol import review as rv
+from luxe.protocol.actions import Action
+from luxe.protocol.rejection import Rejection
 
 # Guided Review actions go to the review's owner (luxe.review.service).
 ReviewHandler = Callable[[rv.ReviewAction], Awaitable[None]]

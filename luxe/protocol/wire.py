@@ -19,20 +19,10 @@ import cattrs
 
 from luxe.protocol.actions import ACTION_TYPES, Action
 from luxe.protocol.events import Event
+from luxe.protocol.rejection import Rejection
 from luxe.protocol.text import escape_c1, scrub, scrub_data
 
 converter = cattrs.Converter()
-
-
-@attrs.frozen
-class Rejection:
-    """Why a line is not an action; `kind` is the line's kind when it had one,
-    `request_id` the line's `request_id` when it was a string (so an action
-    that is answered under its request_id can be refused under it too)."""
-
-    kind: str | None
-    reason: str
-    request_id: str | None = None
 
 
 _encoder = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from typing import NamedTuple
 
 import attrs
 
@@ -21,8 +22,7 @@ OUTPUT_FORMATS = ("text", "json", "stream-json")
 ON_ASK = ("deny", "allow", "fail")
 
 
-@attrs.frozen
-class PrintOptions:
+class PrintOptions(NamedTuple):
     """`luxe -p`: one prompt, answered headless (luxe.frontends.print_mode)."""
 
     prompt: str | None = None  # None: the prompt is read from stdin

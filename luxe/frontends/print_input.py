@@ -14,8 +14,7 @@ import os
 import select
 import stat
 import time
-
-import attrs
+from typing import NamedTuple
 
 STDIN_CAP = 1024 * 1024  # bytes; about 250k tokens, past any model's window
 READ_SIZE = 65536
@@ -29,8 +28,7 @@ class InputTimedOut(Exception):
     """`--timeout` ran out while stdin was still being written (exit 124)."""
 
 
-@attrs.frozen
-class PromptInput:
+class PromptInput(NamedTuple):
     prompt: str
     context: str | None = None  # piped stdin under a PROMPT argument
 

@@ -19,9 +19,7 @@ import os
 import re
 import signal
 import time
-from typing import Any
-
-import attrs
+from typing import Any, NamedTuple
 
 from luxe.protocol import events as ev
 from luxe.protocol.text import escape_c1
@@ -44,8 +42,7 @@ def plain(text: str) -> str:
     return _CONTROLS.sub("\ufffd", text.replace("\r\n", "\n"))
 
 
-@attrs.define
-class StopCause:
+class StopCause(NamedTuple):
     """Why print mode itself ended the run (the first reason wins)."""
 
     reason: str  # timeout | interrupted | on_ask_fail | stdout_closed
@@ -53,23 +50,24 @@ class StopCause:
     status: int
 
 
-@attrs.define
 class Tally:
-    """Everything the result object reports, collected from the events."""
+    """Everything the result object reports, collected from the events.
+    (A plain class: an attrs class costs its compile time on every start.)"""
 
-    started: float  # time.monotonic() when luxe started
-    session_id: str = ""
-    auto_approve: bool = False
-    ended: ev.TurnEnded | None = None
-    rejected: str | None = None  # the prompt itself was refused (action_rejected)
-    requests: int = 0
-    usage: ev.TokenUsage = attrs.Factory(lambda: ev.TokenUsage(0, 0, 0, 0))
-    cost_usd: float | None = None
-    denials: list[ev.PermissionDenial] = attrs.Factory(list)
-    files_changed: list[str] = attrs.Factory(list)
-    cause: StopCause | None = None
-    _call_args: dict[str, dict[str, Any]] = attrs.Factory(dict)
-    _questions: dict[str, dict[str, Any]] = attrs.Factory(dict)
+    def __init__(self, started: float) -> None:
+        self.started = started  # time.monotonic() when luxe started
+        self.session_id = ""
+        self.auto_approve = False
+        self.ended: ev.TurnEnded | None = None
+        self.rejected: str | None = None  # the prompt itself was refused
+        self.requests = 0
+        self.usage = ev.TokenUsage(0, 0, 0, 0)
+        self.cost_usd: float | None = None
+        self.denials: list[ev.PermissionDenial] = []
+        self.files_changed: list[str] = []
+        self.cause: StopCause | None = None
+        self._call_args: dict[str, dict[str, Any]] = {}
+        self._questions: dict[str, dict[str, Any]] = {}
 
     def see(self, event: ev.Event) -> None:
         if isinstance(event, ev.Ready):

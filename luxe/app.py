@@ -228,8 +228,9 @@ def run(
     if front is None:
         front = RpcFrontEnd()
     front.handshake(_handshake(options, model, gate, file, resumed, cwd))
-    import trio
+    from luxe.trio_loader import import_trio
 
+    trio = import_trio()
     try:
         trio.run(
             _main, options, env, model, store, file, resumed, cwd, max_turns, gate, hook_config,

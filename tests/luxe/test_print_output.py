@@ -280,3 +280,21 @@ def test_help_lists_every_flag_on_one_line_in_groups(repo: Path, env: dict[str, 
         lines = block.splitlines()
         for prev, line in itertools.pairwise(lines):
             assert not (prev.startswith("  -") and line.startswith("    ")), (prev, line)
+
+
+def test_the_print_path_loads_no_review_github_lsp_or_converter(repo: Path, env: dict[str, str]) -> None:
+    with FakeLLMServer(ONE_TOOL) as server:
+        done = subprocess.run(
+            [sys.executable, "-X", "importtime", "-m", "luxe", "-p", "what is this?"],
+            cwd=repo, env={**env, **model_env(server)}, capture_output=True, timeout=60,
+            stdin=subprocess.DEVNULL,
+        )
+    assert (done.returncode, done.stdout) == (0, b"A demo project.\n")
+    loaded = re.findall(r"^import time:\s+\d+ \|\s+\d+ \|\s+(\S+)$", done.stderr.decode(), flags=re.M)
+    assert "trio" in loaded and "luxe.frontends.print_mode" in loaded  # the list is real
+    unwanted = [
+        m for m in loaded
+        if m.startswith(("luxe.review", "luxe.lsp", "luxe.github", "cattrs"))
+        or m == "luxe.protocol.wire"
+    ]
+    assert unwanted == []

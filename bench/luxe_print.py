@@ -9,6 +9,9 @@ comparison):
   start -> answer on stdout
   answer -> exit                     (target <= 30 ms)
   peak RSS (the child's ru_maxrss)   (target <= 50 MiB)
+  CPU time (user + sys, children included): steadier than wall time when
+  the machine is busy, so the ratio to `python -c pass` is the figure to
+  compare across runs
 
 Peers on this machine, same fake server (issue 13): first request / exit
 after the answer / peak RSS: Claude Code -p 371 ms / 55 ms / 198 MiB,
@@ -19,6 +22,7 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -45,16 +49,24 @@ class Sample:
         self.answer: list[float] = []
         self.exit: list[float] = []
         self.rss: list[float] = []
+        self.cpu: list[float] = []
 
 
-def _reap(pid: int) -> tuple[float, float]:
-    """Wait for `pid`; (monotonic time it was reaped, its peak RSS in MiB)."""
+def _reap(pid: int) -> tuple[float, float, float]:
+    """Wait for `pid`; (monotonic time it was reaped, peak RSS in MiB, CPU ms)."""
     _, _, usage = os.wait4(pid, 0)
-    return time.monotonic(), usage.ru_maxrss / 1024
+    return time.monotonic(), usage.ru_maxrss / 1024, _cpu_ms(usage)
 
 
-def run_print(args: list[str], project: Path, env: dict[str, str]) -> tuple[float, float, float, float]:
-    """One `luxe -p`: (start, answer seen, exit, peak RSS MiB)."""
+def _cpu_ms(usage: resource.struct_rusage) -> float:
+    return (usage.ru_utime + usage.ru_stime) * 1000
+
+
+Timing = tuple[float, float, float, float, float]
+
+
+def run_print(args: list[str], project: Path, env: dict[str, str]) -> Timing:
+    """One `luxe -p`: (start, answer seen, exit, peak RSS MiB, CPU ms)."""
     started = time.monotonic()
     proc = subprocess.Popen(
         [str(LUXE), "-p", "what is this?", *args],
@@ -65,13 +77,13 @@ def run_print(args: list[str], project: Path, env: dict[str, str]) -> tuple[floa
     first = os.read(proc.stdout.fileno(), 65536)
     answered = time.monotonic()
     assert first.startswith(b"It is"), first
-    exited, rss = _reap(proc.pid)
+    exited, rss, cpu = _reap(proc.pid)
     proc.returncode = 0  # reaped above; keep Popen from waiting again
     proc.stdout.close()
-    return started, answered, exited, rss
+    return started, answered, exited, rss, cpu
 
 
-def run_rpc(project: Path, env: dict[str, str]) -> tuple[float, float, float, float]:
+def run_rpc(project: Path, env: dict[str, str]) -> Timing:
     """`luxe --rpc` as a one-shot client: submit at once, close at turn_ended."""
     started = time.monotonic()
     proc = subprocess.Popen(
@@ -87,16 +99,19 @@ def run_rpc(project: Path, env: dict[str, str]) -> tuple[float, float, float, fl
     answered = time.monotonic()
     proc.stdin.write(b'{"kind":"close"}\n')
     proc.stdin.close()
-    exited, rss = _reap(proc.pid)
+    exited, rss, cpu = _reap(proc.pid)
     proc.returncode = 0
     proc.stdout.close()
-    return started, answered, exited, rss
+    return started, answered, exited, rss, cpu
 
 
-def python_pass() -> float:
+def python_pass() -> tuple[float, float]:
+    """(wall ms, CPU ms) of `python -c pass` with the same interpreter."""
     started = time.monotonic()
-    subprocess.run([sys.executable, "-c", "pass"], check=True)
-    return (time.monotonic() - started) * 1000
+    proc = subprocess.Popen([sys.executable, "-c", "pass"])
+    exited, _, cpu = _reap(proc.pid)
+    proc.returncode = 0
+    return (exited - started) * 1000, cpu
 
 
 def med(values: list[float]) -> float:
@@ -106,6 +121,7 @@ def med(values: list[float]) -> float:
 def main() -> None:
     check_interpreter()
     baseline: list[float] = []
+    baseline_cpu: list[float] = []
     kinds = {"-p text": Sample(), "-p one tool": Sample(), "--rpc text": Sample()}
     steps = TEXT + (TEXT + ONE_TOOL + TEXT) * RUNS  # the warm-up run, then the rounds
     with workspace() as tmp, FakeLLMServer(steps) as server:
@@ -123,37 +139,44 @@ def main() -> None:
         # One unmeasured run fills __pycache__.
         run_print([], project, env)
         for _ in range(RUNS):
-            baseline.append(python_pass())
+            wall, cpu = python_pass()
+            baseline.append(wall)
+            baseline_cpu.append(cpu)
             for name, runner in (
                 ("-p text", lambda: run_print([], project, env)),
                 ("-p one tool", lambda: run_print([], project, env)),
                 ("--rpc text", lambda: run_rpc(project, env)),
             ):
                 before = len(server.requests)
-                started, answered, exited, rss = runner()
+                started, answered, exited, rss, cpu = runner()
                 sample = kinds[name]
                 sample.request.append((server.requests[before].received_at - started) * 1000)
                 sample.answer.append((answered - started) * 1000)
                 sample.exit.append((exited - answered) * 1000)
                 sample.rss.append(rss)
-    base = med(baseline)
-    print(f"python -c pass: median {base:.1f} ms (n={len(baseline)}), same rounds")
+                sample.cpu.append(cpu)
+    base, base_cpu = med(baseline), med(baseline_cpu)
     print(
-        f"{'':14} {'first request':>14} {'answer':>10} {'answer->exit':>13} {'peak RSS':>10}"
-        f"   (medians; targets: request <= 150 ms, exit <= 30 ms, RSS <= 50 MiB)"
+        f"python -c pass: median {base:.1f} ms wall, {base_cpu:.1f} ms CPU "
+        f"(n={len(baseline)}), same rounds; load average {os.getloadavg()[0]:.1f}"
+    )
+    print(
+        f"{'':16} {'first request':>14} {'answer':>10} {'answer->exit':>13} {'peak RSS':>10}"
+        f" {'CPU':>9}   (medians; targets: request <= 150 ms, exit <= 30 ms, RSS <= 50 MiB)"
     )
     figures = {}
     for name, s in kinds.items():
         figures[name] = {
             "request_ms": med(s.request), "answer_ms": med(s.answer),
-            "exit_ms": med(s.exit), "rss_mib": max(s.rss),
+            "exit_ms": med(s.exit), "rss_mib": max(s.rss), "cpu_ms": med(s.cpu),
         }
         print(
-            f"luxe {name:<9} {med(s.request):11.1f} ms {med(s.answer):7.1f} ms "
-            f"{med(s.exit):10.1f} ms {max(s.rss):6.1f} MiB   "
-            f"(request = baseline x{med(s.request) / base:.1f})"
+            f"luxe {name:<11} {med(s.request):11.1f} ms {med(s.answer):7.1f} ms "
+            f"{med(s.exit):10.1f} ms {max(s.rss):6.1f} MiB {med(s.cpu):6.0f} ms   "
+            f"(request = baseline x{med(s.request) / base:.1f}, "
+            f"CPU = baseline x{med(s.cpu) / base_cpu:.1f})"
         )
-    print(json.dumps({"python_pass_ms": base, **figures}))
+    print(json.dumps({"python_pass_ms": base, "python_pass_cpu_ms": base_cpu, **figures}))
 
 
 if __name__ == "__main__":

@@ -11,39 +11,9 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
-from typing import NamedTuple
-
-import attrs
 
 from luxe import __version__
-
-PERMISSION_MODES = ("ask", "accept-edits", "read-only", "yolo")
-OUTPUT_FORMATS = ("text", "json", "stream-json")
-ON_ASK = ("deny", "allow", "fail")
-
-
-class PrintOptions(NamedTuple):
-    """`luxe -p`: one prompt, answered headless (luxe.frontends.print_mode)."""
-
-    prompt: str | None = None  # None: the prompt is read from stdin
-    output_format: str = "text"
-    on_ask: str = "deny"
-    timeout_s: float | None = None
-
-
-@attrs.frozen
-class Options:
-    rpc: bool = False
-    model: str | None = None
-    permission_mode: str | None = None
-    continue_latest: bool = False
-    resume: str | None = None
-    github_writes: bool = False
-    auto_approve: bool = False
-    trust_project: bool = False
-    verbose: bool = False
-    max_turns: int | None = None
-    print: PrintOptions | None = None  # set by -p/--print
+from luxe.options import ON_ASK, OUTPUT_FORMATS, PERMISSION_MODES, Options, PrintOptions
 
 
 class _Formatter(argparse.HelpFormatter):

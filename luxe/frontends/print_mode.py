@@ -23,7 +23,6 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, NoReturn
 
-from luxe.cli import Options, PrintOptions
 from luxe.frontends.print_input import InputRefused, InputTimedOut, PromptInput, read_prompt
 from luxe.frontends.print_render import (
     EXIT_ON_ASK_FAIL,
@@ -35,6 +34,7 @@ from luxe.frontends.print_render import (
     wants_activity,
 )
 from luxe.frontends.stdout import StdoutOwner
+from luxe.options import Options, PrintOptions
 from luxe.protocol import events as ev
 
 if TYPE_CHECKING:

@@ -12,7 +12,7 @@ surrogate pair becomes its character, a lone surrogate U+FFFD.
 from __future__ import annotations
 
 import re
-from typing import Any, TypeVar
+from typing import TypeVar
 
 T = TypeVar("T")
 
@@ -62,8 +62,3 @@ def scrub_data(value: T) -> T:
             return dict(pairs)  # type: ignore[return-value]
         return value
     return value
-
-
-def is_clean(value: Any) -> bool:
-    """True when `scrub_data(value)` would change nothing."""
-    return scrub_data(value) is value

@@ -39,6 +39,7 @@ from luxe.engine.model import Provider, ProviderError, Usage
 from luxe.engine.ports import HookRunner, PermissionGate
 from luxe.engine.store import SessionFile, SessionNotFound, SessionStore
 from luxe.frontends.stdout import StdoutOwner
+from luxe.lsp.servers import ServerSpec, session_servers
 from luxe.policy.hooks_config import HookConfig
 from luxe.policy.rules_files import PermissionsFileError
 from luxe.protocol import events as ev
@@ -220,14 +221,15 @@ def run(options: Options, env: Mapping[str, str] | None = None) -> int:
     max_turns = options.max_turns or settings.max_turns
     for signum in STOP_SIGNALS:
         signal.signal(signum, _remember_signal)
+    lsp_servers = session_servers(settings.lsp, env)
     stdout = StdoutOwner()
-    stdout.write_now(_handshake(options, model, gate, file, resumed, cwd))
+    stdout.write_now(_handshake(options, model, gate, file, resumed, cwd, lsp_servers))
     import trio
 
     try:
         trio.run(
             _main, options, env, model, store, file, resumed, cwd, max_turns, gate, hook_config,
-            stdout,
+            stdout, lsp_servers,
         )
     except Exception:
         log.exception("luxe --rpc failed")
@@ -247,6 +249,7 @@ async def _main(
     gate: PermissionGate,
     hook_config: HookConfig,
     stdout: StdoutOwner,
+    lsp_servers: list[ServerSpec] | None,
 ) -> None:
     import trio
 
@@ -288,7 +291,9 @@ async def _main(
                     # first edit of their language (nothing runs until then).
                     from luxe.lsp.diagnostics import serve_edit_diagnostics
 
-                    session.diagnostics = await inner.start(serve_edit_diagnostics, cwd, env)
+                    session.diagnostics = await inner.start(
+                        serve_edit_diagnostics, cwd, env, lsp_servers, emit
+                    )
                     await inner.start(session.run)
                     inner.start_soon(_watch_signals, signals, stop)
                     inner.start_soon(_read_then_stop, actions, stop)
@@ -327,7 +332,7 @@ class _LazyReview:
 
 def _handshake(
     options: Options, model: ModelChoice, gate: PermissionGate, file: SessionFile,
-    resumed: bool, cwd: Path,
+    resumed: bool, cwd: Path, lsp_servers: list[ServerSpec] | None,
 ) -> list[ev.Event]:
     """The first frames: `ready`, `state_changed` (a new session's state, as
     Session.state_event gives it) and, on resume, `session_info`."""
@@ -338,8 +343,12 @@ def _handshake(
             session_id=file.id,
             cwd=str(cwd),
             github_writes=options.github_writes,
-            capabilities=CAPABILITIES,
+            capabilities=CAPABILITIES if lsp_servers is None else [*CAPABILITIES, "diagnostics"],
             resumed=resumed,
+            diagnostics=[
+                ev.DiagnosticsServerFound(spec.name, list(spec.extensions), list(spec.command))
+                for spec in lsp_servers or ()
+            ],
         ),
         ev.StateChanged(
             model=model.state(),

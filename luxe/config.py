@@ -15,6 +15,8 @@ from pathlib import Path
 
 import attrs
 
+from luxe.lsp.servers import LspSettings, parse_lsp_settings
+
 DEFAULT_MAX_TURNS = 50
 
 
@@ -54,6 +56,8 @@ class Settings:
 
     model: str | None = None
     max_turns: int = DEFAULT_MAX_TURNS
+    # Language servers for diagnostics on edit (docs/lsp.md).
+    lsp: LspSettings = attrs.Factory(LspSettings)
 
 
 class SettingsError(Exception):
@@ -80,4 +84,8 @@ def load_settings(path: Path) -> Settings:
     max_turns = data.get("max_turns", DEFAULT_MAX_TURNS)
     if not isinstance(max_turns, int) or isinstance(max_turns, bool) or max_turns < 1:
         raise SettingsError(f"{path}: `max_turns` must be a positive integer")
-    return Settings(model=model, max_turns=max_turns)
+    try:
+        lsp = parse_lsp_settings(data.get("lsp"))
+    except ValueError as exc:
+        raise SettingsError(f"{path}: {exc}") from exc
+    return Settings(model=model, max_turns=max_turns, lsp=lsp)

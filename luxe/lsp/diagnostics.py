@@ -114,7 +114,9 @@ class EditDiagnostics:
                 log.warning("diagnostics for %s from %s failed: %s", file, spec.name, exc)
                 notes.append(f"({spec.name} failed on this file: {exc})")
             return
-        log.warning("diagnostics for %s: %s took over %ss, skipped", file, spec.name, self.timeout_s)
+        log.warning(
+            "diagnostics for %s: %s took over %ss, skipped", file, spec.name, self.timeout_s
+        )
         notes.append(f"({spec.name} did not answer within {self.timeout_s:g}s; skipped this time)")
 
     def _server(self, spec: ServerSpec, file: Path) -> WarmServer:

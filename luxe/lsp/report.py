@@ -40,7 +40,9 @@ def _message(d: Mapping[str, Any]) -> str:
     return "\n    ".join(shown)
 
 
-def merge(by_server: Mapping[str, Sequence[Mapping[str, Any]]]) -> list[tuple[str, Mapping[str, Any]]]:
+def merge(
+    by_server: Mapping[str, Sequence[Mapping[str, Any]]],
+) -> list[tuple[str, Mapping[str, Any]]]:
     """(source, diagnostic) for every error and warning of every server,
     de-duplicated on range and message, errors first, then by position."""
     seen: set[tuple[tuple[int, int], tuple[int, int], str]] = set()

@@ -122,14 +122,10 @@ class LspSettings:
 
 
 def _strings(value: Any, what: str, *, dotted: bool = False) -> tuple[str, ...]:
-    if (
-        not isinstance(value, list)
-        or not value
-        or not all(isinstance(v, str) and v for v in value)
-    ):
+    if not isinstance(value, list) or not value or not all(isinstance(v, str) and v for v in value):
         raise ValueError(f"{what} must be a non-empty list of strings")
     if dotted and not all(v.startswith(".") and len(v) > 1 for v in value):
-        raise ValueError(f"{what} must list extensions like \".zig\"")
+        raise ValueError(f'{what} must list extensions like ".zig"')
     return tuple(value)
 
 
@@ -154,7 +150,9 @@ def parse_lsp_settings(raw: Any) -> LspSettings:
         if not isinstance(disabled, bool):
             raise ValueError(f"`{where}.disabled` must be true or false")
         override = ServerOverride(
-            command=_strings(entry["command"], f"`{where}.command`") if "command" in entry else None,
+            command=_strings(entry["command"], f"`{where}.command`")
+            if "command" in entry
+            else None,
             extensions=tuple(
                 e.lower() for e in _strings(entry["ext"], f"`{where}.ext`", dotted=True)
             )
@@ -165,8 +163,10 @@ def parse_lsp_settings(raw: Any) -> LspSettings:
             else None,
             disabled=disabled,
         )
-        if name not in builtin and not disabled and (
-            override.command is None or override.extensions is None
+        if (
+            name not in builtin
+            and not disabled
+            and (override.command is None or override.extensions is None)
         ):
             raise ValueError(f"`{where}` is a new server: it needs `command` and `ext`")
         servers[name] = override

@@ -137,11 +137,16 @@ class WarmServer:
         if self.starts > MAX_RESTARTS:
             log.warning(
                 "%s (root %s) %s; failed %d times, diagnostics from it are off",
-                self.spec.name, self.root, why, self.starts,
+                self.spec.name,
+                self.root,
+                why,
+                self.starts,
             )
             await self._set_state("stopped", why)
         else:
-            log.warning("%s (root %s) %s; restarted on the next edit", self.spec.name, self.root, why)
+            log.warning(
+                "%s (root %s) %s; restarted on the next edit", self.spec.name, self.root, why
+            )
             await self._set_state("failed", why)
 
     async def _set_state(self, state: str, detail: str | None) -> None:
@@ -174,7 +179,9 @@ class WarmServer:
         published_before = client.publishes
         if version == 1:
             document = {"uri": uri, "languageId": language_id(str(path)), "version": version}
-            await client.notify("textDocument/didOpen", {"textDocument": {**document, "text": text}})
+            await client.notify(
+                "textDocument/didOpen", {"textDocument": {**document, "text": text}}
+            )
         else:
             await client.notify(
                 "textDocument/didChange",

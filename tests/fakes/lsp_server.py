@@ -65,14 +65,20 @@ def serve() -> None:
         method = message.get("method")
         params = message.get("params") or {}
         if method == "initialize":
-            write_message({"id": message["id"], "result": {"capabilities": {"textDocumentSync": 1}}})
+            write_message(
+                {"id": message["id"], "result": {"capabilities": {"textDocumentSync": 1}}}
+            )
         elif method == "shutdown":
             write_message({"id": message["id"], "result": None})
         elif method == "exit":
             return
         elif method in ("textDocument/didOpen", "textDocument/didChange"):
             document = params["textDocument"]
-            text = document["text"] if method.endswith("didOpen") else params["contentChanges"][-1]["text"]
+            text = (
+                document["text"]
+                if method.endswith("didOpen")
+                else params["contentChanges"][-1]["text"]
+            )
             write_message(
                 {
                     "method": "textDocument/publishDiagnostics",

@@ -37,8 +37,17 @@ def fake(mode: str, *ext: str) -> dict[str, Any]:
 
 def only(*keep: str, **added: dict[str, Any]) -> LspSettings:
     """The built-in servers named in `keep`, plus `added` ones."""
-    table = ("ruff", "basedpyright", "pyright", "ty", "typescript-language-server",
-             "gopls", "rust-analyzer", "clangd", "bash-language-server")
+    table = (
+        "ruff",
+        "basedpyright",
+        "pyright",
+        "ty",
+        "typescript-language-server",
+        "gopls",
+        "rust-analyzer",
+        "clangd",
+        "bash-language-server",
+    )
     return parse_lsp_settings(
         {**{name: {"disabled": True} for name in table if name not in keep}, **added}
     )
@@ -97,7 +106,9 @@ async def test_fresh_diagnostics_after_each_edit_and_servers_end_with_the_sessio
         source.write_text("import os\nvalue = undefined_name\n")
         found = await diagnostics.after_edit(str(source))
         assert found is not None
-        assert found.splitlines()[1] == "app.py:2:9: error [Ruff F821] Undefined name `undefined_name`"
+        assert (
+            found.splitlines()[1] == "app.py:2:9: error [Ruff F821] Undefined name `undefined_name`"
+        )
         assert "F401" in found
         source.write_text("value = 1\n")
         assert await diagnostics.after_edit(str(source)) is None  # not stale
@@ -172,7 +183,12 @@ async def test_a_server_crashing_on_start_is_tried_three_times_then_left_out(
         assert found is not None and "crashy" not in found
         assert starts(env) == 1 + 3
         assert states(frames, "crashy") == [
-            "starting", "failed", "starting", "failed", "starting", "stopped",
+            "starting",
+            "failed",
+            "starting",
+            "failed",
+            "starting",
+            "stopped",
         ]
         stopped = next(s for s in frames[-1].servers if s.name == "crashy")
         assert stopped.detail == "exited with status 3: fake server crashed on start"

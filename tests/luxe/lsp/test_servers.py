@@ -67,7 +67,9 @@ def test_each_language_has_its_servers_in_the_table() -> None:
         assert set(names(servers_for(table, path))) == servers, path
 
 
-def test_a_relative_path_entry_cannot_plant_a_server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_relative_path_entry_cannot_plant_a_server(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # A hostile repository ships its own `ruff`; a PATH with `.` or `bin` in it
     # must not make Luxe run it.
     repo = tmp_path / "repo"
@@ -117,7 +119,9 @@ def test_settings_add_replace_and_turn_off(tmp_path: Path) -> None:
         ({"ruff": {"cmd": ["x"]}}, "`lsp.ruff`: unknown key(s) cmd"),
     ],
 )
-def test_a_bad_lsp_setting_is_refused_naming_the_file(tmp_path: Path, lsp: object, problem: str) -> None:
+def test_a_bad_lsp_setting_is_refused_naming_the_file(
+    tmp_path: Path, lsp: object, problem: str
+) -> None:
     path = tmp_path / "settings.json"
     path.write_text(json.dumps({"lsp": lsp}))
     with pytest.raises(SettingsError) as caught:

@@ -28,6 +28,7 @@ import signal
 import sys
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from functools import partial
 from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING
@@ -292,7 +293,14 @@ async def _main(
                     from luxe.lsp.diagnostics import serve_edit_diagnostics
 
                     session.diagnostics = await inner.start(
-                        serve_edit_diagnostics, cwd, env, lsp_servers, emit
+                        partial(
+                            serve_edit_diagnostics,
+                            cwd,
+                            env,
+                            lsp_servers,
+                            emit,
+                            trust_project=options.trust_project,
+                        )
                     )
                     await inner.start(session.run)
                     inner.start_soon(_watch_signals, signals, stop)

@@ -52,6 +52,7 @@ class EditDiagnostics:
         servers: Sequence[ServerSpec],
         emit: Callable[[ev.Event], Awaitable[None]],
         timeout_s: float = AFTER_EDIT_TIMEOUT_S,
+        trust_project: bool = False,
     ) -> None:
         self._nursery = nursery
         self._root = root.resolve()
@@ -59,6 +60,7 @@ class EditDiagnostics:
         self._servers = list(servers)
         self._emit = emit
         self.timeout_s = timeout_s
+        self._trust_project = trust_project
         self._running: dict[tuple[str, Path], WarmServer] = {}
         self._told_stopped: set[tuple[str, Path]] = set()
 
@@ -124,7 +126,9 @@ class EditDiagnostics:
         key = (spec.name, root)
         server = self._running.get(key)
         if server is None:
-            server = WarmServer(spec, root, self._env, self._nursery, self._report_states)
+            server = WarmServer(
+                spec, root, self._env, self._nursery, self._report_states, self._trust_project
+            )
             self._running[key] = server
         return server
 
@@ -145,14 +149,20 @@ async def serve_edit_diagnostics(
     servers: Sequence[ServerSpec] | None,
     emit: Callable[[ev.Event], Awaitable[None]],
     *,
+    trust_project: bool = False,
     task_status: trio.TaskStatus[EditDiagnostics | None] = trio.TASK_STATUS_IGNORED,
 ) -> None:
     """Run the session's language servers (`servers`, as find_servers gave
     them) until cancelled. Reports None (and returns) when diagnostics on
-    edit are off (`servers` is None)."""
+    edit are off (`servers` is None). `trust_project` (--trust-project) lets
+    servers run the project's own code (luxe.lsp.trust)."""
     if servers is None:
         task_status.started(None)
         return
     async with trio.open_nursery() as nursery:
-        task_status.started(EditDiagnostics(nursery, root, env, servers, emit, timeout_from(env)))
+        task_status.started(
+            EditDiagnostics(
+                nursery, root, env, servers, emit, timeout_from(env), trust_project=trust_project
+            )
+        )
         await trio.sleep_forever()

@@ -8,6 +8,8 @@ pulled (`textDocument/diagnostic`) when the server supports it, else the
 `publishDiagnostics` of that version, plus a quiet period for servers that
 publish in waves.
 
+What the server may run of the project's own code: luxe.lsp.trust.
+
 Failure: a server that exits (on start or later) is started again on the
 next use, at most `MAX_RESTARTS` times in the session; then it is `stopped`
 and `diagnose` raises `ServerStopped`. A server that never answers is not
@@ -27,6 +29,7 @@ import trio
 
 from luxe.lsp.client import SERVER_CANCELLED, LspClient, LspError, open_lsp_client
 from luxe.lsp.servers import ServerSpec, language_id
+from luxe.lsp.trust import NeedsTrust, initialization_options
 
 log = logging.getLogger("luxe.lsp")
 
@@ -49,10 +52,12 @@ class WarmServer:
         env: Mapping[str, str],
         nursery: trio.Nursery,
         on_change: Callable[[], Awaitable[None]],
+        trust_project: bool = False,
     ) -> None:
         self.spec = spec
         self.root = root
         self._env = env
+        self._trust_project = trust_project
         self._nursery = nursery
         self._on_change = on_change
         self.state = "starting"
@@ -102,10 +107,11 @@ class WarmServer:
         why = ""
         try:
             await self._set_state("starting", None)
+            options = initialization_options(self.spec, self.root, self._env, self._trust_project)
             async with open_lsp_client(
                 self.spec.command, cwd=str(self.root), env=self._env, name=self.spec.name
             ) as client:
-                result = await client.request("initialize", self._initialize_params())
+                result = await client.request("initialize", self._initialize_params(options))
                 await client.notify("initialized", {})
                 capabilities = result.get("capabilities") if isinstance(result, dict) else None
                 self._pull = isinstance(capabilities, dict) and bool(
@@ -116,6 +122,9 @@ class WarmServer:
                 await self._set_state("running", None)
                 started.set()
                 await client.exited.wait()
+        except NeedsTrust as exc:
+            self.starts = MAX_RESTARTS + 1  # starting it again would not help
+            why = str(exc)
         except OSError as exc:
             why = f"cannot start: {exc.strerror or exc}"
         except LspError as exc:
@@ -153,9 +162,9 @@ class WarmServer:
         self.state, self.detail = state, detail
         await self._on_change()
 
-    def _initialize_params(self) -> dict[str, Any]:
+    def _initialize_params(self, options: dict[str, Any] | None) -> dict[str, Any]:
         root_uri = self.root.as_uri()
-        return {
+        params: dict[str, Any] = {
             "processId": os.getpid(),
             "clientInfo": {"name": "luxe"},
             "rootUri": root_uri,
@@ -171,6 +180,9 @@ class WarmServer:
                 "window": {"workDoneProgress": False},
             },
         }
+        if options is not None:
+            params["initializationOptions"] = options
+        return params
 
     async def _settle(self, client: LspClient, path: Path, text: str) -> list[dict[str, Any]]:
         uri = path.as_uri()

@@ -69,6 +69,8 @@ class WarmServer:
         self._run: tuple[trio.Event, trio.Event] | None = None
         self._lock = trio.Lock()  # one document change and its settling at a time
         self._versions: dict[str, int] = {}
+        # Per document: the text the server last settled on.
+        self._settled: dict[str, str] = {}
 
     async def diagnose(self, path: Path, text: str) -> list[dict[str, Any]]:
         """The server's diagnostics for `path` holding `text`. Raises
@@ -117,7 +119,7 @@ class WarmServer:
                 self._pull = isinstance(capabilities, dict) and bool(
                     capabilities.get("diagnosticProvider")
                 )
-                self._versions = {}
+                self._versions, self._settled = {}, {}
                 self._client = client
                 await self._set_state("running", None)
                 started.set()
@@ -186,6 +188,12 @@ class WarmServer:
 
     async def _settle(self, client: LspClient, path: Path, text: str) -> list[dict[str, Any]]:
         uri = path.as_uri()
+        if not self._pull and self._settled.get(uri) == text and uri in client.published:
+            # Unchanged since the server settled on it: a server need not
+            # publish again for the same text, and what it published last
+            # (after a change elsewhere, too) is about this text.
+            return client.published[uri].items
+        self._settled.pop(uri, None)
         version = self._versions.get(uri, 0) + 1
         self._versions[uri] = version
         published_before = client.publishes
@@ -205,8 +213,14 @@ class WarmServer:
         # The tool saved the file: servers that check on save (rust-analyzer's
         # cargo check) start now.
         await client.notify("textDocument/didSave", {"textDocument": {"uri": uri}})
-        if not self._pull:
-            return await client.wait_published(uri, version, published_before, self.spec.quiet_s)
+        if self._pull:
+            items = await self._pull_diagnostics(client, uri)
+        else:
+            items = await client.wait_published(uri, version, published_before, self.spec.quiet_s)
+        self._settled[uri] = text
+        return items
+
+    async def _pull_diagnostics(self, client: LspClient, uri: str) -> list[dict[str, Any]]:
         for attempt in range(PULL_RETRIES):
             try:
                 report = await client.request(

@@ -3,11 +3,13 @@ on demand: a server added in settings.json, one that crashes on start, one
 that never answers.
 
     python -m tests.fakes.lsp_server serve    answer initialize; after each
-        didOpen/didChange, publish one error ("fake: bad word") per line that
-        holds BAD, for that document version
+        didOpen/didChange, publish one error ("bad word") per line that holds
+        BAD, for that document version (nothing when the text did not change)
     python -m tests.fakes.lsp_server crash    append a line to $FAKE_LSP_STARTS
         (when set), say so on stderr and exit 3 before reading anything
     python -m tests.fakes.lsp_server silent   read everything, answer nothing
+    python -m tests.fakes.lsp_server flaky    like serve, but exit 5 right after
+        its first publish (a server that crashes while in use)
 
 Every mode appends a line to $FAKE_LSP_STARTS when that is set, so a test
 can count starts. Standard library only.
@@ -60,7 +62,8 @@ def diagnostics(text: str) -> list[dict[str, Any]]:
     ]
 
 
-def serve() -> None:
+def serve(*, exit_after_publish: bool = False) -> None:
+    texts: dict[str, str] = {}
     while (message := read_message(sys.stdin.buffer)) is not None:
         method = message.get("method")
         params = message.get("params") or {}
@@ -79,6 +82,9 @@ def serve() -> None:
                 if method.endswith("didOpen")
                 else params["contentChanges"][-1]["text"]
             )
+            if texts.get(document["uri"]) == text:
+                continue
+            texts[document["uri"]] = text
             write_message(
                 {
                     "method": "textDocument/publishDiagnostics",
@@ -89,6 +95,8 @@ def serve() -> None:
                     },
                 }
             )
+            if exit_after_publish:
+                sys.exit(5)
         elif "id" in message:
             write_message({"id": message["id"], "result": None})
 
@@ -106,7 +114,7 @@ def main() -> None:
         while sys.stdin.buffer.read(65536):
             pass
         return
-    serve()
+    serve(exit_after_publish=mode == "flaky")
 
 
 if __name__ == "__main__":

@@ -194,6 +194,27 @@ async def test_a_server_crashing_on_start_is_tried_three_times_then_left_out(
         assert stopped.detail == "exited with status 3: fake server crashed on start"
 
 
+async def test_a_server_crashing_in_use_is_restarted_twice_then_left_out(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    source = tmp_path / "main.zz"
+    async with edit_session(tmp_path, only(zz=fake("flaky", ".zz")), env) as (diagnostics, frames):
+        for n in range(3):  # each start answers one edit, then dies
+            source.write_text(f"{n}\nBAD\n")
+            found = await diagnostics.after_edit(str(source))
+            assert found is not None and "main.zz:2:1: error [fake F1] bad word" in found, n
+        source.write_text("BAD\n")
+        assert await diagnostics.after_edit(str(source)) == "zz stopped; diagnostics off for .zz"
+        assert await diagnostics.after_edit(str(source)) is None  # said once
+        assert starts(env) == 3
+        assert states(frames, "zz") == ["starting", "running", "failed"] * 2 + [
+            "starting",
+            "running",
+            "stopped",
+        ]
+    assert wait_until(lambda: not survivors(env), what="no server left")
+
+
 async def test_a_server_that_never_answers_costs_the_timeout_and_is_not_restarted(
     tmp_path: Path, env: dict[str, str]
 ) -> None:
@@ -231,3 +252,16 @@ async def test_one_server_per_project_root(tmp_path: Path, env: dict[str, str]) 
         }
         cwds = {os.readlink(f"/proc/{pid}/cwd") for pid in processes_with_marker("ruff", scope=env)}
         assert cwds == {str(tmp_path / "api"), str(tmp_path / "worker")}
+
+
+async def test_the_same_text_again_is_answered_without_waiting_for_a_publish(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    source = tmp_path / "main.zz"
+    source.write_text("BAD\n")
+    settings = only(zz=fake("serve", ".zz"))
+    async with edit_session(tmp_path, settings, env, timeout_s=2) as (diagnostics, _):
+        first = await diagnostics.after_edit(str(source))
+        assert first is not None and "bad word" in first
+        # Written again unchanged: this server stays silent; the answer stands.
+        assert await diagnostics.after_edit(str(source)) == first

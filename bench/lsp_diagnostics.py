@@ -8,7 +8,7 @@ typescript-language-server, ...), in a fresh temporary project:
   an error and the fixed file, against the server's own time to answer the
   same change (measured on a bare LSP connection in the same loop: didChange
   -> the first publishDiagnostics of that version, or the pull answer). The
-  difference is Luxe's overhead, mostly the quiet period (0.2-0.3 s) given
+  difference is Luxe's overhead, mostly the quiet period (0.1-0.3 s) given
   to servers that publish in waves.
 Medians; nothing is asserted (bench/ prints, tests check behaviour).
 Run: .venv/bin/python bench/lsp_diagnostics.py [EDITS]

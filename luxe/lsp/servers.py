@@ -75,7 +75,7 @@ BUILTIN_SERVERS: tuple[ServerSpec, ...] = (
         (".py", ".pyi"),
         PYTHON_MARKERS,
         choice="python types",
-        quiet_s=0.2,
+        quiet_s=0.1,
     ),
     ServerSpec(
         "pyright",
@@ -83,7 +83,7 @@ BUILTIN_SERVERS: tuple[ServerSpec, ...] = (
         (".py", ".pyi"),
         PYTHON_MARKERS,
         choice="python types",
-        quiet_s=0.2,
+        quiet_s=0.1,
     ),
     ServerSpec("ty", ("ty", "server"), (".py", ".pyi"), PYTHON_MARKERS, choice="python types"),
     ServerSpec(

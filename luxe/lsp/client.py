@@ -278,7 +278,7 @@ async def open_lsp_client(
         raise
     finally:
         with trio.CancelScope(shield=True):
-            await terminate_group(proc, GRACE_S)
+            await terminate_group(proc, grace_s=GRACE_S)
             for stream in (proc.stdin, proc.stdout, proc.stderr):
                 if stream is not None:
                     await stream.aclose()

@@ -73,6 +73,7 @@ class LspClient:
         self._published = trio.Event()
         self.exited = trio.Event()
         self.stderr_tail = b""
+        self.broken: str | None = None  # why we stopped reading it, when it was our choice
 
     @property
     def closed(self) -> bool:
@@ -158,6 +159,7 @@ class LspClient:
                     await self._dispatch(message)
         except (LspError, ValueError, trio.BrokenResourceError, trio.ClosedResourceError) as exc:
             log.warning("%s: unreadable output, giving up on it: %s", self.name, exc)
+            self.broken = f"unreadable output: {exc}"[:200]
         finally:
             self.exited.set()
             for done, _ in self._pending.values():
@@ -182,7 +184,8 @@ class LspClient:
 
     async def _dispatch(self, message: dict[str, Any]) -> None:
         if "method" not in message:
-            pending = self._pending.get(message.get("id"))  # type: ignore[arg-type]
+            rid = message.get("id")
+            pending = self._pending.get(rid) if isinstance(rid, int) else None
             if pending is not None:
                 pending[1].append(message)
                 pending[0].set()

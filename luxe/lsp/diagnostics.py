@@ -115,6 +115,9 @@ class EditDiagnostics:
             except LspError as exc:
                 log.warning("diagnostics for %s from %s failed: %s", file, spec.name, exc)
                 notes.append(f"({spec.name} failed on this file: {exc})")
+            except Exception as exc:  # never a traceback into the turn
+                log.exception("diagnostics for %s from %s failed", file, spec.name)
+                notes.append(f"({spec.name} failed on this file: {type(exc).__name__})")
             return
         log.warning(
             "diagnostics for %s: %s took over %ss, skipped", file, spec.name, self.timeout_s

@@ -257,11 +257,18 @@ def project_root(path: Path, markers: Sequence[str], session_root: Path) -> Path
         return session_root
     directory = path.parent
     while True:
-        if any((directory / marker).is_file() for marker in markers):
+        if any(_is_file(directory / marker) for marker in markers):
             return directory
         if directory == session_root or directory.parent == directory:
             return session_root
         directory = directory.parent
+
+
+def _is_file(path: Path) -> bool:
+    try:
+        return path.is_file()
+    except OSError:  # e.g. a directory we may not search
+        return False
 
 
 def lsp_enabled(env: Mapping[str, str], settings: LspSettings) -> bool:

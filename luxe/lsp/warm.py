@@ -132,12 +132,15 @@ class WarmServer:
         except LspError as exc:
             if exc.code is not None:  # it answered, with an error: say which
                 why = str(exc)
+        except Exception as exc:  # a bug here must cost this server, not the session
+            log.exception("%s: unexpected failure", self.spec.name)
+            why = f"{type(exc).__name__}: {exc}"
         finally:
             self._client = None
             started.set()
         try:
             if client is not None:
-                why = why or f"exited with status {client.proc.returncode}"
+                why = why or client.broken or f"exited with status {client.proc.returncode}"
                 if client.last_stderr_line():
                     why = f"{why}: {client.last_stderr_line()}"
             await self._failed(why)

@@ -10,6 +10,8 @@ that never answers.
     python -m tests.fakes.lsp_server silent   read everything, answer nothing
     python -m tests.fakes.lsp_server flaky    like serve, but exit 5 right after
         its first publish (a server that crashes while in use)
+    python -m tests.fakes.lsp_server garbage  answer initialize, then answer a
+        document with malformed messages and a body that is not JSON
 
 Every mode appends a line to $FAKE_LSP_STARTS when that is set, so a test
 can count starts. Standard library only.
@@ -101,6 +103,18 @@ def serve(*, exit_after_publish: bool = False) -> None:
             write_message({"id": message["id"], "result": None})
 
 
+def garbage() -> None:
+    while (message := read_message(sys.stdin.buffer)) is not None:
+        if message.get("method") == "initialize":
+            write_message({"id": message["id"], "result": ["not", "an", "object"]})
+        elif message.get("method") == "textDocument/didOpen":
+            write_message({"id": [1], "result": None})
+            write_message({"method": "textDocument/publishDiagnostics", "params": "nonsense"})
+            write_message({"method": "textDocument/publishDiagnostics", "params": {"uri": 3}})
+            sys.stdout.buffer.write(b"Content-Length: 5\r\n\r\n{oops")
+            sys.stdout.buffer.flush()
+
+
 def main() -> None:
     starts = os.environ.get("FAKE_LSP_STARTS")
     if starts:
@@ -113,6 +127,9 @@ def main() -> None:
     if mode == "silent":
         while sys.stdin.buffer.read(65536):
             pass
+        return
+    if mode == "garbage":
+        garbage()
         return
     serve(exit_after_publish=mode == "flaky")
 

@@ -215,6 +215,26 @@ async def test_a_server_crashing_in_use_is_restarted_twice_then_left_out(
     assert wait_until(lambda: not survivors(env), what="no server left")
 
 
+async def test_a_server_talking_nonsense_costs_only_its_own_diagnostics(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    source = tmp_path / "main.zz"
+    source.write_text("BAD\n")
+    settings = only(junk=fake("garbage", ".zz"), zz=fake("serve", ".zz"))
+    async with edit_session(tmp_path, settings, env) as (diagnostics, frames):
+        found = await diagnostics.after_edit(str(source))
+        assert found is not None
+        assert found.splitlines() == [
+            "Diagnostics for main.zz (zz): 1 error(s), 0 warning(s)",
+            "main.zz:1:1: error [fake F1] bad word",
+            "junk stopped; its diagnostics are off for .zz",
+        ]
+        junk = next(s for s in frames[-1].servers if s.name == "junk")
+        assert junk.state == "stopped" and junk.detail is not None
+        assert junk.detail.startswith("unreadable output: ")
+    assert wait_until(lambda: not survivors(env), what="no server left")
+
+
 async def test_a_server_that_never_answers_costs_the_timeout_and_is_not_restarted(
     tmp_path: Path, env: dict[str, str]
 ) -> None:

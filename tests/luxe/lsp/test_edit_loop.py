@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import signal
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -204,3 +205,18 @@ def test_a_bad_lsp_setting_refuses_to_start(repo: Path, env: dict[str, str]) -> 
             luxe.stderr_text()
         )
     assert json.loads(settings.read_text())  # untouched
+
+
+def test_a_signal_ends_luxe_and_every_server_with_it(repo: Path, env: dict[str, str]) -> None:
+    env = {**env, "LUXE_LSP_ON_EDIT": "1"}
+    write_json(
+        global_config(env) / "settings.json",
+        {"lsp": {"zz": {"ext": [".zz"], "command": [sys.executable, FAKE, "serve"]}}},
+    )
+    steps = [{"tool_calls": [call("write", path="a.zz", content="BAD\n")]}, {"text": "done"}]
+    with session(steps, repo, env) as (luxe, server, _):
+        assert "a.zz:1:1: error [fake F1] bad word" in results_of(server, 1)[0]
+        assert ours(env, FAKE)
+        luxe.process.send_signal(signal.SIGTERM)
+        assert luxe.wait_exit() == 0
+    assert wait_until(lambda: not ours(env), what="no server left after SIGTERM")

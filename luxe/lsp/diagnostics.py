@@ -70,8 +70,10 @@ class EditDiagnostics:
         specs = servers_for(self._servers, path)
         if not specs:
             return None
+        # The path as the tool wrote it (a symlink stays itself: its name
+        # chose the servers and its place the project root).
+        file = self._root / path  # (an absolute `path` stays as it is)
         try:
-            file = Path(await trio.Path(path).resolve())
             raw = await trio.Path(file).read_bytes()
         except OSError as exc:
             log.info("diagnostics for %s: cannot read it: %s", path, exc)
@@ -122,7 +124,12 @@ class EditDiagnostics:
         log.warning(
             "diagnostics for %s: %s took over %ss, skipped", file, spec.name, self.timeout_s
         )
-        notes.append(f"({spec.name} did not answer within {self.timeout_s:g}s; skipped this time)")
+        if server.state == "starting":
+            notes.append(f"({spec.name} is still starting; skipped this time)")
+        else:
+            notes.append(
+                f"({spec.name} did not answer within {self.timeout_s:g}s; skipped this time)"
+            )
 
     def _server(self, spec: ServerSpec, file: Path) -> WarmServer:
         root = project_root(file, spec.markers, self._root)

@@ -8,6 +8,7 @@ that never answers.
     python -m tests.fakes.lsp_server crash    append a line to $FAKE_LSP_STARTS
         (when set), say so on stderr and exit 3 before reading anything
     python -m tests.fakes.lsp_server silent   read everything, answer nothing
+    python -m tests.fakes.lsp_server deaf     answer initialize, then nothing
     python -m tests.fakes.lsp_server flaky    like serve, but exit 5 right after
         its first publish (a server that crashes while in use)
     python -m tests.fakes.lsp_server garbage  answer initialize, then answer a
@@ -64,7 +65,7 @@ def diagnostics(text: str) -> list[dict[str, Any]]:
     ]
 
 
-def serve(*, exit_after_publish: bool = False) -> None:
+def serve(*, exit_after_publish: bool = False, deaf: bool = False) -> None:
     texts: dict[str, str] = {}
     while (message := read_message(sys.stdin.buffer)) is not None:
         method = message.get("method")
@@ -77,7 +78,7 @@ def serve(*, exit_after_publish: bool = False) -> None:
             write_message({"id": message["id"], "result": None})
         elif method == "exit":
             return
-        elif method in ("textDocument/didOpen", "textDocument/didChange"):
+        elif method in ("textDocument/didOpen", "textDocument/didChange") and not deaf:
             document = params["textDocument"]
             text = (
                 document["text"]
@@ -131,7 +132,7 @@ def main() -> None:
     if mode == "garbage":
         garbage()
         return
-    serve(exit_after_publish=mode == "flaky")
+    serve(exit_after_publish=mode == "flaky", deaf=mode == "deaf")
 
 
 if __name__ == "__main__":

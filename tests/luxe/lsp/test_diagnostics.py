@@ -240,7 +240,7 @@ async def test_a_server_that_never_answers_costs_the_timeout_and_is_not_restarte
 ) -> None:
     source = tmp_path / "main.zz"
     source.write_text("BAD\n")
-    settings = only(mute=fake("silent", ".zz"), zz=fake("serve", ".zz"))
+    settings = only(mute=fake("silent", ".zz"), deaf=fake("deaf", ".zz"), zz=fake("serve", ".zz"))
     async with edit_session(tmp_path, settings, env, timeout_s=1) as (diagnostics, _):
         for _ in range(2):
             found = await diagnostics.after_edit(str(source))
@@ -248,9 +248,10 @@ async def test_a_server_that_never_answers_costs_the_timeout_and_is_not_restarte
             assert found.splitlines() == [
                 "Diagnostics for main.zz (zz): 1 error(s), 0 warning(s)",
                 "main.zz:1:1: error [fake F1] bad word",
-                "(mute did not answer within 1s; skipped this time)",
+                "(mute is still starting; skipped this time)",
+                "(deaf did not answer within 1s; skipped this time)",
             ]
-        assert starts(env) == 2  # zz once, mute once: waited on, never restarted
+        assert starts(env) == 3  # each once: waited on, never restarted
     assert wait_until(lambda: not survivors(env), what="no server left")
 
 

@@ -114,7 +114,9 @@ def test_a_client_that_stops_reading_cannot_hold_the_exit(
     """3 MB of tool output nobody reads fills the pipe; close, EOF and the
     signals still end luxe, its children die, and the log says so."""
     (repo / "big.txt").write_text(("a" * 99 + "\n") * 30_000)
-    steps = [{"tool_calls": [call("bash", command="cat big.txt; cat big.txt")]}, {"text": "ok"}]
+    # `tail -f` never ends (a reader: it runs in read-only mode too, asked).
+    command = "cat big.txt; cat big.txt; tail -f big.txt"
+    steps = [{"tool_calls": [call("bash", command=command)]}, {"text": "ok"}]
     script = write_script(tmp_path, steps)
     log = Path(env["XDG_STATE_HOME"]) / "luxe" / "luxe.log"
     process = subprocess.Popen(
@@ -131,7 +133,7 @@ def test_a_client_that_stops_reading_cannot_hold_the_exit(
         # Nobody reads: wait until the pipe to us is full.
         fd = process.stdout.fileno()
         wait_until(lambda: _pipe_bytes(fd) >= 60_000, what="a full stdout pipe")
-        wait_until(lambda: processes_with_marker("big.txt", scope=env), what="cat running")
+        wait_until(lambda: processes_with_marker("tail -f", scope=env), what="tail running")
         if ending == "close":
             process.stdin.write(b'{"kind": "close"}\n')
             process.stdin.flush()
@@ -140,7 +142,7 @@ def test_a_client_that_stops_reading_cannot_hold_the_exit(
         else:
             process.send_signal(getattr(signal, ending.upper()))
         process.wait(timeout=20)
-        assert processes_with_marker("big.txt", scope=env) == []
+        assert processes_with_marker("big.txt", scope=env) == []  # bash, cat and tail
         text = log.read_text()
         assert "closing session" in text and "dropping the remaining frames" in text
     finally:

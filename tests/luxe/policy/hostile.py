@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -74,3 +74,26 @@ def ripgrep_dir() -> str | None:
     """A directory holding `rg` (installed by .ci/run), or None."""
     found = shutil.which("rg") or os.environ.get("LUXE_TEST_RG")
     return os.path.dirname(found) if found else None
+
+
+def one_turn_leaks_nothing(
+    calls: list[dict[str, Any]],
+    mode: str,
+    values: Iterable[str],
+    *,
+    cwd: Path,
+    env: dict[str, str],
+    flags: tuple[str, ...] = ("--auto-approve",),
+) -> tuple[list[dict[str, Any]], Any]:
+    """One turn making `calls` at once; asserts none of `values` leaked and
+    luxe closed cleanly. Returns the tool_finished contents and the last
+    request body (the one carrying the results)."""
+    with hostile_luxe(
+        [{"tool_calls": calls}, {"text": "done"}], mode, *flags, cwd=cwd, env=env
+    ) as (luxe, server):
+        frames = run_turn(luxe)
+        for value in values:
+            assert not leaked(value, luxe, server), value
+        assert luxe.close() == 0
+        done = [f["content"] for f in frames if f["kind"] == "tool_finished"]
+        return done, server.bodies[-1]

@@ -12,8 +12,16 @@ from pathlib import Path
 
 import pytest
 
-from .e2e import call, finished_frames, tool_results
-from .hostile import MODES, PROVIDER_KEY, everything_written, hostile_luxe, leaked, run_turn
+from .e2e import call, tool_results
+from .hostile import (
+    MODES,
+    PROVIDER_KEY,
+    everything_written,
+    hostile_luxe,
+    leaked,
+    one_turn_leaks_nothing,
+    run_turn,
+)
 
 ENV_VALUE = "envval-Q7xK2mP9wR4tZ8"
 SSH_BODY = "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ7Gh2"
@@ -120,16 +128,10 @@ def test_hard_links_to_home_credentials_are_secrets(
         call("bash", command="base64 machines"),
         call("grep", pattern="oauth|aws_secret|password|b3Bl", path="."),
     ]
-    with hostile_luxe(
-        [{"tool_calls": calls}, {"text": "done"}], mode, "--auto-approve", cwd=repo, env=env
-    ) as (luxe, server):
-        frames = run_turn(luxe)
-        done = finished_frames(frames)
-        assert [d["denied"] for d in done[:4]] == [True] * 4, done
-        assert "secret file" in tool_results(server.bodies[-1])[4]
-        for value in (SSH_BODY, AWS_SECRET, GH_TOKEN, NETRC_PASSWORD):
-            assert not leaked(value, luxe, server), value
-        assert luxe.close() == 0
+    values = (SSH_BODY, AWS_SECRET, GH_TOKEN, NETRC_PASSWORD)
+    done, last = one_turn_leaks_nothing(calls, mode, values, cwd=repo, env=env)
+    assert [d["denied"] for d in done[:4]] == [True] * 4, done
+    assert "secret file" in tool_results(last)[4]
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -147,15 +149,10 @@ def test_missing_secret_names_are_refused(mode: str, repo: Path, env: dict[str, 
     calls = [call("read", path=name) for name in names]
     calls.append(call("bash", command="cat server.pem deploy.key"))
     calls.append(call("grep", pattern="T0kEn|S3cret|BODY|body", path="."))
-    with hostile_luxe(
-        [{"tool_calls": calls}, {"text": "done"}], mode, "--auto-approve", cwd=repo, env=env
-    ) as (luxe, server):
-        done = finished_frames(run_turn(luxe))
-        assert [d["denied"] for d in done[: len(names) + 1]] == [True] * (len(names) + 1), done
-        for value in ("MIIEpemBODYq8Zr31", "keybody-Y6tN2wQ81", "npm_T0kEn8812xq",
-                      "pypi-AgEIcHlwaS5vcmc9", "GOCSPX-cr3dJsonS3cret", "p12body-H8kL3mN0"):  # fmt: skip
-            assert not leaked(value, luxe, server), value
-        assert luxe.close() == 0
+    values = ("MIIEpemBODYq8Zr31", "keybody-Y6tN2wQ81", "npm_T0kEn8812xq",
+              "pypi-AgEIcHlwaS5vcmc9", "GOCSPX-cr3dJsonS3cret", "p12body-H8kL3mN0")  # fmt: skip
+    done, _ = one_turn_leaks_nothing(calls, mode, values, cwd=repo, env=env)
+    assert [d["denied"] for d in done[: len(names) + 1]] == [True] * (len(names) + 1), done
 
 
 # -- 3: the provider's API key ---------------------------------------------------------
@@ -267,16 +264,9 @@ def test_values_in_git_history_are_redacted(mode: str, repo: Path, env: dict[str
         call("bash", command="git diff"),
         call("bash", command="git log --all --format=%H -p -- svc | cat"),
     ]
-    with hostile_luxe(
-        [{"tool_calls": calls}, {"text": "done"}], mode, "--auto-approve", cwd=repo, env=env
-    ) as (luxe, server):
-        run_turn(luxe)
-        for value in ("removed-Fk3Lz8Qw", "old-rot-Vb7Nc2Xa", "new-rot-Hy5Jm0Pe"):
-            assert not leaked(value, luxe, server), value
-        assert "[REDACTED:REMOVED]" in str(tool_results(server.bodies[-1])), tool_results(
-            server.bodies[-1]
-        )[0][:500]
-        assert luxe.close() == 0
+    values = ("removed-Fk3Lz8Qw", "old-rot-Vb7Nc2Xa", "new-rot-Hy5Jm0Pe")
+    _, last = one_turn_leaks_nothing(calls, mode, values, cwd=repo, env=env)
+    assert "[REDACTED:REMOVED]" in str(tool_results(last)), tool_results(last)[0][:500]
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -293,10 +283,5 @@ def test_secret_files_under_skipped_directories_are_redacted(
         call("read", path=".venv/lib/printed.txt"),
         call("bash", command="cat __pycache__/printed.txt"),
     ]
-    with hostile_luxe(
-        [{"tool_calls": calls}, {"text": "done"}], mode, "--auto-approve", cwd=repo, env=env
-    ) as (luxe, server):
-        run_turn(luxe)
-        for value in ("nm-Wq4Ez7Ty", "venv-Rt8Yu2Io", "pyc-Op6As1Df"):
-            assert not leaked(value, luxe, server), value
-        assert luxe.close() == 0
+    values = ("nm-Wq4Ez7Ty", "venv-Rt8Yu2Io", "pyc-Op6As1Df")
+    one_turn_leaks_nothing(calls, mode, values, cwd=repo, env=env)

@@ -13,7 +13,7 @@ import pytest
 from tests.luxe.rpc_driver import LuxeProcess
 
 from .e2e import call, finished_frames, tool_results
-from .hostile import MODES, hostile_luxe, leaked, ripgrep_dir, run_turn
+from .hostile import MODES, hostile_luxe, leaked, one_turn_leaks_nothing, ripgrep_dir, run_turn
 
 SECRET = "envsecret-Lm5Nb8Vc3X"
 
@@ -43,14 +43,9 @@ def test_names_are_normalised_as_bash_reads_them(
 ) -> None:
     _seed(repo)
     calls = [call("bash", command=c) for c in NORMALISED]
-    with hostile_luxe(
-        [{"tool_calls": calls}, {"text": "done"}], mode, "--auto-approve", cwd=repo, env=env
-    ) as (luxe, server):
-        done = finished_frames(run_turn(luxe))
-        assert [d["denied"] for d in done] == [True] * len(calls), done
-        assert all("secret file" in r for r in tool_results(server.bodies[-1]))
-        assert not leaked(SECRET, luxe, server)
-        assert luxe.close() == 0
+    done, last = one_turn_leaks_nothing(calls, mode, [SECRET], cwd=repo, env=env)
+    assert [d["denied"] for d in done] == [True] * len(calls), done
+    assert all("secret file" in r for r in tool_results(last))
 
 
 def _answer_each(luxe: LuxeProcess, count: int) -> list[tuple[str, dict[str, Any]]]:

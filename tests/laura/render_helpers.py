@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-
-import trio
+from collections.abc import Sequence
 
 from laura.render.style import Row
 
@@ -25,12 +23,3 @@ def picture(rows: Sequence[Row]) -> list[str]:
 
 def sources(rows: Sequence[Row]) -> list[tuple[int, int] | None]:
     return [row.source for row in rows]
-
-
-async def wait_until(predicate: Callable[[], bool], timeout: float = 5.0) -> None:
-    """Poll `predicate` until it holds; fail after `timeout` seconds."""
-    with trio.fail_after(timeout):
-        while True:
-            if predicate():
-                return
-            await trio.sleep(0.02)

@@ -11,8 +11,9 @@ import pytest
 import trio
 
 from luxe.lsp.diagnostics import format_diagnostics, serve_edit_diagnostics
+from tests.helpers.procs import live_pids_with
+from tests.helpers.wait import wait_until
 from tests.luxe.policy.e2e import call, luxe_on_fake_model, tool_results
-from tests.luxe.policy.procs import live_pids_with, wait_until
 
 RUFF = shutil.which("ruff", path=str(Path(sys.executable).parent))
 needs_ruff = pytest.mark.skipif(

@@ -53,6 +53,7 @@ if TYPE_CHECKING:
     from luxe.engine.session import Session
     from luxe.engine.tooling import Tool
     from luxe.frontends.rpc_actions import RpcActions
+    from luxe.hosting.panes import LauraPanes
     from luxe.protocol import review as rv
     from luxe.review.service import ReviewService
 
@@ -135,6 +136,7 @@ class Startup:
     file: SessionFile
     resumed: bool
     max_turns: int
+    show_edits: bool  # hosted in Laura: edits show in a pane (settings `laura.show_edits`)
 
 
 class _Refused(Exception):
@@ -213,6 +215,7 @@ def _start(options: Options, env: Mapping[str, str], paths: Paths) -> Startup:
         file=file,
         resumed=resumed,
         max_turns=options.max_turns or settings.max_turns,
+        show_edits=settings.laura_show_edits,
     )
 
 
@@ -232,11 +235,16 @@ async def _main(startup: Startup, stdout: StdoutOwner) -> None:
             root.start_soon(stdout.serve, receive, stop.set)
             async with send:
                 emit = _emitter(send)
+                panes = _hosted_panes(env, cwd, startup.show_edits)
+                tools = _tools
+                if panes is not None:
+                    emit = panes.observing(emit)
+                    tools = _with_show_tool(panes)
                 session = Session(
                     cwd=cwd,
                     file=startup.file,
                     model=startup.model,
-                    tools=_tools,
+                    tools=tools,
                     gate=startup.gate,
                     hooks=make_hooks(hook_config, cwd, emit, startup.gate),
                     emit=emit,
@@ -259,6 +267,8 @@ async def _main(startup: Startup, stdout: StdoutOwner) -> None:
 
                     session.diagnostics = await inner.start(serve_edit_diagnostics, cwd, env)
                     await inner.start(session.run)
+                    if panes is not None:
+                        await inner.start(panes.serve)
                     inner.start_soon(_watch_signals, signals, stop)
                     inner.start_soon(_read_then_stop, actions, stop)
                     inner.start_soon(_warm_up, session, startup.model)
@@ -331,6 +341,26 @@ def _tools() -> list[Tool]:
     from luxe.tools import default_tools
 
     return default_tools()
+
+
+def _hosted_panes(env: Mapping[str, str], cwd: Path, show_edits: bool) -> LauraPanes | None:
+    """Luxe's Laura panes when hosted in a Laura tab (imported only then)."""
+    if not env.get("LAURA_TAB"):
+        return None
+    from luxe.hosting.panes import hosted_panes
+
+    return hosted_panes(env, cwd, show_edits=show_edits)
+
+
+def _with_show_tool(panes: LauraPanes) -> Callable[[], list[Tool]]:
+    """The default tools plus `show`, offered to the model only when hosted."""
+
+    def tools() -> list[Tool]:
+        from luxe.hosting.show_tool import ShowTool
+
+        return [*_tools(), ShowTool(panes)]
+
+    return tools
 
 
 def _emitter(send: trio.MemorySendChannel[ev.Event]) -> Callable[[ev.Event], Awaitable[None]]:

@@ -5,6 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from laura.render.style import Row
+from tests.helpers.wait import wait_until_async
+
+# The trio form of the one wait_until (tests/helpers/wait.py), by the name
+# the render tests use.
+wait_until = wait_until_async
 
 
 def text(row: Row) -> str:

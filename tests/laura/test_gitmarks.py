@@ -29,11 +29,9 @@ from laura.render import theme
 from laura.render.code import source_lines
 from laura.render.document import Document
 from laura.render.view import ADDED, MODIFIED, DocumentView
-from tests.helpers.procs import live_pids_with
-from tests.helpers.wait import wait_until as wait_until_sync
-from tests.helpers.wait import wait_until_async as wait_until
 from tests.laura.git_helpers import git, isolate_environment
-from tests.laura.render_helpers import picture, text
+from tests.laura.render_helpers import picture, text, wait_until
+from tests.laura.tmux import wait_until as wait_until_sync
 
 
 @pytest.fixture(autouse=True)
@@ -217,6 +215,18 @@ def slow_hook(tmp_path: Path, marker: str) -> Path:
     return hook
 
 
+def _alive(marker: str) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if marker in (entry / "cmdline").read_bytes().decode(errors="replace"):
+                    found.append(int(entry.name))
+            except OSError:
+                continue
+    return found
+
+
 async def test_cancelling_a_slow_git_leaves_no_process_behind(tmp_path: Path) -> None:
     path = repo_with(tmp_path, "a.txt", "one\n")
     marker = f"slow-fsmonitor-{os.getpid()}-{tmp_path.name}"
@@ -226,9 +236,9 @@ async def test_cancelling_a_slow_git_leaves_no_process_behind(tmp_path: Path) ->
     with trio.move_on_after(10):
         async with trio.open_nursery() as nursery:
             nursery.start_soon(git_diff, path)
-            await wait_until(lambda: bool(live_pids_with(marker)))
+            await wait_until(lambda: bool(_alive(marker)))
             nursery.cancel_scope.cancel()
-    await wait_until(lambda: not live_pids_with(marker))
+    await wait_until(lambda: not _alive(marker))
 
 
 def test_a_slow_git_in_the_ui_thread_times_out_and_leaves_nothing_behind(tmp_path: Path) -> None:
@@ -238,4 +248,4 @@ def test_a_slow_git_in_the_ui_thread_times_out_and_leaves_nothing_behind(tmp_pat
     git(path.parent, "config", "core.fsmonitor", str(hook))
     path.write_text("two\n")
     assert git_diff_blocking(path, timeout=0.5).state == NO_CHANGES
-    wait_until_sync(lambda: not live_pids_with(marker), 5)
+    wait_until_sync(lambda: not _alive(marker), 5)

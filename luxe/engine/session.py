@@ -126,7 +126,7 @@ class Session:
         async with self._system_lock:
             if self._system is None:
                 specs = [t.spec for t in self.tools.values()]
-                self._system = await build_system_prompt(self.cwd, specs)
+                self._system = await build_system_prompt(self.cwd, specs, self.gate)
         return self._system
 
     async def record(self, message: Message) -> None:

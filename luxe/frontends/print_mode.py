@@ -156,6 +156,9 @@ class PrintFrontEnd:
             )
         await actions.dispatch(act.Close())
 
+    def begin_shutdown(self) -> None:
+        self.stdout.begin_shutdown()
+
     def signalled(self, signum: int) -> None:
         self.tally.stop(*signal_cause(signum))
 

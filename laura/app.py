@@ -36,9 +36,11 @@ from laura.emulator import Emulator
 from laura.layout import SHELL
 from laura.panes.review import ReviewUI
 from laura.panes.shell import ShellPane
+from laura.prefetch import prefetch
 from laura.protocol import Error, Rect, encode_response
 from laura.render.canvas import Canvas, frame_diff
 from laura.server import serve_tab
+from laura.settings import load_settings
 from laura.spool import runtime_dir
 from laura.tab import Tab, inner
 from laura.terminal import SpawnError, open_terminal
@@ -91,6 +93,7 @@ class Host(Bindings):
         self._started_any = False
         self.review_ui = ReviewUI()
         self.failure: str | None = None  # why a tab could not start
+        self.settings = load_settings()
 
     # --- lifecycle -------------------------------------------------------------
 
@@ -144,6 +147,8 @@ class Host(Bindings):
                     tab.shell = ShellPane(terminal)
                     terminal.on_output = self.mark_dirty
                     async with trio.open_nursery() as nursery:
+                        tab.loader.cap = self.settings.max_file_bytes
+                        tab.loader.attach(nursery, self.mark_dirty)
                         await nursery.start(serve_tab, name, self._answerer(tab))
                         self.tabs.append(runtime)
                         self.active = len(self.tabs) - 1
@@ -177,9 +182,13 @@ class Host(Bindings):
         async def answer(line: bytes) -> bytes:
             tab.area = self.area()
             try:
+                await prefetch(tab, line)
+                tab.area = self.area()
                 reply = tab.answer(line)
             except Exception as exc:  # a bug must cost one request, never the host
                 reply = encode_response(Error(f"internal error: {type(exc).__name__}: {exc}"))
+            finally:
+                tab.loader.forget_offers()
             self.relayout()
             self.mark_dirty()
             return reply

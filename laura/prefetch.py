@@ -41,6 +41,6 @@ async def prefetch(tab: Tab, line: bytes) -> None:
     elif isinstance(request, DiffView) and request.on is not False:
         tab.poll_files()  # the diff is of the file as it is now
         pane = tab.focus if request.pane is None else request.pane
-        panel = tab.panels.get(pane)
-        if panel is not None:
-            await panel.refresh_git()
+        found = tab.panes.get(pane)
+        if found is not None:
+            await found.refresh_git()

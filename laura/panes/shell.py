@@ -28,6 +28,8 @@ class ShellPane:
         self._rows: list[tuple[Span, ...]] = []
         self._view: tuple[int, int, int, bool, int] | None = None
         self._history_seen = 0
+        self._cursor: tuple[int, int] = (0, 0)
+        self._focus_reported: bool | None = None  # what the child was last told
 
     @property
     def emulator(self) -> Emulator:
@@ -59,6 +61,16 @@ class ShellPane:
             return
         self.send(encode_key(key, self.emulator.app_cursor_keys))
 
+    def report_focus(self, focused: bool) -> None:
+        """Tell a child that asked for focus events (DECSET 1004) when this
+        pane gains or loses focus; the current state once, as it asks."""
+        if not self.emulator.focus_reporting:
+            self._focus_reported = None
+            return
+        if focused != self._focus_reported:
+            self._focus_reported = focused
+            self.terminal.write(b"\x1b[I" if focused else b"\x1b[O")
+
     def paste(self, text: str) -> None:
         """Forward a paste: bracketed (as the user's terminal sent it) when the
         child asked for bracketed paste, raw otherwise."""
@@ -82,10 +94,17 @@ class ShellPane:
         if event.wheel and not emulator.alt_screen:
             self.scroll_by(-event.wheel * WHEEL_STEP)
 
-    def visible_rows(self) -> list[tuple[Span, ...]]:
-        """The rows on view, re-read from the emulator only where it reports
-        changes (everything after a scroll, resize or screen switch)."""
+    def take_view(self) -> list[tuple[Span, ...]]:
+        """Bring the rows on view up to date with the emulator, re-reading
+        only where it reports changes (everything after a scroll, resize or
+        screen switch); the host calls it before each frame, and `draw`
+        paints what it left. While the child is inside a synchronized
+        update, the last complete frame stays on view (its changes wait in
+        the emulator's dirty set)."""
         emulator = self.emulator
+        if self._rows and self.terminal.holding() and len(self._rows) == emulator.lines:
+            return self._rows
+        self._cursor = emulator.cursor
         history = emulator.history_size
         if self.scroll and history > self._history_seen:
             # Keep the scrolled-back view on the same lines while output arrives.
@@ -104,8 +123,9 @@ class ShellPane:
         return self._rows
 
     def draw(self, canvas: Canvas, inner: Rect, focused: bool) -> None:
+        """Paint the view `take_view` left (reads only)."""
         emulator = self.emulator
-        rows = self.visible_rows()
+        rows = self._rows
         right = inner.x + inner.width
         for y in range(min(inner.height, len(rows))):
             canvas.put_spans(inner.x, inner.y + y, rows[y], right)
@@ -113,6 +133,6 @@ class ShellPane:
             label = f" scrollback {self.scroll}/{emulator.history_size} "
             canvas.put(max(right - len(label), inner.x), inner.y, label, SCROLL_LABEL_STYLE, right)
         elif focused and emulator.cursor_visible:
-            x, y = emulator.cursor
+            x, y = self._cursor
             if x < inner.width and y < inner.height:
                 canvas.cursor = (inner.x + x, inner.y + y)

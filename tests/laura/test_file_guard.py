@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from laura.commands import answer
 from laura.filecheck import human_size, read_capped
 from laura.panes.source import INLINE_LIMIT
 from laura.protocol import Rect
@@ -27,13 +28,14 @@ Make = Callable[..., LauraSession]
 
 
 def ask(tab: Tab, frame: dict) -> dict:
-    return json.loads(tab.answer(json.dumps(frame).encode()))
+    return json.loads(answer(tab, json.dumps(frame).encode()))
 
 
 def shown(tab: Tab, pane: int) -> str:
-    area = tab.panel_inner(tab.panels[pane])
+    area = tab.pane_inner(tab.panes[pane])
     canvas = Canvas(area.x + area.width + 1, area.y + area.height + 1)
-    tab.panels[pane].draw(canvas, area, False)
+    tab.panes[pane].fit(area)
+    tab.panes[pane].draw(canvas, area, False)
     return "\n".join(canvas.text())
 
 
@@ -121,7 +123,7 @@ def test_a_file_over_the_cap_shows_its_first_part_with_a_warning(tmp_path: Path)
     assert f"{path} is {human_size(5000)}: showing its first {human_size(1005)}" in " ".join(
         reply["warnings"]
     )
-    panel = tab.panels[reply["pane"]]
+    panel = tab.panes[reply["pane"]]
     assert panel.line_count == 100  # 1005 bytes cut back to the last whole line (10 bytes each)
     assert "[first part]" in panel.title(str(tmp_path))
 
@@ -238,4 +240,4 @@ def test_a_small_file_still_loads_inline(tmp_path: Path) -> None:
     path = tmp_path / "small.txt"
     path.write_bytes(b"y\n" * (INLINE_LIMIT // 4))
     reply = ask(tab, {"type": "open", "path": str(path), "focus": False})
-    assert not tab.panels[reply["pane"]].loading
+    assert not tab.panes[reply["pane"]].loading

@@ -30,6 +30,7 @@ import os
 import signal
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from functools import partial
 from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING
@@ -42,6 +43,7 @@ from luxe.engine.model import ProviderError
 from luxe.engine.ports import EditDiagnostics, HookRunner, PermissionGate
 from luxe.engine.store import SessionFile, SessionNotFound, SessionStore
 from luxe.frontends.face import FrontEnd, RpcFrontEnd
+from luxe.lsp.servers import ServerSpec, session_servers
 from luxe.options import Options
 from luxe.policy.hooks_config import HookConfig
 from luxe.policy.rules_files import PermissionsFileError
@@ -139,6 +141,8 @@ class Startup:
     resumed: bool
     max_turns: int
     show_edits: bool  # hosted in Laura: edits show in a pane (settings `laura.show_edits`)
+    # The language servers found for diagnostics on edit; None when they are off.
+    lsp_servers: list[ServerSpec] | None
 
 
 class _Refused(Exception):
@@ -223,6 +227,7 @@ def _start(options: Options, env: Mapping[str, str], paths: Paths) -> Startup:
         resumed=resumed,
         max_turns=options.max_turns or settings.max_turns,
         show_edits=settings.laura_show_edits,
+        lsp_servers=session_servers(settings.lsp, env),
     )
 
 
@@ -270,8 +275,9 @@ async def _main(startup: Startup, front: FrontEnd) -> None:
                 async with trio.open_nursery() as inner:
                     review.nursery = inner
                     # Language servers for diagnostics on edit: nothing of
-                    # luxe.lsp loads before the first write or edit.
-                    session.diagnostics = _LazyDiagnostics(inner, cwd, env)
+                    # luxe.lsp but server discovery loads before the first
+                    # write or edit.
+                    session.diagnostics = _LazyDiagnostics(inner, startup, emit)
                     await inner.start(session.run)
                     if panes is not None:
                         await inner.start(panes.serve)
@@ -312,13 +318,16 @@ class _LazyReview:
 class _LazyDiagnostics:
     """Diagnostics on edit (luxe.engine.ports.EditDiagnostics), loaded by
     the first write or edit: a prompt that edits nothing (most `luxe -p`
-    runs) never imports luxe.lsp. The servers' owner task then runs in
-    `nursery` (the session's inner nursery) and is cancelled with it."""
+    runs) never imports the language-server client. The servers' owner task
+    then runs in `nursery` (the session's inner nursery) and is cancelled
+    with it."""
 
-    def __init__(self, nursery: trio.Nursery, cwd: Path, env: Mapping[str, str]) -> None:
+    def __init__(
+        self, nursery: trio.Nursery, startup: Startup, emit: Callable[[ev.Event], Awaitable[None]]
+    ) -> None:
         import trio
 
-        self.nursery, self.cwd, self.env = nursery, cwd, env
+        self.nursery, self.startup, self.emit = nursery, startup, emit
         self._starting = trio.Lock()  # edits run concurrently; one starts the servers
         self._started = False
         self._real: EditDiagnostics | None = None
@@ -328,7 +337,17 @@ class _LazyDiagnostics:
             if not self._started:
                 from luxe.lsp.diagnostics import serve_edit_diagnostics
 
-                self._real = await self.nursery.start(serve_edit_diagnostics, self.cwd, self.env)
+                startup = self.startup
+                self._real = await self.nursery.start(
+                    partial(
+                        serve_edit_diagnostics,
+                        startup.cwd,
+                        startup.env,
+                        startup.lsp_servers,
+                        self.emit,
+                        trust_project=startup.options.trust_project,
+                    )
+                )
                 self._started = True
         return await self._real.after_edit(path) if self._real is not None else None
 
@@ -344,8 +363,14 @@ def _handshake(startup: Startup) -> list[ev.Event]:
             session_id=file.id,
             cwd=str(startup.cwd),
             github_writes=options.github_writes,
-            capabilities=CAPABILITIES,
+            capabilities=CAPABILITIES
+            if startup.lsp_servers is None
+            else [*CAPABILITIES, "diagnostics"],
             resumed=startup.resumed,
+            diagnostics=[
+                ev.DiagnosticsServerFound(spec.name, list(spec.extensions), list(spec.command))
+                for spec in startup.lsp_servers or ()
+            ],
         ),
         ev.StateChanged(
             model=startup.model.state(),

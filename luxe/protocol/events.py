@@ -17,7 +17,20 @@ PROTOCOL_VERSION = 2
 
 
 @frame
+class DiagnosticsServerFound(Frame):
+    """A language server found on this machine for diagnostics on edit
+    (docs/lsp.md); it starts on the first edit of one of its files."""
+
+    name: str
+    extensions: list[str]
+    command: list[str]
+
+
+@frame
 class Ready(Frame):
+    """The first frame. `diagnostics` lists the language servers found
+    (empty, and no `diagnostics` capability, when diagnostics on edit are off)."""
+
     KIND: ClassVar[str] = "ready"
     protocol_version: int
     luxe_version: str
@@ -26,6 +39,7 @@ class Ready(Frame):
     github_writes: bool
     capabilities: list[str]
     resumed: bool
+    diagnostics: list[DiagnosticsServerFound]
 
 
 @frame
@@ -273,6 +287,28 @@ class Result(Frame):
 
 
 @frame
+class DiagnosticsServerState(Frame):
+    """One running language server: `state` is starting, running, failed
+    (it exited; it is restarted on the next edit) or stopped (it failed too
+    often: its diagnostics are off for the session); `detail` says why."""
+
+    name: str
+    root: str
+    state: str
+    detail: str | None = None
+
+
+@frame
+class DiagnosticsServers(Frame):
+    """Sent when a language server starts, fails or stops: every server of
+    the session and its state (the whole list, so a client just replaces
+    what it shows)."""
+
+    KIND: ClassVar[str] = "diagnostics_servers"
+    servers: list[DiagnosticsServerState]
+
+
+@frame
 class ActionRejected(Frame):
     KIND: ClassVar[str] = "action_rejected"
     kind: str | None
@@ -302,6 +338,7 @@ Event = (
     | CompactionStarted
     | Compacted
     | HookFinished
+    | DiagnosticsServers
     | ActionRejected
     | Result
     | ReviewEvent
@@ -332,6 +369,7 @@ EVENT_TYPES: dict[str, type] = {
         CompactionStarted,
         Compacted,
         HookFinished,
+        DiagnosticsServers,
         ActionRejected,
         Result,
         *REVIEW_EVENTS,

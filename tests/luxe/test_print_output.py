@@ -294,10 +294,10 @@ def test_the_print_path_loads_no_review_github_lsp_or_converter(repo: Path, env:
     assert "trio" in loaded and "luxe.frontends.print_mode" in loaded  # the list is real
     # Finding the language servers on PATH (for `ready`) is the one part of
     # luxe.lsp on the path: standard library only, no client, no server.
+    allowed = ("luxe.lsp", "luxe.lsp.servers")
     unwanted = [
         m for m in loaded
-        if m.startswith(("luxe.review", "luxe.lsp", "luxe.github", "cattrs"))
-        and m not in ("luxe.lsp", "luxe.lsp.servers")
+        if (m.startswith(("luxe.review", "luxe.lsp", "luxe.github", "cattrs")) and m not in allowed)
         or m == "luxe.protocol.wire"
     ]
     assert unwanted == []

@@ -185,7 +185,9 @@ def test_timeout_during_bash_cancels_cleanly_and_exits_124(repo: Path, env: dict
     assert processes_with_marker(marker, scope=env) == []
 
 
-@pytest.mark.parametrize(("signum", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+@pytest.mark.parametrize(
+    ("signum", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143), (signal.SIGHUP, 129)]
+)
 def test_a_signal_during_bash_cancels_cleanly(
     signum: int, status: int, repo: Path, env: dict[str, str]
 ) -> None:

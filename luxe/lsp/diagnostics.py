@@ -82,7 +82,7 @@ class EditDiagnostics:
             return None
         text = raw.decode("utf-8", errors="replace")
         found: dict[str, list[dict[str, Any]]] = {}
-        notes: list[str] = []
+        notes: dict[str, str] = {}
         async with trio.open_nursery() as nursery:
             for spec in specs:
                 nursery.start_soon(self._ask, spec, file, text, found, notes)
@@ -92,7 +92,7 @@ class EditDiagnostics:
             shown = str(file)
         # Report servers in table order, whichever answered first.
         ordered = {spec.name: found[spec.name] for spec in specs if spec.name in found}
-        return format_report(shown, ordered, notes)
+        return format_report(shown, ordered, [notes[s.name] for s in specs if s.name in notes])
 
     async def _ask(
         self,
@@ -100,7 +100,7 @@ class EditDiagnostics:
         file: Path,
         text: str,
         found: dict[str, list[dict[str, Any]]],
-        notes: list[str],
+        notes: dict[str, str],
     ) -> None:
         server = self._server(spec, file)
         key = (spec.name, server.root)
@@ -113,21 +113,21 @@ class EditDiagnostics:
                 self._told_stopped.add(key)
                 others = [s for s in servers_for(self._servers, str(file)) if s is not spec]
                 what = "its diagnostics are" if others else "diagnostics"
-                notes.append(f"{spec.name} stopped; {what} off for {file.suffix}")
+                notes[spec.name] = f"{spec.name} stopped; {what} off for {file.suffix}"
             except LspError as exc:
                 log.warning("diagnostics for %s from %s failed: %s", file, spec.name, exc)
-                notes.append(f"({spec.name} failed on this file: {exc})")
+                notes[spec.name] = f"({spec.name} failed on this file: {exc})"
             except Exception as exc:  # never a traceback into the turn
                 log.exception("diagnostics for %s from %s failed", file, spec.name)
-                notes.append(f"({spec.name} failed on this file: {type(exc).__name__})")
+                notes[spec.name] = f"({spec.name} failed on this file: {type(exc).__name__})"
             return
         log.warning(
             "diagnostics for %s: %s took over %ss, skipped", file, spec.name, self.timeout_s
         )
         if server.state == "starting":
-            notes.append(f"({spec.name} is still starting; skipped this time)")
+            notes[spec.name] = f"({spec.name} is still starting; skipped this time)"
         else:
-            notes.append(
+            notes[spec.name] = (
                 f"({spec.name} did not answer within {self.timeout_s:g}s; skipped this time)"
             )
 

@@ -220,7 +220,7 @@ def test_a_bad_lsp_setting_refuses_to_start(repo: Path, env: dict[str, str]) -> 
 
 
 def test_a_signal_ends_luxe_and_every_server_with_it(repo: Path, env: dict[str, str]) -> None:
-    env = {**env, "LUXE_LSP_ON_EDIT": "1"}
+    env = {**env, **ON}
     write_json(
         global_config(env) / "settings.json",
         {"lsp": {"zz": {"ext": [".zz"], "command": [sys.executable, FAKE, "serve"]}}},

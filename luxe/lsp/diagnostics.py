@@ -82,7 +82,7 @@ class EditDiagnostics:
             return None
         text = raw.decode("utf-8", errors="replace")
         found: dict[str, list[dict[str, Any]]] = {}
-        notes: dict[str, str] = {}
+        notes: dict[str, str] = {}  # by server, so their order is the table's
         async with trio.open_nursery() as nursery:
             for spec in specs:
                 nursery.start_soon(self._ask, spec, file, text, found, notes)

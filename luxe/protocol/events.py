@@ -141,6 +141,8 @@ class ToolFinished(Frame):
     is_error: bool
     summary: str
     denied: bool
+    # Why the call never ran (what the model was told); null when it ran.
+    reason: str | None = None
 
 
 @frame
@@ -198,6 +200,7 @@ class TurnUsage(Frame):
     context_used: int
     context_window: int
     session_cost_usd: float | None
+    requests: int  # model requests the turn made
 
 
 @frame
@@ -206,6 +209,8 @@ class TurnEnded(Frame):
     turn_id: str
     reason: str
     error: str | None = None
+    # The model's last answer text in this turn ("" when it gave none).
+    text: str = ""
 
 
 @frame
@@ -241,6 +246,44 @@ class HookFinished(Frame):
     decision: str
     duration_ms: float
     error: str | None = None
+
+
+@frame
+class TokenUsage(Frame):
+    prompt_tokens: int
+    completion_tokens: int
+    cache_read_tokens: int
+    cache_write_tokens: int
+
+
+@frame
+class PermissionDenial(Frame):
+    """A tool call that never ran, or a question nobody answered."""
+
+    tool: str
+    args: dict[str, Any]
+    reason: str
+
+
+@frame
+class Result(Frame):
+    """The end of a `luxe -p` run (print mode only; docs/print.md): the last
+    frame of `--output-format stream-json`, and the object `--output-format
+    json` writes."""
+
+    KIND: ClassVar[str] = "result"
+    result: str
+    session_id: str
+    is_error: bool
+    stop_reason: str
+    error: str | None
+    exit_code: int
+    num_requests: int
+    duration_ms: float
+    usage: TokenUsage
+    cost_usd: float | None
+    permission_denials: list[PermissionDenial]
+    files_changed: list[str]
 
 
 @frame
@@ -297,6 +340,7 @@ Event = (
     | HookFinished
     | DiagnosticsServers
     | ActionRejected
+    | Result
     | ReviewEvent
 )
 
@@ -327,6 +371,7 @@ EVENT_TYPES: dict[str, type] = {
         HookFinished,
         DiagnosticsServers,
         ActionRejected,
+        Result,
         *REVIEW_EVENTS,
     )
 }

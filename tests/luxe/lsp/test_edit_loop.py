@@ -18,6 +18,7 @@ import pytest
 
 from tests.fakes.llm_server import FakeLLMServer
 from tests.luxe.policy.e2e import call, global_config, luxe_on_fake_model, tool_results, write_json
+from tests.luxe.print_driver import model_env, run_print
 from tests.luxe.rpc_driver import LuxeProcess, processes_with_marker, wait_until
 
 BIN = Path(sys.executable).parent
@@ -232,3 +233,21 @@ def test_a_signal_ends_luxe_and_every_server_with_it(repo: Path, env: dict[str, 
         luxe.process.send_signal(signal.SIGTERM)
         assert luxe.wait_exit() == 0
     assert wait_until(lambda: not ours(env), what="no server left after SIGTERM")
+
+
+def test_print_mode_says_on_stderr_that_a_server_stopped(repo: Path, env: dict[str, str]) -> None:
+    env = {**env, **ON}
+    write_json(
+        global_config(env) / "settings.json",
+        {"lsp": {"crashy": {"ext": [".cr"], "command": [sys.executable, FAKE, "crash"]}}},
+    )
+    steps = [{"tool_calls": [call("write", path="a.cr", content="x\n")]}, {"text": "Done."}]
+    with FakeLLMServer(steps) as server:
+        done = run_print(["go", "--yolo", "--verbose"], cwd=repo, env={**env, **model_env(server)})
+        assert "crashy stopped; diagnostics off for .cr" in results_of(server, 1)[0]
+    assert (done.returncode, done.stdout) == (0, b"Done.\n")
+    lines = done.stderr.splitlines()
+    # Two failures (each then started again), then stopped.
+    assert lines.count("  crashy failed: exited with status 3: fake server crashed on start") == 2
+    assert "  crashy stopped: exited with status 3: fake server crashed on start" in lines
+    assert wait_until(lambda: not ours(env), what="no server left")

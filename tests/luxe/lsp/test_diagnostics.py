@@ -309,3 +309,21 @@ async def test_the_same_text_again_is_answered_without_waiting_for_a_publish(
         assert first is not None and "bad word" in first
         # Written again unchanged: this server stays silent; the answer stands.
         assert await diagnostics.after_edit(str(source)) == first
+
+
+async def test_a_server_runs_with_no_relative_path_entry(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    # The server runs in the project: `.` or `bin` on its PATH would let the
+    # repository supply the programs it starts.
+    env = {**env, "PATH": f".:bin:{env['PATH']}"}
+    source = tmp_path / "main.zz"
+    source.write_text("ok\n")
+    async with edit_session(tmp_path, only(zz=fake("serve", ".zz")), env) as (diagnostics, _):
+        assert await diagnostics.after_edit(str(source)) is None
+        (pid,) = processes_with_marker(FAKE, scope=env)
+        raw = await trio.Path(f"/proc/{pid}/environ").read_bytes()
+    environ = dict(entry.split(b"=", 1) for entry in raw.split(b"\0") if b"=" in entry)
+    entries = environ[b"PATH"].decode().split(":")
+    assert entries and all(entry.startswith("/") for entry in entries)
+    assert str(BIN) in entries

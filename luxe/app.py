@@ -302,7 +302,7 @@ async def _main(startup: Startup, front: FrontEnd) -> None:
                     await stop.wait()
                     log.info("closing session %s", startup.file.id)
                     # A client that stopped reading must not hold the exit.
-                    front.begin_shutdown()
+                    front.closing()
                     await session.close()
                     await session.model.aclose()
                     inner.cancel_scope.cancel()
@@ -356,14 +356,12 @@ class _LazyDiagnostics:
                 from luxe.policy.secret_sources import provider_variables
 
                 startup = self.startup
-                # Servers run the project's tools: no provider key for them.
                 keys = provider_variables(startup.env)
-                tool_env = {k: v for k, v in startup.env.items() if k not in keys}
                 self._real = await self.nursery.start(
                     partial(
                         serve_edit_diagnostics,
                         startup.cwd,
-                        tool_env,
+                        {k: v for k, v in startup.env.items() if k not in keys},
                         startup.lsp_servers,
                         self.emit,
                         trust_project=startup.options.trust_project,

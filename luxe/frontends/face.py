@@ -40,14 +40,13 @@ class FrontEnd(Protocol):
         end, then sets `stop`. Cancelled when the session closes."""
         ...
 
-    def begin_shutdown(self) -> None:
-        """The session is closing: output must not hold the exit any longer
-        than a bounded wait (a client that stopped reading loses the rest;
-        the session file has it all)."""
-        ...
-
     def signalled(self, signum: int) -> None:
         """A stop signal arrived (the session is closing because of it)."""
+        ...
+
+    def closing(self) -> None:
+        """The session is closing (close, EOF, a signal): a reader that no
+        longer reads must not hold the exit (see StdoutOwner.begin_shutdown)."""
         ...
 
     def exit_status(self) -> int:
@@ -75,11 +74,11 @@ class RpcFrontEnd:
         await rpc.serve_reader(actions.dispatch)
         stop.set()  # EOF on stdin is the same as close
 
-    def begin_shutdown(self) -> None:
-        self.stdout.begin_shutdown()
-
     def signalled(self, signum: int) -> None:
         return None
+
+    def closing(self) -> None:
+        self.stdout.begin_shutdown()
 
     def exit_status(self) -> int:
         return 0

@@ -156,11 +156,11 @@ class PrintFrontEnd:
             )
         await actions.dispatch(act.Close())
 
-    def begin_shutdown(self) -> None:
-        self.stdout.begin_shutdown()
-
     def signalled(self, signum: int) -> None:
         self.tally.stop(*signal_cause(signum))
+
+    def closing(self) -> None:
+        self.stdout.begin_shutdown()
 
     def exit_status(self) -> int:
         return self.renderer.status if self.renderer.status is not None else self.tally.status()

@@ -8,10 +8,10 @@ the order they were produced. What a frame becomes is the front end's
 `Renderer`: `--rpc` writes each as a JSON line, `luxe -p` its own output
 (luxe.frontends.print_render). This module imports trio only inside `serve`.
 
-A client that stops reading cannot hold the session open: once shutdown
+A client that stops reading cannot hold the process open: once shutdown
 begins (`begin_shutdown`), a write that stays blocked on a full pipe for
 SHUTDOWN_WRITE_S drops it and every frame after it (the session file has
-them all) so the exit goes on.
+them all), so the exit goes on.
 """
 
 from __future__ import annotations

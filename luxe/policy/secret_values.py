@@ -107,11 +107,22 @@ def _is_token(word: str) -> bool:
     return not (len(word) < 20 and re.fullmatch(r"[A-Za-z_]+", word))
 
 
+_PEM_BLOCK = re.compile(r"-----BEGIN ([A-Z0-9 ]+)-----(.*?)-----END \1-----", re.S)
+MAX_VALUES_PER_FILE = 512
+
+
 def secret_values_from_other(name: str, text: str) -> list[tuple[str, str]]:
     """Values worth redacting from a key or credentials file: each long
-    token (key bodies, passwords, tokens), labelled by the file's name."""
-    body = "\n".join(line for line in text.splitlines() if not line.startswith("-----"))
-    return [(name, t) for t in dict.fromkeys(_TOKEN_SPLIT.split(body)) if _is_token(t)]
+    token (key bodies, passwords, tokens), labelled by the file's name. In
+    a PEM file only private-key blocks count: a certificate (a CA bundle
+    such as certifi's cacert.pem) is public."""
+    blocks = _PEM_BLOCK.findall(text)
+    if blocks:
+        body = "\n".join(inner for label, inner in blocks if "PRIVATE KEY" in label)
+    else:
+        body = "\n".join(line for line in text.splitlines() if not line.startswith("-----"))
+    tokens = [t for t in dict.fromkeys(_TOKEN_SPLIT.split(body)) if _is_token(t)]
+    return [(name, t) for t in tokens[:MAX_VALUES_PER_FILE]]
 
 
 def is_env_name(name: str) -> bool:

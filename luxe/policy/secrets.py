@@ -161,11 +161,22 @@ def _base64_forms(value: bytes) -> list[str]:
     return forms
 
 
+ENCODED_UP_TO = 48
+# At most this many values are redacted (the first given first: the
+# project's secret files, git's history and the provider's key come before
+# the user's credentials): the matcher stays fast.
+MAX_VALUES = 2000
+
+
 def encoded_forms(value: str) -> tuple[list[str], list[str]]:
     """(forms matched case-insensitively, forms matched exactly) of a secret
     value as it may appear in output: itself in any case, reversed, hex, and
     base64 at the three alignments. Forms shorter than `MIN_SECRET_LENGTH`
-    are dropped (they would garble unrelated output)."""
+    are dropped (they would garble unrelated output). A value of
+    ENCODED_UP_TO characters or more (a line of a key's body) is matched as
+    itself only: a key's lines are not shown one by one in hex."""
+    if len(value) >= ENCODED_UP_TO:
+        return [value], []
     raw = value.encode()
     loose = [value, value[::-1], raw.hex()]
     exact = _base64_forms(raw)
@@ -173,6 +184,31 @@ def encoded_forms(value: str) -> tuple[list[str], list[str]]:
         [f for f in loose if len(f) >= MIN_SECRET_LENGTH],
         [f for f in exact if len(f) >= MIN_SECRET_LENGTH],
     )
+
+
+Trie = dict[str, "Trie"]
+
+
+def _trie_regex(words: set[str] | frozenset[str]) -> str:
+    """A regex matching any of `words`, longest first, built as a trie."""
+    trie: Trie = {}
+    for word in words:
+        node = trie
+        for ch in word:
+            node = node.setdefault(ch, {})
+        node[""] = {}  # the end of a word
+
+    def build(node: Trie) -> str:
+        ends = "" in node
+        children = [re.escape(ch) + build(child) for ch, child in sorted(node.items()) if ch]
+        if not children:
+            return ""
+        body = children[0] if len(children) == 1 else "(?:" + "|".join(children) + ")"
+        if ends:
+            return f"(?:{body})?" if len(children) > 1 or len(body) > 1 else f"{body}?"
+        return body
+
+    return build(trie)
 
 
 # A cut edge (where output was truncated) may show the start or the end of a
@@ -200,7 +236,7 @@ class Redactor:
         names: dict[str, str] = {}  # a form (lower-cased if loose) -> its secret's name
         loose: set[str] = set()
         exact: set[str] = set()
-        for name, value in self.values:
+        for name, value in self.values[:MAX_VALUES]:
             names.setdefault(value, name)
             ci, cs = encoded_forms(value)
             for form in ci:
@@ -210,15 +246,18 @@ class Redactor:
                 names.setdefault(form, name)
                 exact.add(form)
         if loose or exact:
-            # Longest first, so a value containing another is replaced whole.
-            alternatives = sorted(
-                [(f, f"(?i:{re.escape(f)})") for f in loose] + [(f, re.escape(f)) for f in exact],
-                key=lambda pair: len(pair[0]),
-                reverse=True,
-            )
-            pattern = re.compile("|".join(a for _, a in alternatives))
-            object.__setattr__(self, "_pattern", pattern)
-            object.__setattr__(self, "forms", tuple(f for f, _ in alternatives))
+            # One trie per kind: the regex engine then follows one branch per
+            # character instead of trying every value at every position (a
+            # few thousand values stay fast), and prefers the longest match,
+            # so a value containing another is replaced whole.
+            branches = []
+            if loose:
+                branches.append(f"(?i:{_trie_regex({f.lower() for f in loose})})")
+            if exact:
+                branches.append(_trie_regex(exact))
+            object.__setattr__(self, "_pattern", re.compile("|".join(branches)))
+            forms = sorted({*loose, *exact}, key=len, reverse=True)
+            object.__setattr__(self, "forms", tuple(forms))
         object.__setattr__(self, "_names", names)
 
     def _name(self, found: str) -> str:
@@ -366,11 +405,16 @@ def _signature(path: str, *, follow: bool = False) -> _Signature | None:
 
 
 def _scan(
-    root: str, budget: int, named: list[str], by_inode: dict[int, list[str]] | None
-) -> list[str]:
-    """Walk `root` (symlinks not followed) for secret files by name, and with
-    `by_inode` every other regular file by inode number (free from `scandir`
-    on Linux). Returns the skipped directories met, not entered."""
+    root: str,
+    budget: int,
+    named: list[str],
+    by_inode: dict[int, list[str]] | None,
+    skip: frozenset[str] = SKIPPED_DIRS,
+) -> tuple[list[str], int]:
+    """Walk `root` (symlinks not followed, directories named in `skip` not
+    entered) for secret files by name, and with `by_inode` every other
+    regular file by inode number (free from `scandir` on Linux). Returns the
+    skipped directories met (`.git` aside) and how many entries it saw."""
     skipped: list[str] = []
     stack, seen = [root], 0
     while stack and seen <= budget:
@@ -382,7 +426,7 @@ def _scan(
         for entry in entries:
             try:
                 if entry.is_dir(follow_symlinks=False):
-                    if entry.name not in SKIPPED_DIRS:
+                    if entry.name not in skip:
                         stack.append(entry.path)
                     elif entry.name != ".git":
                         skipped.append(entry.path)
@@ -393,30 +437,7 @@ def _scan(
                         by_inode.setdefault(entry.inode(), []).append(entry.path)
             except OSError:
                 continue
-    return skipped
-
-
-def _secret_names_under(directory: str, budget: int) -> tuple[list[str], int]:
-    """Secret files by name anywhere under `directory` (skipped directories
-    included, `.git` excepted), and how many entries the walk saw."""
-    found: list[str] = []
-    stack, seen = [directory], 0
-    while stack and seen <= budget:
-        try:
-            entries = list(os.scandir(stack.pop()))
-        except OSError:
-            continue
-        seen += len(entries)
-        for entry in entries:
-            try:
-                if entry.is_dir(follow_symlinks=False):
-                    if entry.name != ".git":
-                        stack.append(entry.path)
-                elif entry.is_file(follow_symlinks=False) and is_secret_path(entry.path):
-                    found.append(entry.path)
-            except OSError:
-                continue
-    return found, seen
+    return skipped, seen
 
 
 # A skipped directory's walk, kept while the directory's own mtime stays:
@@ -425,7 +446,7 @@ SkippedCache = dict[str, tuple[int, list[str]]]
 
 
 def _walk_project(
-    root: str, cache: SkippedCache | None = None
+    root: str, cache: SkippedCache | None = None, *, deep: bool = True
 ) -> tuple[list[str], dict[int, list[str]]]:
     """Secret files by name (also inside `node_modules` and the other
     skipped directories: walked again only when their own entries changed,
@@ -435,7 +456,9 @@ def _walk_project(
     cache = {} if cache is None else cache
     named: list[str] = []
     by_inode: dict[int, list[str]] = {}
-    skipped = _scan(root, MAX_WALK_ENTRIES, named, by_inode)
+    skipped, _ = _scan(root, MAX_WALK_ENTRIES, named, by_inode)
+    if not deep:
+        skipped = []
     budget = MAX_SKIPPED_WALK_ENTRIES
     for directory in skipped:
         try:
@@ -448,7 +471,9 @@ def _walk_project(
             continue
         if budget <= 0:
             break
-        inner, seen = _secret_names_under(directory, budget)
+        inner: list[str] = []
+        # Inside, everything is walked (nested node_modules too) but `.git`.
+        _, seen = _scan(directory, budget, inner, None, skip=frozenset({".git"}))
         budget -= seen
         cache[directory] = (mtime, inner)
         named += inner
@@ -500,9 +525,10 @@ class SecretFiles:
         # secrets and the hard links to them under other names.
         self.paths: tuple[str, ...] = ()
         self.redactor = Redactor()
-        # git runs at the first redaction, not before the handshake.
-        self._history_due = True
-        self.rescan(history=False)
+        # git and the walk of skipped directories run at the first
+        # redaction, not before the handshake.
+        self._deferred = True
+        self.rescan(history=False, deep=False)
 
     def is_secret(self, path: str) -> bool:
         """True when `path` names a secret file by its name or is (a hard link
@@ -514,11 +540,11 @@ class SecretFiles:
     def _home_files(self) -> list[str]:
         return home_secret_files(self.home) if self.home else []
 
-    def rescan(self, *, history: bool = True) -> bool:
+    def rescan(self, *, history: bool = True, deep: bool = True) -> bool:
         """Walk the project for secret files (and, with `history`, ask git
         again if HEAD, the refs or the index moved); True when the set or any
         of them changed (the values were then reread)."""
-        named, by_inode = _walk_project(self.root, self._skipped_cache)
+        named, by_inode = _walk_project(self.root, self._skipped_cache, deep=deep)
         stats = {p: s for p in named if (s := _signature(p)) is not None}
         for p in self._home_files():
             if (s := _signature(p, follow=True)) is not None:
@@ -534,7 +560,6 @@ class SecretFiles:
         return changed
 
     def _refresh_history(self) -> bool:
-        self._history_due = False
         signature = history_signature(self.root)
         if signature == self._history_signature:
             return False
@@ -547,23 +572,28 @@ class SecretFiles:
 
     def refresh_known(self) -> bool:
         """Re-stat the known secret files; True when one changed or vanished
-        (the first call also reads the values in git's history)."""
-        history = self._history_due and self._refresh_history()
+        (the first call does what start-up left out: the walk of skipped
+        directories and git's history)."""
+        if self._deferred:
+            self._deferred = False
+            return self.rescan()
         stats = {
             p: s
             for p in self._stats
             if (s := _signature(p, follow=not p.startswith(self.root))) is not None
         }
-        return self._update(stats, force=history)
+        return self._update(stats)
 
     def _update(self, stats: dict[str, _Signature], *, force: bool = False) -> bool:
         if stats == self._stats and not force:
             return False
-        values: list[tuple[str, str]] = []
-        for path in stats:
+        values: list[tuple[str, str]] = list(self.extra_values)
+        home = [p for p in stats if not p.startswith(self.root)]
+        for path in [p for p in stats if p.startswith(self.root)]:
             values.extend(_read_values(path))
         values.extend(self._history_values)
-        values.extend(self.extra_values)
+        for path in home:
+            values.extend(_read_values(path))
         self._stats = stats
         self.keys = frozenset((s[0], s[1]) for s in stats.values())
         self.redactor = Redactor(tuple(dict.fromkeys(values)))

@@ -89,10 +89,11 @@ def test_instruction_file_that_is_not_a_regular_file_is_skipped(
         os.mkfifo(repo / "pipe")
         target = str(repo / "pipe")
     (repo / "AGENTS.md").symlink_to(target)
-    steps = [{"tool_calls": [call("bash", command="sleep 30")]}, {"text": "ok"}]
+    # `cat $F` asks in every mode: the turn waits on the prompt until cancelled.
+    steps = [{"tool_calls": [call("bash", command="cat $F")]}, {"text": "ok"}]
     with hostile_luxe(steps, mode, cwd=repo, env=env) as (luxe, server):
         luxe.send("submit_user_message", {"text": "go"})
-        luxe.expect("tool_started")
+        luxe.expect("permission_requested")
         luxe.send("cancel_turn")
         assert luxe.expect("turn_ended")["reason"] == "cancelled"
         assert "<AGENTS.md>" not in str(server.bodies[0].get("system"))

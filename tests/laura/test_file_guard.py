@@ -214,8 +214,9 @@ def test_a_fifo_neither_freezes_laura_nor_stops_signals(laura_session: Make, tmp
 
 
 @pytest.mark.tmux
-def test_sigterm_during_a_slow_open_ends_laura_and_restores_the_terminal(
-    laura_session: Make, tmp_path: Path
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
+def test_a_signal_during_a_slow_open_ends_laura_and_restores_the_terminal(
+    laura_session: Make, tmp_path: Path, signum: int
 ) -> None:
     session = laura_session()
     big = _big_file(tmp_path / "slow.txt", 200)
@@ -224,15 +225,15 @@ def test_sigterm_during_a_slow_open_ends_laura_and_restores_the_terminal(
     opened = session.cli("open", str(big), "--no-focus")
     assert opened.returncode == 0  # answered at once; the load has just begun
     started = time.monotonic()
-    os.kill(pid, signal.SIGTERM)
-    assert session.wait_exit() == 128 + signal.SIGTERM
+    os.kill(pid, signum)
+    assert session.wait_exit() == 128 + signum
     took = time.monotonic() - started
     assert "alt=0 mouse=0" in session.after_exit()
     assert not alive(pid)
     assert not [child for child in children if alive(child)]
     # One second is the promise; the wait above includes tmux's own
     # bookkeeping, so the bound allows for a loaded machine.
-    assert took < 5.0, f"laura took {took:.1f} s to end on SIGTERM"
+    assert took < 5.0, f"laura took {took:.1f} s to end on signal {signum}"
 
 
 def test_a_small_file_still_loads_inline(tmp_path: Path) -> None:

@@ -369,34 +369,12 @@ class VirtualTerminal(Controls):
 
     def _draw_unicode(self, chunk: str, style: Style) -> None:
         """Text with wide or combining characters: cells built per character
-        (only for those: runs of one-cell characters are taken whole)."""
-        pattern = not_narrow()
-        if pattern is not None:
-            self._draw_mixed(chunk, style, pattern)
-            return
-        cells: list[str] = []
-        widths = _WIDTHS
-        for char in chunk:
-            width = widths.get(char)
-            if width is None:
-                width = char_width(char)
-            if width == 1:
-                cells.append(char)
-            elif width == 2:
-                cells.append(char + FILL)
-            else:
-                if cells:
-                    self._write("".join(cells), [0, style])
-                    cells = []
-                self._add_mark(char)
-        if cells:
-            self._write("".join(cells), [0, style])
-        self._last_char = chunk[-1]
-
-    def _draw_mixed(self, chunk: str, style: Style, pattern: re.Pattern[str]) -> None:
+        for those only (runs of one-cell characters are taken whole; without
+        the width table, every non-ASCII character is looked at)."""
+        special = not_narrow() or _NON_ASCII
         cells: list[str] = []
         at = 0
-        for found in pattern.finditer(chunk):
+        for found in special.finditer(chunk):
             start = found.start()
             if start > at:
                 cells.append(chunk[at:start])

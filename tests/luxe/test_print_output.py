@@ -296,8 +296,8 @@ def test_the_print_path_loads_no_review_github_lsp_or_converter(repo: Path, env:
     # luxe.lsp on the path: standard library only, no client, no server.
     unwanted = [
         m for m in loaded
-        if m.startswith(("luxe.review", "luxe.lsp", "luxe.github", "cattrs"))
-        and m not in ("luxe.lsp", "luxe.lsp.servers")
+        if (m.startswith(("luxe.review", "luxe.lsp", "luxe.github", "cattrs"))
+        and m not in ("luxe.lsp", "luxe.lsp.servers"))
         or m == "luxe.protocol.wire"
     ]
     assert unwanted == []

@@ -154,7 +154,12 @@ class VirtualTerminal(Controls):
             if chunk:
                 draw(chunk)
             if token != "\r\n":
-                control(token)
+                if token == "\r":  # the commonest lone controls, inline
+                    self.x = 0
+                elif token == "\x08":
+                    self._backspace()
+                else:
+                    control(token)
                 continue
             self.x = 0
             y = self.y

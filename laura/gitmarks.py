@@ -35,7 +35,7 @@ DIFF_VIEW_NEEDS_GIT = "diff view unavailable — install `git`"
 GIT_TIMEOUT = 10.0
 # Diff output up to this size is parsed on the calling (UI) thread.
 PARSE_INLINE_LIMIT = 256 * 1024
-# A pane waits for git in the UI's thread: never long.
+# A hostless caller (a Tab driven directly) waits for git: never long.
 BLOCKING_TIMEOUT = 2.0
 _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 

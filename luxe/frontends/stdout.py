@@ -4,7 +4,9 @@ The handshake (`ready`, `state_changed`, `session_info`) is written by
 `write_now` before the event loop exists, so a client gets `ready` without
 waiting for trio to load; from then on `serve`, the writer task, writes every
 frame. Nothing else writes stdout, so frames never interleave and leave in
-the order they were produced. This module imports trio only inside `serve`.
+the order they were produced. What a frame becomes is the front end's
+`Renderer`: `--rpc` writes each as a JSON line, `luxe -p` its own output
+(luxe.frontends.print_render). This module imports trio only inside `serve`.
 
 A client that stops reading cannot hold the process open: once shutdown
 begins (`begin_shutdown`), a write that stays blocked on a full pipe for
@@ -99,7 +101,6 @@ class StdoutOwner:
                     await stream.aclose()
             else:
                 os.close(self.fd)
-
 
     async def _send(
         self, data: bytes, stream: trio.lowlevel.FdStream | None, on_broken: Callable[[], None]

@@ -226,7 +226,8 @@ async def run_hook_process(
     try:
         proc, stdin, stdout, stderr = _spawn(definition.command, cwd=cwd, env=env, token=token)
     except (OSError, ValueError) as e:
-        return HookRun(b"", "", f"could not start: {getattr(e, 'strerror', None) or e}")
+        why = e.strerror if isinstance(e, OSError) and e.strerror else e
+        return HookRun(b"", "", f"could not start: {why}")
     try:
         pidfd = os.pidfd_open(proc.pid)
     except OSError:

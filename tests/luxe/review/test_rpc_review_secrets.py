@@ -9,8 +9,8 @@ import os
 
 import pytest
 
+from tests.helpers.gitrepo import Repo
 from tests.luxe.policy.hostile import MODES, hostile_luxe
-from tests.luxe.review.gitrepo import Repo
 from tests.luxe.review.rpc_helpers import line_anchor, load, saved
 
 UNTRACKED = "untracked-Jd7Kq2Wm5"

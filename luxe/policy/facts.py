@@ -135,7 +135,8 @@ def gather_facts(
     if tool == "bash":
         command = args.get("command")
         command = command if isinstance(command, str) else ""
-        shell = analyse(command)
+        # The few variables whose value Luxe knows as bash will see it.
+        shell = analyse(command, {"HOME": home, "PWD": cwd})
         shell_paths = _shell_paths(shell, cwd=cwd, root=root, home=home)
         return CallFacts(
             tool,

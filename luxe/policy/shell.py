@@ -11,6 +11,7 @@ matches it.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 
 import attrs
 
@@ -98,10 +99,13 @@ def _commands(tokens: tuple[Word | Operator, ...]) -> tuple[list[SimpleCommand],
     return commands, mentioned
 
 
-def analyse(line: str, _depth: int = 0) -> ShellLine:
+def analyse(
+    line: str, variables: Mapping[str, str] | None = None, _depth: int = 0
+) -> ShellLine:
     """Split a command line into simple commands (also those inside command
-    substitutions) and the words it mentions, normalised as bash would."""
-    lexed = lex(line)
+    substitutions) and the words it mentions, normalised as bash would.
+    `variables` are known values of the environment (`HOME`, `PWD`)."""
+    lexed = lex(line, dict(variables or {}))
     commands, mentioned = _commands(lexed.tokens)
     opaque = lexed.substitutes or not lexed.complete
     evaluates = lexed.evaluates
@@ -109,7 +113,7 @@ def analyse(line: str, _depth: int = 0) -> ShellLine:
         if _depth >= MAX_NESTING:
             opaque = True
             break
-        nested = analyse(inner, _depth + 1)
+        nested = analyse(inner, variables, _depth + 1)
         commands.extend(nested.commands)
         mentioned.extend(nested.mentioned)
         evaluates = evaluates or nested.evaluates

@@ -15,6 +15,7 @@ import os
 import re
 import shutil
 import subprocess
+import tempfile
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
@@ -105,21 +106,58 @@ class GrepTool:
         is_secret: Callable[[str], bool],
         skipped: set[str],
     ) -> list[str]:
-        """ripgrep's matches, minus every line from a secret file (`--null`
-        makes the file name unambiguous; the names found go to `skipped`)."""
+        """ripgrep's matches, never from a secret file: a first run lists
+        the files the search would open (hidden ones too, as the fallback
+        walks them), the secret ones among them (by name or identity) go to
+        `skipped` and into an ignore file, so the search never opens them.
+        Every line is still checked (`--null` makes the name unambiguous)."""
         assert self.ripgrep is not None
-        argv = [
-            self.ripgrep, "--line-number", "--no-heading", "--color=never", "--null",
-            "--with-filename", "--no-config",
-            f"--regexp={pattern}",
-        ]
+        common = ["--no-config", "--hidden", "--glob=!.git", "--null"]
         if glob:
-            argv.append(f"--glob={glob}")
-        argv += ["--", shown(cwd, root)]
+            common.append(f"--glob={glob}")
+        where = ["--", shown(cwd, root)]
+        listed = await self._run_rg(["--files", *common, *where], cwd)
+        secret_names = []
+        for raw in listed.split(b"\0"):
+            name = raw.decode("utf-8", "surrogateescape").removeprefix("./")
+            if name and is_secret(str(cwd / name)):
+                skipped.add(name)
+                secret_names.append(name)
+        with tempfile.TemporaryDirectory(prefix="luxe-grep-") as scratch:
+            ignore = trio.Path(scratch, "ignore")
+            await ignore.write_text("".join(f"/{_gitignore_literal(n)}\n" for n in secret_names))
+            data = await self._run_rg(
+                ["--line-number", "--no-heading", "--color=never", "--with-filename",
+                 f"--ignore-file={ignore}", *common, f"--regexp={pattern}", *where],
+                cwd,
+            )  # fmt: skip
+        text = data.decode("utf-8", "replace")
+        lines: list[str] = []
+        verdicts: dict[str, bool] = {}
+        for line in text.splitlines():
+            name, sep, rest = line.partition("\0")
+            if not sep:
+                continue
+            name = name.removeprefix("./")  # ripgrep given `.` names files `./x`
+            secret = verdicts.get(name)
+            if secret is None:
+                secret = verdicts[name] = is_secret(str(cwd / name))
+            if secret:
+                skipped.add(name)
+                continue
+            lines.append(f"{name}:{rest[:MAX_SCANNED_LINE]}")
+            if len(lines) > MAX_MATCHES:
+                break
+        return lines
+
+    async def _run_rg(self, args: list[str], cwd: Path) -> bytes:
+        """ripgrep's stdout (capped; a line cut by the cap is dropped). Its
+        process group ends before this returns, also on cancel."""
+        assert self.ripgrep is not None
         process = await trio.lowlevel.open_process(
-            argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+            [self.ripgrep, *args], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL, cwd=cwd, start_new_session=True,
-        )
+        )  # fmt: skip
         chunks: list[bytes | bytearray] = []
         size = 0
         try:
@@ -135,26 +173,16 @@ class GrepTool:
             assert process.stdout is not None
             with trio.CancelScope(shield=True):
                 await process.stdout.aclose()
-        data = b"".join(chunks)
+        out = b"".join(chunks)
         if size >= RG_OUTPUT_CAP:
-            data = data[: data.rfind(b"\n") + 1]  # a line cut by the cap is dropped
-        text = data.decode("utf-8", "replace")
-        lines: list[str] = []
-        verdicts: dict[str, bool] = {}
-        for line in text.splitlines():
-            name, sep, rest = line.partition("\0")
-            if not sep:
-                continue
-            secret = verdicts.get(name)
-            if secret is None:
-                secret = verdicts[name] = is_secret(str(cwd / name))
-            if secret:
-                skipped.add(name)
-                continue
-            lines.append(f"{name}:{rest[:MAX_SCANNED_LINE]}")
-            if len(lines) > MAX_MATCHES:
-                break
-        return lines
+            out = out[: max(out.rfind(b"\n"), out.rfind(b"\0")) + 1]
+        return out
+
+
+def _gitignore_literal(name: str) -> str:
+    """`name` as a gitignore pattern matching only itself."""
+    escaped = re.sub(r"([\\*?\[\]!#])", r"\\\1", name)
+    return escaped[:-1] + "\\ " if escaped.endswith(" ") else escaped
 
 
 def _cut(line: str) -> str:

@@ -195,6 +195,18 @@ class Session:
     def set_thinking(self, level: str) -> None:
         self.thinking = level
 
+    def switch(self, file: SessionFile, *, resumed: bool) -> str | None:
+        """Go on in another session file (a new one, or one resumed), in the
+        same process; refused while a turn or compaction runs or waits."""
+        if self.busy:
+            return "a turn is running; cancel it or wait until it ends"
+        self.file.close()
+        self.file = file
+        self.history = History(file.messages)
+        self.resumed = resumed
+        self.session_cost_usd = None
+        return None
+
     def set_auto_approve(self, enabled: bool) -> None:
         self.prompts.set_auto_approve(enabled)
 

@@ -16,7 +16,7 @@ from typing import Any
 import trio
 
 from luxe.engine.session import ModelSource, Session
-from luxe.engine.store import SessionStore
+from luxe.engine.store import SessionNotFound, SessionStore
 from luxe.protocol import Action, Rejection
 from luxe.protocol import actions as act
 from luxe.protocol import events as ev
@@ -41,6 +41,8 @@ class RpcActions:
         self.stop = stop
         self.review = review
         self._handlers: dict[type, Callable[[Any], Awaitable[str | None]]] = {}
+        # set_permission_mode never goes looser than the session started.
+        self._start_permission_mode = session.gate.permission_mode
 
     def register(self, action_type: type, handler: Callable[[Any], Awaitable[str | None]]) -> None:
         """Handle `action_type` with `handler` (it returns a refusal or None)."""
@@ -97,6 +99,13 @@ class RpcActions:
         elif isinstance(action, act.SetPermissionAutoApprove):
             s.set_auto_approve(action.enabled)
             await s.emit(s.state_event())
+        elif isinstance(action, act.SetPermissionMode):
+            refusal = self._permission_mode_refusal(action.mode)
+            if refusal is None:
+                s.gate.permission_mode = action.mode
+                await s.emit(s.state_event())
+        elif isinstance(action, act.NewSession | act.ResumeSession):
+            refusal = await self._switch(action)
         elif isinstance(action, act.ListSessions):
             found = await trio.to_thread.run_sync(self.store.list_sessions)
             listed = [
@@ -109,3 +118,30 @@ class RpcActions:
         if refusal is not None:
             await s.emit(ev.ActionRejected(action.KIND, refusal))
         return True
+
+    def _permission_mode_refusal(self, mode: str) -> str | None:
+        start = self._start_permission_mode
+        if start == "read-only":
+            return "set_permission_mode: this session is read-only (a flag or a permissions file); restart to change it"
+        if mode == "yolo" and start != "yolo":
+            return "set_permission_mode: yolo can only be chosen on the command line"
+        return None
+
+    async def _switch(self, action: act.NewSession | act.ResumeSession) -> str | None:
+        s = self.session
+        if s.busy:
+            return f"{action.KIND}: a turn is running; cancel it or wait until it ends"
+        try:
+            if isinstance(action, act.ResumeSession):
+                file = await trio.to_thread.run_sync(self.store.open, action.session_id)
+            else:
+                file = await trio.to_thread.run_sync(self.store.create, str(s.cwd))
+        except SessionNotFound as exc:
+            return f"resume_session: {exc}"
+        refusal = s.switch(file, resumed=isinstance(action, act.ResumeSession))
+        if refusal is not None:
+            file.close()
+            return f"{action.KIND}: {refusal}"
+        await s.emit(s.info_event())
+        await s.emit(s.state_event())
+        return None

@@ -89,6 +89,33 @@ class SetPermissionAutoApprove(Frame):
     enabled: bool
 
 
+PermissionModeName = Literal["ask", "accept-edits", "read-only", "yolo"]
+
+
+@frame
+class SetPermissionMode(Frame):
+    """Change the permission mode; never looser than the session started with
+    (yolo only from the command line), and fixed once read-only."""
+
+    KIND: ClassVar[str] = "set_permission_mode"
+    mode: PermissionModeName
+
+
+@frame
+class NewSession(Frame):
+    """End this session's history and start a new session in the same process."""
+
+    KIND: ClassVar[str] = "new_session"
+
+
+@frame
+class ResumeSession(Frame):
+    """Switch to a stored session by id, in the same process."""
+
+    KIND: ClassVar[str] = "resume_session"
+    session_id: str
+
+
 @frame
 class ListSessions(Frame):
     KIND: ClassVar[str] = "list_sessions"
@@ -118,6 +145,9 @@ Action = (
     | SetMode
     | SetThinking
     | SetPermissionAutoApprove
+    | SetPermissionMode
+    | NewSession
+    | ResumeSession
     | ListSessions
     | Compact
     | Close
@@ -136,6 +166,9 @@ ACTION_TYPES: dict[str, type] = {
         SetMode,
         SetThinking,
         SetPermissionAutoApprove,
+        SetPermissionMode,
+        NewSession,
+        ResumeSession,
         ListSessions,
         Compact,
         Close,

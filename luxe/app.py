@@ -38,7 +38,7 @@ from luxe.config import Paths, SettingsError, load_settings, paths_from_env
 from luxe.engine.model import Provider, ProviderError, Usage
 from luxe.engine.ports import HookRunner, PermissionGate
 from luxe.engine.store import SessionFile, SessionNotFound, SessionStore
-from luxe.frontends.stdout import StdoutOwner
+from luxe.frontends.face import FrontEnd, RpcFrontEnd
 from luxe.policy.hooks_config import HookConfig
 from luxe.policy.rules_files import PermissionsFileError
 from luxe.protocol import events as ev
@@ -175,7 +175,7 @@ def _setup_logging(paths: Paths, verbose: bool) -> None:
 
 
 def run(options: Options, env: Mapping[str, str] | None = None) -> int:
-    """Run `luxe --rpc`; returns the exit status (2: refused at startup)."""
+    """Run `luxe --rpc` or the interface; returns the exit status (2: refused at startup)."""
     env = dict(os.environ if env is None else env)
     # Nothing but frames may reach stdout: a stray print goes to stderr.
     sys.stdout = sys.stderr
@@ -220,19 +220,32 @@ def run(options: Options, env: Mapping[str, str] | None = None) -> int:
     max_turns = options.max_turns or settings.max_turns
     for signum in STOP_SIGNALS:
         signal.signal(signum, _remember_signal)
-    stdout = StdoutOwner()
-    stdout.write_now(_handshake(options, model, gate, file, resumed, cwd))
+    front = _front_end(options, cwd, paths, env)
+    front.write_now(_handshake(options, model, gate, file, resumed, cwd))
     import trio
 
     try:
         trio.run(
             _main, options, env, model, store, file, resumed, cwd, max_turns, gate, hook_config,
-            stdout,
+            front,
         )
     except Exception:
-        log.exception("luxe --rpc failed")
+        log.exception("luxe failed")
         return 1
     return 0
+
+
+def _front_end(options: Options, cwd: Path, paths: Paths, env: Mapping[str, str]) -> FrontEnd:
+    """`--rpc` speaks frames on stdin/stdout; otherwise the interactive interface."""
+    if options.rpc:
+        return RpcFrontEnd()
+    from luxe.frontends.tui.frontend import Interface
+
+    return Interface(
+        cwd=cwd, state_dir=paths.state_dir, config_dir=paths.config_dir, env=env,
+        trust_project=options.trust_project, first_prompt=options.prompt,
+        pick_session=options.resume == "", plain=options.plain,
+    )
 
 
 async def _main(
@@ -246,7 +259,7 @@ async def _main(
     max_turns: int,
     gate: PermissionGate,
     hook_config: HookConfig,
-    stdout: StdoutOwner,
+    front: FrontEnd,
 ) -> None:
     import trio
 
@@ -259,7 +272,7 @@ async def _main(
         if _early_signals:
             stop.set()
         async with trio.open_nursery() as root:
-            root.start_soon(stdout.serve, receive, stop.set)
+            root.start_soon(front.serve, receive, stop.set)
             async with send:
                 emit = _emitter(send)
                 session = Session(
@@ -291,7 +304,7 @@ async def _main(
                     session.diagnostics = await inner.start(serve_edit_diagnostics, cwd, env)
                     await inner.start(session.run)
                     inner.start_soon(_watch_signals, signals, stop)
-                    inner.start_soon(_read_then_stop, actions, stop)
+                    inner.start_soon(_read_then_stop, front, actions, stop)
                     inner.start_soon(_warm_up, session, model)
                     await stop.wait()
                     log.info("closing session %s", file.id)
@@ -381,11 +394,9 @@ def _emitter(send: trio.MemorySendChannel[ev.Event]) -> Callable[[ev.Event], Awa
     return emit
 
 
-async def _read_then_stop(actions: RpcActions, stop: trio.Event) -> None:
-    from luxe.frontends import rpc
-
-    await rpc.serve_reader(actions.dispatch)
-    stop.set()  # EOF on stdin is the same as close
+async def _read_then_stop(front: FrontEnd, actions: RpcActions, stop: trio.Event) -> None:
+    await front.read(actions.dispatch)
+    stop.set()  # EOF on stdin (or the person leaving the interface) is the same as close
 
 
 async def _watch_signals(signals: AsyncIterator[int], stop: trio.Event) -> None:

@@ -8,6 +8,7 @@ Exit status 2 means the command line was refused (a message says why).
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
@@ -30,17 +31,25 @@ class Options:
     trust_project: bool = False
     verbose: bool = False
     max_turns: int | None = None
+    # The interface: a first prompt, and the screen-reader mode.
+    prompt: str | None = None
+    plain: bool = False
 
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="luxe",
-        description="Luxe, a coding agent. `luxe --rpc` speaks NDJSON on stdin/stdout "
-        "(see docs/rpc.md).",
+        description="Luxe, a coding agent. `luxe` starts the interface in this terminal "
+        "(docs/interface.md); `luxe --rpc` speaks NDJSON on stdin/stdout (docs/rpc.md).",
         epilog="Model precedence: --model, then $LUXE_MODEL, then `model` in "
         "$XDG_CONFIG_HOME/luxe/settings.json, then anthropic/claude-sonnet-4-5.",
     )
     p.add_argument("--version", action="version", version=f"luxe {__version__}")
+    p.add_argument("prompt", nargs="?", help="the interface's first prompt")
+    p.add_argument(
+        "--plain", action="store_true",
+        help="the interface as labelled plain lines, no cursor movement (screen readers)",
+    )
     p.add_argument("--rpc", action="store_true", help="run headless, speaking JSON lines")
     p.add_argument(
         "--model",
@@ -58,7 +67,10 @@ def _parser() -> argparse.ArgumentParser:
         "-c", "--continue", dest="continue_latest", action="store_true",
         help="continue the latest session of this directory",
     )
-    p.add_argument("--resume", metavar="ID", help="resume the session with this id")
+    p.add_argument(
+        "--resume", metavar="ID", nargs="?", const="",
+        help="resume the session with this id (the interface: without ID, pick one)",
+    )
     p.add_argument(
         "--github-writes", action="store_true",
         help="let the client publish to GitHub (reported in ready; GitHub actions come later)",
@@ -94,11 +106,13 @@ def parse_args(argv: Sequence[str]) -> Options:
         parser.error("--on-ask is refused with --rpc: your client answers permission prompts")
     if ns.on_ask is not None:
         parser.error("--on-ask needs the interactive interface, which this build does not have")
-    if not ns.rpc:
-        parser.error("the interactive interface is not built yet; run `luxe --rpc` (see --help)")
+    if ns.rpc and ns.prompt is not None:
+        parser.error("a prompt argument is for the interface; with --rpc send submit_user_message")
+    if ns.rpc and ns.resume == "":
+        parser.error("--resume needs a session id with --rpc")
     if ns.read_only and ns.yolo:
         parser.error("--read-only and --yolo contradict each other")
-    if ns.continue_latest and ns.resume:
+    if ns.continue_latest and ns.resume is not None:
         parser.error("-c/--continue and --resume ID contradict each other")
     mode = ns.permission_mode
     for flag, implied in (("--read-only", "read-only"), ("--yolo", "yolo")):
@@ -126,11 +140,20 @@ def parse_args(argv: Sequence[str]) -> Options:
         trust_project=ns.trust_project,
         verbose=ns.verbose,
         max_turns=ns.max_turns,
+        prompt=ns.prompt,
+        plain=ns.plain,
     )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     options = parse_args(sys.argv[1:] if argv is None else argv)
+    if not options.rpc and not (os.isatty(0) and os.isatty(1)):
+        print(
+            "luxe: the interface needs a terminal on stdin and stdout; "
+            "programs use `luxe --rpc` (or `luxe -p PROMPT`)",
+            file=sys.stderr,
+        )
+        return 2
     from luxe.app import run
 
     return run(options)

@@ -1,0 +1,290 @@
+"""The interface's front end: terminal in, events in, frames out.
+
+`Interface` has the same three entry points as the RPC front end, so the
+composition root runs either the same way:
+
+    write_now(handshake)    the first events (before the loop runs)
+    serve(events, on_broken) the event consumer and renderer; owns the
+                             terminal and restores it when it returns,
+                             raises or is cancelled
+    read(dispatch)          the key reader; returns when the person leaves
+
+Ownership: `serve` runs in the root nursery and ends when the event channel
+closes (after the session closed), so the last events are drawn before the
+terminal is restored. `read` runs in the session nursery; its return sets the
+session's stop. Frames are coalesced to at most 30 a second (a keystroke is
+drawn at once); nothing runs on a timer unless something animates.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import shlex
+import signal
+import subprocess
+import tempfile
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from pathlib import Path
+
+import blessed
+import trio
+
+from luxe.frontends.tui import commands
+from luxe.frontends.tui.controller import Controller
+from luxe.frontends.tui.draw import live_rows
+from luxe.frontends.tui.history import History, history_file
+from luxe.frontends.tui.keys import Key, KeyDecoder
+from luxe.frontends.tui.live import LiveRegion
+from luxe.frontends.tui.terminal import MODES_OFF, Tty
+from luxe.frontends.tui.text import Palette, palette_for
+from luxe.frontends.tui.view import ViewState, apply
+from luxe.protocol import Action, Rejection
+from luxe.protocol import actions as act
+from luxe.protocol import events as ev
+
+log = logging.getLogger("luxe.tui")
+
+FRAME_S = 1 / 30
+SPINNER_S = 0.1
+ESC_WAIT_S = 0.05
+Dispatch = Callable[[Action | Rejection], Awaitable[bool]]
+
+
+class Interface:
+    def __init__(
+        self,
+        *,
+        cwd: Path,
+        state_dir: Path,
+        config_dir: Path,
+        env: Mapping[str, str],
+        trust_project: bool = False,
+        first_prompt: str | None = None,
+        pick_session: bool = False,
+        plain: bool = False,
+        input_fd: int = 0,
+        output_fd: int = 1,
+    ) -> None:
+        self.cwd = cwd
+        self.env = dict(env)
+        self.tty = Tty(input_fd, output_fd)
+        self.term = blessed.Terminal(stream=open(os.devnull, "w"), force_styling=True)  # noqa: SIM115
+        self.palette: Palette = palette_for(self.env, False, self.term.number_of_colors)
+        self.state = ViewState()
+        self.state.status.branch = _branch(cwd)
+        self.live = LiveRegion()
+        self.first_prompt = first_prompt
+        self.pick_session = pick_session
+        self.plain = plain
+        self._history = History.load(history_file(state_dir, cwd))
+        commands.configure(cwd, config_dir, trust_project)
+        self._dirty = trio.Event()
+        self._urgent = False
+        self._ready = trio.Event()
+        self._suspended = False
+        self._lock = trio.Lock()
+        self.controller: Controller | None = None
+
+    # -- the handshake ----------------------------------------------------------
+
+    def write_now(self, events: Iterable[ev.Event]) -> None:
+        for event in events:
+            apply(self.state, event, 0.0)
+
+    # -- events and drawing -----------------------------------------------------
+
+    async def serve(
+        self, events: trio.MemoryReceiveChannel[ev.Event], on_broken: Callable[[], None]
+    ) -> None:
+        """Consume events and draw until the channel closes; the terminal is
+        in our modes only inside this call."""
+        try:
+            await self.tty.write(self.tty.enter())
+            self._ready.set()
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(self._render_loop)
+                nursery.start_soon(self._watch_resize)
+                async with events:
+                    async for first in events:
+                        now = trio.current_time()
+                        for event in [first, *_drain(events)]:
+                            apply(self.state, event, now)
+                            await self._after(event)
+                        self._mark()
+                # The session has closed: draw what it said last, then stop.
+                await self._draw()
+                nursery.cancel_scope.cancel()
+        except (OSError, trio.BrokenResourceError) as exc:
+            log.info("terminal gone (%s)", exc)
+            on_broken()
+        finally:
+            self._restore()
+            with trio.CancelScope(shield=True):
+                await self.tty.aclose()
+
+    async def _after(self, event: ev.Event) -> None:
+        if self.controller is not None:
+            await self.controller.after_event(event)
+
+    def _mark(self, urgent: bool = False) -> None:
+        self._urgent = self._urgent or urgent
+        self._dirty.set()
+
+    async def _render_loop(self) -> None:
+        last = -1.0
+        while True:
+            animating = bool(self.state.status.streaming or self.state.tools)
+            if animating:
+                with trio.move_on_after(SPINNER_S):
+                    await self._dirty.wait()
+            else:
+                await self._dirty.wait()
+            self._dirty = trio.Event()
+            wait = last + FRAME_S - trio.current_time()
+            if wait > 0 and not self._urgent:
+                await trio.sleep(wait)
+            self._urgent = False
+            await self._draw()
+            last = trio.current_time()
+
+    async def _draw(self) -> None:
+        if self._suspended:
+            return
+        async with self._lock:
+            width, height = self.tty.size()
+            now = trio.current_time()
+            commits: list[str] = []
+            for commit in self.state.take_commits():
+                commits.extend(self.palette.render(line) for line in commit(max(width - 1, 10)))
+            rows, cursor = live_rows(self.state, width, height, now)
+            data = self.live.frame([self.palette.render(r) for r in rows], cursor, commits)
+            if self.state.notify:
+                self.state.notify = False
+                data += "\x1b]9;luxe: the turn ended\x07" if _osc9(self.env) else "\x07"
+            await self.tty.write(data)
+
+    async def _watch_resize(self) -> None:
+        with trio.open_signal_receiver(signal.SIGWINCH) as signals:
+            async for _ in signals:
+                async with self._lock:
+                    width, _ = self.tty.size()
+                    self.live.reflowed(width - 1 if width > 1 else width)
+                self._mark(urgent=True)
+
+    def _restore(self) -> None:
+        """Erase the live region and put the terminal back (blocking writes:
+        this runs on every exit path, even when the loop is being torn down)."""
+        self.tty.write_blocking(self.live.erase() + MODES_OFF)
+        self.tty.leave_modes()
+
+    # -- keys -----------------------------------------------------------------------
+
+    async def read(self, dispatch: Dispatch) -> None:
+        """Read keys until the person leaves (Ctrl+C twice, Ctrl+D, /exit)."""
+        await self._ready.wait()
+        self.controller = controller = Controller(self.state, dispatch, self._history, self.cwd, self)
+        if self.pick_session:
+            self.state.sessions_wanted = "resume"
+            await dispatch(act.ListSessions())
+        if self.first_prompt:
+            self.state.editor.set(self.first_prompt)
+            await controller.key(_enter_key())
+        self._mark(urgent=True)
+        decoder = KeyDecoder(self.term)
+        fd = self.tty.input_fd
+        while controller.running:
+            if decoder.pending:
+                with trio.move_on_after(ESC_WAIT_S) as scope:
+                    await trio.lowlevel.wait_readable(fd)
+                if scope.cancelled_caught:
+                    for event in decoder.flush():
+                        await controller.key(event)
+                    self._mark(urgent=True)
+                    continue
+            else:
+                await trio.lowlevel.wait_readable(fd)
+            try:
+                data = os.read(fd, 1 << 20)
+            except BlockingIOError:
+                continue
+            except OSError:
+                return
+            if not data:
+                return
+            for event in decoder.feed(data):
+                await controller.key(event)
+                if not controller.running:
+                    break
+            self._mark(urgent=True)
+
+    # -- the Screen seam --------------------------------------------------------------
+
+    async def suspend(self) -> None:
+        """Ctrl+Z: give the terminal back, stop, and take it again on `fg`."""
+        async with self._lock:
+            self._suspended = True
+            self._restore()
+            os.kill(os.getpid(), signal.SIGSTOP)
+            await self.tty.write(self.tty.enter())
+            self.live.forget()
+            self._suspended = False
+        self._mark(urgent=True)
+
+    async def edit_externally(self, text: str) -> str | None:
+        """Ctrl+G: the draft in $VISUAL/$EDITOR; None if it failed."""
+        editor = self.env.get("VISUAL") or self.env.get("EDITOR") or "vi"
+        async with self._lock:
+            self._suspended = True
+            self._restore()
+            try:
+                with tempfile.NamedTemporaryFile("w+", suffix=".md", delete=False, encoding="utf-8") as f:
+                    f.write(text)
+                    path = f.name
+                try:
+                    await trio.to_thread.run_sync(
+                        lambda: subprocess.run([*shlex.split(editor), path], check=False)
+                    )
+                    return await trio.Path(path).read_text(encoding="utf-8")
+                finally:
+                    with contextlib.suppress(OSError):
+                        os.unlink(path)
+            except (OSError, ValueError) as exc:
+                self.state.notice = f"$EDITOR failed: {exc}"
+                return None
+            finally:
+                await self.tty.write(self.tty.enter())
+                self.live.forget()
+                self._suspended = False
+
+
+def _drain(events: trio.MemoryReceiveChannel[ev.Event]) -> list[ev.Event]:
+    """Events already waiting (applied together, drawn once)."""
+    out: list[ev.Event] = []
+    for _ in range(512):
+        try:
+            out.append(events.receive_nowait())
+        except (trio.WouldBlock, trio.EndOfChannel):
+            break
+    return out
+
+
+def _enter_key() -> Key:
+    return Key("KEY_ENTER")
+
+
+def _osc9(env: Mapping[str, str]) -> bool:
+    program = env.get("TERM_PROGRAM", "")
+    return program in ("iTerm.app", "WezTerm") or "kitty" in env.get("TERM", "")
+
+
+def _branch(cwd: Path) -> str:
+    try:
+        head = subprocess.run(
+            ["git", "symbolic-ref", "--short", "-q", "HEAD"], cwd=cwd, capture_output=True,
+            timeout=1, check=False,
+        )
+        return head.stdout.decode("utf-8", "replace").strip()
+    except (OSError, subprocess.TimeoutExpired):
+        return ""

@@ -1,0 +1,57 @@
+"""The interface end to end: start, type a prompt, read the streamed answer,
+leave; the terminal is restored and nothing of ours is left running."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.laura.tmux import alive, wait_until
+from tests.luxe.interface.conftest import StartUi
+from tests.luxe.rpc_driver import SCOPE_VAR, processes_with_env_marker
+
+
+def test_prompt_streams_answer_and_exit_restores_terminal(ui: StartUi, env: dict[str, str]) -> None:
+    session = ui([{"text": "The answer is **forty-two**, said the script.\n\nA second paragraph."}])
+    assert "ask" in session.status_line()
+    session.type("what is the answer?")
+    session.keys("Enter")
+    session.wait_for("A second paragraph.")
+    screen = session.text()
+    assert "› what is the answer?" in screen
+    assert "The answer is forty-two, said the script." in screen  # markdown rendered
+    pid = session.luxe_pid
+    session.keys("C-c")
+    session.wait_for("press Ctrl+C again")
+    session.keys("C-c")
+    assert session.wait_exit() == 0
+    assert {"icanon", "echo", "isig", "icrnl", "ixon"} <= set(session.after_exit().split())
+    wait_until(lambda: not alive(pid), 10)
+    assert session.leftovers(processes_with_env_marker(env[SCOPE_VAR])) == set()
+    # The answer stays in scrollback after exit, once.
+    history = session.history()
+    assert sum("A second paragraph." in row for row in history) == 1
+
+
+def test_not_a_terminal_says_use_print_or_rpc(tmp_path: Path, env: dict[str, str]) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "luxe"], stdin=subprocess.DEVNULL, capture_output=True,
+        env=env, cwd=tmp_path, timeout=60,
+    )
+    assert done.returncode == 2
+    assert b"--rpc" in done.stderr and b"-p" in done.stderr
+    assert done.stdout == b""
+
+
+def test_sigterm_restores_terminal(ui: StartUi, env: dict[str, str]) -> None:
+    session = ui([{"text": "slow", "delay_s": 30}])
+    session.type("go")
+    session.keys("Enter")
+    session.wait_for("working")
+    os.kill(session.luxe_pid, signal.SIGTERM)
+    assert session.wait_exit() == 0
+    assert {"icanon", "echo", "isig", "icrnl"} <= set(session.after_exit().split())
+    wait_until(lambda: session.leftovers(processes_with_env_marker(env[SCOPE_VAR])) == set(), 10)

@@ -1,0 +1,160 @@
+"""Drive the real `luxe` interface inside a private tmux server, as a person would.
+
+    ui = LuxeTmux(tmp_path, repo, env, ["--model", "scripted:PATH"]).start()
+    ui.type("hello"); ui.keys("Enter")
+    ui.wait_for("the answer")          # poll the visible screen
+    ui.history() -> list[str]          # scrollback + screen (capture-pane -S -)
+    ui.keys("C-c", "C-c"); ui.wait_exit() == 0
+    ui.after_exit()                    # `stty -a` recorded by the wrapper shell
+    ui.luxe_pid                        # for /proc checks
+
+The wrapper shell runs luxe, then records its status and the tty modes, then
+sleeps, so the pane outlives luxe. The same approach as tests/laura/tmux.py,
+whose /proc and polling helpers are reused.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import signal
+import subprocess
+import sys
+import uuid
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from tests.laura.tmux import children_of, descendants_of, wait_until
+
+LUXE = [sys.executable, "-m", "luxe"]
+WAIT_S = 30.0
+
+
+class LuxeTmux:
+    def __init__(
+        self, tmp_path: Path, cwd: Path, env: dict[str, str], args: Sequence[str] = (),
+        width: int = 80, height: int = 24,
+    ) -> None:
+        self.root = tmp_path / f"tmux-{uuid.uuid4().hex[:8]}"
+        self.root.mkdir(parents=True)
+        self.socket = f"lx-{uuid.uuid4().hex[:12]}"
+        self.cwd, self.args = cwd, list(args)
+        self.width, self.height = width, height
+        self.env = {**env, "TERM": "xterm-256color", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
+                    "TMUX_TMPDIR": str(self.root), "SHELL": "/bin/sh"}
+        self.env.pop("TMUX", None)
+        self.after = self.root / "after"
+        self._pid: int | None = None
+
+    def tmux(self, *args: str, check: bool = True) -> str:
+        done = subprocess.run(
+            ["tmux", "-L", self.socket, "-f", "/dev/null", *args], env=self.env,
+            capture_output=True, text=True, timeout=WAIT_S,
+        )
+        if check and done.returncode != 0:
+            raise AssertionError(f"tmux {args} failed: {done.stderr}")
+        return done.stdout
+
+    def start(self, wait: str | None = "›") -> LuxeTmux:
+        after = shlex.quote(str(self.after))
+        script = (
+            f"cd {shlex.quote(str(self.cwd))}; {shlex.join([*LUXE, *self.args])}; status=$?; "
+            f"stty -a > {after}.stty 2>&1; echo $status > {after}; exec sleep 600"
+        )
+        self.tmux("new-session", "-d", "-x", str(self.width), "-y", str(self.height), "sh", "-c", script)
+        self.tmux("set-option", "-g", "history-limit", "10000")
+        if wait:
+            self.wait_for(wait)
+        return self
+
+    def screen(self) -> list[str]:
+        return self.tmux("capture-pane", "-p").split("\n")[: self.height]
+
+    def text(self) -> str:
+        return "\n".join(self.screen())
+
+    def history(self) -> list[str]:
+        """Every row: the scrollback, then the screen (trailing blanks cut)."""
+        rows = self.tmux("capture-pane", "-p", "-S", "-", "-E", "-").split("\n")
+        while rows and not rows[-1].strip():
+            rows.pop()
+        return rows
+
+    def keys(self, *keys: str) -> None:
+        self.tmux("send-keys", *keys)
+
+    def type(self, text: str) -> None:
+        self.tmux("send-keys", "-l", text)
+
+    def send_bytes(self, data: bytes) -> None:
+        self.tmux("send-keys", "-H", *(f"{byte:02x}" for byte in data))
+
+    def resize(self, width: int, height: int) -> None:
+        self.tmux("resize-window", "-x", str(width), "-y", str(height))
+
+    def wait_for(self, expect: str | Callable[[str], Any], timeout: float = WAIT_S) -> str:
+        def check() -> str | None:
+            text = self.text()
+            ok = expect(text) if callable(expect) else expect in text
+            return text if ok else None
+
+        try:
+            return str(wait_until(check, timeout))
+        except AssertionError:
+            raise AssertionError(f"screen never showed {expect!r}; screen:\n{self.text()}") from None
+
+    def status_line(self) -> str:
+        rows = [r for r in self.screen() if r.strip()]
+        return rows[-1] if rows else ""
+
+    @property
+    def luxe_pid(self) -> int:
+        if self._pid is None:
+            wrapper = int(self.tmux("display", "-p", "#{pane_pid}").strip())
+
+            def find() -> int | None:
+                for pid in children_of(wrapper):
+                    try:
+                        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+                    except OSError:
+                        continue
+                    if b"luxe" in cmdline:
+                        return pid
+                return None
+
+            self._pid = int(wait_until(find, WAIT_S))
+        return self._pid
+
+    def harness_pids(self) -> set[int]:
+        """The tmux server and the pane's wrapper shell (not luxe's)."""
+        server = int(self.tmux("display", "-p", "#{pid}").strip())
+        wrapper = int(self.tmux("display", "-p", "#{pane_pid}").strip())
+        return {server, wrapper}
+
+    def leftovers(self, marker_pids: list[int]) -> set[int]:
+        """Of the processes carrying the test's marker, those not the harness's."""
+        return set(marker_pids) - self.harness_pids()
+
+    def wait_exit(self, timeout: float = WAIT_S) -> int:
+        wait_until(lambda: self.after.exists() and self.after.read_text().strip(), timeout)
+        return int(self.after.read_text().strip())
+
+    def after_exit(self) -> str:
+        path = Path(f"{self.after}.stty")
+        return path.read_text() if path.exists() else ""
+
+    def close(self) -> None:
+        pids: list[int] = []
+        try:
+            wrapper = int(self.tmux("display", "-p", "#{pane_pid}", check=False).strip() or 0)
+        except (ValueError, subprocess.TimeoutExpired):
+            wrapper = 0
+        if wrapper:
+            pids = [wrapper, *descendants_of(wrapper)]
+        subprocess.run(["tmux", "-L", self.socket, "kill-server"], env=self.env, capture_output=True, timeout=WAIT_S)
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass

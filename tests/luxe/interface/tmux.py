@@ -104,6 +104,24 @@ class LuxeTmux:
         except AssertionError:
             raise AssertionError(f"screen never showed {expect!r}; screen:\n{self.text()}") from None
 
+    def rows(self) -> list[str]:
+        """The screen's rows down to the last one that is not blank."""
+        rows = self.screen()
+        while rows and not rows[-1].strip():
+            rows.pop()
+        return rows
+
+    def editor(self) -> str:
+        """The row above the status line (a one-line draft), right-trimmed."""
+        rows = self.rows()
+        return rows[-2].rstrip() if len(rows) >= 2 else ""
+
+    def wait_editor(self, expect: str, timeout: float = WAIT_S) -> None:
+        try:
+            wait_until(lambda: self.editor() == expect, timeout)
+        except AssertionError:
+            raise AssertionError(f"editor row never was {expect!r}; screen:\n{self.text()}") from None
+
     def status_line(self) -> str:
         rows = [r for r in self.screen() if r.strip()]
         return rows[-1] if rows else ""

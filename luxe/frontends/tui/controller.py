@@ -219,6 +219,9 @@ class Controller:
         text = e.take()
         self.browse.reset()
         s.completions = []
+        if s.permissions and s.feedback:
+            await self._answer_permission("reject", text.strip() or None)
+            return
         if not text.strip():
             return
         self.history.add(text)
@@ -266,13 +269,14 @@ class Controller:
         s, e = self.state, self.state.editor
         now = time.monotonic()
         if s.busy:
+            # Cancelling and clearing never arm the exit: only an empty prompt does.
             await self.dispatch(act.CancelTurn())
-            self._last_ctrl_c = now
+            self._last_ctrl_c = 0.0
             return
         if e.text:
             e.clear()
             s.completions = []
-            self._last_ctrl_c = now
+            self._last_ctrl_c = 0.0
             return
         if now - self._last_ctrl_c < DOUBLE_PRESS_S:
             self.running = False

@@ -77,8 +77,11 @@ def _prompt(state: ViewState, width: int) -> list[Line]:
         rows.append([("  rejecting: type what the agent should do instead, Enter sends, Esc rejects without a note", "dim")])
     else:
         more = f"  (+{len(state.permissions) - 1} waiting)" if len(state.permissions) > 1 else ""
+        scope = "this exact command" if asked.tool == "bash" else "this exact call"
+        if asked.tool in ("write", "edit"):
+            scope = "this file"
         rows.append([("  ", ""), ("y", "key"), (" once   ", ""), ("a", "key"),
-                     (f" always ({asked.tool}, this session)   ", ""), ("n", "key"), (" reject (with a note)", ""),
+                     (f" always ({scope}, this session)   ", ""), ("n", "key"), (" reject (with a note)", ""),
                      (more, "dim")])
     return [truncate(r, width) for r in rows]
 

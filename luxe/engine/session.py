@@ -170,6 +170,28 @@ class Session:
             await self.emit(ev.MessageQueued(text, position))
         return turn
 
+    async def start_shell(self, command: str) -> Turn:
+        """Queue `!command`: the bash tool through the gate, its output added
+        to history as the user's, no model call (luxe.engine.turn.run_shell)."""
+        turn = await self.start_turn(f"!{command}")
+        turn.shell = command
+        return turn
+
+    def live_usage_event(self, turn: Turn) -> ev.UsageUpdated:
+        """The running turn's usage so far (session cost includes it)."""
+        last = turn.usage[-1]
+        session_cost = self.session_cost_usd
+        if turn.cost_usd is not None:
+            session_cost = (session_cost or 0.0) + turn.cost_usd
+        return ev.UsageUpdated(
+            prompt_tokens=sum(u.input_tokens for u in turn.usage),
+            completion_tokens=sum(u.output_tokens for u in turn.usage),
+            context_used=last.input_tokens + last.cache_read_tokens + last.cache_write_tokens + last.output_tokens,
+            context_window=self.model.state().context_window,
+            cost_usd=turn.cost_usd,
+            session_cost_usd=session_cost,
+        )
+
     def steer(self, text: str) -> str | None:
         if not isinstance(self.current, Turn):
             return "steer_turn: no turn is running"

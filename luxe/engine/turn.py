@@ -86,6 +86,7 @@ class Turn:
     cost_usd: float | None = 0.0
     final_text: str = ""
     calls: list[CallRecord] = attrs.Factory(list)  # finished tool calls, in finishing order
+    shell: str | None = None  # `!command`: run_shell instead of the model loop
 
     async def wait(self) -> TurnOutcome:
         """Wait until the turn has ended (its `turn_ended` frame is sent)."""
@@ -132,6 +133,8 @@ class _Context:
 async def run_turn(session: Session, turn: Turn) -> TurnOutcome:
     """The loop: prompt hooks, then model call / tool calls until the model
     stops asking for tools, the guard trips, or the provider fails."""
+    if turn.shell is not None:
+        return await run_shell(session, turn, turn.shell)
     hooks = session.hooks
     submitted = await hooks.run("UserPromptSubmit", {"Other": {"content": turn.text}})
     if submitted.blocked:
@@ -186,6 +189,8 @@ async def run_turn(session: Session, turn: Turn) -> TurnOutcome:
         if text:
             turn.final_text = text
         calls = answer.tool_uses
+        if calls:
+            await session.emit(session.live_usage_event(turn))
         if not calls:
             if turn.steering:
                 # Steering that came in during the last answer still gets heard.
@@ -199,6 +204,19 @@ async def run_turn(session: Session, turn: Turn) -> TurnOutcome:
         turn.open_calls = ()
         await session.record(UserMessage(results + _steering(turn)))
     return TurnOutcome("max_turns", f"stopped after {session.max_turns} model requests", turn.final_text)
+
+
+async def run_shell(session: Session, turn: Turn, command: str) -> TurnOutcome:
+    """`!command` (run_shell): one bash call through the same gate, hooks and
+    prompts as a model's call, then its output is recorded as a user message
+    so the model sees it next turn. No model request is made."""
+    call = ToolUseBlock(f"{turn.id}_shell", "bash", {"command": command})
+    await _run_call(session, turn, call)
+    result = turn.results[call.id]
+    status = "failed" if result.is_error else "ran"
+    note = f"I {status} `{command}` in the shell myself; its output:\n<output>\n{result.content}\n</output>"
+    await session.record(UserMessage((TextBlock(note),)))
+    return TurnOutcome("denied" if result.is_error and "rejected" in result.content else "end_turn", None)
 
 
 def _provider_error_in(group: ExceptionGroup[Exception]) -> ProviderError | None:
@@ -323,6 +341,7 @@ async def _decide_and_run(session: Session, call: ToolUseBlock) -> tuple[ToolRes
         if answer.reply == "always":
             session.gate.allow_always(call.name, call.input)
     ctx = _Context(session, call.id)
+    before = _snapshot(session.cwd, call)
     try:
         result = await tool.run(call.input, ctx)
     except ToolError as exc:
@@ -332,10 +351,55 @@ async def _decide_and_run(session: Session, call: ToolUseBlock) -> tuple[ToolRes
         result = ToolResult(f"the {call.name} tool crashed: {type(exc).__name__}: {exc}", True, "crashed")
     await ctx.flush_output()
     for path, operation in result.changed:
-        await session.emit(ev.FileChanged(path, operation))
+        diff = session.gate.redact(d) if (d := _diff(path, before)) is not None else None
+        await session.emit(ev.FileChanged(path, operation, diff))
         await session.hooks.run("FileChanged", {"FileChanged": {"path": path, "operation": operation}})
         if session.diagnostics is not None and operation in ("write", "edit"):
             found = await session.diagnostics.after_edit(path)
             if found:
                 result = attrs.evolve(result, content=f"{result.content}\n\n{found}")
     return result, False
+
+
+# Files larger than this get no diff on file_changed.
+DIFF_MAX_BYTES = 256 * 1024
+
+
+def _read_small(path: Path) -> str | None:
+    """A small regular text file's content; "" when it does not exist."""
+    try:
+        info = path.stat()
+    except FileNotFoundError:
+        return ""
+    except OSError:
+        return None
+    if not stat.S_ISREG(info.st_mode) or info.st_size > DIFF_MAX_BYTES:
+        return None
+    try:
+        return path.read_bytes().decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def _snapshot(cwd: Path, call: ToolUseBlock) -> dict[str, str | None]:
+    """Before a write or edit: the target's content, for the diff after."""
+    target = call.input.get("path") if call.name in ("write", "edit") else None
+    if not isinstance(target, str):
+        return {}
+    path = (cwd / target).resolve()
+    return {str(path): _read_small(path)}
+
+
+def _diff(path: str, before: dict[str, str | None]) -> str | None:
+    """A unified diff of `path` from its snapshot to now, or None."""
+    import difflib
+
+    old = before.get(str(Path(path).resolve()))
+    new = _read_small(Path(path))
+    if old is None or new is None:
+        return None
+    name = Path(path).name
+    lines = difflib.unified_diff(
+        old.splitlines(keepends=True), new.splitlines(keepends=True), f"a/{name}", f"b/{name}"
+    )
+    return "".join(lines)

@@ -75,6 +75,11 @@ class RpcActions:
             else:
                 paths = tuple(a.path for a in action.attachments or [])
                 await s.start_turn(action.text, attachments=paths)
+        elif isinstance(action, act.RunShell):
+            if not action.command.strip():
+                refusal = "run_shell: field `command` is empty"
+            else:
+                await s.start_shell(action.command)
         elif isinstance(action, act.SteerTurn):
             refusal = s.steer(action.text)
         elif isinstance(action, act.CancelTurn):

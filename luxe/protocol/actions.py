@@ -40,6 +40,15 @@ class SteerTurn(Frame):
 
 
 @frame
+class RunShell(Frame):
+    """Run `command` with the bash tool, through the permission gate and hooks
+    as a model's call would; its output joins the conversation (no model call)."""
+
+    KIND: ClassVar[str] = "run_shell"
+    command: str
+
+
+@frame
 class CancelTurn(Frame):
     """Stop the running turn at once."""
 
@@ -138,6 +147,7 @@ class Close(Frame):
 Action = (
     SubmitUserMessage
     | SteerTurn
+    | RunShell
     | CancelTurn
     | RespondPermission
     | AnswerQuestion
@@ -159,6 +169,7 @@ ACTION_TYPES: dict[str, type] = {
     for cls in (
         SubmitUserMessage,
         SteerTurn,
+        RunShell,
         CancelTurn,
         RespondPermission,
         AnswerQuestion,

@@ -134,6 +134,8 @@ class FileChanged(Frame):
     KIND: ClassVar[str] = "file_changed"
     path: str
     operation: str
+    # A unified diff of the change (None when the file is binary or too large).
+    diff: str | None = None
 
 
 @frame
@@ -183,6 +185,20 @@ class TurnUsage(Frame):
     cost_usd: float | None
     context_used: int
     context_window: int
+    session_cost_usd: float | None
+
+
+@frame
+class UsageUpdated(Frame):
+    """Usage so far while a turn runs: sent after each model request that
+    goes on to tool calls (`turn_usage` still closes the turn)."""
+
+    KIND: ClassVar[str] = "usage_updated"
+    prompt_tokens: int
+    completion_tokens: int
+    context_used: int
+    context_window: int
+    cost_usd: float | None
     session_cost_usd: float | None
 
 
@@ -254,6 +270,7 @@ Event = (
     | QuestionAsked
     | QuestionResolved
     | TurnUsage
+    | UsageUpdated
     | TurnEnded
     | Error
     | CompactionStarted
@@ -283,6 +300,7 @@ EVENT_TYPES: dict[str, type] = {
         QuestionAsked,
         QuestionResolved,
         TurnUsage,
+        UsageUpdated,
         TurnEnded,
         Error,
         CompactionStarted,

@@ -3,6 +3,8 @@ a resumed one in the same process, and the permission mode at run time."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from tests.luxe.conftest import SpawnLuxe
 
 
@@ -57,4 +59,38 @@ def test_a_read_only_session_stays_read_only(spawn: SpawnLuxe) -> None:
     luxe.handshake()
     luxe.send("set_permission_mode", {"mode": "ask"})
     assert "read-only" in luxe.expect("action_rejected")["reason"]
+    assert luxe.close() == 0
+
+
+def test_run_shell_goes_through_the_gate_and_joins_the_context(spawn: SpawnLuxe) -> None:
+    luxe = spawn([{"text": "I saw the output"}])
+    luxe.handshake()
+    luxe.send("run_shell", {"command": "echo shell-said-hi"})
+    assert luxe.expect("turn_started")["text"] == "!echo shell-said-hi"
+    asked = luxe.expect("permission_requested")
+    assert asked["tool"] == "bash"
+    luxe.send("respond_permission", {"id": asked["id"], "reply": "once"})
+    assert "shell-said-hi" in luxe.expect("tool_output_delta")["delta"]
+    assert luxe.expect("turn_ended")["reason"] == "end_turn"
+    luxe.send("submit_user_message", {"text": "what did it print?"})
+    assert luxe.expect("turn_ended")["reason"] == "end_turn"
+    luxe.send("run_shell", {"command": "  "})
+    assert luxe.expect("action_rejected")["kind"] == "run_shell"
+    assert luxe.close() == 0
+    kinds = luxe.kinds()
+    assert "token_delta" not in kinds[: kinds.index("turn_ended")]  # no model call for the shell
+
+
+def test_file_changed_carries_a_diff_and_usage_updates_mid_turn(spawn: SpawnLuxe, repo: Path) -> None:
+    (repo / "notes.txt").write_text("alpha\nbeta\n")
+    edit = {"name": "edit", "args": {"path": "notes.txt", "old_string": "beta", "new_string": "gamma"}}
+    luxe = spawn([{"tool_calls": [edit], "usage": {"input_tokens": 100, "output_tokens": 7}}, {"text": "done"}],
+                 "--yolo")
+    luxe.handshake()
+    luxe.send("submit_user_message", {"text": "edit it"})
+    usage = luxe.expect("usage_updated")
+    assert usage["prompt_tokens"] == 100 and usage["completion_tokens"] == 7
+    changed = luxe.expect("file_changed")
+    assert "-beta\n+gamma\n" in changed["diff"]
+    assert luxe.expect("turn_ended")["reason"] == "end_turn"
     assert luxe.close() == 0

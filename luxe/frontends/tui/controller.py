@@ -59,7 +59,10 @@ class Controller:
             if event.reason == "cancelled":
                 return
             text = self.state.queue.pop(0)
-            await self._send(text)
+            if text.startswith("!") and text[1:].strip():
+                await self.dispatch(act.RunShell(text[1:].strip()))
+            else:
+                await self._send(text)
 
     # -- keys -----------------------------------------------------------------
 
@@ -228,8 +231,11 @@ class Controller:
         if text.startswith("/"):
             await commands.run(self, text)
             return
-        if text.startswith("!"):
-            s.commit_text("!cmd is not available yet: it needs a protocol action to run the bash tool directly", "warn")
+        if text.startswith("!") and text[1:].strip():
+            if s.busy:
+                s.queue.append(text)
+            else:
+                await self.dispatch(act.RunShell(text[1:].strip()))
             return
         if s.editing_queued is not None:
             s.queue.insert(min(s.editing_queued, len(s.queue)), text)

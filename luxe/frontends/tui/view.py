@@ -299,6 +299,13 @@ def _usage(state: ViewState, e: ev.TurnUsage, now: float) -> None:
         s.cost = e.session_cost_usd
 
 
+def _usage_updated(state: ViewState, e: ev.UsageUpdated, now: float) -> None:
+    s = state.status
+    s.context_used, s.context_window = e.context_used, e.context_window or s.context_window
+    if e.session_cost_usd is not None:
+        s.cost = e.session_cost_usd
+
+
 def _turn_ended(state: ViewState, e: ev.TurnEnded, now: float) -> None:
     flush_text(state)
     state.tools.clear()
@@ -381,6 +388,7 @@ _HANDLERS: dict[type, Callable[[ViewState, Any, float], None]] = {
     ev.QuestionAsked: _question,
     ev.QuestionResolved: _question_resolved,
     ev.TurnUsage: _usage,
+    ev.UsageUpdated: _usage_updated,
     ev.TurnEnded: _turn_ended,
     ev.Error: _error,
     ev.CompactionStarted: _compaction_started,

@@ -123,3 +123,16 @@ def test_at_file_completes_and_attaches(ui: StartUi, env: dict[str, str], repo: 
     session.keys("Enter")
     session.wait_for("read the guide")
     wait_until(lambda: any("4711" in t for t in _sent(_sessions(env))))
+
+
+def test_bang_runs_a_shell_command_through_the_gate(ui: StartUi, env: dict[str, str]) -> None:
+    session = ui([{"text": "I can see the listing"}])
+    session.type("!echo from-the-shell-42")
+    session.keys("Enter")
+    session.wait_for("y once")
+    session.keys("y")
+    session.wait_for(lambda s: "✓ bash echo from-the-shell-42" in s)
+    session.type("what did it say?")
+    session.keys("Enter")
+    session.wait_for("I can see the listing")
+    wait_until(lambda: any("from-the-shell-42" in t for t in _sent(_sessions(env))))

@@ -176,6 +176,8 @@ async def run(ctl: Controller, text: str) -> None:
     s = ctl.state
     name, _, arg = text.strip().partition(" ")
     arg = arg.strip()
+    confirmed = arg == "yes" or s.confirming == name
+    s.confirming = None
     if name == "/help":
         lines = [[("keys:", "bold")]]
         lines += [[("  ", ""), (k.ljust(30), "key"), (v, "")] for k, v in KEYS]
@@ -205,11 +207,11 @@ async def run(ctl: Controller, text: str) -> None:
     elif name == "/compact":
         await ctl.dispatch(act.Compact())
     elif name == "/clear":
-        if arg == "yes" or s.notice == "/clear again (or /clear yes) starts a new session":
-            s.notice = ""
+        if confirmed:
             await ctl.dispatch(act.NewSession())
         else:
-            s.notice = "/clear again (or /clear yes) starts a new session"
+            s.confirming = name
+            s.commit_text("/clear again (or /clear yes) starts a new session", "warn")
     elif name == "/resume":
         if arg:
             await ctl.dispatch(act.ResumeSession(arg))
@@ -228,10 +230,10 @@ async def run(ctl: Controller, text: str) -> None:
         target = ctl.cwd / "AGENTS.md"
         if target.exists():
             s.commit_text("AGENTS.md exists already; nothing written", "warn")
-        elif arg != "yes" and s.notice != "/init again (or /init yes) writes AGENTS.md":
-            s.notice = "/init again (or /init yes) writes AGENTS.md"
+        elif not confirmed:
+            s.confirming = name
+            s.commit_text("/init again (or /init yes) writes AGENTS.md", "warn")
         else:
-            s.notice = ""
             try:
                 await trio.to_thread.run_sync(_write_new, target, AGENTS_SKELETON)
                 s.commit_text("wrote AGENTS.md: fill it in, the agent reads it at the start of each session", "ok")

@@ -50,11 +50,22 @@ class Controller:
         self.screen = screen
         self.running = True
         self._last_ctrl_c = 0.0
-        self._last_enter_backslash = False
+        # Steers sent and not yet known to be refused: a steer that races the
+        # turn's end is refused, and its text then goes out as a message.
+        self._steers: list[str] = []
 
     # -- events from the session ----------------------------------------------
 
     async def after_event(self, event: ev.Event) -> None:
+        if isinstance(event, ev.TurnStarted):
+            self._steers.clear()
+        if isinstance(event, ev.ActionRejected) and event.kind == "steer_turn" and self._steers:
+            text = self._steers.pop(0)
+            if self.state.busy:
+                self.state.queue.insert(0, text)
+            else:
+                await self._send(text)
+            return
         if isinstance(event, ev.TurnEnded) and self.state.queue and self.state.queue_cursor is None:
             if event.reason == "cancelled":
                 return
@@ -231,6 +242,7 @@ class Controller:
         if text.startswith("/"):
             await commands.run(self, text)
             return
+        s.confirming = None
         if text.startswith("!") and text[1:].strip():
             if s.busy:
                 s.queue.append(text)
@@ -242,8 +254,9 @@ class Controller:
             s.editing_queued = None
             return
         if s.busy:
-            if await self.dispatch(act.SteerTurn(text)):
-                s.commit_lines([[("↳ ", "prompt"), ("steer: ", "dim"), (text.replace("\n", " ⏎ ")[:200], "user")]])
+            self._steers.append(text)
+            s.commit_lines([[("↳ ", "prompt"), ("steer: ", "dim"), (text.replace("\n", " ⏎ ")[:200], "user")]])
+            await self.dispatch(act.SteerTurn(text))
             return
         await self._send(text)
 

@@ -86,6 +86,7 @@ class ViewState:
     sessions_wanted: str | None = None  # "list" or "resume" while waiting for sessions_listed
     picker: list[ev.SessionSummary] = attrs.Factory(list)
     picker_cursor: int = 0
+    confirming: str | None = None  # a command that asked "again to confirm"
     focused: bool = True
     notify: bool = False  # a turn ended while unfocused: ring once
 
@@ -126,6 +127,9 @@ def _state_changed(state: ViewState, e: ev.StateChanged, now: float) -> None:
 
 def _session_info(state: ViewState, e: ev.SessionInfo, now: float) -> None:
     state.status.session_id = e.session_id
+    if e.messages == 0:
+        state.commit_text(f"new session {e.session_id}", "dim")
+        return
     title = f" “{clean(e.title)}”" if e.title else ""
     state.commit_text(f"resumed session {e.session_id}{title} · {e.messages} messages", "dim")
 
@@ -346,6 +350,9 @@ def _hook(state: ViewState, e: ev.HookFinished, now: float) -> None:
 
 
 def _rejected(state: ViewState, e: ev.ActionRejected, now: float) -> None:
+    if e.kind == "steer_turn" and "no turn is running" in e.reason:
+        state.commit_text("(the turn had ended: sent as a new message)", "dim")
+        return
     state.commit_text(f"⚠ {e.reason}", "warn")
 
 

@@ -7,11 +7,12 @@ from pathlib import Path
 
 from tests.laura.tmux import wait_until
 from tests.luxe.interface.conftest import StartUi
+from tests.luxe.interface.tmux import LuxeTmux
 from tests.luxe.interface.test_input import _sent, _sessions
 from tests.luxe.rpc_driver import write_script
 
 
-def _run(session, command: str) -> None:  # type: ignore[no-untyped-def]
+def _run(session: LuxeTmux, command: str) -> None:
     session.type(command)
     session.keys("Enter")
 
@@ -85,9 +86,10 @@ def test_init_asks_then_writes_agents_md(ui: StartUi, repo: Path) -> None:
 
 def test_compact(ui: StartUi) -> None:
     session = ui([{"text": "first"}, {"text": "second"}, {"text": "the summary"}])
-    for prompt in ("one", "two"):
-        _run(session, prompt)
-        wait_until(lambda: "working" not in session.status_line() and prompt in session.text())
+    _run(session, "one")
+    session.wait_for("first")
+    wait_until(lambda: "working" not in session.status_line())
+    _run(session, "two")
     session.wait_for("second")
     _run(session, "/compact")
     session.wait_for("compacted:")

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from tests.laura.tmux import wait_until
 from tests.luxe.interface.conftest import StartUi
-from tests.luxe.interface.tmux import LuxeTmux
 from tests.luxe.interface.test_input import _sent, _sessions
+from tests.luxe.interface.tmux import LuxeTmux
 from tests.luxe.rpc_driver import write_script
 
 

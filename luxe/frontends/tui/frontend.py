@@ -38,7 +38,7 @@ from luxe.frontends.tui.history import History, history_file
 from luxe.frontends.tui.keys import Key, KeyDecoder
 from luxe.frontends.tui.live import LiveRegion
 from luxe.frontends.tui.terminal import MODES_OFF, Tty
-from luxe.frontends.tui.text import Palette, palette_for
+from luxe.frontends.tui.text import Palette, palette_for, with_cursor
 from luxe.frontends.tui.view import ViewState, apply
 from luxe.protocol import Action, Rejection
 from luxe.protocol import actions as act
@@ -69,7 +69,7 @@ class Interface:
     ) -> None:
         self.cwd = cwd
         self.env = dict(env)
-        self.tty = Tty(input_fd, output_fd)
+        self.tty = Tty(input_fd, output_fd, self.env.get("LUXE_TUI_WRITE_LOG") or None)
         self.term = blessed.Terminal(stream=open(os.devnull, "w"), force_styling=True)  # noqa: SIM115
         self.palette: Palette = palette_for(self.env, False, self.term.number_of_colors)
         self.state = ViewState()
@@ -158,8 +158,11 @@ class Interface:
             commits: list[str] = []
             for commit in self.state.take_commits():
                 commits.extend(self.palette.render(line) for line in commit(max(width - 1, 10)))
-            rows, cursor = live_rows(self.state, width, height, now)
-            data = self.live.frame([self.palette.render(r) for r in rows], cursor, commits)
+            rows, (row, col) = live_rows(self.state, width, height, now)
+            if 0 <= row < len(rows):
+                rows[row] = with_cursor(rows[row], col)
+            rendered = [self.palette.render(r) for r in rows]
+            data = self.live.frame(rendered, (max(len(rendered) - 1, 0), 0), commits)
             if self.state.notify:
                 self.state.notify = False
                 data += "\x1b]9;luxe: the turn ended\x07" if _osc9(self.env) else "\x07"
@@ -170,7 +173,7 @@ class Interface:
             async for _ in signals:
                 async with self._lock:
                     width, _ = self.tty.size()
-                    self.live.reflowed(width - 1 if width > 1 else width)
+                    self.live.reflowed(width)
                 self._mark(urgent=True)
 
     def _restore(self) -> None:

@@ -70,6 +70,8 @@ class LiveRegion:
     synchronized: bool = True
     # Rows on screen from the top of the region (>= len(rows) after a shrink).
     _drawn: int = 0
+    # Set by a resize: the width the terminal has rewrapped the rows to.
+    _reflow_width: int | None = None
 
     def frame(
         self, rows: Sequence[str], cursor: tuple[int, int], commits: Sequence[str] = ()
@@ -78,8 +80,15 @@ class LiveRegion:
         out: list[str] = []
         at = self.cursor[0]
         previous = self.rows
+        if self._reflow_width is not None:
+            # After a resize: up to the region's top as the terminal has
+            # rewrapped it, blank it row by row, and draw it all again.
+            above, total = self._rewrapped(self._reflow_width)
+            self._reflow_width = None
+            out.append(_up(above) + self._clear(0, total))
+            at, previous, self._drawn = 0, [], total
         if commits:
-            out.append(_up(at) + "\r\x1b[J")
+            out.append(_up(at) + self._clear(0, self._drawn))
             out.extend(line + "\x1b[0m\r\n" for line in commits)
             at, previous, self._drawn = 0, [], 0
         leftover = self._drawn > len(rows)
@@ -95,13 +104,9 @@ class LiveRegion:
                 out.append("\r\x1b[K" + row)
         if leftover:
             # Rows left from a taller frame are on screen below: clear them.
-            if rows:
-                out.append(self._move(at, len(rows) - 1))
-                at = len(rows) - 1
-                out.append(_down(1) + "\r\x1b[J" + _up(1))
-            else:
-                out.append(self._move(at, 0) + "\r\x1b[J")
-                at = 0
+            out.append(self._move(at, len(rows)))
+            out.append(self._clear(len(rows), self._drawn))
+            at = len(rows)
         self._drawn = len(rows)
         out.append(self._move(at, cursor[0]))
         out.append(_column(cursor[1]))
@@ -111,6 +116,16 @@ class LiveRegion:
         if self.synchronized:
             return SYNC_BEGIN + body + SYNC_END
         return body
+
+    @staticmethod
+    def _clear(start: int, end: int) -> str:
+        """Blank rows start..end-1 of the region, from row `start` (col 0),
+        ending back there. Row by row: an erase-below at the screen's top
+        left would make tmux push the whole screen into its history."""
+        count = end - start
+        if count <= 0:
+            return "\r"
+        return "\r" + "\x1b[B".join(["\x1b[2K"] * count) + _up(count - 1)
 
     def _move(self, at: int, to: int) -> str:
         if to <= at:
@@ -126,7 +141,7 @@ class LiveRegion:
     def erase(self) -> str:
         """Bytes that remove the live region (the cursor ends where it began),
         for exit and suspend: the scrollback above stays as it is."""
-        text = _up(self.cursor[0]) + "\r\x1b[J"
+        text = _up(self.cursor[0]) + self._clear(0, max(self._drawn, len(self.rows)))
         self.forget()
         return text
 
@@ -136,16 +151,17 @@ class LiveRegion:
 
     def reflowed(self, width: int) -> None:
         """After a resize to `width`: a reflowing terminal (tmux, Laura) has
-        rewrapped the rows; recompute where the cursor is so the next frame's
-        upward move reaches the top of the region (it is then redrawn whole)."""
-        width = max(width, 1)
+        rewrapped the rows; the next frame goes up to the region's top as
+        rewrapped and redraws it whole. Any number of resizes may come
+        before that frame: only the last width counts."""
+        self._reflow_width = max(width, 1)
+
+    def _rewrapped(self, width: int) -> tuple[int, int]:
+        """(rows above the cursor, rows in all) once the rows wrap at `width`."""
         row, col = self.cursor
         heights = [max(1, -(-cell_width(visible(r)) // width)) for r in self.rows]
         above = sum(heights[:row]) + (col // width if row < len(self.rows) else 0)
-        total = max(sum(heights), above + 1)
-        self.rows = ["\x00"] * total
-        self.cursor = (above, 0)
-        self._drawn = total
+        return above, max(sum(heights), above + 1, self._drawn)
 
     @property
     def height(self) -> int:

@@ -20,15 +20,20 @@ from typing import Any
 
 import trio
 
-MODES_ON = "\x1b[?2004h\x1b[?1004h\x1b[>4;1m"
-MODES_OFF = "\x1b[>4;0m\x1b[?1004l\x1b[?2004l\x1b[0m"
+# The terminal's cursor is hidden while the interface runs: the editor draws
+# its own (see luxe.frontends.tui.text.with_cursor).
+MODES_ON = "\x1b[?2004h\x1b[?1004h\x1b[>4;1m\x1b[?25l"
+MODES_OFF = "\x1b[>4;0m\x1b[?1004l\x1b[?2004l\x1b[0m\x1b[?25h"
 
 
 class Tty:
     """Owns the terminal's modes between enter() and leave()."""
 
-    def __init__(self, input_fd: int, output_fd: int) -> None:
+    def __init__(self, input_fd: int, output_fd: int, write_log: str | None = None) -> None:
         self.input_fd = input_fd
+        # LUXE_TUI_WRITE_LOG: every byte written is appended there too (the
+        # benchmark counts bytes per token with it; tests replay it).
+        self._log = open(write_log, "ab") if write_log else None  # noqa: SIM115
         self._saved: list[Any] | None = None
         try:
             self.out_fd = os.open(os.ttyname(output_fd), os.O_WRONLY | os.O_NOCTTY)
@@ -67,11 +72,18 @@ class Tty:
                 termios.tcsetattr(self.input_fd, termios.TCSADRAIN, self._saved)
 
     async def write(self, text: str) -> None:
-        await self.stream.send_all(text.encode("utf-8", "replace"))
+        data = text.encode("utf-8", "replace")
+        if self._log is not None:
+            self._log.write(data)
+            self._log.flush()
+        await self.stream.send_all(data)
 
     def write_blocking(self, text: str) -> None:
         """For the last bytes on exit and before a suspend (loop may be gone)."""
         data = text.encode("utf-8", "replace")
+        if self._log is not None:
+            self._log.write(data)
+            self._log.flush()
         with contextlib.suppress(OSError):
             os.set_blocking(self.out_fd, True)
             while data:
@@ -79,6 +91,8 @@ class Tty:
             os.set_blocking(self.out_fd, False)
 
     async def aclose(self) -> None:
+        if self._log is not None:
+            self._log.close()
         with contextlib.suppress(OSError):
             os.set_blocking(self.out_fd, True)
         with contextlib.suppress(OSError, trio.ClosedResourceError):

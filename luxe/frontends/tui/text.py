@@ -60,6 +60,42 @@ def truncate(line: Line, width: int) -> Line:
     return out
 
 
+def with_cursor(line: Line, col: int) -> Line:
+    """The line with the cell at `col` drawn as the cursor (reverse video).
+    The terminal's own cursor stays hidden at the region's last row, so a
+    terminal that deletes rows below its cursor on resize (tmux) never eats
+    ours."""
+    out: Line = []
+    used = 0
+    placed = False
+    for text, role in line:
+        if placed:
+            out.append((text, role))
+            continue
+        w = cell_width(text)
+        if used + w <= col:
+            out.append((text, role))
+            used += w
+            continue
+        before = ""
+        for i, ch in enumerate(text):
+            if used >= col:
+                if before:
+                    out.append((before, role))
+                out.append((ch, "cursor"))
+                if text[i + 1 :]:
+                    out.append((text[i + 1 :], role))
+                placed = True
+                break
+            before += ch
+            used += max(wcwidth(ch), 0)
+        if not placed:
+            out.append((text, role))
+    if not placed:
+        out.append((" ", "cursor"))
+    return out
+
+
 def _words(line: Line) -> Iterable[tuple[str, str]]:
     """Split spans into words and single spaces, each keeping its role."""
     for text, role in line:
@@ -163,6 +199,7 @@ _ROLES_256 = {
     "key": "1;38;5;117",
     "select": "7",
     "chip": "7;38;5;117",
+    "cursor": "7",
     "kw": "38;5;176",
     "str": "38;5;150",
     "com": "2;38;5;246",
@@ -191,6 +228,7 @@ _ROLES_16 = {
     "key": "1;36",
     "select": "7",
     "chip": "7",
+    "cursor": "7",
     "kw": "35",
     "str": "32",
     "com": "2",
@@ -211,6 +249,7 @@ _ROLES_MONO = {
     "key": "1",
     "select": "7",
     "chip": "7",
+    "cursor": "7",
     "del": "2",
 }
 

@@ -1,11 +1,9 @@
 """What each RPC action does to the session, and how it is answered.
 
-Every action is answered by what it causes (frames from the session) or by
-`action_rejected` with a reason; none blocks the reader for long.
-
-Other layers (Guided Review, GitHub) add their actions with `register`: the
-action class must also be in `luxe.protocol.actions.ACTION_TYPES` so lines of
-that kind decode; its handler returns a refusal reason or None.
+Every action is answered by what it causes (frames from the session, which
+announces its own `state_changed`) or by `action_rejected` with a reason;
+none blocks the reader for long. `RpcActions` is one table from action
+class to handler; a handler returns a refusal reason or None.
 """
 
 from __future__ import annotations
@@ -15,7 +13,8 @@ from typing import Any
 
 import trio
 
-from luxe.engine.session import ModelSource, Session
+from luxe.engine.ports import ModelSource
+from luxe.engine.session import Session
 from luxe.engine.store import SessionNotFound, SessionStore
 from luxe.protocol import Action, Rejection
 from luxe.protocol import actions as act
@@ -24,6 +23,7 @@ from luxe.protocol import review as rv
 
 # Guided Review actions go to the review's owner (luxe.review.service).
 ReviewHandler = Callable[[rv.ReviewAction], Awaitable[None]]
+Handler = Callable[[Any], Awaitable[str | None]]
 
 
 class RpcActions:
@@ -40,96 +40,113 @@ class RpcActions:
         self.make_model = make_model
         self.stop = stop
         self.review = review
-        self._handlers: dict[type, Callable[[Any], Awaitable[str | None]]] = {}
-        # set_permission_mode never goes looser than the session started.
+        self._table: dict[type, Handler] = {
+            act.Close: self._close,
+            act.SubmitUserMessage: self._submit,
+            act.SteerTurn: self._steer,
+            act.RunShell: self._run_shell,
+            act.CancelTurn: self._cancel,
+            act.RespondPermission: self._respond_permission,
+            act.AnswerQuestion: self._answer_question,
+            act.SetModel: self._set_model,
+            act.SetMode: self._set_mode,
+            act.SetThinking: self._set_thinking,
+            act.SetPermissionAutoApprove: self._set_auto_approve,
+            act.SetPermissionMode: self._set_permission_mode,
+            act.NewSession: self._switch,
+            act.ResumeSession: self._switch,
+            act.ListSessions: self._list_sessions,
+            act.Compact: self._compact,
+            **{kind: self._review for kind in rv.REVIEW_ACTIONS},
+        }
+        # set_permission_mode never turns on yolo, nor leaves read-only.
         self._start_permission_mode = session.gate.permission_mode
-
-    def register(self, action_type: type, handler: Callable[[Any], Awaitable[str | None]]) -> None:
-        """Handle `action_type` with `handler` (it returns a refusal or None)."""
-        self._handlers[action_type] = handler
 
     async def dispatch(self, action: Action | Rejection) -> bool:
         """Apply one action; returns False when the session must end."""
-        s = self.session
-        refusal: str | None = None
         if isinstance(action, Rejection):
             # A malformed review action with a request_id is answered under it.
             failed = rv.failure_for(action.kind, action.request_id, action.reason)
-            await s.emit(failed or ev.ActionRejected(action.kind, action.reason))
+            await self.session.emit(failed or ev.ActionRejected(action.kind, action.reason))
             return True
-        handler = self._handlers.get(type(action))
-        if handler is not None:
-            refusal = await handler(action)
-        elif isinstance(action, act.Close):
-            self.stop.set()
-            return False
-        elif isinstance(action, rv.REVIEW_ACTIONS):
-            if self.review is None:
-                await s.emit(ev.ActionRejected(action.KIND, f"{action.KIND}: Guided Review is not available"))
-            else:
-                await self.review(action)
-            return True
-        elif isinstance(action, act.SubmitUserMessage):
-            if not action.text.strip():
-                refusal = "submit_user_message: field `text` is empty"
-            else:
-                paths = tuple(a.path for a in action.attachments or [])
-                await s.start_turn(action.text, attachments=paths)
-        elif isinstance(action, act.RunShell):
-            if not action.command.strip():
-                refusal = "run_shell: field `command` is empty"
-            else:
-                await s.start_shell(action.command)
-        elif isinstance(action, act.SteerTurn):
-            refusal = s.steer(action.text)
-        elif isinstance(action, act.CancelTurn):
-            refusal = s.cancel_turn()
-        elif isinstance(action, act.RespondPermission):
-            refusal = s.prompts.respond_permission(action.id, action.reply, action.message)
-        elif isinstance(action, act.AnswerQuestion):
-            refusal = s.prompts.answer_question(action.id, action.reply)
-        elif isinstance(action, act.SetModel):
-            try:
-                s.model = self.make_model(action.model)
-            except ValueError as exc:
-                refusal = f"set_model: {exc}"
-            else:
-                await s.emit(s.state_event())
-        elif isinstance(action, act.SetMode):
-            s.set_mode(action.mode)
-            await s.emit(s.state_event())
-        elif isinstance(action, act.SetThinking):
-            s.set_thinking(action.level)
-            await s.emit(s.state_event())
-        elif isinstance(action, act.SetPermissionAutoApprove):
-            s.set_auto_approve(action.enabled)
-            await s.emit(s.state_event())
-        elif isinstance(action, act.SetPermissionMode):
-            refusal = self._permission_mode_refusal(action.mode)
-            if refusal is None:
-                s.gate.permission_mode = action.mode
-                await s.emit(s.state_event())
-        elif isinstance(action, act.NewSession | act.ResumeSession):
-            refusal = await self._switch(action)
-        elif isinstance(action, act.ListSessions):
-            found = await trio.to_thread.run_sync(self.store.list_sessions)
-            listed = [
-                ev.SessionSummary(f.id, f.title, f.cwd, f.updated_at, len(f.messages))
-                for f in found
-            ]
-            await s.emit(ev.SessionsListed(listed))
-        elif isinstance(action, act.Compact):
-            refusal = s.compact()
+        refusal = await self._table[type(action)](action)
         if refusal is not None:
-            await s.emit(ev.ActionRejected(action.KIND, refusal))
-        return True
+            await self.session.emit(ev.ActionRejected(action.KIND, refusal))
+        return not self.stop.is_set()
 
-    def _permission_mode_refusal(self, mode: str) -> str | None:
+    async def _close(self, action: act.Close) -> str | None:
+        self.stop.set()
+        return None
+
+    async def _review(self, action: rv.ReviewAction) -> str | None:
+        if self.review is None:
+            return f"{action.KIND}: Guided Review is not available"
+        await self.review(action)
+        return None
+
+    async def _submit(self, action: act.SubmitUserMessage) -> str | None:
+        if not action.text.strip():
+            return "submit_user_message: field `text` is empty"
+        paths = tuple(a.path for a in action.attachments or [])
+        await self.session.start_turn(action.text, attachments=paths)
+        return None
+
+    async def _run_shell(self, action: act.RunShell) -> str | None:
+        if not action.command.strip():
+            return "run_shell: field `command` is empty"
+        await self.session.start_shell(action.command)
+        return None
+
+    async def _steer(self, action: act.SteerTurn) -> str | None:
+        return self.session.steer(action.text)
+
+    async def _cancel(self, action: act.CancelTurn) -> str | None:
+        return self.session.cancel_turn()
+
+    async def _respond_permission(self, action: act.RespondPermission) -> str | None:
+        return self.session.prompts.respond_permission(action.id, action.reply, action.message)
+
+    async def _answer_question(self, action: act.AnswerQuestion) -> str | None:
+        return self.session.prompts.answer_question(action.id, action.reply)
+
+    async def _set_model(self, action: act.SetModel) -> str | None:
+        try:
+            model = self.make_model(action.model)
+        except ValueError as exc:
+            return f"set_model: {exc}"
+        await self.session.set_model(model)
+        return None
+
+    async def _set_mode(self, action: act.SetMode) -> str | None:
+        await self.session.set_mode(action.mode)
+        return None
+
+    async def _set_thinking(self, action: act.SetThinking) -> str | None:
+        await self.session.set_thinking(action.level)
+        return None
+
+    async def _set_auto_approve(self, action: act.SetPermissionAutoApprove) -> str | None:
+        await self.session.set_auto_approve(action.enabled)
+        return None
+
+    async def _list_sessions(self, action: act.ListSessions) -> str | None:
+        found = await trio.to_thread.run_sync(self.store.list_sessions)
+        listed = [
+            ev.SessionSummary(f.id, f.title, f.cwd, f.updated_at, len(f.messages)) for f in found
+        ]
+        await self.session.emit(ev.SessionsListed(listed))
+        return None
+
+    async def _compact(self, action: act.Compact) -> str | None:
+        return self.session.compact()
+
+    async def _set_permission_mode(self, action: act.SetPermissionMode) -> str | None:
         start = self._start_permission_mode
         if start == "read-only":
             return "set_permission_mode: this session is read-only (a flag or a permissions file); restart to change it"
-        if mode == "yolo" and start != "yolo":
+        if action.mode == "yolo" and start != "yolo":
             return "set_permission_mode: yolo can only be chosen on the command line"
+        await self.session.set_permission_mode(action.mode)
         return None
 
     async def _switch(self, action: act.NewSession | act.ResumeSession) -> str | None:
@@ -147,6 +164,6 @@ class RpcActions:
         if refusal is not None:
             file.close()
             return f"{action.KIND}: {refusal}"
-        await s.emit(s.info_event())
+        await s.emit(ev.SessionInfo(file.id, file.title, len(s.history.messages), file.created_at, file.updated_at))
         await s.emit(s.state_event())
         return None

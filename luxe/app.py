@@ -173,12 +173,19 @@ def _front_end(options: Options, paths: Paths, env: Mapping[str, str]) -> FrontE
     """`--rpc` speaks frames on stdin/stdout; otherwise the interactive interface."""
     if options.rpc:
         return RpcFrontEnd()
+    if options.plain:
+        from luxe.frontends.tui.plain import PlainInterface
+
+        return PlainInterface(
+            cwd=Path.cwd(), state_dir=paths.state_dir, config_dir=paths.config_dir, env=env,
+            trust_project=options.trust_project, first_prompt=options.prompt,
+        )
     from luxe.frontends.tui.frontend import Interface
 
     return Interface(
         cwd=Path.cwd(), state_dir=paths.state_dir, config_dir=paths.config_dir, env=env,
         trust_project=options.trust_project, first_prompt=options.prompt,
-        pick_session=options.resume == "", plain=options.plain,
+        pick_session=options.resume == "",
     )
 
 

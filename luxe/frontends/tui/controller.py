@@ -228,6 +228,10 @@ class Controller:
         else:
             e.set(choice.split(" ", 1)[0] + " ")
 
+    async def key_enter(self) -> None:
+        """Enter on the draft (for front ends without keys: --plain)."""
+        await self._enter()
+
     async def _enter(self) -> None:
         s, e = self.state, self.state.editor
         text = e.take()

@@ -63,7 +63,6 @@ class Interface:
         trust_project: bool = False,
         first_prompt: str | None = None,
         pick_session: bool = False,
-        plain: bool = False,
         input_fd: int = 0,
         output_fd: int = 1,
     ) -> None:
@@ -77,7 +76,6 @@ class Interface:
         self.live = LiveRegion()
         self.first_prompt = first_prompt
         self.pick_session = pick_session
-        self.plain = plain
         self._history = History.load(history_file(state_dir, cwd))
         commands.configure(cwd, config_dir, trust_project)
         self._dirty = trio.Event()

@@ -5,6 +5,7 @@ NO_COLOR and --plain; tool output collapses; thinking is dimmed."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from tests.laura.tmux import wait_until
 from tests.luxe.interface.conftest import StartUi
@@ -87,3 +88,25 @@ def test_thinking_is_dimmed_collapsed_and_toggled(ui: StartUi) -> None:
     session.keys("Enter")
     session.wait_for("again")
     assert "then I weigh the options" in session.text()
+
+
+def test_plain_mode_is_labelled_lines_without_escapes(ui: StartUi, repo: Path) -> None:
+    bash = {"tool_calls": [{"name": "bash", "args": {"command": "echo plain-run > out.txt"}}]}
+    session = ui([{"text": "Hello **there**.\n\nSecond block."}, bash, {"text": "ran it"}], "--plain",
+                 wait="Type a prompt")
+    session.type("hi")
+    session.keys("Enter")
+    session.wait_for("luxe: done.")
+    screen = session.text()
+    assert "you: hi" in screen and "luxe: Hello there." in screen and "luxe: Second block." in screen
+    session.type("run it")
+    session.keys("Enter")
+    session.wait_for("Permission Required: bash wants to run: echo plain-run > out.txt")
+    session.type("y")
+    session.keys("Enter")
+    session.wait_for("luxe: ran it")
+    assert (repo / "out.txt").exists()
+    styled = session.tmux("capture-pane", "-p", "-e", "-S", "-")
+    assert "\x1b" not in styled
+    session.keys("C-d")
+    assert session.wait_exit() == 0

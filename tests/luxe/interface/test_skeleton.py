@@ -55,3 +55,32 @@ def test_sigterm_restores_terminal(ui: StartUi, env: dict[str, str]) -> None:
     assert session.wait_exit() == 0
     assert {"icanon", "echo", "isig", "icrnl"} <= set(session.after_exit().split())
     wait_until(lambda: session.leftovers(processes_with_env_marker(env[SCOPE_VAR])) == set(), 10)
+
+
+def test_first_prompt_argument_and_resume_picker(ui: StartUi) -> None:
+    first = ui([{"text": "answered the argument"}], "what is this repo?")
+    first.wait_for("answered the argument")
+    assert "› what is this repo?" in first.text()
+    first.keys("C-c", "C-c")
+    assert first.wait_exit() == 0
+    picker = ui([], "--resume", wait="resume which session?")
+    picker.keys("Enter")
+    picker.wait_for("resumed session")
+
+
+
+
+def test_ctrl_z_gives_the_terminal_back_and_sigcont_takes_it_again(ui: StartUi) -> None:
+    session = ui([{"text": "after the resume"}])
+    pid = session.luxe_pid
+    tty = os.readlink(f"/proc/{pid}/fd/0")
+    session.type("draft kept")
+    session.keys("C-z")
+    wait_until(lambda: Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "T", 10)
+    modes = subprocess.run(["stty", "-F", tty, "-a"], capture_output=True, text=True, check=True).stdout
+    assert {"icanon", "echo", "isig"} <= set(modes.split())
+    assert "draft kept" not in session.text()  # the live region was taken down
+    os.kill(pid, signal.SIGCONT)  # what `fg` sends
+    session.wait_for("› draft kept")
+    session.keys("Enter")
+    session.wait_for("after the resume")

@@ -9,6 +9,10 @@ composition root runs either the same way:
                              raises or is cancelled
     read(dispatch)          the key reader; returns when the person leaves
 
+The first frame (prompt and status line) is drawn by write_now, before trio,
+blessed and the engine are imported: the prompt is visible as soon as the
+session is known, as `ready` is for --rpc. Only light modules load here.
+
 Ownership: `serve` runs in the root nursery and ends when the event channel
 closes (after the session closed), so the last events are drawn before the
 terminal is restored. `read` runs in the session nursery; its return sets the
@@ -19,40 +23,46 @@ drawn at once); nothing runs on a timer unless something animates.
 from __future__ import annotations
 
 import contextlib
+import io
 import logging
 import os
 import shlex
 import signal
 import subprocess
 import tempfile
+import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import blessed
-import trio
-
-from luxe.frontends.tui import commands
-from luxe.frontends.tui.controller import Controller
 from luxe.frontends.tui.draw import live_rows
 from luxe.frontends.tui.history import History, history_file
-from luxe.frontends.tui.keys import Key, KeyDecoder
 from luxe.frontends.tui.live import LiveRegion
 from luxe.frontends.tui.terminal import MODES_OFF, Tty
 from luxe.frontends.tui.text import Palette, palette_for, with_cursor
 from luxe.frontends.tui.view import ViewState, apply
-from luxe.protocol import Action, Rejection
-from luxe.protocol import actions as act
 from luxe.protocol import events as ev
+
+if TYPE_CHECKING:
+    import trio
+
+    from luxe.frontends.tui.controller import Controller
+    from luxe.protocol import Action, Rejection
 
 log = logging.getLogger("luxe.tui")
 
 FRAME_S = 1 / 30
 SPINNER_S = 0.1
 ESC_WAIT_S = 0.05
-Dispatch = Callable[[Action | Rejection], Awaitable[bool]]
+Dispatch = Callable[["Action | Rejection"], Awaitable[bool]]
 
 
 class Interface:
+    # Made by _loop_state once the event loop runs.
+    _ready: trio.Event
+    _dirty: trio.Event
+    _lock: trio.Lock
+
     def __init__(
         self,
         *,
@@ -69,27 +79,41 @@ class Interface:
         self.cwd = cwd
         self.env = dict(env)
         self.tty = Tty(input_fd, output_fd, self.env.get("LUXE_TUI_WRITE_LOG") or None)
-        self.term = blessed.Terminal(stream=open(os.devnull, "w"), force_styling=True)  # noqa: SIM115
-        self.palette: Palette = palette_for(self.env, False, self.term.number_of_colors)
+        self.palette: Palette = palette_for(self.env, False, _colours(self.env))
         self.state = ViewState()
-        self.state.status.branch = _branch(cwd)
         self.live = LiveRegion()
         self.first_prompt = first_prompt
         self.pick_session = pick_session
+        self.config_dir, self.trust_project = config_dir, trust_project
         self._history = History.load(history_file(state_dir, cwd))
-        commands.configure(cwd, config_dir, trust_project)
-        self._dirty = trio.Event()
         self._urgent = False
-        self._ready = trio.Event()
         self._suspended = False
-        self._lock = trio.Lock()
+        self._entered = False
         self.controller: Controller | None = None
 
     # -- the handshake ----------------------------------------------------------
 
+    def _loop_state(self) -> None:
+        """The loop's synchronisation objects, made once by whichever of
+        serve and read runs first (trio is not imported before)."""
+        if "_ready" not in self.__dict__:
+            import trio
+
+            self._ready = trio.Event()
+            self._dirty = trio.Event()
+            self._lock = trio.Lock()
+
     def write_now(self, events: Iterable[ev.Event]) -> None:
+        """The handshake: take the terminal and draw the first frame now
+        (blocking, before the event loop exists)."""
         for event in events:
             apply(self.state, event, 0.0)
+        try:
+            self.tty.write_blocking(self.tty.enter())
+            self._entered = True
+            self.tty.write_blocking(self._frame(time.monotonic()))
+        except OSError as exc:
+            log.info("terminal not usable (%s)", exc)
 
     # -- events and drawing -----------------------------------------------------
 
@@ -98,10 +122,16 @@ class Interface:
     ) -> None:
         """Consume events and draw until the channel closes; the terminal is
         in our modes only inside this call."""
+        import trio
+
+        self._loop_state()
         try:
-            await self.tty.write(self.tty.enter())
+            self.tty.open_stream()
+            if not self._entered:
+                await self.tty.write(self.tty.enter())
             self._ready.set()
             async with trio.open_nursery() as nursery:
+                nursery.start_soon(self._find_branch)
                 nursery.start_soon(self._render_loop)
                 nursery.start_soon(self._watch_resize)
                 async with events:
@@ -131,6 +161,8 @@ class Interface:
         self._dirty.set()
 
     async def _render_loop(self) -> None:
+        import trio
+
         last = -1.0
         while True:
             animating = bool(self.state.status.streaming or self.state.tools)
@@ -150,23 +182,44 @@ class Interface:
     async def _draw(self) -> None:
         if self._suspended:
             return
+        import trio
+
         async with self._lock:
-            width, height = self.tty.size()
-            now = trio.current_time()
-            commits: list[str] = []
-            for commit in self.state.take_commits():
-                commits.extend(self.palette.render(line) for line in commit(max(width - 1, 10)))
-            rows, (row, col) = live_rows(self.state, width, height, now)
-            if 0 <= row < len(rows):
-                rows[row] = with_cursor(rows[row], col)
-            rendered = [self.palette.render(r) for r in rows]
-            data = self.live.frame(rendered, (max(len(rendered) - 1, 0), 0), commits)
-            if self.state.notify:
-                self.state.notify = False
-                data += "\x1b]9;luxe: the turn ended\x07" if _osc9(self.env) else "\x07"
-            await self.tty.write(data)
+            await self.tty.write(self._frame(trio.current_time()))
+
+    def _frame(self, now: float) -> str:
+        """This frame's bytes: the commits taken from the state, then the
+        live region as the state projects it."""
+        width, height = self.tty.size()
+        commits: list[str] = []
+        for commit in self.state.take_commits():
+            commits.extend(self.palette.render(line) for line in commit(max(width - 1, 10)))
+        rows, (row, col) = live_rows(self.state, width, height, now)
+        if 0 <= row < len(rows):
+            rows[row] = with_cursor(rows[row], col)
+        rendered = [self.palette.render(r) for r in rows]
+        data = self.live.frame(rendered, (max(len(rendered) - 1, 0), 0), commits)
+        if self.state.notify:
+            self.state.notify = False
+            data += "\x1b]9;luxe: the turn ended\x07" if _osc9(self.env) else "\x07"
+        return data
+
+    async def _find_branch(self) -> None:
+        import trio
+
+        try:
+            done = await trio.run_process(
+                ["git", "symbolic-ref", "--short", "-q", "HEAD"], cwd=self.cwd,
+                capture_stdout=True, capture_stderr=True, check=False,
+            )
+        except OSError:
+            return
+        self.state.status.branch = done.stdout.decode("utf-8", "replace").strip()
+        self._mark()
 
     async def _watch_resize(self) -> None:
+        import trio
+
         with trio.open_signal_receiver(signal.SIGWINCH) as signals:
             async for _ in signals:
                 async with self._lock:
@@ -184,16 +237,29 @@ class Interface:
 
     async def read(self, dispatch: Dispatch) -> None:
         """Read keys until the person leaves (Ctrl+C twice, Ctrl+D, /exit)."""
+        import blessed
+        import trio
+
+        from luxe.frontends.tui import commands
+        from luxe.frontends.tui.controller import Controller
+        from luxe.frontends.tui.keys import Key, KeyDecoder
+        from luxe.protocol import actions as act
+
+        self._loop_state()
         await self._ready.wait()
+        commands.configure(self.cwd, self.config_dir, self.trust_project)
         self.controller = controller = Controller(self.state, dispatch, self._history, self.cwd, self)
         if self.pick_session:
             self.state.sessions_wanted = "resume"
             await dispatch(act.ListSessions())
         if self.first_prompt:
             self.state.editor.set(self.first_prompt)
-            await controller.key(_enter_key())
+            await controller.key(Key("KEY_ENTER"))
         self._mark(urgent=True)
-        decoder = KeyDecoder(self.term)
+        term = blessed.Terminal(
+            kind=self.env.get("TERM") or "xterm-256color", stream=io.StringIO(), force_styling=True
+        )
+        decoder = KeyDecoder(term)
         fd = self.tty.input_fd
         while controller.running:
             if decoder.pending:
@@ -224,6 +290,8 @@ class Interface:
 
     async def suspend(self) -> None:
         """Ctrl+Z: give the terminal back, stop, and take it again on `fg`."""
+        import trio  # noqa: F401 -- already loaded: the loop runs
+
         async with self._lock:
             self._suspended = True
             self._restore()
@@ -235,6 +303,8 @@ class Interface:
 
     async def edit_externally(self, text: str) -> str | None:
         """Ctrl+G: the draft in $VISUAL/$EDITOR; None if it failed."""
+        import trio
+
         editor = self.env.get("VISUAL") or self.env.get("EDITOR") or "vi"
         async with self._lock:
             self._suspended = True
@@ -262,6 +332,8 @@ class Interface:
 
 def _drain(events: trio.MemoryReceiveChannel[ev.Event]) -> list[ev.Event]:
     """Events already waiting (applied together, drawn once)."""
+    import trio
+
     out: list[ev.Event] = []
     for _ in range(512):
         try:
@@ -271,21 +343,15 @@ def _drain(events: trio.MemoryReceiveChannel[ev.Event]) -> list[ev.Event]:
     return out
 
 
-def _enter_key() -> Key:
-    return Key("KEY_ENTER")
-
-
 def _osc9(env: Mapping[str, str]) -> bool:
     program = env.get("TERM_PROGRAM", "")
     return program in ("iTerm.app", "WezTerm") or "kitty" in env.get("TERM", "")
 
 
-def _branch(cwd: Path) -> str:
-    try:
-        head = subprocess.run(
-            ["git", "symbolic-ref", "--short", "-q", "HEAD"], cwd=cwd, capture_output=True,
-            timeout=1, check=False,
-        )
-        return head.stdout.decode("utf-8", "replace").strip()
-    except (OSError, subprocess.TimeoutExpired):
-        return ""
+def _colours(env: Mapping[str, str]) -> int:
+    """Colours the terminal has, from the environment (no terminfo load at
+    startup): 256 for *-256color and truecolor terminals, else 16, 0 for dumb."""
+    term = env.get("TERM", "")
+    if env.get("COLORTERM", "") in ("truecolor", "24bit") or "256" in term:
+        return 256
+    return 0 if term in ("", "dumb") else 16

@@ -16,9 +16,10 @@ from __future__ import annotations
 import contextlib
 import os
 import termios
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import trio
+if TYPE_CHECKING:
+    import trio
 
 # The terminal's cursor is hidden while the interface runs: the editor draws
 # its own (see luxe.frontends.tui.text.with_cursor).
@@ -39,6 +40,12 @@ class Tty:
             self.out_fd = os.open(os.ttyname(output_fd), os.O_WRONLY | os.O_NOCTTY)
         except OSError:
             self.out_fd = os.dup(output_fd)
+        self.stream: trio.lowlevel.FdStream | None = None
+
+    def open_stream(self) -> None:
+        """The non-blocking stream for frames, once the event loop runs."""
+        import trio
+
         os.set_blocking(self.out_fd, False)
         self.stream = trio.lowlevel.FdStream(self.out_fd)
 
@@ -76,6 +83,7 @@ class Tty:
         if self._log is not None:
             self._log.write(data)
             self._log.flush()
+        assert self.stream is not None, "open_stream first"
         await self.stream.send_all(data)
 
     def write_blocking(self, text: str) -> None:
@@ -85,15 +93,22 @@ class Tty:
             self._log.write(data)
             self._log.flush()
         with contextlib.suppress(OSError):
+            was_blocking = os.get_blocking(self.out_fd)
             os.set_blocking(self.out_fd, True)
             while data:
                 data = data[os.write(self.out_fd, data):]
-            os.set_blocking(self.out_fd, False)
+            os.set_blocking(self.out_fd, was_blocking)
 
     async def aclose(self) -> None:
         if self._log is not None:
             self._log.close()
+        import trio
+
         with contextlib.suppress(OSError):
             os.set_blocking(self.out_fd, True)
+        if self.stream is None:
+            with contextlib.suppress(OSError):
+                os.close(self.out_fd)
+            return
         with contextlib.suppress(OSError, trio.ClosedResourceError):
             await self.stream.aclose()

@@ -200,7 +200,7 @@ def idle_cpu(root: Path, seconds: float) -> None:
     script.write_text("")
     ui = PtyLuxe([str(LUXE), "--model", f"scripted:{script}"], project_dir(root), env)
     ui.read_until(b"\x1b[?2026l")
-    ui.drain(1.0)
+    ui.drain(5.0)  # the warm-up (provider import, system prompt) is done by then
     before = ui.cpu_s()
     ui.drain(seconds)
     used = ui.cpu_s() - before

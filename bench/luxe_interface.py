@@ -10,6 +10,8 @@ would, with the fake model server (tests/fakes/llm_server.py) behind it:
       baseline: the same keystrokes at an idle prompt
   bytes written per streamed token                  target <= token + 64
       baseline: the token's own bytes
+  a 1 MiB bracketed paste -> its chip on screen     target <= 100 ms
+      baseline: the same bytes through the pty into a raw reader
   idle CPU at the prompt                            target 0 %
       baseline: an idle interpreter blocked in select
   RSS after 200 turns                               target <= 60 MiB
@@ -194,6 +196,53 @@ def bytes_per_token(root: Path) -> None:
           f"   target <= token + 64")
 
 
+READER = """
+import os, sys, tty
+tty.setraw(0)
+want, got = int(sys.argv[1]), 0
+while got < want:
+    got += len(os.read(0, 1 << 20))
+os.write(1, b"all-read")
+"""
+
+
+def paste_megabyte(root: Path) -> None:
+    line = "0123456789abcdef" * 4 + " text ✓\n"
+    body = (line * (1_048_576 // len(line.encode())))[:-1]
+    data = ("\x1b[200~" + body + "\x1b[201~").encode()
+    label = f"[pasted {body.count(chr(10)) + 1} lines #1]".encode()
+    env = isolated_env(root, {})
+    script = root / "paste.jsonl"
+    script.write_text("")
+    ui = PtyLuxe([str(LUXE), "--model", f"scripted:{script}"], project_dir(root), env)
+    ui.read_until(b"\x1b[?2026l")
+    ui.drain(2.0)
+    start = time.monotonic()
+    view = memoryview(data)
+    while view:
+        ready_r, ready_w, _ = select.select([ui.fd], [ui.fd], [])
+        if ready_r:
+            ui.out += os.read(ui.fd, 1 << 16)
+        if ready_w:
+            view = view[os.write(ui.fd, view[: 1 << 16]):]
+    took = (ui.read_until(label) - start) * 1000
+    ui.close()
+    base = PtyLuxe([sys.executable, "-c", READER, str(len(data))], project_dir(root), env)
+    time.sleep(0.3)
+    start = time.monotonic()
+    view = memoryview(data)
+    while view:
+        ready_r, ready_w, _ = select.select([base.fd], [base.fd], [])
+        if ready_r:
+            base.out += os.read(base.fd, 1 << 16)
+        if ready_w:
+            view = view[os.write(base.fd, view[: 1 << 16]):]
+    base_ms = (base.read_until(b"all-read") - start) * 1000
+    base.close()
+    print(f"1 MiB bracketed paste -> chip {took:7.1f} ms   baseline a raw reader {base_ms:7.1f} ms"
+          f"   ratio {took / base_ms:4.2f}   target <= 100 ms")
+
+
 def idle_cpu(root: Path, seconds: float) -> None:
     env = isolated_env(root, {})
     script = root / "idle.jsonl"
@@ -262,6 +311,7 @@ def main() -> None:
             ("startup", lambda r: startup(r, args.runs)),
             ("echo", echo_while_streaming),
             ("bytes", bytes_per_token),
+            ("paste", paste_megabyte),
             ("idle", lambda r: idle_cpu(r, args.idle_s)),
             ("rss", lambda r: rss_after_turns(r, args.turns)),
         ):

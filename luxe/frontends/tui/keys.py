@@ -59,18 +59,52 @@ class KeyDecoder:
         self._prefixes = get_leading_prefixes(self._mapper)
         self._utf8 = codecs.getincrementaldecoder("utf-8")("replace")
         self._buffer = ""
+        # Inside a bracketed paste: its pieces so far, and the last few
+        # characters (the close marker may span two reads). A paste of any
+        # size costs one pass over its bytes.
+        self._paste: list[str] | None = None
+        self._paste_tail = ""
 
     @property
     def pending(self) -> bool:
-        return bool(self._buffer)
+        return bool(self._buffer) and self._paste is None
 
     def feed(self, data: bytes) -> list[Event]:
-        self._buffer += self._utf8.decode(data)
-        return self._drain(final=False)
+        text = self._utf8.decode(data)
+        events: list[Event] = []
+        if self._paste is not None:
+            text = self._continue_paste(text, events)
+            if self._paste is not None:
+                return events
+        self._buffer += text
+        return events + self._drain(final=False)
 
     def flush(self) -> list[Event]:
         """Resolve what is pending as if no more input will come."""
+        if self._paste is not None:
+            pasted = Paste("".join(self._paste))
+            self._paste, self._paste_tail = None, ""
+            return [pasted, *self._drain(final=True)]
         return self._drain(final=True)
+
+    def _continue_paste(self, text: str, events: list[Event]) -> str:
+        """Add `text` to the open paste; returns what follows its close marker."""
+        assert self._paste is not None
+        carry = self._paste_tail
+        end = (carry + text).find(PASTE_END)
+        if end < 0:
+            self._paste.append(text)
+            self._paste_tail = (carry + text)[-(len(PASTE_END) - 1):]
+            return ""
+        cut = end - len(carry)  # where the marker starts in `text` (< 0: in the last piece)
+        if cut >= 0:
+            self._paste.append(text[:cut])
+        else:
+            whole = "".join(self._paste)
+            self._paste = [whole[:cut]]
+        events.append(Paste("".join(self._paste)))
+        self._paste, self._paste_tail = None, ""
+        return text[cut + len(PASTE_END):]
 
     def _drain(self, final: bool) -> list[Event]:
         events: list[Event] = []
@@ -102,7 +136,12 @@ class KeyDecoder:
         if text.startswith(PASTE_START):
             end = text.find(PASTE_END)
             if end < 0:
-                return (Paste(text[len(PASTE_START):]), len(text)) if final else (None, 0)
+                if final:
+                    return Paste(text[len(PASTE_START):]), len(text)
+                # An open paste: the rest arrives in later reads.
+                self._paste = [text[len(PASTE_START):]]
+                self._paste_tail = text[-(len(PASTE_END) - 1):]
+                return None, len(text)
             return Paste(text[len(PASTE_START):end]), end + len(PASTE_END)
         if PASTE_START.startswith(text) and not final:
             return None, 0

@@ -136,3 +136,17 @@ def test_bang_runs_a_shell_command_through_the_gate(ui: StartUi, env: dict[str, 
     session.keys("Enter")
     session.wait_for("I can see the listing")
     wait_until(lambda: any("from-the-shell-42" in t for t in _sent(_sessions(env))))
+
+
+def test_a_megabyte_paste_arrives_byte_for_byte(ui: StartUi, env: dict[str, str]) -> None:
+    line = "0123456789abcdef" * 4 + " ünïcödé ✓\n"
+    big = (line * (1_048_576 // len(line.encode())))[:-1]
+    session = ui([{"text": "got the megabyte"}])
+    source = session.root / "big.txt"
+    source.write_text(big)
+    session.tmux("load-buffer", "-b", "m", str(source))
+    session.tmux("paste-buffer", "-p", "-r", "-b", "m")
+    session.wait_for(f"[pasted {big.count(chr(10)) + 1} lines #1]", timeout=60)
+    session.keys("Enter")
+    session.wait_for("got the megabyte", timeout=60)
+    wait_until(lambda: big in _sent(_sessions(env)), 30)

@@ -107,3 +107,11 @@ def test_keys_paste_focus_enter_and_newline() -> None:
     assert decoder.feed(b"\x1b[27;2;13~") == [Key("KEY_SHIFT_ENTER")]
     assert decoder.feed(b"\x1b") == [] and decoder.flush() == [Key("KEY_ESCAPE", "\x1b")]
     assert [k.name for k in decoder.feed(b"\x1bb\x01\x1b[Z")] == ["KEY_ALT_B", "KEY_CTRL_A", "KEY_BTAB"]
+
+
+def test_a_paste_split_anywhere_across_reads_is_one_event() -> None:
+    data = b"x\x1b[200~" + "line ✓\r".encode() * 50 + b"\x1b[201~\r"
+    for split in range(1, len(data), 7):
+        decoder = KeyDecoder(blessed.Terminal(kind="xterm-256color", force_styling=True))
+        events = decoder.feed(data[:split]) + decoder.feed(data[split:])
+        assert events == [Key(None, "x"), Paste("line ✓\r" * 50), Key("KEY_ENTER")], split

@@ -90,6 +90,16 @@ class PtyLuxe:
     def send(self, text: str) -> None:
         os.write(self.fd, text.encode())
 
+    def write_all(self, data: bytes) -> None:
+        """Write `data`, reading the output meanwhile (a full pty never blocks us)."""
+        view = memoryview(data)
+        while view:
+            readable, writable, _ = select.select([self.fd], [self.fd], [])
+            if readable:
+                self.out += os.read(self.fd, 1 << 16)
+            if writable:
+                view = view[os.write(self.fd, view[: 1 << 16]) :]
+
     def cpu_s(self) -> float:
         fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
@@ -218,25 +228,13 @@ def paste_megabyte(root: Path) -> None:
     ui.read_until(b"\x1b[?2026l")
     ui.drain(2.0)
     start = time.monotonic()
-    view = memoryview(data)
-    while view:
-        ready_r, ready_w, _ = select.select([ui.fd], [ui.fd], [])
-        if ready_r:
-            ui.out += os.read(ui.fd, 1 << 16)
-        if ready_w:
-            view = view[os.write(ui.fd, view[: 1 << 16]):]
+    ui.write_all(data)
     took = (ui.read_until(label) - start) * 1000
     ui.close()
     base = PtyLuxe([sys.executable, "-c", READER, str(len(data))], project_dir(root), env)
     time.sleep(0.3)
     start = time.monotonic()
-    view = memoryview(data)
-    while view:
-        ready_r, ready_w, _ = select.select([base.fd], [base.fd], [])
-        if ready_r:
-            base.out += os.read(base.fd, 1 << 16)
-        if ready_w:
-            view = view[os.write(base.fd, view[: 1 << 16]):]
+    base.write_all(data)
     base_ms = (base.read_until(b"all-read") - start) * 1000
     base.close()
     print(f"1 MiB bracketed paste -> chip {took:7.1f} ms   baseline a raw reader {base_ms:7.1f} ms"

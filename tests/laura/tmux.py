@@ -328,17 +328,23 @@ class LauraSession:
 
     def close(self) -> None:
         """Kill the tmux server and anything laura left (nothing should be left)."""
-        pids: list[int] = []
-        if self.started:
-            try:
-                wrapper = int(self.tmux("display", "-p", "#{pane_pid}", check=False).strip() or 0)
-            except (ValueError, subprocess.TimeoutExpired):
-                wrapper = 0
-            if wrapper:
-                pids = [wrapper, *descendants_of(wrapper)]
-        subprocess.run(["tmux", "-L", self.socket, "kill-server"], env=self.env, capture_output=True, timeout=WAIT_S)
-        for pid in pids:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
+        close_tmux(self.socket, self.env, self.tmux if self.started else None)
+
+
+def close_tmux(socket: str, env: dict[str, str], tmux: Callable[..., str] | None) -> None:
+    """Kill a private tmux server (`tmux -L socket`) and every process of its
+    pane; `tmux` runs a tmux command on it (None: the server never started)."""
+    pids: list[int] = []
+    if tmux is not None:
+        try:
+            wrapper = int(tmux("display", "-p", "#{pane_pid}", check=False).strip() or 0)
+        except (ValueError, subprocess.TimeoutExpired):
+            wrapper = 0
+        if wrapper:
+            pids = [wrapper, *descendants_of(wrapper)]
+    subprocess.run(["tmux", "-L", socket, "kill-server"], env=env, capture_output=True, timeout=WAIT_S)
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass

@@ -15,9 +15,7 @@ whose /proc and polling helpers are reused.
 
 from __future__ import annotations
 
-import os
 import shlex
-import signal
 import subprocess
 import sys
 import uuid
@@ -25,7 +23,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from tests.laura.tmux import children_of, descendants_of, wait_until
+from tests.laura.tmux import children_of, close_tmux, wait_until
 
 LUXE = [sys.executable, "-m", "luxe"]
 WAIT_S = 30.0
@@ -163,16 +161,4 @@ class LuxeTmux:
         return path.read_text() if path.exists() else ""
 
     def close(self) -> None:
-        pids: list[int] = []
-        try:
-            wrapper = int(self.tmux("display", "-p", "#{pane_pid}", check=False).strip() or 0)
-        except (ValueError, subprocess.TimeoutExpired):
-            wrapper = 0
-        if wrapper:
-            pids = [wrapper, *descendants_of(wrapper)]
-        subprocess.run(["tmux", "-L", self.socket, "kill-server"], env=self.env, capture_output=True, timeout=WAIT_S)
-        for pid in pids:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
+        close_tmux(self.socket, self.env, self.tmux)

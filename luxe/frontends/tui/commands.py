@@ -34,7 +34,7 @@ HELP = {
     "/sessions": "list sessions",
     "/cost": "this session's cost and context",
     "/init": "write an AGENTS.md skeleton (asks first)",
-    "/review": "Guided Review of the current changes",
+    "/review": "Guided Review: /review [staged|branch|commit SHA|pr N], then next, ask, fix #N",
     "/github": "GitHub: issues and pull requests",
     "/pr": "the branch's pull request",
     "/exit": "leave (Ctrl+C twice, or Ctrl+D on an empty prompt)",
@@ -239,7 +239,11 @@ async def run(ctl: Controller, text: str) -> None:
                 s.commit_text("wrote AGENTS.md: fill it in, the agent reads it at the start of each session", "ok")
             except OSError as exc:
                 s.commit_text(f"AGENTS.md not written: {exc.strerror}", "err")
-    elif name in ("/github", "/pr", "/review"):
+    elif name == "/review":
+        from luxe.frontends.tui import review
+
+        await review.run(ctl, arg)
+    elif name in ("/github", "/pr"):
         s.commit_text(f"{name} is not available in the interface yet", "warn")
     elif name in ("/exit", "/quit"):
         ctl.running = False

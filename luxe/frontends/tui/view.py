@@ -16,6 +16,7 @@ from typing import Any
 
 import attrs
 
+from luxe.frontends.tui import review as review_view
 from luxe.frontends.tui.editor import Editor
 from luxe.frontends.tui.markdown import BlockStream, render_block
 from luxe.frontends.tui.text import Line, clean, hard_wrap, wrap
@@ -87,6 +88,7 @@ class ViewState:
     picker: list[ev.SessionSummary] = attrs.Factory(list)
     picker_cursor: int = 0
     confirming: str | None = None  # a command that asked "again to confirm"
+    review: review_view.ReviewView = attrs.Factory(review_view.ReviewView)
     focused: bool = True
     notify: bool = False  # a turn ended while unfocused: ring once
 
@@ -404,4 +406,5 @@ _HANDLERS: dict[type, Callable[[ViewState, Any, float], None]] = {
     ev.ActionRejected: _rejected,
     ev.MessageQueued: _queued,
     ev.SessionsListed: _sessions,
+    **review_view.HANDLERS,
 }

@@ -116,7 +116,7 @@ def project_files(cwd: Path) -> list[str]:
     try:
         done = subprocess.run(
             ["git", "ls-files", "-co", "--exclude-standard", "-z"],
-            cwd=cwd, capture_output=True, timeout=2, check=False,
+            cwd=cwd, stdin=subprocess.DEVNULL, capture_output=True, timeout=2, check=False,
         )
         if done.returncode == 0:
             return [p for p in done.stdout.decode("utf-8", "replace").split("\0") if p][:20000]

@@ -210,7 +210,7 @@ class Interface:
         try:
             done = await trio.run_process(
                 ["git", "symbolic-ref", "--short", "-q", "HEAD"], cwd=self.cwd,
-                capture_stdout=True, capture_stderr=True, check=False,
+                stdin=subprocess.DEVNULL, capture_stdout=True, capture_stderr=True, check=False,
             )
         except OSError:
             return

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from luxe.frontends.tui.text import Line, clean, hard_wrap, wrap
+from luxe.frontends.tui.text import LINK, Line, clean, hard_wrap, wrap
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})\s*([\w+#.-]*)")
 _HEADING = re.compile(r"^ {0,3}(#{1,6})\s+(.*)$")
@@ -100,7 +100,7 @@ def inline(text: str, role: str = "") -> Line:
             spans.append((token[1:-1], "italic"))
         else:
             label, url = token[1:].split("](", 1)
-            spans.append((label, "link"))
+            spans.append((label, LINK + url[:-1]))
             if url[:-1] != label:
                 spans.append((f" ({url[:-1]})", "dim"))
         pos = m.end()

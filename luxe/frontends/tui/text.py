@@ -9,7 +9,7 @@ Nothing here does I/O.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 import attrs
 from wcwidth import wcswidth, wcwidth
@@ -254,11 +254,16 @@ _ROLES_MONO = {
 }
 
 
+LINK = "link:"  # a span whose role is "link:URL" is a hyperlink to URL
+
+
 @attrs.frozen
 class Palette:
-    """How roles look: `kind` is "256", "16", "mono" (NO_COLOR) or "plain"."""
+    """How roles look: `kind` is "256", "16", "mono" (NO_COLOR) or "plain";
+    `links`: the terminal shows OSC 8 hyperlinks."""
 
     kind: str = "256"
+    links: bool = False
 
     @property
     def styled(self) -> bool:
@@ -277,22 +282,42 @@ class Palette:
         closes with a reset, so any prefix of the output ends unstyled."""
         out = []
         for text, role in line:
+            url = ""
+            if role.startswith(LINK):
+                url, role = clean(role[len(LINK):]), "link"
             sgr = self.sgr(role) if role and self.styled else ""
-            out.append(f"\x1b[{sgr}m{text}\x1b[0m" if sgr else text)
+            shown = f"\x1b[{sgr}m{text}\x1b[0m" if sgr else text
+            if url and self.links and self.styled:
+                shown = f"\x1b]8;;{url}\x1b\\{shown}\x1b]8;;\x1b\\"
+            out.append(shown)
         return "".join(out)
 
 
-def palette_for(env: dict[str, str] | None, plain: bool, colours: int) -> Palette:
+def palette_for(env: Mapping[str, str] | None, plain: bool, colours: int) -> Palette:
     """The palette for this terminal: plain, NO_COLOR, or by colour count."""
     if plain:
         return Palette("plain")
+    links = hyperlinks(env or {})
     if env is not None and env.get("NO_COLOR", "") != "":
-        return Palette("mono")
+        return Palette("mono", links)
     if colours >= 256:
-        return Palette("256")
+        return Palette("256", links)
     if colours >= 8:
-        return Palette("16")
-    return Palette("mono")
+        return Palette("16", links)
+    return Palette("mono", links)
+
+
+def hyperlinks(env: Mapping[str, str]) -> bool:
+    """Whether the terminal shows OSC 8 links: the terminals known to, and
+    never inside tmux or screen (which drop them unless configured)."""
+    if env.get("TMUX") or env.get("STY") or env.get("TERM", "").startswith(("screen", "tmux")):
+        return False
+    if env.get("TERM_PROGRAM") in ("iTerm.app", "WezTerm", "vscode", "ghostty"):
+        return True
+    if "kitty" in env.get("TERM", "") or env.get("TERM") == "xterm-ghostty":
+        return True
+    vte = env.get("VTE_VERSION", "")
+    return vte.isdigit() and int(vte) >= 5000
 
 
 def plain_text(line: Line) -> str:

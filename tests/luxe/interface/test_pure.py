@@ -115,3 +115,17 @@ def test_a_paste_split_anywhere_across_reads_is_one_event() -> None:
         decoder = KeyDecoder(blessed.Terminal(kind="xterm-256color", force_styling=True))
         events = decoder.feed(data[:split]) + decoder.feed(data[split:])
         assert events == [Key(None, "x"), Paste("line ✓\r" * 50), Key("KEY_ENTER")], split
+
+
+def test_links_are_osc8_only_where_the_terminal_shows_them() -> None:
+    from luxe.frontends.tui.markdown import inline
+    from luxe.frontends.tui.text import hyperlinks
+
+    spans = inline("see [the docs](https://example.org/a)")
+    linked = Palette("256", links=True).render(spans)
+    assert "\x1b]8;;https://example.org/a\x1b\\" in linked and linked.count("\x1b]8;;\x1b\\") == 1
+    assert "\x1b]8" not in Palette("256").render(spans)
+    assert "\x1b" not in Palette("plain", links=True).render(spans)
+    assert hyperlinks({"TERM_PROGRAM": "WezTerm"}) and not hyperlinks({"TERM_PROGRAM": "WezTerm", "TMUX": "x"})
+    for line in render_block("[x](https://e.org/\x1b]0;pwned\x07)", 80):
+        assert "\x1b]0;" not in Palette("256", links=True).render(line)

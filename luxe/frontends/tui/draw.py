@@ -138,14 +138,15 @@ def _editor(state: ViewState, width: int) -> tuple[list[Line], tuple[int, int]]:
         for ch in logical:
             if pos == index:
                 cursor = (len(rows), used)
-            w = max(wcwidth(ch), 0) if ch >= " " else 1
+            w = max(wcwidth(ch), 0) if ch >= " " and not "\x7f" <= ch <= "\x9f" else 1
             if used + w > width:
                 row.append((chunk, ""))
                 rows.append(row)
                 row, used, chunk = [("  ", "")], 2, ""
                 if pos == index:
                     cursor = (len(rows), used)
-            chunk += ch if ch >= " " else "\ufffd"
+            # Control characters (C0, DEL, C1) never reach the terminal.
+            chunk += "\ufffd" if ch < " " or "\x7f" <= ch <= "\x9f" else ch
             used += w
             pos += 1
         if pos == index:

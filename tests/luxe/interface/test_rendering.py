@@ -110,3 +110,19 @@ def test_plain_mode_is_labelled_lines_without_escapes(ui: StartUi, repo: Path) -
     assert "\x1b" not in styled
     session.keys("C-d")
     assert session.wait_exit() == 0
+
+
+def test_escape_codes_from_tools_and_the_model_are_shown_not_obeyed(ui: StartUi) -> None:
+    command = r"printf 'before\033[2J\033]2;pwned\007after\n'; sleep 1"
+    answer = "model says \x1b]2;pwned-too\x07 and \x1b[2J done"
+    session = ui([{"tool_calls": [{"name": "bash", "args": {"command": command}}]}, {"text": answer}],
+                 "--yolo")
+    session.type("marker prompt")
+    session.keys("Enter")
+    session.wait_for("│ before")
+    session.wait_for("done")
+    screen = session.text()
+    assert "› marker prompt" in screen  # nothing cleared the screen
+    assert "pwned" not in session.tmux("display", "-p", "#{pane_title}")
+    session.keys("C-o")
+    session.wait_for("before�[2J�]2;pwned�after")

@@ -61,6 +61,7 @@ class Interface:
     # Made by _loop_state once the event loop runs.
     _ready: trio.Event
     _dirty: trio.Event
+    _wake_now: trio.Event
     _lock: trio.Lock
 
     def __init__(
@@ -101,6 +102,7 @@ class Interface:
 
             self._ready = trio.Event()
             self._dirty = trio.Event()
+            self._wake_now = trio.Event()
             self._lock = trio.Lock()
 
     def write_now(self, events: Iterable[ev.Event]) -> None:
@@ -157,8 +159,11 @@ class Interface:
             await self.controller.after_event(event)
 
     def _mark(self, urgent: bool = False) -> None:
+        """Ask for a frame; `urgent` (a keystroke) cuts the frame interval short."""
         self._urgent = self._urgent or urgent
         self._dirty.set()
+        if urgent:
+            self._wake_now.set()
 
     async def _render_loop(self) -> None:
         import trio
@@ -174,8 +179,11 @@ class Interface:
             self._dirty = trio.Event()
             wait = last + FRAME_S - trio.current_time()
             if wait > 0 and not self._urgent:
-                await trio.sleep(wait)
+                # Coalesce event-driven frames; a keystroke meanwhile draws at once.
+                with trio.move_on_after(wait):
+                    await self._wake_now.wait()
             self._urgent = False
+            self._wake_now = trio.Event()
             await self._draw()
             last = trio.current_time()
 

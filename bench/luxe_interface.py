@@ -174,7 +174,7 @@ def echo_while_streaming(root: Path) -> None:
         session = big_session(env, project, 2000)
         ui = PtyLuxe([str(LUXE), "--model", "anthropic/claude-sonnet-4-5", "--resume", session], project, env)
         ui.read_until(b"\x1b[?2026l")
-        ui.drain(0.5)
+        ui.drain(3.0)  # past the warm-up (provider import, system prompt)
         idle = keystrokes(ui, 60, 0.02)
         ui.send("stream please\r")
         ui.read_until(b"w9 ", len(ui.out))

@@ -49,6 +49,7 @@ KEYS = [
     ("Up/Down, Ctrl+R", "history, history search; Up on an empty draft while working: the queue"),
     ("Ctrl+G", "edit the draft in $EDITOR"),
     ("Ctrl+T / Ctrl+O", "show thinking / the last tool output"),
+    ("Alt+T", "cycle the reasoning effort (off, low, medium, high)"),
     ("Ctrl+Z", "suspend"),
     ("@path, !cmd", "attach a file; run a shell command"),
 ]

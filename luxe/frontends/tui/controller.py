@@ -153,6 +153,10 @@ class Controller:
             if edited is not None:
                 e.clear()
                 e.set(edited.rstrip("\n"))
+        elif name == "KEY_ALT_T":
+            levels = ("off", "low", "medium", "high")
+            current = s.status.thinking if s.status.thinking in levels else "off"
+            await self.dispatch(act.SetThinking(levels[(levels.index(current) + 1) % len(levels)]))  # type: ignore[arg-type]
         elif name == "KEY_CTRL_T":
             s.show_thinking = not s.show_thinking
             s.notice = "thinking shown" if s.show_thinking else "thinking collapsed"

@@ -11,6 +11,7 @@ change it for an event; `run` handles `/review ...`. No I/O here.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -60,16 +61,21 @@ def target_for(words: list[str]) -> dict[str, Any] | None:
     return None
 
 
-def chapter_lines(view: ReviewView, width: int) -> list[Line]:
-    """The current chapter: its title and summary, then its hunks' lines."""
-    review = view.review or {}
+def chapter_commit(view: ReviewView) -> Callable[[int], list[Line]]:
+    """A commit of the current chapter as it is now (later moves don't change it)."""
+    review, index = view.review or {}, view.chapter
+    return lambda width: chapter_lines(review, index, width)
+
+
+def chapter_lines(review: dict[str, Any], index: int, width: int) -> list[Line]:
+    """Chapter `index`: its title and summary, then its hunks' lines."""
     chapters = review.get("chapters", [])
     if not chapters:
         return [[(clean(review.get("note") or "nothing to review"), "dim")]]
-    chapter = chapters[view.chapter]
+    chapter = chapters[index]
     files = {f["id"]: f for f in review.get("files", [])}
     hunks = {h["id"]: h for h in review.get("hunks", [])}
-    out: list[Line] = [[], [(f"Chapter {view.chapter + 1}/{len(chapters)}: ", "dim"),
+    out: list[Line] = [[], [(f"Chapter {index + 1}/{len(chapters)}: ", "dim"),
                             (clean(chapter.get("title", "")), "heading")]]
     if chapter.get("summary"):
         out.append([(clean(chapter["summary"]), "dim")])
@@ -139,7 +145,7 @@ async def run(ctl: Controller, arg: str) -> None:
             view.chapter = max(view.chapter - 1, 0)
         elif chapters:
             view.chapter = min(max(int(verb) - 1, 0), len(chapters) - 1)
-        s.commits.append(lambda width: chapter_lines(view, width))
+        s.commits.append(chapter_commit(view))
     elif verb in ("ask", "comment") and text:
         severity = "question" if verb == "ask" else "suggestion"
         await edit("comment", anchor=_anchor(view), body=text, severity=severity, send=verb == "ask")
@@ -204,7 +210,7 @@ def apply_loaded(state: ViewState, e: rv.GuidedReviewLoaded, now: float) -> None
     for i, chapter in enumerate(review.get("chapters", []), 1):
         lines.append([(f"  {i}. ", "key"), (clean(chapter.get("title", "")), "")])
     state.commit_lines(lines)
-    state.commits.append(lambda width: chapter_lines(view, width))
+    state.commits.append(chapter_commit(view))
 
 
 def apply_session(state: ViewState, e: rv.ReviewSessionRestored | rv.ReviewSessionSaved, now: float) -> None:

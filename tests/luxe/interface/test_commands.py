@@ -14,16 +14,16 @@ from tests.luxe.rpc_driver import write_script
 
 def _run(session: LuxeTmux, command: str) -> None:
     session.type(command)
-    session.keys("Enter")
+    session.send_keys("Enter")
 
 
 def test_help_and_completion(ui: StartUi) -> None:
     session = ui([])
     session.type("/se")
     session.wait_for("/sessions  list sessions")
-    session.keys("Tab")
+    session.send_keys("Tab")
     session.wait_editor("› /sessions")
-    session.keys("C-u")
+    session.send_keys("C-u")
     _run(session, "/help")
     screen = session.wait_for("commands:")
     assert "Shift+Tab" in "\n".join(session.history()) and "/resume" in screen
@@ -67,7 +67,7 @@ def test_clear_asks_then_starts_a_new_session_and_resume_picks_the_old_one(ui: S
     _run(session, "/resume")
     session.wait_for("resume which session?")
     # Most recent first: the second session, then the first.
-    session.keys("Down", "Enter")
+    session.send_keys("Down", "Enter")
     session.wait_for("resumed session")
     assert "2 messages" in " ".join(session.text().split())  # the line may wrap
 
@@ -104,7 +104,7 @@ def test_custom_commands_from_config_and_only_trusted_projects(ui: StartUi, env:
     session = ui([{"text": "on it"}])
     session.type("/fi")
     session.wait_for("/fixit  Fix an issue")
-    session.keys("C-u")
+    session.send_keys("C-u")
     _run(session, "/evil")
     session.wait_for("unknown command /evil")
     _run(session, "/fixit 123")

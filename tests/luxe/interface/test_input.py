@@ -33,13 +33,13 @@ def _sessions(env: dict[str, str]) -> Path:
 def test_multiline_with_ctrl_j_and_backslash_enter(ui: StartUi, env: dict[str, str]) -> None:
     session = ui([{"text": "got it"}])
     session.type("line one")
-    session.keys("C-j")
+    session.send_keys("C-j")
     session.type("line two\\")
-    session.keys("Enter")
+    session.send_keys("Enter")
     session.type("line three")
     screen = session.wait_for("line three")
     assert "› line one" in screen and "  line two" in screen
-    session.keys("Enter")
+    session.send_keys("Enter")
     session.wait_for("got it")
     wait_until(lambda: any("line one\nline two\nline three" in t for t in _sent(_sessions(env))))
 
@@ -47,19 +47,19 @@ def test_multiline_with_ctrl_j_and_backslash_enter(ui: StartUi, env: dict[str, s
 def test_readline_keys_edit_the_draft(ui: StartUi) -> None:
     session = ui([])
     session.type("hello world")
-    session.keys("C-a")
+    session.send_keys("C-a")
     session.type(">> ")
-    session.keys("C-e")
+    session.send_keys("C-e")
     session.type("!")
     session.wait_editor("› >> hello world!")
-    session.keys("C-w")
+    session.send_keys("C-w")
     session.wait_editor("› >> hello")
-    session.keys("M-b")
+    session.send_keys("M-b")
     session.type("big ")
     session.wait_editor("› >> big hello")
-    session.keys("C-u")  # deletes back to the start of the line: "hello" stays
+    session.send_keys("C-u")  # deletes back to the start of the line: "hello" stays
     session.wait_editor("› hello")
-    session.keys("C-k")
+    session.send_keys("C-k")
     session.wait_editor("›")
 
 
@@ -67,25 +67,25 @@ def test_history_up_down_and_ctrl_r_persist_per_project(ui: StartUi) -> None:
     session = ui([{"text": "one"}, {"text": "two"}])
     for prompt, answer in (("first prompt", "one"), ("second prompt", "two")):
         session.type(prompt)
-        session.keys("Enter")
+        session.send_keys("Enter")
         session.wait_for(answer)
         wait_until(lambda: "working" not in session.status_line())
-    session.keys("Up")
+    session.send_keys("Up")
     session.wait_editor("› second prompt")
-    session.keys("Up")
+    session.send_keys("Up")
     session.wait_editor("› first prompt")
-    session.keys("Down")
+    session.send_keys("Down")
     session.wait_editor("› second prompt")
-    session.keys("Down")
+    session.send_keys("Down")
     session.wait_editor("›")
-    session.keys("C-c", "C-c")
+    session.send_keys("C-c", "C-c")
     assert session.wait_exit() == 0
 
     again = ui([])
-    again.keys("C-r")
+    again.send_keys("C-r")
     again.type("first")
     again.wait_for("(history search) first: first prompt")
-    again.keys("Enter")  # accept: the draft holds it, not sent
+    again.send_keys("Enter")  # accept: the draft holds it, not sent
     again.wait_editor("› first prompt")
 
 
@@ -108,7 +108,7 @@ def test_large_paste_is_a_chip_sent_in_full(ui: StartUi, env: dict[str, str]) ->
     session.tmux("paste-buffer", "-p", "-r", "-b", "r")
     session.wait_for("[pasted 240 lines #1]")
     session.type(" summarise")
-    session.keys("Enter")
+    session.send_keys("Enter")
     session.wait_for("read it all")
     wait_until(lambda: big + " summarise" in _sent(_sessions(env)))
 
@@ -118,9 +118,9 @@ def test_at_file_completes_and_attaches(ui: StartUi, env: dict[str, str], repo: 
     (repo / "docs" / "guide.md").write_text("the guide body 4711\n")
     session = ui([{"text": "read the guide"}])
     session.type("look at @gui")
-    session.keys("Tab")
+    session.send_keys("Tab")
     session.wait_for("look at @docs/guide.md")
-    session.keys("Enter")
+    session.send_keys("Enter")
     session.wait_for("read the guide")
     wait_until(lambda: any("4711" in t for t in _sent(_sessions(env))))
 
@@ -128,12 +128,12 @@ def test_at_file_completes_and_attaches(ui: StartUi, env: dict[str, str], repo: 
 def test_bang_runs_a_shell_command_through_the_gate(ui: StartUi, env: dict[str, str]) -> None:
     session = ui([{"text": "I can see the listing"}])
     session.type("!echo from-the-shell-42")
-    session.keys("Enter")
+    session.send_keys("Enter")
     session.wait_for("y once")
-    session.keys("y")
+    session.send_keys("y")
     session.wait_for(lambda s: "✓ bash echo from-the-shell-42" in s)
     session.type("what did it say?")
-    session.keys("Enter")
+    session.send_keys("Enter")
     session.wait_for("I can see the listing")
     wait_until(lambda: any("from-the-shell-42" in t for t in _sent(_sessions(env))))
 
@@ -147,6 +147,6 @@ def test_a_megabyte_paste_arrives_byte_for_byte(ui: StartUi, env: dict[str, str]
     session.tmux("load-buffer", "-b", "m", str(source))
     session.tmux("paste-buffer", "-p", "-r", "-b", "m")
     session.wait_for(f"[pasted {big.count(chr(10)) + 1} lines #1]", timeout=60)
-    session.keys("Enter")
+    session.send_keys("Enter")
     session.wait_for("got the megabyte", timeout=60)
     wait_until(lambda: big in _sent(_sessions(env)), 30)

@@ -18,15 +18,15 @@ def test_prompt_streams_answer_and_exit_restores_terminal(ui: StartUi, env: dict
     session = ui([{"text": "The answer is **forty-two**, said the script.\n\nA second paragraph."}])
     assert "ask" in session.status_line()
     session.type("what is the answer?")
-    session.keys("Enter")
+    session.send_keys("Enter")
     session.wait_for("A second paragraph.")
     screen = session.text()
     assert "› what is the answer?" in screen
     assert "The answer is forty-two, said the script." in screen  # markdown rendered
     pid = session.luxe_pid
-    session.keys("C-c")
+    session.send_keys("C-c")
     session.wait_for("press Ctrl+C again")
-    session.keys("C-c")
+    session.send_keys("C-c")
     assert session.wait_exit() == 0
     assert {"icanon", "echo", "isig", "icrnl", "ixon"} <= set(session.after_exit().split())
     wait_until(lambda: not alive(pid), 10)
@@ -49,7 +49,7 @@ def test_not_a_terminal_says_use_print_or_rpc(tmp_path: Path, env: dict[str, str
 def test_sigterm_restores_terminal(ui: StartUi, env: dict[str, str]) -> None:
     session = ui([{"text": "slow", "delay_s": 30}])
     session.type("go")
-    session.keys("Enter")
+    session.send_keys("Enter")
     session.wait_for("working")
     os.kill(session.luxe_pid, signal.SIGTERM)
     assert session.wait_exit() == 0
@@ -61,10 +61,10 @@ def test_first_prompt_argument_and_resume_picker(ui: StartUi) -> None:
     first = ui([{"text": "answered the argument"}], "what is this repo?")
     first.wait_for("answered the argument")
     assert "› what is this repo?" in first.text()
-    first.keys("C-c", "C-c")
+    first.send_keys("C-c", "C-c")
     assert first.wait_exit() == 0
     picker = ui([], "--resume", wait="resume which session?")
-    picker.keys("Enter")
+    picker.send_keys("Enter")
     picker.wait_for("resumed session")
 
 
@@ -75,12 +75,12 @@ def test_ctrl_z_gives_the_terminal_back_and_sigcont_takes_it_again(ui: StartUi) 
     pid = session.luxe_pid
     tty = os.readlink(f"/proc/{pid}/fd/0")
     session.type("draft kept")
-    session.keys("C-z")
+    session.send_keys("C-z")
     wait_until(lambda: Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "T", 10)
     modes = subprocess.run(["stty", "-F", tty, "-a"], capture_output=True, text=True, check=True).stdout
     assert {"icanon", "echo", "isig"} <= set(modes.split())
     assert "draft kept" not in session.text()  # the live region was taken down
     os.kill(pid, signal.SIGCONT)  # what `fg` sends
     session.wait_for("› draft kept")
-    session.keys("Enter")
+    session.send_keys("Enter")
     session.wait_for("after the resume")

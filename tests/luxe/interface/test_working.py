@@ -14,10 +14,10 @@ def test_enter_steers_the_running_turn(ui: StartUi, env: dict[str, str]) -> None
     session = ui([{"tool_calls": [{"name": "bash", "args": {"command": "sleep 1"}}]}, {"text": "steered answer"}],
                  "--yolo")
     session.type("start")
-    session.keys("Enter")
+    session.send_keys("Enter")
     session.wait_for("working")
     session.type("also check the tests")
-    session.keys("Enter")
+    session.send_keys("Enter")
     session.wait_for("↳ steer: also check the tests")
     session.wait_for("steered answer")
     wait_until(lambda: any("also check the tests" in t for t in _sent(_sessions(env))))
@@ -26,20 +26,20 @@ def test_enter_steers_the_running_turn(ui: StartUi, env: dict[str, str]) -> None
 def test_tab_queues_and_a_queued_item_can_be_edited_and_removed(ui: StartUi, env: dict[str, str]) -> None:
     session = ui([{"text": "first", "delay_s": 3}, {"text": "second answer"}])
     session.type("one")
-    session.keys("Enter")
+    session.send_keys("Enter")
     session.wait_for("working")
     for text in ("queued alpha", "queued beta", "queued gamma"):
         session.type(text)
-        session.keys("Tab")
+        session.send_keys("Tab")
     session.wait_for("queued 3: queued gamma")
-    session.keys("Up")  # empty draft while working: into the queue (last item)
+    session.send_keys("Up")  # empty draft while working: into the queue (last item)
     session.wait_for("Enter edits")
-    session.keys("Up", "DC")  # remove "queued beta"
+    session.send_keys("Up", "DC")  # remove "queued beta"
     session.wait_for(lambda s: "queued beta" not in s and "queued 2: queued gamma" in s)
-    session.keys("Up", "Enter")  # edit "queued alpha"
+    session.send_keys("Up", "Enter")  # edit "queued alpha"
     session.wait_editor("› queued alpha")
     session.type(" edited")
-    session.keys("Tab")  # back into its place
+    session.send_keys("Tab")  # back into its place
     session.wait_for("queued 1: queued alpha edited")
     session.wait_for("second answer", timeout=60)
     wait_until(lambda: "queued alpha edited" in _sent(_sessions(env)))
@@ -49,12 +49,12 @@ def test_tab_queues_and_a_queued_item_can_be_edited_and_removed(ui: StartUi, env
 def test_esc_cancels_and_puts_queued_text_back(ui: StartUi) -> None:
     session = ui([SLOW])
     session.type("go")
-    session.keys("Enter")
+    session.send_keys("Enter")
     session.wait_for("working on it")
     session.type("later please")
-    session.keys("Tab")
+    session.send_keys("Tab")
     session.wait_for("queued 1: later please")
-    session.keys("Escape")
+    session.send_keys("Escape")
     session.wait_for("cancelled")
     session.wait_editor("› later please")
     assert "working" not in session.status_line()
@@ -63,15 +63,15 @@ def test_esc_cancels_and_puts_queued_text_back(ui: StartUi) -> None:
 def test_ctrl_c_cancels_then_clears_then_exits(ui: StartUi) -> None:
     session = ui([SLOW])
     session.type("go")
-    session.keys("Enter")
+    session.send_keys("Enter")
     session.wait_for("working on it")
-    session.keys("C-c")
+    session.send_keys("C-c")
     session.wait_for("cancelled")
     wait_until(lambda: "working" not in session.status_line())
     session.type("a draft")
-    session.keys("C-c")
+    session.send_keys("C-c")
     session.wait_editor("›")
-    session.keys("C-c")
+    session.send_keys("C-c")
     session.wait_for("press Ctrl+C again to exit")
-    session.keys("C-c")
+    session.send_keys("C-c")
     assert session.wait_exit() == 0

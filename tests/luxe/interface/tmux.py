@@ -1,35 +1,33 @@
 """Drive the real `luxe` interface inside a private tmux server, as a person would.
 
     ui = LuxeTmux(tmp_path, repo, env, ["--model", "scripted:PATH"]).start()
-    ui.type("hello"); ui.keys("Enter")
+    ui.type("hello"); ui.send_keys("Enter")
     ui.wait_for("the answer")          # poll the visible screen
     ui.history() -> list[str]          # scrollback + screen (capture-pane -S -)
-    ui.keys("C-c", "C-c"); ui.wait_exit() == 0
+    ui.send_keys("C-c", "C-c"); ui.wait_exit() == 0
     ui.after_exit()                    # `stty -a` recorded by the wrapper shell
     ui.luxe_pid                        # for /proc checks
 
 The wrapper shell runs luxe, then records its status and the tty modes, then
-sleeps, so the pane outlives luxe. The same approach as tests/laura/tmux.py,
-whose /proc and polling helpers are reused.
+sleeps, so the pane outlives luxe. A PrivateTmux (tests/laura/tmux.py):
+screen, keys, pastes and waits are shared with Laura's sessions.
 """
 
 from __future__ import annotations
 
 import shlex
-import subprocess
 import sys
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
-from tests.laura.tmux import children_of, close_tmux, wait_until
+from tests.laura.tmux import PrivateTmux, children_of, close_tmux, wait_until
 
 LUXE = [sys.executable, "-m", "luxe"]
 WAIT_S = 30.0
 
 
-class LuxeTmux:
+class LuxeTmux(PrivateTmux):
     def __init__(
         self, tmp_path: Path, cwd: Path, env: dict[str, str], args: Sequence[str] = (),
         width: int = 80, height: int = 24,
@@ -45,15 +43,6 @@ class LuxeTmux:
         self.after = self.root / "after"
         self._pid: int | None = None
 
-    def tmux(self, *args: str, check: bool = True) -> str:
-        done = subprocess.run(
-            ["tmux", "-L", self.socket, "-f", "/dev/null", *args], env=self.env,
-            capture_output=True, text=True, timeout=WAIT_S,
-        )
-        if check and done.returncode != 0:
-            raise AssertionError(f"tmux {args} failed: {done.stderr}")
-        return done.stdout
-
     def start(self, wait: str | None = "›") -> LuxeTmux:
         after = shlex.quote(str(self.after))
         script = (
@@ -66,12 +55,6 @@ class LuxeTmux:
             self.wait_for(wait)
         return self
 
-    def screen(self) -> list[str]:
-        return self.tmux("capture-pane", "-p").split("\n")[: self.height]
-
-    def text(self) -> str:
-        return "\n".join(self.screen())
-
     def history(self) -> list[str]:
         """Every row: the scrollback, then the screen (trailing blanks cut)."""
         rows = self.tmux("capture-pane", "-p", "-S", "-", "-E", "-").split("\n")
@@ -79,28 +62,8 @@ class LuxeTmux:
             rows.pop()
         return rows
 
-    def keys(self, *keys: str) -> None:
-        self.tmux("send-keys", *keys)
-
-    def type(self, text: str) -> None:
-        self.tmux("send-keys", "-l", text)
-
-    def send_bytes(self, data: bytes) -> None:
-        self.tmux("send-keys", "-H", *(f"{byte:02x}" for byte in data))
-
     def resize(self, width: int, height: int) -> None:
         self.tmux("resize-window", "-x", str(width), "-y", str(height))
-
-    def wait_for(self, expect: str | Callable[[str], Any], timeout: float = WAIT_S) -> str:
-        def check() -> str | None:
-            text = self.text()
-            ok = expect(text) if callable(expect) else expect in text
-            return text if ok else None
-
-        try:
-            return str(wait_until(check, timeout))
-        except AssertionError:
-            raise AssertionError(f"screen never showed {expect!r}; screen:\n{self.text()}") from None
 
     def rows(self) -> list[str]:
         """The screen's rows down to the last one that is not blank."""

@@ -165,6 +165,7 @@ def run(options: Options, env: Mapping[str, str] | None = None) -> int:
         trio.run(_main, startup, front)
     except Exception:
         log.exception("luxe failed")
+        print(f"luxe: internal error; the log says more: {paths.log_file}", file=sys.stderr)
         return 1
     return 0
 

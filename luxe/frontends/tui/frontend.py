@@ -29,11 +29,12 @@ import os
 import shlex
 import signal
 import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TextIO
 
 from luxe.frontends.tui.draw import live_rows
 from luxe.frontends.tui.history import History, history_file
@@ -87,6 +88,7 @@ class Interface:
         self.pick_session = pick_session
         self.config_dir, self.trust_project = config_dir, trust_project
         self._history = History.load(history_file(state_dir, cwd))
+        self._stdio = _StdioToLog(state_dir / "luxe.log")
         self._urgent = False
         self._suspended = False
         self._entered = False
@@ -110,6 +112,7 @@ class Interface:
         (blocking, before the event loop exists)."""
         for event in events:
             apply(self.state, event, 0.0)
+        self._stdio.enter()
         try:
             self.tty.write_blocking(self.tty.enter())
             self._entered = True
@@ -151,6 +154,7 @@ class Interface:
             on_broken()
         finally:
             self._restore()
+            self._stdio.leave()
             with trio.CancelScope(shield=True):
                 await self.tty.aclose()
 
@@ -336,6 +340,31 @@ class Interface:
                 await self.tty.write(self.tty.enter())
                 self.live.forget()
                 self._suspended = False
+
+
+class _StdioToLog:
+    """While the interface draws, Python's stdout and stderr (a stray print,
+    a warning) go to the log file instead of between the frames."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._saved: tuple[TextIO, TextIO] | None = None
+        self._file: TextIO | None = None
+
+    def enter(self) -> None:
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._file = open(self.path, "a", encoding="utf-8", buffering=1)  # noqa: SIM115
+        except OSError:
+            return
+        self._saved = (sys.stdout, sys.stderr)
+        sys.stdout = sys.stderr = self._file
+
+    def leave(self) -> None:
+        if self._saved is not None and self._file is not None:
+            sys.stdout, sys.stderr = self._saved
+            self._file.close()
+            self._saved = self._file = None
 
 
 def _drain(events: trio.MemoryReceiveChannel[ev.Event]) -> list[ev.Event]:

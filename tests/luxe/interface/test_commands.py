@@ -114,3 +114,11 @@ def test_custom_commands_from_config_and_only_trusted_projects(ui: StartUi, env:
     trusted = ui([], "--trust-project")
     trusted.type("/ev")
     trusted.wait_for("/evil  Project command")
+
+
+def test_pr_is_not_there_yet_and_exit_leaves(ui: StartUi) -> None:
+    session = ui([])
+    _run(session, "/pr")
+    session.wait_for("/pr is not available in the interface yet")
+    _run(session, "/exit")
+    assert session.wait_exit() == 0

@@ -89,3 +89,14 @@ def test_shift_tab_cycles_modes_and_plan_is_enforced_by_the_engine(ui: StartUi, 
     wait_until(lambda: session.status_line().startswith("ask"))
 
 
+
+
+def test_esc_rejects_without_a_note(ui: StartUi, repo: Path) -> None:
+    session = ui([_bash("touch nope.txt"), {"text": "not run"}])
+    session.type("try")
+    session.send_keys("Enter")
+    session.wait_for("y once")
+    session.send_keys("Escape")
+    session.wait_for("not run")
+    assert "rejected: bash" in session.text()
+    assert not (repo / "nope.txt").exists()

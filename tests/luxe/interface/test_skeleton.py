@@ -11,7 +11,12 @@ from pathlib import Path
 
 from tests.laura.tmux import alive, wait_until
 from tests.luxe.interface.conftest import StartUi
-from tests.luxe.rpc_driver import SCOPE_VAR, processes_with_env_marker
+from tests.luxe.rpc_driver import (
+    SCOPE_VAR,
+    processes_with_env_marker,
+    processes_with_marker,
+    unique_duration,
+)
 
 
 def test_prompt_streams_answer_and_exit_restores_terminal(ui: StartUi, env: dict[str, str]) -> None:
@@ -84,3 +89,15 @@ def test_ctrl_z_gives_the_terminal_back_and_sigcont_takes_it_again(ui: StartUi) 
     session.wait_for("› draft kept")
     session.send_keys("Enter")
     session.wait_for("after the resume")
+
+
+def test_closing_the_terminal_mid_tool_leaves_no_process(ui: StartUi, env: dict[str, str]) -> None:
+    duration = unique_duration()
+    session = ui([{"tool_calls": [{"name": "bash", "args": {"command": f"sleep {duration}"}}]}], "--yolo")
+    session.type("run the long one")
+    session.send_keys("Enter")
+    wait_until(lambda: processes_with_marker(duration, scope=env), 30)
+    pid = session.luxe_pid
+    session.tmux("kill-server")  # the terminal goes away: SIGHUP
+    wait_until(lambda: not alive(pid), 30)
+    wait_until(lambda: processes_with_marker(duration, scope=env) == [], 30)

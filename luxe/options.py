@@ -6,9 +6,22 @@ A plain value with no behaviour, so `luxe.cli` (which builds it) and
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import attrs
 
 PERMISSION_MODES = ("ask", "accept-edits", "read-only", "yolo")
+OUTPUT_FORMATS = ("text", "json", "stream-json")
+ON_ASK = ("deny", "allow", "fail")
+
+
+class PrintOptions(NamedTuple):
+    """`luxe -p`: one prompt, answered headless (luxe.frontends.print_mode)."""
+
+    prompt: str | None = None  # None: the prompt is read from stdin
+    output_format: str = "text"
+    on_ask: str = "deny"
+    timeout_s: float | None = None
 
 
 @attrs.frozen
@@ -23,6 +36,7 @@ class Options:
     trust_project: bool = False
     verbose: bool = False
     max_turns: int | None = None
-    # The interface: a first prompt, and the screen-reader mode.
+    print: PrintOptions | None = None  # set by -p/--print
+    # The interface (neither -p nor --rpc): a first prompt, the screen-reader mode.
     prompt: str | None = None
     plain: bool = False

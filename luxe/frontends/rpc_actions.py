@@ -16,10 +16,11 @@ import trio
 from luxe.engine.ports import ModelSource
 from luxe.engine.session import Session
 from luxe.engine.store import SessionNotFound, SessionStore
-from luxe.protocol import Action, Rejection
 from luxe.protocol import actions as act
 from luxe.protocol import events as ev
 from luxe.protocol import review as rv
+from luxe.protocol.actions import Action
+from luxe.protocol.rejection import Rejection
 
 # Guided Review actions go to the review's owner (luxe.review.service).
 ReviewHandler = Callable[[rv.ReviewAction], Awaitable[None]]
@@ -88,7 +89,7 @@ class RpcActions:
         if not action.text.strip():
             return "submit_user_message: field `text` is empty"
         paths = tuple(a.path for a in action.attachments or [])
-        await self.session.start_turn(action.text, attachments=paths)
+        await self.session.start_turn(action.text, context=action.context, attachments=paths)
         return None
 
     async def _run_shell(self, action: act.RunShell) -> str | None:

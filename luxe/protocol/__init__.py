@@ -13,7 +13,8 @@ from luxe.protocol.events import EVENT_TYPES, PROTOCOL_VERSION, Event
 
 if TYPE_CHECKING:
     from luxe.protocol.actions import ACTION_TYPES, Action
-    from luxe.protocol.wire import Rejection, decode_action, encode_event, frame_dict
+    from luxe.protocol.rejection import Rejection
+    from luxe.protocol.wire import decode_action, encode_event, frame_dict
 
 __all__ = [
     "ACTION_TYPES",
@@ -30,7 +31,7 @@ __all__ = [
 _LAZY = {
     "ACTION_TYPES": "luxe.protocol.actions",
     "Action": "luxe.protocol.actions",
-    "Rejection": "luxe.protocol.wire",
+    "Rejection": "luxe.protocol.rejection",
     "decode_action": "luxe.protocol.wire",
     "encode_event": "luxe.protocol.wire",
     "frame_dict": "luxe.protocol.wire",

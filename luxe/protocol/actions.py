@@ -29,6 +29,8 @@ class SubmitUserMessage(Frame):
     KIND: ClassVar[str] = "submit_user_message"
     text: str
     attachments: list[Attachment] | None = None
+    # Text attached under the prompt, marked as context (`luxe -p` sends stdin here).
+    context: str | None = None
 
 
 @frame
@@ -67,7 +69,8 @@ class RespondPermission(Frame):
 
 @frame
 class AnswerQuestion(Frame):
-    """Answer a `question_asked` prompt: `{answered: [..]}` or `{dismissed: true}`."""
+    """Answer a `question_asked` prompt: `{answered: [..]}` or
+    `{dismissed: true, reason?: "..."}` (the reason is told to the model)."""
 
     KIND: ClassVar[str] = "answer_question"
     id: str

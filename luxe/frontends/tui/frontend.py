@@ -1,15 +1,14 @@
 """The interface's front end: terminal in, events in, frames out.
 
-`Interface` has the same three entry points as the RPC front end, so the
-composition root runs either the same way:
+`Interface` is a FrontEnd (luxe.frontends.face), as --rpc's and -p's are:
 
-    write_now(handshake)    the first events (before the loop runs)
-    serve(events, on_broken) the event consumer and renderer; owns the
-                             terminal and restores it when it returns,
-                             raises or is cancelled
-    read(dispatch)          the key reader; returns when the person leaves
+    handshake(events)           the first events (before the loop runs)
+    serve_output(events, ...)   the event consumer and renderer; owns the
+                                terminal and restores it when it returns,
+                                raises or is cancelled
+    serve_input(actions, stop)  the key reader; sets stop when the person leaves
 
-The first frame (prompt and status line) is drawn by write_now, before trio,
+The first frame (prompt and status line) is drawn by handshake, before trio,
 blessed and the engine are imported: the prompt is visible as soon as the
 session is known, as `ready` is for --rpc. Only light modules load here.
 
@@ -32,7 +31,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
@@ -47,6 +46,7 @@ from luxe.protocol import events as ev
 if TYPE_CHECKING:
     import trio
 
+    from luxe.frontends.rpc_actions import RpcActions
     from luxe.frontends.tui.controller import Controller
     from luxe.protocol import Action, Rejection
 
@@ -107,7 +107,18 @@ class Interface:
             self._wake_now = trio.Event()
             self._lock = trio.Lock()
 
-    def write_now(self, events: Iterable[ev.Event]) -> None:
+    def signalled(self, signum: int) -> None:
+        return None
+
+    def exit_status(self) -> int:
+        return 0
+
+    async def serve_input(self, actions: RpcActions, stop: trio.Event) -> None:
+        """Keys until the person leaves; then the session stops."""
+        await self.read(actions.dispatch)
+        stop.set()
+
+    def handshake(self, events: list[ev.Event]) -> None:
         """The handshake: take the terminal and draw the first frame now
         (blocking, before the event loop exists)."""
         for event in events:
@@ -122,7 +133,7 @@ class Interface:
 
     # -- events and drawing -----------------------------------------------------
 
-    async def serve(
+    async def serve_output(
         self, events: trio.MemoryReceiveChannel[ev.Event], on_broken: Callable[[], None]
     ) -> None:
         """Consume events and draw until the channel closes; the terminal is

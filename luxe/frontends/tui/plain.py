@@ -14,8 +14,9 @@ ends the session cleanly. Same actions, same events as every front end.
 from __future__ import annotations
 
 import os
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import trio
 
@@ -28,6 +29,9 @@ from luxe.frontends.tui.view import ViewState, apply, key_arg
 from luxe.protocol import Action, Rejection
 from luxe.protocol import actions as act
 from luxe.protocol import events as ev
+
+if TYPE_CHECKING:
+    from luxe.frontends.rpc_actions import RpcActions
 
 Dispatch = Callable[[Action | Rejection], Awaitable[bool]]
 WIDTH = 10_000  # the terminal wraps; a screen reader reads whole lines
@@ -63,11 +67,22 @@ class PlainInterface:
             except OSError:
                 return
 
-    def write_now(self, events: Iterable[ev.Event]) -> None:
+    def signalled(self, signum: int) -> None:
+        return None
+
+    def exit_status(self) -> int:
+        return 0
+
+    async def serve_input(self, actions: RpcActions, stop: trio.Event) -> None:
+        """Keys until the person leaves; then the session stops."""
+        await self.read(actions.dispatch)
+        stop.set()
+
+    def handshake(self, events: list[ev.Event]) -> None:
         for event in events:
             self._show(event)
 
-    async def serve(
+    async def serve_output(
         self, events: trio.MemoryReceiveChannel[ev.Event], on_broken: Callable[[], None]
     ) -> None:
         async with events:

@@ -47,7 +47,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     session.add_argument(
         "prompt", nargs="?", metavar="PROMPT",
-        help="the interface's first prompt, or -p's (piped stdin is attached as context)",
+        help="the first prompt (-p: piped stdin is attached as context)",
     )
     session.add_argument("--rpc", action="store_true", help="run headless, speaking JSON lines")
     session.add_argument(
@@ -56,7 +56,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     session.add_argument(
         "--resume", metavar="ID", nargs="?", const="",
-        help="resume the session with this id (the interface: no ID opens a picker)",
+        help="resume session ID (the interface: a picker without ID)",
     )
     session.add_argument(
         "--timeout", type=float, metavar="SECONDS",
@@ -105,7 +105,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     output.add_argument(
         "--plain", action="store_true",
-        help="the interface as labelled plain lines, no cursor movement (screen readers)",
+        help="the interface as labelled plain lines (screen readers)",
     )
     output.add_argument(
         "--verbose", action="store_true",

@@ -110,6 +110,11 @@ class Interface:
     def signalled(self, signum: int) -> None:
         return None
 
+    def closing(self) -> None:
+        """Nothing to release early: the terminal is drawn to until the
+        session's last event, then restored (serve_output's finally)."""
+        return None
+
     def exit_status(self) -> int:
         return 0
 

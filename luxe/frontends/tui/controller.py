@@ -37,6 +37,10 @@ class Screen(Protocol):
 
     async def edit_externally(self, text: str) -> str | None: ...
 
+    def redraw(self) -> None:
+        """Draw the live region again from its top (Ctrl+L)."""
+        ...
+
 
 class Controller:
     def __init__(
@@ -166,7 +170,7 @@ class Controller:
             s.search, s.search_hit = "", None
             self.browse.draft = e.text
         elif name == "KEY_CTRL_L":
-            pass  # the next frame redraws the live region whole
+            self.screen.redraw()
         elif name == "KEY_UP":
             if s.busy and s.queue and not e.text:
                 s.queue_cursor = len(s.queue) - 1

@@ -329,6 +329,11 @@ class Interface:
             self._suspended = False
         self._mark(urgent=True)
 
+    def redraw(self) -> None:
+        """Ctrl+L: the next frame goes to the region's top and draws it whole."""
+        self.live.reflowed(self.tty.size()[0])
+        self._mark(urgent=True)
+
     async def edit_externally(self, text: str) -> str | None:
         """Ctrl+G: the draft in $VISUAL/$EDITOR; None if it failed."""
         import trio

@@ -244,6 +244,9 @@ class _NoScreen:
     async def edit_externally(self, text: str) -> str | None:
         return None
 
+    def redraw(self) -> None:
+        return None
+
 
 def _in_trio() -> bool:
     try:

@@ -101,3 +101,11 @@ def test_closing_the_terminal_mid_tool_leaves_no_process(ui: StartUi, env: dict[
     session.tmux("kill-server")  # the terminal goes away: SIGHUP
     wait_until(lambda: not alive(pid), 30)
     wait_until(lambda: processes_with_marker(duration, scope=env) == [], 30)
+
+
+def test_ctrl_l_redraws_the_live_region_in_place(ui: StartUi) -> None:
+    session = ui([])
+    session.type("a draft")
+    session.send_keys("C-l", "C-l")
+    session.wait_editor("› a draft")
+    assert sum("scripted:" in row for row in session.history()) == 1

@@ -35,6 +35,8 @@ from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
+import attrs
+
 from luxe.frontends.tui.draw import live_rows
 from luxe.frontends.tui.history import History, history_file
 from luxe.frontends.tui.live import LiveRegion
@@ -59,12 +61,6 @@ Dispatch = Callable[["Action | Rejection"], Awaitable[bool]]
 
 
 class Interface:
-    # Made by _loop_state once the event loop runs.
-    _ready: trio.Event
-    _dirty: trio.Event
-    _wake_now: trio.Event
-    _lock: trio.Lock
-
     def __init__(
         self,
         *,
@@ -92,20 +88,19 @@ class Interface:
         self._urgent = False
         self._suspended = False
         self._entered = False
+        self._sync: _Sync | None = None
         self.controller: Controller | None = None
 
     # -- the handshake ----------------------------------------------------------
 
-    def _loop_state(self) -> None:
+    def _loop_state(self) -> _Sync:
         """The loop's synchronisation objects, made once by whichever of
-        serve and read runs first (trio is not imported before)."""
-        if "_ready" not in self.__dict__:
+        serve_output and serve_input runs first (trio is not loaded before)."""
+        if self._sync is None:
             import trio
 
-            self._ready = trio.Event()
-            self._dirty = trio.Event()
-            self._wake_now = trio.Event()
-            self._lock = trio.Lock()
+            self._sync = _Sync(trio.Event(), trio.Event(), trio.Event(), trio.Lock())
+        return self._sync
 
     def signalled(self, signum: int) -> None:
         return None
@@ -150,7 +145,7 @@ class Interface:
             self.tty.open_stream()
             if not self._entered:
                 await self.tty.write(self.tty.enter())
-            self._ready.set()
+            self._loop_state().ready.set()
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(self._find_branch)
                 nursery.start_soon(self._render_loop)
@@ -181,29 +176,30 @@ class Interface:
     def _mark(self, urgent: bool = False) -> None:
         """Ask for a frame; `urgent` (a keystroke) cuts the frame interval short."""
         self._urgent = self._urgent or urgent
-        self._dirty.set()
+        self._loop_state().dirty.set()
         if urgent:
-            self._wake_now.set()
+            self._loop_state().wake_now.set()
 
     async def _render_loop(self) -> None:
         import trio
 
+        sync = self._loop_state()
         last = -1.0
         while True:
             animating = bool(self.state.status.streaming or self.state.tools)
             if animating:
                 with trio.move_on_after(SPINNER_S):
-                    await self._dirty.wait()
+                    await sync.dirty.wait()
             else:
-                await self._dirty.wait()
-            self._dirty = trio.Event()
+                await sync.dirty.wait()
+            sync.dirty = trio.Event()
             wait = last + FRAME_S - trio.current_time()
             if wait > 0 and not self._urgent:
                 # Coalesce event-driven frames; a keystroke meanwhile draws at once.
                 with trio.move_on_after(wait):
-                    await self._wake_now.wait()
+                    await sync.wake_now.wait()
             self._urgent = False
-            self._wake_now = trio.Event()
+            sync.wake_now = trio.Event()
             await self._draw()
             last = trio.current_time()
 
@@ -212,7 +208,7 @@ class Interface:
             return
         import trio
 
-        async with self._lock:
+        async with self._loop_state().lock:
             await self.tty.write(self._frame(trio.current_time()))
 
     def _frame(self, now: float) -> str:
@@ -250,7 +246,7 @@ class Interface:
 
         with trio.open_signal_receiver(signal.SIGWINCH) as signals:
             async for _ in signals:
-                async with self._lock:
+                async with self._loop_state().lock:
                     width, _ = self.tty.size()
                     self.live.reflowed(width)
                 self._mark(urgent=True)
@@ -274,7 +270,7 @@ class Interface:
         from luxe.protocol import actions as act
 
         self._loop_state()
-        await self._ready.wait()
+        await self._loop_state().ready.wait()
         commands.configure(self.cwd, self.config_dir, self.trust_project)
         self.controller = controller = Controller(self.state, dispatch, self._history, self.cwd, self)
         if self.pick_session:
@@ -320,7 +316,7 @@ class Interface:
         """Ctrl+Z: give the terminal back, stop, and take it again on `fg`."""
         import trio  # noqa: F401 -- already loaded: the loop runs
 
-        async with self._lock:
+        async with self._loop_state().lock:
             self._suspended = True
             self._restore()
             os.kill(os.getpid(), signal.SIGSTOP)
@@ -339,7 +335,7 @@ class Interface:
         import trio
 
         editor = self.env.get("VISUAL") or self.env.get("EDITOR") or "vi"
-        async with self._lock:
+        async with self._loop_state().lock:
             self._suspended = True
             self._restore()
             try:
@@ -361,6 +357,16 @@ class Interface:
                 await self.tty.write(self.tty.enter())
                 self.live.forget()
                 self._suspended = False
+
+
+@attrs.define
+class _Sync:
+    """The render loop's wake-ups and the lock that orders writes to the terminal."""
+
+    ready: trio.Event  # the terminal is ours: keys may be read
+    dirty: trio.Event  # something changed: draw a frame
+    wake_now: trio.Event  # a keystroke: draw without waiting for the frame interval
+    lock: trio.Lock
 
 
 class _StdioToLog:

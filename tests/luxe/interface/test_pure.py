@@ -129,3 +129,15 @@ def test_links_are_osc8_only_where_the_terminal_shows_them() -> None:
     assert hyperlinks({"TERM_PROGRAM": "WezTerm"}) and not hyperlinks({"TERM_PROGRAM": "WezTerm", "TMUX": "x"})
     for line in render_block("[x](https://e.org/\x1b]0;pwned\x07)", 80):
         assert "\x1b]0;" not in Palette("256", links=True).render(line)
+
+
+def test_the_first_frame_needs_no_trio_blessed_or_converter() -> None:
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys, luxe.frontends.tui.frontend, luxe.frontends.tui.entry;"
+        "print(sorted(m for m in ('trio', 'blessed', 'cattrs', 'httpx', 'pygments') if m in sys.modules))"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"

@@ -176,6 +176,7 @@ def run(
         trio.run(_main, startup, front)
     except Exception:
         log.exception("luxe failed")
+        print(f"luxe: internal error; the log says more: {paths.log_file}", file=sys.stderr)
         return 1
     finally:
         from luxe.tools.escapees import kill_descendants

@@ -37,3 +37,6 @@ class Options:
     verbose: bool = False
     max_turns: int | None = None
     print: PrintOptions | None = None  # set by -p/--print
+    # The interface (neither -p nor --rpc): a first prompt, the screen-reader mode.
+    prompt: str | None = None
+    plain: bool = False

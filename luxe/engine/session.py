@@ -172,6 +172,13 @@ class Session:
             await self.emit(ev.MessageQueued(text, position))
         return turn
 
+    async def start_shell(self, command: str) -> Turn:
+        """Queue `!command`: the bash tool through the gate, its output added
+        to history as the user's, no model call (luxe.engine.turn.run_shell)."""
+        turn = await self.start_turn(f"!{command}")
+        turn.shell = command
+        return turn
+
     def steer(self, text: str) -> str | None:
         if not isinstance(self.current, Turn):
             return "steer_turn: no turn is running"
@@ -203,6 +210,23 @@ class Session:
 
     async def set_thinking(self, level: str) -> None:
         self.thinking = level
+        await self.emit(self.state_event())
+
+    def switch(self, file: SessionFile, *, resumed: bool) -> str | None:
+        """Go on in another session file (a new one, or one resumed), in the
+        same process; refused while a turn or compaction runs or waits."""
+        if self.busy:
+            return "a turn is running; cancel it or wait until it ends"
+        self.file.close()
+        self.file = file
+        self.history = History(file.messages)
+        self.resumed = resumed
+        self.session_cost_usd = None
+        return None
+
+    async def set_permission_mode(self, mode: str) -> None:
+        """The gate's mode (the caller checks what it may be set to)."""
+        self.gate.permission_mode = mode
         await self.emit(self.state_event())
 
     async def set_auto_approve(self, enabled: bool) -> None:

@@ -15,7 +15,7 @@ import trio
 
 from luxe.engine.ports import ModelSource
 from luxe.engine.session import Session
-from luxe.engine.store import SessionStore
+from luxe.engine.store import SessionNotFound, SessionStore
 from luxe.protocol import actions as act
 from luxe.protocol import events as ev
 from luxe.protocol import review as rv
@@ -45,6 +45,7 @@ class RpcActions:
             act.Close: self._close,
             act.SubmitUserMessage: self._submit,
             act.SteerTurn: self._steer,
+            act.RunShell: self._run_shell,
             act.CancelTurn: self._cancel,
             act.RespondPermission: self._respond_permission,
             act.AnswerQuestion: self._answer_question,
@@ -52,10 +53,15 @@ class RpcActions:
             act.SetMode: self._set_mode,
             act.SetThinking: self._set_thinking,
             act.SetPermissionAutoApprove: self._set_auto_approve,
+            act.SetPermissionMode: self._set_permission_mode,
+            act.NewSession: self._switch,
+            act.ResumeSession: self._switch,
             act.ListSessions: self._list_sessions,
             act.Compact: self._compact,
             **{kind: self._review for kind in rv.REVIEW_ACTIONS},
         }
+        # set_permission_mode never turns on yolo, nor leaves read-only.
+        self._start_permission_mode = session.gate.permission_mode
 
     async def dispatch(self, action: Action | Rejection) -> bool:
         """Apply one action; returns False when the session must end."""
@@ -84,6 +90,12 @@ class RpcActions:
             return "submit_user_message: field `text` is empty"
         paths = tuple(a.path for a in action.attachments or [])
         await self.session.start_turn(action.text, context=action.context, attachments=paths)
+        return None
+
+    async def _run_shell(self, action: act.RunShell) -> str | None:
+        if not action.command.strip():
+            return "run_shell: field `command` is empty"
+        await self.session.start_shell(action.command)
         return None
 
     async def _steer(self, action: act.SteerTurn) -> str | None:
@@ -128,3 +140,31 @@ class RpcActions:
 
     async def _compact(self, action: act.Compact) -> str | None:
         return self.session.compact()
+
+    async def _set_permission_mode(self, action: act.SetPermissionMode) -> str | None:
+        start = self._start_permission_mode
+        if start == "read-only":
+            return "set_permission_mode: this session is read-only (a flag or a permissions file); restart to change it"
+        if action.mode == "yolo" and start != "yolo":
+            return "set_permission_mode: yolo can only be chosen on the command line"
+        await self.session.set_permission_mode(action.mode)
+        return None
+
+    async def _switch(self, action: act.NewSession | act.ResumeSession) -> str | None:
+        s = self.session
+        if s.busy:
+            return f"{action.KIND}: a turn is running; cancel it or wait until it ends"
+        try:
+            if isinstance(action, act.ResumeSession):
+                file = await trio.to_thread.run_sync(self.store.open, action.session_id)
+            else:
+                file = await trio.to_thread.run_sync(self.store.create, str(s.cwd))
+        except SessionNotFound as exc:
+            return f"resume_session: {exc}"
+        refusal = s.switch(file, resumed=isinstance(action, act.ResumeSession))
+        if refusal is not None:
+            file.close()
+            return f"{action.KIND}: {refusal}"
+        await s.emit(ev.SessionInfo(file.id, file.title, len(s.history.messages), file.created_at, file.updated_at))
+        await s.emit(s.state_event())
+        return None

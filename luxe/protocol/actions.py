@@ -42,6 +42,15 @@ class SteerTurn(Frame):
 
 
 @frame
+class RunShell(Frame):
+    """Run `command` with the bash tool, through the permission gate and hooks
+    as a model's call would; its output joins the conversation (no model call)."""
+
+    KIND: ClassVar[str] = "run_shell"
+    command: str
+
+
+@frame
 class CancelTurn(Frame):
     """Stop the running turn at once."""
 
@@ -92,6 +101,33 @@ class SetPermissionAutoApprove(Frame):
     enabled: bool
 
 
+PermissionModeName = Literal["ask", "accept-edits", "read-only", "yolo"]
+
+
+@frame
+class SetPermissionMode(Frame):
+    """Change the permission mode; never looser than the session started with
+    (yolo only from the command line), and fixed once read-only."""
+
+    KIND: ClassVar[str] = "set_permission_mode"
+    mode: PermissionModeName
+
+
+@frame
+class NewSession(Frame):
+    """End this session's history and start a new session in the same process."""
+
+    KIND: ClassVar[str] = "new_session"
+
+
+@frame
+class ResumeSession(Frame):
+    """Switch to a stored session by id, in the same process."""
+
+    KIND: ClassVar[str] = "resume_session"
+    session_id: str
+
+
 @frame
 class ListSessions(Frame):
     KIND: ClassVar[str] = "list_sessions"
@@ -114,6 +150,7 @@ class Close(Frame):
 Action = (
     SubmitUserMessage
     | SteerTurn
+    | RunShell
     | CancelTurn
     | RespondPermission
     | AnswerQuestion
@@ -121,6 +158,9 @@ Action = (
     | SetMode
     | SetThinking
     | SetPermissionAutoApprove
+    | SetPermissionMode
+    | NewSession
+    | ResumeSession
     | ListSessions
     | Compact
     | Close
@@ -132,6 +172,7 @@ ACTION_TYPES: dict[str, type] = {
     for cls in (
         SubmitUserMessage,
         SteerTurn,
+        RunShell,
         CancelTurn,
         RespondPermission,
         AnswerQuestion,
@@ -139,6 +180,9 @@ ACTION_TYPES: dict[str, type] = {
         SetMode,
         SetThinking,
         SetPermissionAutoApprove,
+        SetPermissionMode,
+        NewSession,
+        ResumeSession,
         ListSessions,
         Compact,
         Close,

@@ -150,6 +150,8 @@ class FileChanged(Frame):
     KIND: ClassVar[str] = "file_changed"
     path: str
     operation: str
+    # A unified diff of the change (None when the file is binary or too large).
+    diff: str | None = None
 
 
 @frame
@@ -201,6 +203,20 @@ class TurnUsage(Frame):
     context_window: int
     session_cost_usd: float | None
     requests: int  # model requests the turn made
+
+
+@frame
+class UsageUpdated(Frame):
+    """Usage so far while a turn runs: sent after each model request that
+    goes on to tool calls (`turn_usage` still closes the turn)."""
+
+    KIND: ClassVar[str] = "usage_updated"
+    prompt_tokens: int
+    completion_tokens: int
+    context_used: int
+    context_window: int
+    cost_usd: float | None
+    session_cost_usd: float | None
 
 
 @frame
@@ -333,6 +349,7 @@ Event = (
     | QuestionAsked
     | QuestionResolved
     | TurnUsage
+    | UsageUpdated
     | TurnEnded
     | Error
     | CompactionStarted
@@ -364,6 +381,7 @@ EVENT_TYPES: dict[str, type] = {
         QuestionAsked,
         QuestionResolved,
         TurnUsage,
+        UsageUpdated,
         TurnEnded,
         Error,
         CompactionStarted,

@@ -231,12 +231,15 @@ class PlainInterface:
 
 
 class _NoScreen:
-    """Plain mode has no suspend or external editor of its own."""
+    """Plain mode has no suspend, external editor or panes of its own."""
 
     async def suspend(self) -> None:
         return None
 
     async def edit_externally(self, text: str) -> str | None:
+        return None
+
+    def show_beside(self, path: str, lines: tuple[int, int] | None, diff: bool) -> None:
         return None
 
 

@@ -39,8 +39,8 @@ class Screen(Protocol):
     async def edit_externally(self, text: str) -> str | None: ...
 
     def show_beside(self, path: str, lines: tuple[int, int] | None, diff: bool) -> None:
-        """Show a file in a pane beside the interface when it runs in a Laura
-        tab (in the background; nothing otherwise)."""
+        """Show a file in the one review pane beside the interface when it
+        runs in a Laura tab (in the background; nothing otherwise)."""
         ...
 
 

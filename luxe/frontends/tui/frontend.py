@@ -247,7 +247,7 @@ class Interface:
 
     def show_beside(self, path: str, lines: tuple[int, int] | None, diff: bool) -> None:
         if self.laura is not None and self._panes_nursery is not None:
-            self._panes_nursery.start_soon(self.laura.show, path, lines, diff)
+            self._panes_nursery.start_soon(self.laura.follow, "review", path, lines, diff)
 
     async def _find_branch(self) -> None:
         import trio

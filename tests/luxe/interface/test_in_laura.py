@@ -170,3 +170,33 @@ def test_a_review_submitted_while_a_turn_runs_is_queued_then_sent(
             laura.wait_for("Thanks for the review.")
         finally:
             laura.close()
+
+
+def test_guided_review_follows_the_persons_chapter_in_one_laura_pane(
+    tmp_path: Path
+) -> None:
+    files = {"src/a.py": MAIN, "lib/b.py": MAIN}
+    repo = make_repo(tmp_path / "repo", files)
+    for name in files:
+        (repo / name).write_text(MAIN.replace("line 5\n", f"line five of {name}\n"))
+    # The chapters request gets no proposal: the review falls back to one
+    # chapter per directory, two here.
+    with FakeLLMServer([{"text": "no chapters today"}]) as server:
+        laura = start(tmp_path, repo, server)
+        try:
+            laura.type("/review")
+            laura.send_keys("Enter")
+            (pane,) = wait_until(lambda: file_panes(laura), what="the chapter's pane")
+            first = pane["path"]
+            assert first in (str(repo / "src/a.py"), str(repo / "lib/b.py"))
+            laura.wait_for(f"line five of {Path(first).relative_to(repo)}")
+            laura.type("/review next")
+            laura.send_keys("Enter")
+            (moved,) = wait_until(
+                lambda: [p for p in file_panes(laura) if p["path"] != first], what="the next chapter"
+            )
+            assert moved["id"] == pane["id"]  # the same pane, moved to the next chapter's file
+            assert len(file_panes(laura)) == 1
+            laura.wait_for(f"line five of {Path(moved['path']).relative_to(repo)}")
+        finally:
+            laura.close()

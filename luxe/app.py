@@ -11,6 +11,7 @@ runs the RPC front end under trio. Nursery tree (see docs/architecture.md):
         └── session nursery (inner)
             ├── session.run: turns one at a time, each in its own cancel scope
             ├── review.serve: Guided Review
+            ├── github.serve: the workspace and GitHub actions (luxe.github)
             ├── reader task (stdin lines -> actions)
             ├── signal watcher (SIGTERM/SIGINT/SIGHUP -> close)
             └── warm-up (imports the tools and the provider, builds the system prompt)
@@ -53,6 +54,7 @@ if TYPE_CHECKING:
     from luxe.engine.tooling import Tool
     from luxe.frontends.rpc_actions import RpcActions
     from luxe.protocol import review as rv
+    from luxe.review.model import Review, ReviewSession
     from luxe.review.service import ReviewService
 
 log = logging.getLogger("luxe")
@@ -282,6 +284,15 @@ async def _main(
                     session, store, lambda s: ModelChoice(s, env), stop, review=review.submit
                 )
                 register_actions(actions, session, options)
+                # GitHub through the user's gh (luxe.github; its workspace
+                # starts after ready and watches the session's frames).
+                from luxe.github.face import GitHubFace
+
+                github = GitHubFace(
+                    cwd=cwd, session=session, github_writes=options.github_writes, reviews=review
+                )
+                github.register(actions)
+                session.emit = github.watching(session.emit)
                 async with trio.open_nursery() as inner:
                     review.nursery = inner
                     # Language servers for diagnostics on edit start on the
@@ -290,6 +301,7 @@ async def _main(
 
                     session.diagnostics = await inner.start(serve_edit_diagnostics, cwd, env)
                     await inner.start(session.run)
+                    await inner.start(github.serve)
                     inner.start_soon(_watch_signals, signals, stop)
                     inner.start_soon(_read_then_stop, actions, stop)
                     inner.start_soon(_warm_up, session, model)
@@ -313,6 +325,9 @@ class _LazyReview:
         self.cwd, self.session, self.emit = cwd, session, emit
         self.nursery: trio.Nursery | None = None
         self._service: ReviewService | None = None
+
+    def open_review(self, review_id: str) -> tuple[Review, ReviewSession] | None:
+        return None if self._service is None else self._service.open_review(review_id)
 
     async def submit(self, action: rv.ReviewAction) -> None:
         if self._service is None:

@@ -61,7 +61,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--resume", metavar="ID", help="resume the session with this id")
     p.add_argument(
         "--github-writes", action="store_true",
-        help="let the client publish to GitHub (reported in ready; GitHub actions come later)",
+        help="let the client publish to GitHub through your gh: open, review, comment, merge, "
+        "restack (read-only wins; see docs/github.md)",
     )
     p.add_argument("--read-only", action="store_true", help="same as --permission-mode read-only")
     p.add_argument("--yolo", action="store_true", help="same as --permission-mode yolo")

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any, ClassVar, Literal
 
 from luxe.protocol.frame import Frame, frame
+from luxe.protocol.github import GITHUB_ACTIONS, GitHubAction
 from luxe.protocol.review import REVIEW_ACTIONS, ReviewAction
 
 PermissionReply = Literal["once", "always", "reject"]
@@ -122,6 +123,7 @@ Action = (
     | Compact
     | Close
     | ReviewAction
+    | GitHubAction
 )
 
 ACTION_TYPES: dict[str, type] = {
@@ -140,5 +142,6 @@ ACTION_TYPES: dict[str, type] = {
         Compact,
         Close,
         *REVIEW_ACTIONS,
+        *GITHUB_ACTIONS,
     )
 }

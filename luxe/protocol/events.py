@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from luxe.protocol.frame import Frame, frame
+from luxe.protocol.github import GITHUB_EVENTS, GitHubEvent
 from luxe.protocol.review import REVIEW_EVENTS, ReviewEvent
 
 PROTOCOL_VERSION = 2
@@ -261,6 +262,7 @@ Event = (
     | HookFinished
     | ActionRejected
     | ReviewEvent
+    | GitHubEvent
 )
 
 EVENT_TYPES: dict[str, type] = {
@@ -290,5 +292,6 @@ EVENT_TYPES: dict[str, type] = {
         HookFinished,
         ActionRejected,
         *REVIEW_EVENTS,
+        *GITHUB_EVENTS,
     )
 }

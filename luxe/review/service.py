@@ -93,6 +93,14 @@ class ReviewService:
         self._send, self._receive = trio.open_memory_channel[_Job](256)
         self._agents: trio.Nursery | None = None
 
+    def open_review(self, review_id: str) -> tuple[Review, ReviewSession] | None:
+        """The open review and its session, when `review_id` is the open one
+        (the GitHub layer posts it; luxe.github.face.OpenReviews)."""
+        state = self.open
+        if state is None or state.review.id != review_id:
+            return None
+        return state.review, state.session
+
     async def submit(self, action: rv.ReviewAction) -> None:
         """Hand an action to the owner (returns at once unless 256 wait)."""
         await self._send.send(action)

@@ -4,7 +4,7 @@ as gh calls them for an Enterprise host, answered from the `World`.
 `Api.failures` injects faults: a rule matches a GraphQL operation name
 (`PullRequestCreate`) or `METHOD /rest/path` prefix and answers with its
 status `times` times (status 0 cuts the connection). `authenticated = False`
-answers 401 to everything. Every request is recorded in `calls` as
+answers 401 to everything, as does a request without a token. Every request is recorded in `calls` as
 `(operation or METHOD path, variables or JSON body)`.
 """
 
@@ -162,7 +162,7 @@ class Api:
         if self.delay_s:
             time.sleep(self.delay_s)
         route = urlsplit(request.path).path
-        if not self.authenticated:
+        if not self.authenticated or not request.headers.get("authorization"):
             return _json(401, {"message": "Bad credentials"})
         if route == "/api/graphql":
             return self._graphql(request)

@@ -30,6 +30,7 @@ from collections.abc import Callable
 import trio
 
 from laura import chrome, layout
+from laura.alerts import outer_alerts
 from laura.bindings import Bindings
 from laura.console import Console, open_console
 from laura.emulator import Emulator
@@ -82,6 +83,7 @@ class Host(Bindings):
         self.tab_counter = 0
         self.mode: str | None = None  # "panes" | "tabs" | "quit" | "help" | "rename"
         self.locked = False
+        self.outer_focused = True  # until the user's terminal says otherwise
         self.typed = ""
         self.toast: tuple[str, float] | None = None
         self.exit_code = 0
@@ -239,11 +241,33 @@ class Host(Bindings):
             last = trio.current_time()
             started = time.perf_counter()
             self.relayout()
+            self._report_focus()
             frame = self.draw()
-            output = frame_diff(self._previous, frame)
+            output = frame_diff(self._previous, frame) + self._take_alerts()
             self._previous = frame
             cost = time.perf_counter() - started
             await self.console.write(output)
+
+    def _report_focus(self) -> None:
+        """Each tab's child learns (if it asked) whether the person is on it:
+        the user's terminal focused, its tab current, and its pane focused."""
+        for index, runtime in enumerate(self.tabs):
+            tab = runtime.tab
+            if tab.shell is not None:
+                tab.shell.report_focus(
+                    self.outer_focused and index == self.active and tab.focus == SHELL
+                )
+
+    def _take_alerts(self) -> str:
+        """Bells and notifications of every tab's child, for the user's
+        terminal (where the person is)."""
+        alerts = [
+            alert
+            for runtime in self.tabs
+            if runtime.tab.shell is not None
+            for alert in runtime.tab.shell.emulator.take_alerts()
+        ]
+        return outer_alerts(alerts)
 
     def current(self) -> Tab | None:
         return self.tabs[self.active].tab if self.tabs else None

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from laura import layout
-from laura.keys import Event, Key, Mouse, Paste
+from laura.keys import Event, Focus, Key, Mouse, Paste
 from laura.layout import SHELL
 from laura.panes.review import ReviewUI
 from laura.tab import Tab, inner
@@ -28,6 +28,7 @@ class Bindings:
     mode: str | None
     locked: bool
     typed: str
+    outer_focused: bool
     review_ui: ReviewUI
 
     def current(self) -> Tab | None:
@@ -54,6 +55,8 @@ class Bindings:
                     self.handle_paste(event.text)
                 elif isinstance(event, Mouse):
                     self.handle_mouse(event)
+                elif isinstance(event, Focus):
+                    self.outer_focused = event.gained
             except Exception as exc:  # a bug costs one key, never the session
                 self.show_toast(f"internal error: {type(exc).__name__}: {exc}")
         self.mark_dirty()

@@ -21,6 +21,7 @@ Laura: a terminal workspace hosting a shell or an agent beside file panes.
 
   laura                 run the workspace, hosting $SHELL in tab 1
   laura -- CMD ARGS     run the workspace, hosting CMD in tab 1
+  laura --agent [ARGS]  run the workspace, hosting the luxe agent (luxe ARGS) in tab 1
 
 The verbs below talk to the tab named by $LAURA_TAB (set inside every tab)."""
 
@@ -363,6 +364,18 @@ def run_host(command: list[str] | None) -> int:
         return 1
 
 
+def find_luxe() -> str | None:
+    """The `luxe` to host: on PATH, else installed beside this laura."""
+    import shutil  # only here: it costs every client verb a few ms
+
+    found = shutil.which("luxe")
+    if found is None:
+        beside = os.path.join(os.path.dirname(sys.argv[0] or ""), "luxe")
+        if os.path.isfile(beside) and os.access(beside, os.X_OK):
+            found = beside
+    return found
+
+
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if not args:
@@ -372,6 +385,16 @@ def main(argv: list[str] | None = None) -> int:
             print("Error: `laura --` needs a command to host", file=sys.stderr)
             return 2
         return run_host(args[1:])
+    if args[0] == "--agent":
+        luxe = find_luxe()
+        if luxe is None:
+            print(
+                "Error: `laura --agent` hosts luxe, which is not on PATH; "
+                "use `laura -- AGENT` for another agent",
+                file=sys.stderr,
+            )
+            return 2
+        return run_host([luxe, *args[1:]])
     if args[0] == "journal":
         from laura.journal import journal_main
 

@@ -27,8 +27,10 @@ from laura.keys import Event, InputDecoder
 # How long a lone ESC waits for the rest of a sequence before it is the Esc key.
 ESC_WAIT = 0.05
 
-MODES_ON = "\x1b[?2004h\x1b[?1000h\x1b[?1002h\x1b[?1006h"
-MODES_OFF = "\x1b[?1006l\x1b[?1002l\x1b[?1000l\x1b[?2004l"
+# Bracketed paste, SGR mouse reporting, and focus reporting (so a hosted
+# child that asks for focus events learns when the person looks away).
+MODES_ON = "\x1b[?2004h\x1b[?1000h\x1b[?1002h\x1b[?1006h\x1b[?1004h"
+MODES_OFF = "\x1b[?1004l\x1b[?1006l\x1b[?1002l\x1b[?1000l\x1b[?2004l"
 
 
 class Console:

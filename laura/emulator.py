@@ -7,13 +7,21 @@ else. pyte stood here first; `laura.vt` is the fast emulator behind it.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Protocol
+from typing import Literal, NamedTuple, Protocol
 
 from laura.render.style import Span
 
 # Called with bytes the emulator must send back to the child (answers to DSR
 # `CSI 6n`, DA `CSI c`). The host writes them to the PTY.
 ReplyFn = Callable[[bytes], None]
+
+
+class Alert(NamedTuple):
+    """Something the child wants the person to notice: a `bell` (BEL), or a
+    `notify` (OSC 9, or OSC 777;notify) whose `text` is printable and capped."""
+
+    kind: Literal["bell", "notify"]
+    text: str = ""
 
 
 class Emulator(Protocol):
@@ -37,6 +45,10 @@ class Emulator(Protocol):
         """Lines of scrollback available (0 on the alternate screen)."""
         ...
 
+    def take_alerts(self) -> list[Alert]:
+        """Bells and notifications since the last call, oldest first."""
+        ...
+
     def take_dirty(self) -> set[int]:
         """Rows changed since the last call (all rows after a resize or scroll)."""
         ...
@@ -54,3 +66,7 @@ class Emulator(Protocol):
     # xterm mouse tracking: 0 (off), 1000, 1002 or 1003; sgr_mouse for 1006.
     mouse_tracking: int
     sgr_mouse: bool
+    # DECSET 1004: the child wants CSI I / CSI O when its pane gains or loses focus.
+    focus_reporting: bool
+    # DECSET 2026: the child is drawing a frame; hold its screen until it ends.
+    synchronized: bool

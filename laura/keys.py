@@ -47,7 +47,14 @@ class Mouse(NamedTuple):
         return 0
 
 
-Event = Key | Paste | Mouse
+class Focus(NamedTuple):
+    """The user's terminal gained (`CSI I`) or lost (`CSI O`) focus; sent
+    once focus reporting (DECSET 1004) is on."""
+
+    gained: bool
+
+
+Event = Key | Paste | Mouse | Focus
 
 _CSI_TILDE = {
     1: "home",
@@ -182,6 +189,8 @@ class InputDecoder:
             return Mouse(code, x - 1, y - 1, final_char == "M")
         if final_char == "Z":
             return Key("tab", shift=True)
+        if final_char in "IO" and not params:
+            return Focus(final_char == "I")
         try:
             numbers = [int(part) if part else 1 for part in params.split(";")] if params else []
         except ValueError:

@@ -31,6 +31,9 @@ FEED_SLICE = 16384
 READ_SIZE = 65536
 DRAIN_LIMIT = 256 * 1024
 KILL_GRACE = 0.5
+# How long a child's synchronized update (DECSET 2026) may hold its screen:
+# a child that sets the mode and never resets it still gets drawn.
+SYNC_LIMIT = 0.2
 
 
 class SpawnError(Exception):
@@ -59,6 +62,10 @@ class Terminal:
         self.emulator = emulator_factory(lines, columns, self.write)
         self.on_output: Callable[[], None] = lambda: None
         self.exited = trio.Event()
+        # When the child's current synchronized update began (None: none).
+        self.sync_limit = SYNC_LIMIT
+        self._sync_since: float | None = None
+        self._sync_started = trio.Event()
 
     @property
     def pid(self) -> int:
@@ -79,12 +86,38 @@ class Terminal:
         with contextlib.suppress(OSError):
             set_winsize(self._master, lines, columns)
 
+    def holding(self) -> bool:
+        """Whether the child is inside a synchronized update whose safety
+        limit has not passed: its screen is half-drawn and must not be shown."""
+        since = self._sync_since
+        return since is not None and trio.current_time() - since < self.sync_limit
+
+    def _track_sync(self) -> None:
+        if not self.emulator.synchronized:
+            self._sync_since = None
+        elif self._sync_since is None:
+            self._sync_since = trio.current_time()
+            self._sync_started.set()
+
+    async def _release_stale_sync(self) -> None:
+        """Redraw once a synchronized update outlives SYNC_LIMIT, so a child
+        that never ends one cannot freeze its pane. Runs until cancelled."""
+        while True:
+            await self._sync_started.wait()
+            self._sync_started = trio.Event()
+            since = self._sync_since
+            if since is not None:
+                await trio.sleep_until(since + self.sync_limit)
+                if self._sync_since == since:
+                    self.on_output()
+
     async def run(self) -> None:
         """Read, feed and write until the child has exited and its output is
         drained. Returns then; cancelled, it just stops."""
         async with trio.open_nursery() as nursery:
             nursery.start_soon(self._write_loop)
             nursery.start_soon(self._wait_child)
+            nursery.start_soon(self._release_stale_sync)
             await self._read_loop()
             nursery.cancel_scope.cancel()
 
@@ -110,6 +143,7 @@ class Terminal:
             data += self._drain()
             for start in range(0, len(data), FEED_SLICE):
                 self.emulator.feed(data[start : start + FEED_SLICE])
+                self._track_sync()
                 self.on_output()
                 await trio.lowlevel.checkpoint()
 

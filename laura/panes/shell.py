@@ -28,6 +28,8 @@ class ShellPane:
         self._rows: list[tuple[Span, ...]] = []
         self._view: tuple[int, int, int, bool, int] | None = None
         self._history_seen = 0
+        self._cursor: tuple[int, int] = (0, 0)
+        self._focus_reported: bool | None = None  # what the child was last told
 
     @property
     def emulator(self) -> Emulator:
@@ -59,6 +61,16 @@ class ShellPane:
             return
         self.send(encode_key(key, self.emulator.app_cursor_keys))
 
+    def report_focus(self, focused: bool) -> None:
+        """Tell a child that asked for focus events (DECSET 1004) when this
+        pane gains or loses focus; the current state once, as it asks."""
+        if not self.emulator.focus_reporting:
+            self._focus_reported = None
+            return
+        if focused != self._focus_reported:
+            self._focus_reported = focused
+            self.terminal.write(b"\x1b[I" if focused else b"\x1b[O")
+
     def paste(self, text: str) -> None:
         """Forward a paste: bracketed (as the user's terminal sent it) when the
         child asked for bracketed paste, raw otherwise."""
@@ -84,8 +96,13 @@ class ShellPane:
 
     def visible_rows(self) -> list[tuple[Span, ...]]:
         """The rows on view, re-read from the emulator only where it reports
-        changes (everything after a scroll, resize or screen switch)."""
+        changes (everything after a scroll, resize or screen switch). While
+        the child is inside a synchronized update, the last complete frame
+        stays on view (its changes wait in the emulator's dirty set)."""
         emulator = self.emulator
+        if self._rows and self.terminal.holding() and len(self._rows) == emulator.lines:
+            return self._rows
+        self._cursor = emulator.cursor
         history = emulator.history_size
         if self.scroll and history > self._history_seen:
             # Keep the scrolled-back view on the same lines while output arrives.
@@ -113,6 +130,6 @@ class ShellPane:
             label = f" scrollback {self.scroll}/{emulator.history_size} "
             canvas.put(max(right - len(label), inner.x), inner.y, label, SCROLL_LABEL_STYLE, right)
         elif focused and emulator.cursor_visible:
-            x, y = emulator.cursor
+            x, y = self._cursor
             if x < inner.width and y < inner.height:
                 canvas.cursor = (inner.x + x, inner.y + y)

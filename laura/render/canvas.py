@@ -155,6 +155,12 @@ def sgr(style: Style) -> str:
     return "\x1b[" + ";".join(codes) + "m"
 
 
+def hyperlink(target: str | None) -> str:
+    """OSC 8 opening a link to `target` (already checked printable ASCII by
+    the emulator), or closing the open one when None."""
+    return f"\x1b]8;;{target or ''}\x1b\\"
+
+
 def frame_diff(previous: Canvas | None, current: Canvas) -> str:
     """Escape output that turns the screen showing `previous` (None: unknown,
     redraw everything) into `current`, leaving the cursor where `current`
@@ -164,6 +170,7 @@ def frame_diff(previous: Canvas | None, current: Canvas) -> str:
     if full:
         out.append("\x1b[0m\x1b[2J")
     active: Style | None = None
+    link: str | None = None  # the OSC 8 hyperlink open in the outer terminal
     for y, row in enumerate(current.rows):
         old = None if full or previous is None else previous.rows[y]
         if old == row:
@@ -184,7 +191,12 @@ def frame_diff(previous: Canvas | None, current: Canvas) -> str:
             if style is not active:
                 out.append(sgr(style))
                 active = style
+                if style.link != link:
+                    link = style.link
+                    out.append(hyperlink(link))
             out.append(text)
+    if link is not None:
+        out.append(hyperlink(None))
     out.append("\x1b[0m")
     if current.cursor is not None:
         x, y = current.cursor

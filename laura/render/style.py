@@ -23,6 +23,9 @@ class Style:
     blink: bool = False
     reverse: bool = False
     strike: bool = False
+    # An OSC 8 hyperlink's target; the outer terminal gets it back for the
+    # cells that carry it. Not an SGR attribute: SGR 0 keeps it.
+    link: str | None = None
 
 
 PLAIN = Style()

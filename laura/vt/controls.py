@@ -7,12 +7,25 @@ consumed and ignored.
 
 from __future__ import annotations
 
+import re
+
+import attrs
+
+from laura.emulator import Alert
 from laura.render.style import PLAIN
 from laura.vt.screen import ScreenState
-from laura.vt.sgr import apply_sgr
+from laura.vt.sgr import apply_sgr, intern
 
 _INTERMEDIATES = " !\"#$%&'()*+,-./"
 _TITLE_LIMIT = 1024
+_NOTIFY_LIMIT = 512
+# An OSC 8 target goes back out to the person's terminal: printable ASCII
+# only (no ESC, BEL or C1 that could end the sequence early), bounded.
+_LINK = re.compile("[!-~]{1,2048}")
+
+
+def _printable(text: str) -> str:
+    return "".join(c for c in text if c.isprintable())
 
 
 def _params(text: str) -> list[int]:
@@ -89,7 +102,9 @@ class Controls(ScreenState):
         elif char == "\x0f":
             self.shift = 0
             self._update_translate()
-        # BEL, NUL, DEL, C1 and the rest: nothing to draw.
+        elif char == "\x07":
+            self._alert(Alert("bell"))
+        # NUL, DEL, C1 and the rest: nothing to draw.
 
     def _tab(self, count: int) -> None:
         x, last = self.x, self.columns - 1
@@ -145,14 +160,40 @@ class Controls(ScreenState):
 
     def _osc(self, token: str) -> None:
         body = token[2:]
+        terminated = True
         if body.endswith("\x07"):
             body = body[:-1]
         elif body.endswith("\x1b\\"):
             body = body[:-2]
+        else:
+            terminated = False  # cut short by another ESC
         kind, _, text = body.partition(";")
         if kind in ("0", "2"):
-            self.title = "".join(c for c in text if c.isprintable())[:_TITLE_LIMIT]
-        # OSC 1 (icon), 8 (hyperlinks), 52, colours...: ignored.
+            self.title = _printable(text)[:_TITLE_LIMIT]
+        elif not terminated:
+            return  # a link or notification cut short is not trusted
+        elif kind == "8":
+            self._hyperlink(text)
+        elif kind == "9" and not text[:2].rstrip(";").isdigit():
+            # OSC 9 is a notification; ConEmu's `9;4;...` progress reports are not.
+            self._notify(text)
+        elif kind == "777" and text.startswith("notify;"):
+            title, _, message = text[len("notify;"):].partition(";")
+            self._notify(f"{title}: {message}" if message else title)
+        # OSC 1 (icon), 52, colours...: ignored.
+
+    def _hyperlink(self, text: str) -> None:
+        """OSC 8 ; params ; URI: cells written from now on carry the link
+        (an empty or unusable URI ends it)."""
+        _params, _, uri = text.partition(";")
+        link = uri if _LINK.fullmatch(uri) else None
+        if self.style.link != link:
+            self.style = intern(attrs.evolve(self.style, link=link))
+
+    def _notify(self, text: str) -> None:
+        text = _printable(text)[:_NOTIFY_LIMIT].strip()
+        if text:
+            self._alert(Alert("notify", text))
 
     def _csi(self, token: str) -> None:
         parsed = _PARSED.get(token)
@@ -165,6 +206,8 @@ class Controls(ScreenState):
         if intermediates:
             if intermediates == "!" and final == "p" and not private:
                 self._soft_reset()
+            elif intermediates == "$" and final == "p" and private == "?" and params:
+                self._report_mode(params[0])
             return  # DECSCUSR and other intermediate forms: ignored
         if params is None:
             return
@@ -284,6 +327,25 @@ class Controls(ScreenState):
             x = min(self.x, self.columns - 1)
             self._reply(f"\x1b[{y + 1};{x + 1}R".encode())
 
+    def _report_mode(self, mode: int) -> None:
+        """DECRQM (`CSI ? mode $ p`): 1 set, 2 reset, 0 not recognised. Programs
+        ask before relying on a mode such as 2026."""
+        if not self._reply:
+            return
+        state = {
+            1: self.app_cursor_keys,
+            6: self.origin,
+            7: self.autowrap,
+            25: self.cursor_visible,
+            1004: self.focus_reporting,
+            1006: self.sgr_mouse,
+            1049: self.alt_screen,
+            2004: self.bracketed_paste,
+            2026: self.synchronized,
+        }.get(mode)
+        value = 0 if state is None else 1 if state else 2
+        self._reply(f"\x1b[?{mode};{value}$y".encode())
+
     def _repeat(self, count: int) -> None:
         raise NotImplementedError  # core.py draws
 
@@ -330,3 +392,7 @@ class Controls(ScreenState):
                 self.sgr_mouse = on
             elif mode == 2004:
                 self.bracketed_paste = on
+            elif mode == 1004:
+                self.focus_reporting = on
+            elif mode == 2026:
+                self.synchronized = on

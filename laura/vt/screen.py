@@ -10,13 +10,15 @@ from __future__ import annotations
 
 from collections import deque
 
-from laura.emulator import ReplyFn
+from laura.emulator import Alert, ReplyFn
 from laura.render.style import PLAIN, Span, Style
 from laura.vt.line import FILL, Line
 from laura.vt.reflow import reflow
 from laura.vt.sgr import blank_style
 
 HISTORY_LIMIT = 10_000
+# A child ringing in a loop must not grow memory: older alerts are dropped.
+ALERT_LIMIT = 16
 
 
 def _blank_line(style: Style, columns: int) -> Line:
@@ -47,6 +49,8 @@ class ScreenState:
         self.alt_buffer: list[Line] = [Line() for _ in range(self.lines)]
         self.buffer = self.main_buffer
         self.title = ""
+        # Bells and OSC 9 notifications not yet taken by the host (bounded).
+        self.alerts: list[Alert] = []
         self.errors = 0  # exceptions swallowed by feed(); tests assert it stays 0
         self._dirty: set[int] = set()
         self._all_dirty = True
@@ -68,6 +72,10 @@ class ScreenState:
         self.app_cursor_keys = False
         self.mouse_tracking = 0
         self.sgr_mouse = False
+        self.focus_reporting = False  # DECSET 1004
+        # DECSET 2026 (synchronized output): the host holds this screen's
+        # drawing while it is set, for at most its safety timeout.
+        self.synchronized = False
         self.charsets = ["B", "B"]
         self.shift = 0  # 0: G0 active (SI), 1: G1 active (SO)
         self._translate = False  # the active charset is DEC line drawing
@@ -96,6 +104,15 @@ class ScreenState:
         if index < len(history):
             return history[index].spans(self.columns)
         return self.buffer[index - len(history)].spans(self.columns)
+
+    def take_alerts(self) -> list[Alert]:
+        alerts, self.alerts = self.alerts, []
+        return alerts
+
+    def _alert(self, alert: Alert) -> None:
+        if len(self.alerts) >= ALERT_LIMIT:
+            del self.alerts[0]
+        self.alerts.append(alert)
 
     def take_dirty(self) -> set[int]:
         if self._all_dirty:

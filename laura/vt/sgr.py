@@ -135,7 +135,8 @@ def _compute(style: Style, params: str) -> Style:
             continue
         if code == 0:
             changes.clear()
-            current = PLAIN
+            # A hyperlink is not an SGR attribute (xterm): only OSC 8 ends it.
+            current = PLAIN if style.link is None else Style(link=style.link)
         elif code in _ATTRIBUTE_CODES:
             changes.update(_ATTRIBUTE_CODES[code])
         elif code == 4:

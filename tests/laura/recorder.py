@@ -1,10 +1,10 @@
 """A child for the shell pane that records every byte it reads.
 
-    python recorder.py OUT [--alt] [--paste] [--mouse] [--dsr]
+    python recorder.py OUT [--alt] [--paste] [--mouse] [--dsr] [--focus]
 
 Puts its terminal in raw mode, optionally switches to the alternate screen
 (so PageUp/PageDown reach it), enables bracketed paste and SGR mouse
-reporting, or sends a DSR cursor-position query; prints READY; then appends
+reporting, focus reporting (DECSET 1004), or sends a DSR cursor-position query; prints READY; then appends
 every byte it reads to OUT until it reads the byte 0x04 twice in a row
 (Ctrl+D Ctrl+D) or stdin closes.
 """
@@ -26,6 +26,8 @@ if "--paste" in flags:
     setup += "\x1b[?2004h"
 if "--mouse" in flags:
     setup += "\x1b[?1000h\x1b[?1006h"
+if "--focus" in flags:
+    setup += "\x1b[?1004h"
 sys.stdout.write(setup + "\x1b[2;3HREADY\r\n")
 sys.stdout.flush()
 if "--dsr" in flags:

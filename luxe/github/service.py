@@ -373,6 +373,10 @@ class GitHubService:
         if action.delete_branch:
             args.append("--delete-branch")
         try:
+            # gh answers "already merged" with success: ask first.
+            pull = await pulls.view(self.cwd, action.number, action.repository)
+            if pull.state != "open":
+                raise gh.GhFailed(f"pull request #{action.number} is {pull.state}, not open")
             await gh.checked(*args, *gh.repo_args(action.repository), cwd=self.cwd)
         except (gh.GhFailed, gh.GhUnavailable) as exc:
             await self.emit(gp.PullRequestMergeFailed(action.request_id, exc.message))

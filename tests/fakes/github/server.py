@@ -19,7 +19,6 @@ from __future__ import annotations
 import json
 import shutil
 import sys
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -43,11 +42,11 @@ class FakeGitHub:
         self.world = World(host, root / "git")
         self.api = Api(self.world)
         self.proxy = ProxyServer(hosts={host, f"api.{host}"}, cert=self.cert, key=key, app=self._app)
-        # Cut the connection in the middle of the next N receive-packs.
-        self.cut_pushes = 0
+        # Cut the connection in the middle of every push while set (curl
+        # retries a request cut on a reused connection, so one cut is not enough).
+        self.cut_pushes = False
         # Exceptions the fake raised while answering (a test may assert none).
         self.errors: list[str] = []
-        self._lock = threading.Lock()
 
     @property
     def refused_connects(self) -> list[str]:
@@ -98,11 +97,8 @@ class FakeGitHub:
 
     def _app(self, request: Request) -> Response:
         if git_backend.is_git_request(request.path):
-            if request.path.endswith("/git-receive-pack"):
-                with self._lock:
-                    if self.cut_pushes > 0:
-                        self.cut_pushes -= 1
-                        return Response(0, cut=True)
+            if request.path.endswith("/git-receive-pack") and self.cut_pushes:
+                return Response(0, cut=True)
             with self.world.lock:
                 return git_backend.serve(self.world.git_root, request)
         try:

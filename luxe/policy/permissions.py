@@ -8,7 +8,8 @@ mode. The order is fixed and written once, here:
 2. read-only (the mode, or agent mode `plan`): anything that may change
    files or run a mutating command is refused without asking;
 3. deny rules, from any file: a deny anywhere beats any allow;
-4. ask rules (except in yolo, where nothing asks);
+4. ask rules, and commands that publish to GitHub or push
+   (luxe.policy.publishing), except in yolo, where nothing asks;
 5. allow rules and the session's `always` answers;
 6. the mode's default.
 
@@ -35,6 +36,7 @@ from luxe.policy.secrets import (
     glob_may_name_secret,
     is_secret_path,
 )
+from luxe.policy.publishing import publishes
 from luxe.policy.shell import may_mutate
 
 PermissionMode = Literal["ask", "accept-edits", "read-only", "yolo"]
@@ -154,7 +156,8 @@ def call_mutates(facts: CallFacts) -> bool:
     if facts.category == "read":
         return False
     if facts.category == "bash":
-        return may_mutate(facts.command or "")
+        command = facts.command or ""
+        return may_mutate(command) or publishes(command) is not None
     return True
 
 
@@ -212,6 +215,11 @@ def decide(
         for rule in rules.ask:
             if rule_matches(rule, facts):
                 return PermissionVerdict("ask", f"the rule `{rule}`{_where(rule)} asks first")
+        published = publishes(facts.command) if facts.category == "bash" and facts.command else None
+        if published is not None:
+            return PermissionVerdict(
+                "ask", f"{_describe(facts)} publishes ({published}): it always asks first"
+            )
     if facts.exact_key in session_allows:
         return PermissionVerdict("allow", "allowed for this session")
     allow = allowed_by(rules.allow, facts)

@@ -28,6 +28,7 @@ import attrs
 
 from luxe.engine.ports import AgentMode, PermissionVerdict
 from luxe.policy.facts import DEFAULT_CATEGORIES, CallFacts, Category, ResolvedPath, gather_facts
+from luxe.policy.publishing import publishes
 from luxe.policy.rules import Rule, path_matches, rules_for, text_matches
 from luxe.policy.secrets import (
     Redactor,
@@ -36,7 +37,6 @@ from luxe.policy.secrets import (
     glob_may_name_secret,
     is_secret_path,
 )
-from luxe.policy.publishing import publishes
 from luxe.policy.shell import may_mutate
 
 PermissionMode = Literal["ask", "accept-edits", "read-only", "yolo"]

@@ -87,7 +87,7 @@ def _command_publishes(words: tuple[str, ...]) -> str | None:
     if prog != "gh":
         return None
     rest = _positionals(args, _GH_OPTIONS_WITH_VALUE)
-    group, sub = (rest + ["", ""])[:2]
+    group, sub = [*rest, "", ""][:2]
     if group == "pr" and sub in PR_WRITES:
         return f"gh pr {sub}"
     if group == "issue" and sub in ISSUE_WRITES:

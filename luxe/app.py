@@ -195,6 +195,20 @@ def run(options: Options, env: Mapping[str, str] | None = None) -> int:
         print(f"luxe: {exc}", file=sys.stderr)
         return 2
     cwd = Path.cwd()
+    context: str | None = None
+    if options.issue is not None or options.from_pr is not None or options.worktree is not None:
+        # Decided before the first frame: the session may live in a new worktree.
+        from luxe.github.start import StartError, prepare
+
+        try:
+            start = prepare(
+                cwd, issue=options.issue, from_pr=options.from_pr, worktree=options.worktree
+            )
+        except StartError as exc:
+            print(f"luxe: {exc}", file=sys.stderr)
+            return 2
+        cwd, context = start.cwd, start.context
+        os.chdir(cwd)
     try:
         gate = make_gate(options, cwd, env)
     except PermissionsFileError as exc:
@@ -229,7 +243,7 @@ def run(options: Options, env: Mapping[str, str] | None = None) -> int:
     try:
         trio.run(
             _main, options, env, model, store, file, resumed, cwd, max_turns, gate, hook_config,
-            stdout,
+            stdout, context,
         )
     except Exception:
         log.exception("luxe --rpc failed")
@@ -249,6 +263,7 @@ async def _main(
     gate: PermissionGate,
     hook_config: HookConfig,
     stdout: StdoutOwner,
+    context: str | None = None,
 ) -> None:
     import trio
 
@@ -274,6 +289,7 @@ async def _main(
                     emit=emit,
                     max_turns=max_turns,
                     resumed=resumed,
+                    context=context,
                 )
                 session.set_auto_approve(options.auto_approve)
                 for problem in hook_config.errors:

@@ -30,6 +30,9 @@ class Options:
     trust_project: bool = False
     verbose: bool = False
     max_turns: int | None = None
+    issue: int | None = None
+    from_pr: int | None = None
+    worktree: str | None = None  # "" for the default name
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -63,6 +66,19 @@ def _parser() -> argparse.ArgumentParser:
         "--github-writes", action="store_true",
         help="let the client publish to GitHub through your gh: open, review, comment, merge, "
         "restack (read-only wins; see docs/github.md)",
+    )
+    p.add_argument(
+        "--issue", type=int, metavar="N",
+        help="start with GitHub issue N (title, body, comments) as context, read through gh",
+    )
+    p.add_argument(
+        "--from-pr", type=int, metavar="N",
+        help="check out pull request N's head and load its review threads as context",
+    )
+    p.add_argument(
+        "--worktree", nargs="?", const="", metavar="NAME",
+        help="work in a new git worktree and branch NAME (default from the issue or pull "
+        "request, e.g. luxe/issue-42-fix-retry); ready.cwd is the worktree",
     )
     p.add_argument("--read-only", action="store_true", help="same as --permission-mode read-only")
     p.add_argument("--yolo", action="store_true", help="same as --permission-mode yolo")
@@ -107,6 +123,9 @@ def parse_args(argv: Sequence[str]) -> Options:
             if mode not in (None, implied):
                 parser.error(f"{flag} contradicts --permission-mode {mode}")
             mode = implied
+    for flag, number in (("--issue", ns.issue), ("--from-pr", ns.from_pr)):
+        if number is not None and number < 1:
+            parser.error(f"{flag} needs a positive number")
     if ns.max_turns is not None and ns.max_turns < 1:
         parser.error("--max-turns must be at least 1")
     if ns.model is not None:
@@ -127,6 +146,9 @@ def parse_args(argv: Sequence[str]) -> Options:
         trust_project=ns.trust_project,
         verbose=ns.verbose,
         max_turns=ns.max_turns,
+        issue=ns.issue,
+        from_pr=ns.from_pr,
+        worktree=ns.worktree,
     )
 
 

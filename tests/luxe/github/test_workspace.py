@@ -10,6 +10,7 @@ from tests.fakes.github.model import Check
 from tests.fakes.github.server import FakeGitHub
 from tests.luxe.conftest import SpawnLuxe
 from tests.luxe.github.conftest import Checkout, needs_gh
+from tests.luxe.rpc_driver import processes_with_marker, wait_until
 
 pytestmark = needs_gh
 
@@ -118,3 +119,16 @@ def test_the_handshake_does_not_wait_for_a_slow_github(
     # The turn ran while gh still waited on GitHub.
     assert "workspace_updated" not in [f["kind"] for f in ended]
     luxe.close()
+
+
+def test_close_while_gh_waits_on_github_leaves_no_gh_behind(
+    spawn: SpawnLuxe, github: FakeGitHub, env: dict[str, str]
+) -> None:
+    github.api.delay_s = 20.0
+    luxe = spawn([])
+    luxe.handshake()
+    running = wait_until(lambda: processes_with_marker("pr view", scope=env), what="gh running")
+    assert running
+    luxe.close()  # exits 0 without waiting for GitHub
+    assert processes_with_marker("pr view", scope=env) == []
+    assert "workspace_updated" not in [f["kind"] for f in luxe.frames]

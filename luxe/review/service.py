@@ -40,6 +40,7 @@ from luxe.review.model import (
     Chapter,
     Finding,
     Fix,
+    PullRequestTarget,
     Review,
     ReviewSession,
     WireError,
@@ -155,9 +156,27 @@ class ReviewService:
             await self._settle_interrupted(state)
         else:
             state.review, state.session = loaded.review, loaded.session
+        if isinstance(target, PullRequestTarget):
+            await self._show_github_threads(state, target)
         self.open = state
         await self.emit(rv.GuidedReviewLoaded(action.request_id, to_wire(state.review)))
         await self.emit(rv.ReviewSessionRestored(to_wire(state.session)))
+
+    async def _show_github_threads(self, state: ReviewState, target: PullRequestTarget) -> None:
+        """The pull request's review threads as read-only findings
+        (luxe.github.review_threads); kept as they were when gh cannot answer."""
+        from luxe.github import gh, pulls
+        from luxe.github.review_threads import thread_findings, with_threads
+
+        try:
+            threads = await pulls.threads(state.root, target.number, target.repository)
+        except (gh.GhFailed, gh.GhUnavailable) as error:
+            log.info("review threads of #%s: %s", target.number, error.message)
+            return
+        session = with_threads(state.session, thread_findings(state.review, threads))
+        if session is not state.session:
+            await self._save(state, session)
+            state.session = session
 
     def _chapter_source(self) -> ChapterSource:
         async def propose(review: Review) -> tuple[Chapter, ...]:

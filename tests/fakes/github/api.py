@@ -224,7 +224,11 @@ class Api:
             pull = repo.pull(int(m2.group(1)))
             if "diff" in request.headers.get("accept", ""):
                 return Response(200, pull.diff().encode(), {"Content-Type": "text/plain"})
-            return _json(200, {"number": pull.number, "html_url": pull.url, "state": pull.state})
+            return _json(200, {
+                "number": pull.number, "html_url": pull.url, "state": pull.state.lower(),
+                "base": {"ref": pull.baseRefName, "sha": pull.baseRefOid},
+                "head": {"ref": pull.headRefName, "sha": pull.headRefOid},
+            })
         if (m2 := re.fullmatch(r"/pulls/(\d+)/reviews", rest)) and method == "POST":
             pull = repo.pull(int(m2.group(1)))
             diff_lines = _diff_lines(pull.diff())

@@ -31,7 +31,8 @@ import trio
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from luxe.policy.hooks import CommandHookRunner, tool_use_event  # noqa: E402
+from luxe.engine.ports import tool_use_event  # noqa: E402
+from luxe.policy.hooks import CommandHookRunner  # noqa: E402
 from luxe.policy.hooks_config import HookConfig, HookDefinition  # noqa: E402
 
 CALLS = 200

@@ -5,7 +5,7 @@ handshake (`ready`, `state_changed`, `session_info`) before trio is even
 imported, so a client gets `ready` as soon as the session is known. Then it
 runs the RPC front end under trio. Nursery tree (see docs/architecture.md):
 
-    trio.run(_main)
+    trio.run(_main, startup)
     └── root nursery
         ├── writer task (StdoutOwner.serve: the only writer of stdout)
         └── session nursery (inner)
@@ -27,24 +27,25 @@ import logging
 import os
 import signal
 import sys
-import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING
 
+import attrs
+
 from luxe import __version__
-from luxe.cli import Options
 from luxe.config import Paths, SettingsError, load_settings, paths_from_env
-from luxe.engine.model import Provider, ProviderError, Usage
+from luxe.engine.model import ProviderError
 from luxe.engine.ports import HookRunner, PermissionGate
 from luxe.engine.store import SessionFile, SessionNotFound, SessionStore
 from luxe.frontends.stdout import StdoutOwner
+from luxe.options import Options
 from luxe.policy.hooks_config import HookConfig
 from luxe.policy.rules_files import PermissionsFileError
 from luxe.protocol import events as ev
 from luxe.providers import models
-from luxe.providers.registry import make_provider, parse_model_spec
+from luxe.providers.choice import ModelChoice
 
 if TYPE_CHECKING:
     # Loaded after the handshake has been written (see run).
@@ -53,6 +54,7 @@ if TYPE_CHECKING:
     from luxe.engine.session import Session
     from luxe.engine.tooling import Tool
     from luxe.frontends.rpc_actions import RpcActions
+    from luxe.hosting.panes import LauraPanes
     from luxe.protocol import review as rv
     from luxe.review.model import Review, ReviewSession
     from luxe.review.service import ReviewService
@@ -76,55 +78,6 @@ CAPABILITIES = [
     "scripted_model",
     "guided_review",
 ]
-
-
-class ModelChoice:
-    """The model of a session: its facts now, its provider on first use
-    (providers import httpx, which the handshake must not wait for)."""
-
-    def __init__(self, spec: str, env: Mapping[str, str]) -> None:
-        self.spec = spec
-        self.provider_name, self.name = parse_model_spec(spec)
-        self.info = models.lookup(self.provider_name, self.name)
-        self._env = dict(env)
-        self._provider: Provider | None = None
-        self._lock = threading.Lock()
-
-    def build(self) -> Provider:
-        """Build the provider once (thread-safe: warm-up may race a turn)."""
-        with self._lock:
-            if self._provider is None:
-                self._provider = make_provider(self.provider_name, self.name, self._env)
-            return self._provider
-
-    async def provider(self) -> Provider:
-        if self._provider is not None:
-            return self._provider
-        import trio
-
-        return await trio.to_thread.run_sync(self.build)
-
-    async def aclose(self) -> None:
-        """Close the provider's HTTP client, if it was built and has one."""
-        import trio
-
-        closer = getattr(self._provider, "aclose", None)
-        if closer is not None:
-            with trio.move_on_after(0.2):
-                await closer()
-
-    def state(self) -> ev.ModelState:
-        if self.provider_name == "scripted":
-            return ev.ModelState(
-                id=self.spec,
-                provider="scripted",
-                context_window=self.info.context_window,
-                label=f"script {self.name}: replays recorded answers, not a live model",
-            )
-        return ev.ModelState(self.info.id, self.provider_name, self.info.context_window)
-
-    def cost(self, usage: Usage) -> float | None:
-        return models.cost_usd(self.info, usage)
 
 
 def make_gate(options: Options, cwd: Path, env: Mapping[str, str]) -> PermissionGate:
@@ -153,12 +106,6 @@ def make_hooks(
     return CommandHookRunner(config, cwd=str(cwd), on_finished=emit, redact=gate.redact)
 
 
-def register_actions(actions: RpcActions, session: Session, options: Options) -> None:
-    """Where other layers (Guided Review, GitHub) register their RPC actions
-    (see RpcActions.register). The core registers none."""
-    return None
-
-
 def _setup_logging(paths: Paths, verbose: bool) -> None:
     root = logging.getLogger("luxe")
     root.setLevel(logging.DEBUG if verbose else logging.INFO)
@@ -176,6 +123,30 @@ def _setup_logging(paths: Paths, verbose: bool) -> None:
         root.addHandler(err)
 
 
+@attrs.frozen
+class Startup:
+    """Everything `run` settled before the event loop starts (each of it a
+    reason to refuse to start), handed to `_main` as one value."""
+
+    options: Options
+    env: Mapping[str, str]
+    cwd: Path
+    model: ModelChoice
+    gate: PermissionGate
+    hook_config: HookConfig
+    store: SessionStore
+    file: SessionFile
+    resumed: bool
+    max_turns: int
+    show_edits: bool  # hosted in Laura: edits show in a pane (settings `laura.show_edits`)
+    # GitHub content the session started from (--issue/--from-pr), for the model.
+    context: str | None = None
+
+
+class _Refused(Exception):
+    """Startup is refused; the message is for a person (exit status 2)."""
+
+
 def run(options: Options, env: Mapping[str, str] | None = None) -> int:
     """Run `luxe --rpc`; returns the exit status (2: refused at startup)."""
     env = dict(os.environ if env is None else env)
@@ -184,16 +155,36 @@ def run(options: Options, env: Mapping[str, str] | None = None) -> int:
     paths = paths_from_env(env)
     _setup_logging(paths, options.verbose)
     try:
-        settings = load_settings(paths.settings_file)
-    except SettingsError as exc:
+        startup = _start(options, env, paths)
+    except _Refused as exc:
         print(f"luxe: {exc}", file=sys.stderr)
         return 2
+    for signum in STOP_SIGNALS:
+        signal.signal(signum, _remember_signal)
+    stdout = StdoutOwner()
+    stdout.write_now(_handshake(startup))
+    import trio
+
+    try:
+        trio.run(_main, startup, stdout)
+    except Exception:
+        log.exception("luxe --rpc failed")
+        return 1
+    return 0
+
+
+def _start(options: Options, env: Mapping[str, str], paths: Paths) -> Startup:
+    """Settings, model, permissions, hooks and the session file; raises
+    _Refused for anything that must stop luxe before the handshake."""
+    try:
+        settings = load_settings(paths.settings_file)
+    except SettingsError as exc:
+        raise _Refused(str(exc)) from exc
     spec = options.model or env.get("LUXE_MODEL") or settings.model or models.DEFAULT_MODEL
     try:
         model = ModelChoice(spec, env)
     except ValueError as exc:
-        print(f"luxe: {exc}", file=sys.stderr)
-        return 2
+        raise _Refused(str(exc)) from exc
     cwd = Path.cwd()
     context: str | None = None
     if options.issue is not None or options.from_pr is not None or options.worktree is not None:
@@ -205,15 +196,13 @@ def run(options: Options, env: Mapping[str, str] | None = None) -> int:
                 cwd, issue=options.issue, from_pr=options.from_pr, worktree=options.worktree
             )
         except StartError as exc:
-            print(f"luxe: {exc}", file=sys.stderr)
-            return 2
+            raise _Refused(str(exc)) from exc
         cwd, context = start.cwd, start.context
         os.chdir(cwd)
     try:
         gate = make_gate(options, cwd, env)
     except PermissionsFileError as exc:
-        print(f"luxe: refusing to start: invalid permissions file: {exc}", file=sys.stderr)
-        return 2
+        raise _Refused(f"refusing to start: invalid permissions file: {exc}") from exc
     from luxe.policy.setup import build_hook_config
 
     hook_config = build_hook_config(cwd=cwd, trust_project=options.trust_project, env=env)
@@ -231,45 +220,30 @@ def run(options: Options, env: Mapping[str, str] | None = None) -> int:
                 log.info("-c: no earlier session in %s; starting a new one", cwd)
             file = store.create(str(cwd))
     except SessionNotFound as exc:
-        print(f"luxe: --resume: {exc}", file=sys.stderr)
-        return 2
-    max_turns = options.max_turns or settings.max_turns
-    for signum in STOP_SIGNALS:
-        signal.signal(signum, _remember_signal)
-    stdout = StdoutOwner()
-    stdout.write_now(_handshake(options, model, gate, file, resumed, cwd))
-    import trio
-
-    try:
-        trio.run(
-            _main, options, env, model, store, file, resumed, cwd, max_turns, gate, hook_config,
-            stdout, context,
-        )
-    except Exception:
-        log.exception("luxe --rpc failed")
-        return 1
-    return 0
+        raise _Refused(f"--resume: {exc}") from exc
+    return Startup(
+        options=options,
+        env=env,
+        cwd=cwd,
+        model=model,
+        gate=gate,
+        hook_config=hook_config,
+        store=store,
+        file=file,
+        resumed=resumed,
+        max_turns=options.max_turns or settings.max_turns,
+        show_edits=settings.laura_show_edits,
+        context=context,
+    )
 
 
-async def _main(
-    options: Options,
-    env: Mapping[str, str],
-    model: ModelChoice,
-    store: SessionStore,
-    file: SessionFile,
-    resumed: bool,
-    cwd: Path,
-    max_turns: int,
-    gate: PermissionGate,
-    hook_config: HookConfig,
-    stdout: StdoutOwner,
-    context: str | None = None,
-) -> None:
+async def _main(startup: Startup, stdout: StdoutOwner) -> None:
     import trio
 
     from luxe.engine.session import Session
     from luxe.frontends.rpc_actions import RpcActions
 
+    cwd, env, hook_config = startup.cwd, startup.env, startup.hook_config
     stop = trio.Event()
     send, receive = trio.open_memory_channel[ev.Event](1024)
     with trio.open_signal_receiver(*STOP_SIGNALS) as signals:
@@ -279,36 +253,47 @@ async def _main(
             root.start_soon(stdout.serve, receive, stop.set)
             async with send:
                 emit = _emitter(send)
+                panes = _hosted_panes(env, cwd, startup.show_edits)
+                tools = _tools
+                if panes is not None:
+                    emit = panes.observing(emit)
+                    tools = _with_show_tool(panes)
                 session = Session(
                     cwd=cwd,
-                    file=file,
-                    model=model,
-                    tools=_tools,
-                    gate=gate,
-                    hooks=make_hooks(hook_config, cwd, emit, gate),
+                    file=startup.file,
+                    model=startup.model,
+                    tools=tools,
+                    gate=startup.gate,
+                    hooks=make_hooks(hook_config, cwd, emit, startup.gate),
                     emit=emit,
-                    max_turns=max_turns,
-                    resumed=resumed,
-                    context=context,
+                    max_turns=startup.max_turns,
+                    resumed=startup.resumed,
+                    auto_approve=startup.options.auto_approve,
+                    context=startup.context,
                 )
-                session.set_auto_approve(options.auto_approve)
                 for problem in hook_config.errors:
                     # The session runs without the broken hook; say so.
                     await send.send(ev.Error(f"hooks: {problem}", retryable=False))
                 review = _LazyReview(cwd=cwd, session=session, emit=emit)
-                actions = RpcActions(
-                    session, store, lambda s: ModelChoice(s, env), stop, review=review.submit
-                )
-                register_actions(actions, session, options)
                 # GitHub through the user's gh (luxe.github; its workspace
                 # starts after ready and watches the session's frames).
                 from luxe.github.face import GitHubFace
 
                 github = GitHubFace(
-                    cwd=cwd, session=session, github_writes=options.github_writes, reviews=review
+                    cwd=cwd,
+                    session=session,
+                    github_writes=startup.options.github_writes,
+                    reviews=review,
                 )
-                github.register(actions)
                 session.emit = github.watching(session.emit)
+                actions = RpcActions(
+                    session,
+                    startup.store,
+                    lambda s: ModelChoice(s, env),
+                    stop,
+                    review=review.submit,
+                    github=github.handle,
+                )
                 async with trio.open_nursery() as inner:
                     review.nursery = inner
                     # Language servers for diagnostics on edit start on the
@@ -318,14 +303,15 @@ async def _main(
                     session.diagnostics = await inner.start(serve_edit_diagnostics, cwd, env)
                     await inner.start(session.run)
                     await inner.start(github.serve)
+                    if panes is not None:
+                        await inner.start(panes.serve)
                     inner.start_soon(_watch_signals, signals, stop)
                     inner.start_soon(_read_then_stop, actions, stop)
-                    inner.start_soon(_warm_up, session, model)
+                    inner.start_soon(_warm_up, session, startup.model)
                     await stop.wait()
-                    log.info("closing session %s", file.id)
+                    log.info("closing session %s", startup.file.id)
                     await session.close()
-                    if isinstance(session.model, ModelChoice):
-                        await session.model.aclose()
+                    await session.model.aclose()
                     inner.cancel_scope.cancel()
 
 
@@ -356,32 +342,30 @@ class _LazyReview:
         await self._service.submit(action)
 
 
-def _handshake(
-    options: Options, model: ModelChoice, gate: PermissionGate, file: SessionFile,
-    resumed: bool, cwd: Path,
-) -> list[ev.Event]:
+def _handshake(startup: Startup) -> list[ev.Event]:
     """The first frames: `ready`, `state_changed` (a new session's state, as
     Session.state_event gives it) and, on resume, `session_info`."""
+    options, file = startup.options, startup.file
     frames: list[ev.Event] = [
         ev.Ready(
             protocol_version=ev.PROTOCOL_VERSION,
             luxe_version=__version__,
             session_id=file.id,
-            cwd=str(cwd),
+            cwd=str(startup.cwd),
             github_writes=options.github_writes,
             capabilities=CAPABILITIES,
-            resumed=resumed,
+            resumed=startup.resumed,
         ),
         ev.StateChanged(
-            model=model.state(),
+            model=startup.model.state(),
             streaming=False,
             mode="build",
             thinking="off",
-            permission_mode=gate.permission_mode,
+            permission_mode=startup.gate.permission_mode,
             auto_approve=options.auto_approve,
         ),
     ]
-    if resumed:
+    if startup.resumed:
         frames.append(
             ev.SessionInfo(file.id, file.title, len(file.messages), file.created_at, file.updated_at)
         )
@@ -396,6 +380,26 @@ def _tools() -> list[Tool]:
     from luxe.tools import default_tools
 
     return default_tools()
+
+
+def _hosted_panes(env: Mapping[str, str], cwd: Path, show_edits: bool) -> LauraPanes | None:
+    """Luxe's Laura panes when hosted in a Laura tab (imported only then)."""
+    if not env.get("LAURA_TAB"):
+        return None
+    from luxe.hosting.panes import hosted_panes
+
+    return hosted_panes(env, cwd, show_edits=show_edits)
+
+
+def _with_show_tool(panes: LauraPanes) -> Callable[[], list[Tool]]:
+    """The default tools plus `show`, offered to the model only when hosted."""
+
+    def tools() -> list[Tool]:
+        from luxe.hosting.show_tool import ShowTool
+
+        return [*_tools(), ShowTool(panes)]
+
+    return tools
 
 
 def _emitter(send: trio.MemorySendChannel[ev.Event]) -> Callable[[ev.Event], Awaitable[None]]:

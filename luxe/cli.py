@@ -11,28 +11,8 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-import attrs
-
 from luxe import __version__
-
-PERMISSION_MODES = ("ask", "accept-edits", "read-only", "yolo")
-
-
-@attrs.frozen
-class Options:
-    rpc: bool = False
-    model: str | None = None
-    permission_mode: str | None = None
-    continue_latest: bool = False
-    resume: str | None = None
-    github_writes: bool = False
-    auto_approve: bool = False
-    trust_project: bool = False
-    verbose: bool = False
-    max_turns: int | None = None
-    issue: int | None = None
-    from_pr: int | None = None
-    worktree: str | None = None  # "" for the default name
+from luxe.options import PERMISSION_MODES, Options
 
 
 def _parser() -> argparse.ArgumentParser:

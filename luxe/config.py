@@ -54,6 +54,8 @@ class Settings:
 
     model: str | None = None
     max_turns: int = DEFAULT_MAX_TURNS
+    # Hosted in Laura: show each edit in one reused pane (`laura.show_edits`).
+    laura_show_edits: bool = True
 
 
 class SettingsError(Exception):
@@ -80,4 +82,9 @@ def load_settings(path: Path) -> Settings:
     max_turns = data.get("max_turns", DEFAULT_MAX_TURNS)
     if not isinstance(max_turns, int) or isinstance(max_turns, bool) or max_turns < 1:
         raise SettingsError(f"{path}: `max_turns` must be a positive integer")
-    return Settings(model=model, max_turns=max_turns)
+    laura = data.get("laura", {})
+    if not isinstance(laura, dict) or not isinstance(laura.get("show_edits", True), bool):
+        raise SettingsError(f'{path}: `laura` must be an object like {{"show_edits": true}}')
+    return Settings(
+        model=model, max_turns=max_turns, laura_show_edits=laura.get("show_edits", True)
+    )

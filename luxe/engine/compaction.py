@@ -8,11 +8,10 @@ and then nothing changes. BeforeCompact/AfterCompact hooks run around it.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Awaitable, Callable
+from typing import Protocol
 
-import trio
-
-from luxe.engine.history import transcript
+from luxe.engine.history import History, transcript
 from luxe.engine.model import (
     AssistantMessage,
     Message,
@@ -22,10 +21,21 @@ from luxe.engine.model import (
     TextBlock,
     UserMessage,
 )
+from luxe.engine.ports import HookRunner, ModelSource, other_event
 from luxe.protocol import events as ev
 
-if TYPE_CHECKING:
-    from luxe.engine.session import Session
+
+class CompactionHost(Protocol):
+    """What compaction needs from its session."""
+
+    history: History
+    model: ModelSource
+    hooks: HookRunner
+    emit: Callable[[ev.Event], Awaitable[None]]
+
+    async def record_compaction(self, summary: list[Message], kept: int) -> None:
+        """Replace all but the last `kept` messages by `summary` (disk first)."""
+        ...
 
 
 def _kept_from(messages: list[Message]) -> int:
@@ -37,10 +47,10 @@ def _kept_from(messages: list[Message]) -> int:
     return 0
 
 
-async def compact(session: Session) -> None:
+async def compact(session: CompactionHost) -> None:
     history = session.history
     before = history.estimate_tokens()
-    event = {"Other": {"tokens_before": before}}
+    event = other_event({"tokens_before": before})
     await session.hooks.run("BeforeCompact", event)
     await session.emit(ev.CompactionStarted(before))
     start = _kept_from(history.messages)
@@ -78,8 +88,6 @@ async def compact(session: Session) -> None:
             UserMessage((TextBlock(f"Summary of the conversation so far:\n{summary_text}"),)),
             AssistantMessage((TextBlock("Understood; I will continue from this summary."),), "end_turn"),
         ]
-        with trio.CancelScope(shield=True):
-            await trio.to_thread.run_sync(session.file.append_compaction, summary, len(tail))
-        history.messages[:] = [*summary, *tail]
+        await session.record_compaction(summary, len(tail))
     await session.emit(ev.Compacted(before, history.estimate_tokens()))
     await session.hooks.run("AfterCompact", event)

@@ -175,3 +175,7 @@ class Provider(Protocol):
         Raises ProviderError when the request cannot succeed.
         """
         ...
+
+    async def aclose(self) -> None:
+        """Release what the provider holds (its HTTP client); idempotent."""
+        ...

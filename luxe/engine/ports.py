@@ -1,9 +1,10 @@
-"""Seams the engine defines for policy: permissions and command hooks.
+"""Seams the engine defines: the model, permissions, redaction and hooks.
 
-The engine asks a `PermissionGate` before every tool call and runs a
-`HookRunner` at every hook point; `luxe.policy` provides the real ones. The
-defaults here are what a session uses before policy is configured: read-only
-tools run, everything else asks, and no hooks run.
+A session talks to a `ModelSource` (luxe.providers.choice gives the real
+one). The engine asks a `PermissionGate` before every tool call, redacts through
+it, and runs a `HookRunner` at every hook point with the events built here
+(the spec's stdin shapes, written once); `luxe.policy` provides the real
+gate and runner.
 """
 
 from __future__ import annotations
@@ -12,6 +13,9 @@ from collections.abc import Mapping
 from typing import Any, Literal, Protocol
 
 import attrs
+
+from luxe.engine.model import Provider, Usage
+from luxe.protocol import events as ev
 
 Decision = Literal["allow", "ask", "deny"]
 AgentMode = Literal["build", "plan"]
@@ -32,6 +36,25 @@ HookPoint = Literal[
 ]
 
 
+class ModelSource(Protocol):
+    """The model a session talks to (luxe.providers.choice.ModelChoice is
+    the real one). Owns its provider: `aclose` releases it."""
+
+    name: str  # the provider's own model name
+
+    async def provider(self) -> Provider:
+        """The provider, built on first use; raises ProviderError."""
+        ...
+
+    def state(self) -> ev.ModelState: ...
+
+    def cost(self, usage: Usage) -> float | None: ...
+
+    async def aclose(self) -> None:
+        """Release the provider, if one was built."""
+        ...
+
+
 @attrs.frozen
 class PermissionVerdict:
     decision: Decision
@@ -40,8 +63,21 @@ class PermissionVerdict:
     hard: bool = False
 
 
+class StreamRedaction(Protocol):
+    """Redacts one stream of output chunks (one per tool call). It may hold
+    back the tail of a chunk that could start a secret until the next chunk
+    or `flush`, so a secret split across two chunks is still caught."""
+
+    def feed(self, chunk: str) -> str: ...
+
+    def flush(self) -> str:
+        """What was held back, redacted, once the stream has ended."""
+        ...
+
+
 class PermissionGate(Protocol):
-    """Decides whether a tool call may run. `check` does no I/O beyond
+    """Decides whether a tool call may run, and redacts secret values from
+    what reaches the model and the client. `check` does no I/O beyond
     resolving the paths it is given; it never blocks."""
 
     permission_mode: str  # ask | accept-edits | read-only | yolo
@@ -55,33 +91,25 @@ class PermissionGate(Protocol):
         ...
 
     def redact(self, text: str) -> str:
-        """Remove the values of known secrets from tool output."""
+        """Remove the values of known secrets from `text`."""
+        ...
+
+    def stream_redactor(self) -> StreamRedaction:
+        """A redactor for one stream of live output (a tool call's)."""
+        ...
+
+    def is_secret_file(self, path: str) -> bool:
+        """Whether a file is a secret (by name, or by identity: a hard link);
+        tools that walk directories (grep) skip such files."""
+        ...
+
+    def tool_ran(self, tool: str) -> None:
+        """Told after a call ran: the gate may look for secret files the call
+        created or changed, so their values are redacted from then on."""
         ...
 
 
 READ_ONLY_TOOLS = frozenset({"read", "grep", "glob", "ls", "question"})
-
-
-@attrs.define
-class DefaultGate:
-    """Read-only tools run; write, edit and bash ask; nothing is redacted."""
-
-    permission_mode: str = "ask"
-
-    def check(
-        self, tool: str, args: Mapping[str, Any], *, agent_mode: AgentMode = "build"
-    ) -> PermissionVerdict:
-        if tool in READ_ONLY_TOOLS:
-            return PermissionVerdict("allow", "read-only tool")
-        if agent_mode == "plan":
-            return PermissionVerdict("deny", f"{tool} is not available in plan mode")
-        return PermissionVerdict("ask", f"{tool} changes files or runs commands")
-
-    def allow_always(self, tool: str, args: Mapping[str, Any]) -> None:
-        return None
-
-    def redact(self, text: str) -> str:
-        return text
 
 
 @attrs.frozen
@@ -105,9 +133,29 @@ class HookRunner(Protocol):
         ...
 
 
-class NoHooks:
-    async def run(self, point: HookPoint, event: Mapping[str, Any]) -> HookOutcome:
-        return HookOutcome()
+# -- the spec's stdin events (externally tagged), the only place they are written --
+
+
+def tool_use_event(tool_name: str, args: Mapping[str, Any]) -> dict[str, Any]:
+    """BeforeToolUse."""
+    return {"ToolUse": {"tool_name": tool_name, "args": dict(args)}}
+
+
+def tool_result_event(tool_name: str, result: str, is_error: bool) -> dict[str, Any]:
+    """AfterToolUse."""
+    return {"ToolResult": {"tool_name": tool_name, "result": result, "is_error": is_error}}
+
+
+def file_changed_event(path: str, operation: str) -> dict[str, Any]:
+    """FileChanged."""
+    return {"FileChanged": {"path": path, "operation": operation}}
+
+
+def other_event(content: Any = None) -> dict[str, Any]:
+    """SessionStart/End, AgentStart, AgentEnd: `{"Other": null}`;
+    BeforeAgentStart: `{"Other": {}}`; UserPromptSubmit: `{"Other":
+    {"content": text}}`; Before/AfterCompact: `{"Other": {"tokens_before": n}}`."""
+    return {"Other": content}
 
 
 class EditDiagnostics(Protocol):

@@ -23,19 +23,18 @@ import logging
 from collections import deque
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Protocol
 
 import attrs
 import trio
 
 from luxe.engine.history import History, clean_message
-from luxe.engine.model import Message, Provider, Usage
-from luxe.engine.ports import EditDiagnostics, HookRunner, PermissionGate
+from luxe.engine.model import Message
+from luxe.engine.ports import EditDiagnostics, HookRunner, ModelSource, PermissionGate, other_event
 from luxe.engine.prompts import Prompts
 from luxe.engine.store import SessionFile
 from luxe.engine.system_prompt import build_system_prompt
 from luxe.engine.tooling import Tool
-from luxe.engine.turn import Turn, TurnOutcome, finish_turn, run_turn
+from luxe.engine.turn import Turn, TurnOutcome, finish_turn, run_turn, usage_event
 from luxe.protocol import events as ev
 
 log = logging.getLogger("luxe.session")
@@ -65,6 +64,7 @@ class Session:
         emit: Emit,
         max_turns: int,
         resumed: bool = False,
+        auto_approve: bool = False,
         context: str | None = None,
     ) -> None:
         self.cwd = cwd
@@ -83,6 +83,7 @@ class Session:
         self.hooks = hooks
         self.emit = emit
         self.prompts = Prompts(emit)
+        self.prompts.set_auto_approve(auto_approve)
         self.max_turns = max_turns
         self.resumed = resumed
         self.mode = "build"
@@ -110,10 +111,6 @@ class Session:
             permission_mode=self.gate.permission_mode,
             auto_approve=self.prompts.auto_approve,
         )
-
-    def info_event(self) -> ev.SessionInfo:
-        f = self.file
-        return ev.SessionInfo(f.id, f.title, len(self.history.messages), f.created_at, f.updated_at)
 
     @property
     def tools(self) -> dict[str, Tool]:
@@ -145,20 +142,21 @@ class Session:
         with trio.CancelScope(shield=True):
             await trio.to_thread.run_sync(self.file.append_message, message)
 
-    def usage_event(self, turn: Turn) -> ev.TurnUsage:
-        last = turn.usage[-1]
+    async def record_compaction(self, summary: list[Message], kept: int) -> None:
+        """Replace all but the last `kept` messages by `summary`, on disk
+        first. Shielded: a cancel never leaves the two apart."""
+        with trio.CancelScope(shield=True):
+            await trio.to_thread.run_sync(self.file.append_compaction, summary, kept)
+        self.history.messages[:] = [*summary, *self.history.messages[len(self.history.messages) - kept :]]
+
+    def _charge(self, turn: Turn) -> ev.TurnUsage | None:
+        """Add the turn's cost to the session's; its `turn_usage`, if it
+        made a model request."""
+        if not turn.usage:
+            return None
         if turn.cost_usd is not None:
             self.session_cost_usd = (self.session_cost_usd or 0.0) + turn.cost_usd
-        return ev.TurnUsage(
-            prompt_tokens=sum(u.input_tokens for u in turn.usage),
-            completion_tokens=sum(u.output_tokens for u in turn.usage),
-            cache_read_tokens=sum(u.cache_read_tokens for u in turn.usage),
-            cache_write_tokens=sum(u.cache_write_tokens for u in turn.usage),
-            cost_usd=turn.cost_usd,
-            context_used=last.input_tokens + last.cache_read_tokens + last.cache_write_tokens + last.output_tokens,
-            context_window=self.model.state().context_window,
-            session_cost_usd=self.session_cost_usd,
-        )
+        return usage_event(turn, self.model.state().context_window, self.session_cost_usd)
 
     # -- what a client can do (never blocks) -------------------------------------
 
@@ -195,14 +193,23 @@ class Session:
         self._wake.set()
         return None
 
-    def set_mode(self, mode: str) -> None:
+    # Each setter announces the new state (`state_changed`) itself.
+
+    async def set_model(self, model: ModelSource) -> None:
+        self.model = model
+        await self.emit(self.state_event())
+
+    async def set_mode(self, mode: str) -> None:
         self.mode = mode
+        await self.emit(self.state_event())
 
-    def set_thinking(self, level: str) -> None:
+    async def set_thinking(self, level: str) -> None:
         self.thinking = level
+        await self.emit(self.state_event())
 
-    def set_auto_approve(self, enabled: bool) -> None:
+    async def set_auto_approve(self, enabled: bool) -> None:
         self.prompts.set_auto_approve(enabled)
+        await self.emit(self.state_event())
 
     # -- running ----------------------------------------------------------------
 
@@ -211,7 +218,7 @@ class Session:
         nursery; the turn running when it is cancelled ends as `cancelled`."""
         async with trio.open_nursery():
             task_status.started()
-            await self.hooks.run("SessionStart", {"Other": None})
+            await self.hooks.run("SessionStart", other_event())
             while True:
                 while not self._queue:
                     self._wake = trio.Event()
@@ -240,15 +247,15 @@ class Session:
             if outcome.reason == "cancelled":
                 outcome = TurnOutcome("cancelled", None, turn.final_text)
             with trio.CancelScope(shield=True):
-                await finish_turn(self, turn, outcome)
+                await finish_turn(self, turn, outcome, self._charge(turn))
                 self.current = None
-                turn._finish(outcome)
+                turn.finish(outcome)
                 await self.emit(self.state_event())
                 # Bounded once the session is closing (close() shortens it too).
                 with trio.CancelScope() as self._end_hook_scope:
                     if self._closing:
                         self._end_hook_scope.deadline = trio.current_time() + CLOSING_HOOK_S
-                    await self.hooks.run("AgentEnd", {"Other": None})
+                    await self.hooks.run("AgentEnd", other_event())
                 self._end_hook_scope = None
 
     async def _run_compaction(self, job: _Compaction) -> None:
@@ -266,7 +273,7 @@ class Session:
         self._closing = True
         for job in self._queue:
             if isinstance(job, Turn):
-                job._finish(TurnOutcome("cancelled", "the session closed before this turn ran"))
+                job.finish(TurnOutcome("cancelled", "the session closed before this turn ran"))
         self._queue.clear()
         if self._end_hook_scope is not None:
             self._end_hook_scope.deadline = min(
@@ -280,19 +287,6 @@ class Session:
             else:
                 await current.done.wait()
         with trio.move_on_after(CLOSING_HOOK_S):
-            await self.hooks.run("SessionEnd", {"Other": None})
+            await self.hooks.run("SessionEnd", other_event())
         self.file.close()
 
-
-class ModelSource(Protocol):
-    """The model a session talks to (luxe.app.ModelChoice is the real one)."""
-
-    name: str  # the provider's own model name
-
-    async def provider(self) -> Provider:
-        """The provider, built on first use; raises ProviderError."""
-        ...
-
-    def state(self) -> ev.ModelState: ...
-
-    def cost(self, usage: Usage) -> float | None: ...

@@ -46,6 +46,11 @@ class ToolContext(Protocol):
         """Ask the client; returns `{answered: [...]}` or `{dismissed: true}`."""
         ...
 
+    def is_secret_file(self, path: str) -> bool:
+        """Whether a file is a secret; tools that walk directories (grep)
+        skip such files (the gate may know more than names: hard links)."""
+        ...
+
 
 class Tool(Protocol):
     name: str

@@ -7,21 +7,28 @@ already in history and on disk; `finish_turn` (called by the session,
 shielded, whatever happened) answers interrupted tool calls with a
 "cancelled by the user" result, sends `tool_finished` (summary "cancelled")
 for every started call that got none, then `turn_usage` and `turn_ended`.
+
+The turn sees its session only through `TurnHost`. Text from outside the
+engine (hook answers, tool results and output, attached files) is redacted
+by the gate once, as it enters the turn (`_Redacting`), so nothing the turn
+emits, records for the model or hands to a hook needs it again.
 """
 
 from __future__ import annotations
 
 import logging
 import stat
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import attrs
 import trio
 
-from luxe.engine.history import CANCELLED_RESULT
+from luxe.engine.history import CANCELLED_RESULT, History
 from luxe.engine.model import (
+    AssistantMessage,
+    Message,
     ModelRequest,
     ProviderError,
     RetryScheduled,
@@ -35,11 +42,21 @@ from luxe.engine.model import (
     UserContent,
     UserMessage,
 )
-from luxe.engine.tooling import ToolError, ToolResult, check_args
+from luxe.engine.ports import (
+    EditDiagnostics,
+    HookOutcome,
+    HookPoint,
+    HookRunner,
+    ModelSource,
+    PermissionGate,
+    file_changed_event,
+    other_event,
+    tool_result_event,
+    tool_use_event,
+)
+from luxe.engine.prompts import Prompts
+from luxe.engine.tooling import Tool, ToolError, ToolResult, check_args
 from luxe.protocol import events as ev
-
-if TYPE_CHECKING:
-    from luxe.engine.session import Session
 
 log = logging.getLogger("luxe.turn")
 
@@ -93,112 +110,168 @@ class Turn:
         assert self.outcome is not None
         return self.outcome
 
-    def _finish(self, outcome: TurnOutcome) -> None:
+    def finish(self, outcome: TurnOutcome) -> None:
+        """Settle the outcome and wake every `wait` (once its frames are sent)."""
         self.outcome = outcome
         self._done.set()
 
 
-class _Context:
-    """What a running tool may use (see luxe.engine.tooling.ToolContext)."""
+class TurnHost(Protocol):
+    """What a turn needs from its session. Attributes are read when used,
+    so a setting changed mid-turn (mode) applies from the next tool call."""
 
-    def __init__(self, session: Session, call_id: str) -> None:
-        self.session = session
-        self.cwd: Path = session.cwd
-        self.call_id = call_id
-        # A gate may offer a stream redactor (luxe.policy does): it catches a
-        # secret split across two output chunks, which per-chunk redaction misses.
-        make_stream = getattr(session.gate, "stream_redactor", None)
-        self._stream = make_stream() if make_stream is not None else None
-        # Tools that walk directories (grep) skip the files this says are
-        # secret; a gate may know more than names (hard links, by inode).
-        self.is_secret_file: Callable[[str], bool] | None = getattr(
-            session.gate, "is_secret_file", None
-        )
+    cwd: Path
+    history: History
+    model: ModelSource
+    gate: PermissionGate
+    hooks: HookRunner
+    prompts: Prompts
+    diagnostics: EditDiagnostics | None
+    mode: str  # build | plan
+    thinking: str  # off | low | medium | high
+    max_turns: int  # model requests per prompt
 
-    async def output(self, delta: str) -> None:
-        safe = self._stream.feed(delta) if self._stream else self.session.gate.redact(delta)
-        if safe:
-            await self.session.emit(ev.ToolOutputDelta(self.call_id, safe))
+    @property
+    def tools(self) -> Mapping[str, Tool]: ...
 
-    async def flush_output(self) -> None:
-        """Send what the stream redactor held back, once the tool is done."""
-        if self._stream and (rest := self._stream.flush()):
-            await self.session.emit(ev.ToolOutputDelta(self.call_id, rest))
+    emit: Callable[[ev.Event], Awaitable[None]]  # send a frame to the client
 
-    async def ask_question(self, question: str, options: list[str], multiple: bool) -> dict[str, Any]:
-        return await self.session.prompts.ask_question(self.call_id, question, options, multiple)
+    async def record(self, message: Message) -> None:
+        """Append a completed message to history and to the session file."""
+        ...
+
+    async def system_prompt(self) -> str: ...
 
 
-async def run_turn(session: Session, turn: Turn) -> TurnOutcome:
+async def run_turn(host: TurnHost, turn: Turn) -> TurnOutcome:
     """The loop: prompt hooks, then model call / tool calls until the model
     stops asking for tools, the guard trips, or the provider fails."""
-    hooks = session.hooks
-    submitted = await hooks.run("UserPromptSubmit", {"Other": {"content": turn.text}})
+    safe = _Redacting(host.gate)
+    hooks = safe.hooks(host.hooks)
+    submitted = await hooks.run("UserPromptSubmit", other_event({"content": turn.text}))
     if submitted.blocked:
-        reason = session.gate.redact(submitted.reason or "a UserPromptSubmit hook blocked the prompt")
-        return TurnOutcome("denied", reason)
-    await hooks.run("BeforeAgentStart", {"Other": {}})
+        return TurnOutcome("denied", submitted.reason or "a UserPromptSubmit hook blocked the prompt")
+    await hooks.run("BeforeAgentStart", other_event({}))
+    await host.record(UserMessage(_prompt(host, safe, turn, submitted.context)))
+    system = await host.system_prompt()
+    for _ in range(host.max_turns):
+        await hooks.run("AgentStart", other_event())
+        try:
+            answer = await _ask_model(host, system)
+        except ProviderError as exc:
+            return TurnOutcome("error", exc.message, turn.final_text)
+        await _take_answer(host, turn, answer)
+        if answer.tool_uses:
+            async with trio.open_nursery() as nursery:
+                for call in answer.tool_uses:
+                    nursery.start_soon(_run_call, host, safe, hooks, turn, call)
+            results = tuple(turn.results[c.id] for c in answer.tool_uses)
+            turn.open_calls = ()
+            await host.record(UserMessage(results + _steering(turn)))
+        elif turn.steering:
+            # Steering that came in during the last answer still gets heard.
+            await host.record(UserMessage(_steering(turn)))
+        else:
+            return TurnOutcome("end_turn", None, turn.final_text)
+    return TurnOutcome("max_turns", f"stopped after {host.max_turns} model requests", turn.final_text)
+
+
+async def finish_turn(host: TurnHost, turn: Turn, outcome: TurnOutcome, usage: ev.TurnUsage | None) -> None:
+    """Close the books on a turn, whatever happened. Runs shielded.
+    Every `tool_started` gets exactly one `tool_finished` before `turn_ended`:
+    a client pairs them (a spinner per call). `usage` is sent when given."""
+    for call_id, name in list(turn.running_calls.items()):
+        del turn.running_calls[call_id]
+        await host.emit(ev.ToolFinished(call_id, name, True, "cancelled", False))
+    if turn.open_calls:
+        results = tuple(
+            turn.results.get(c.id) or ToolResultBlock(c.id, CANCELLED_RESULT, is_error=True)
+            for c in turn.open_calls
+        )
+        turn.open_calls = ()
+        await host.record(UserMessage(results))
+    if usage is not None:
+        await host.emit(usage)
+    await host.emit(ev.TurnEnded(turn.id, outcome.reason, outcome.error))
+
+
+def usage_event(turn: Turn, context_window: int, session_cost_usd: float | None) -> ev.TurnUsage:
+    """`turn_usage` for a turn that made at least one model request:
+    totals over its requests; the context used is the last request's."""
+    last = turn.usage[-1]
+    return ev.TurnUsage(
+        prompt_tokens=sum(u.input_tokens for u in turn.usage),
+        completion_tokens=sum(u.output_tokens for u in turn.usage),
+        cache_read_tokens=sum(u.cache_read_tokens for u in turn.usage),
+        cache_write_tokens=sum(u.cache_write_tokens for u in turn.usage),
+        cost_usd=turn.cost_usd,
+        context_used=last.input_tokens + last.cache_read_tokens + last.cache_write_tokens + last.output_tokens,
+        context_window=context_window,
+        session_cost_usd=session_cost_usd,
+    )
+
+
+# -- the steps of the loop ------------------------------------------------------
+
+
+def _prompt(host: TurnHost, safe: _Redacting, turn: Turn, hook_context: str | None) -> tuple[UserContent, ...]:
+    """The user message: the text, its attachments, the caller's and the
+    UserPromptSubmit hooks' context."""
     content: list[UserContent] = [TextBlock(turn.text)]
     for path in turn.attachments:
         # An attachment is a read the client asked for: the gate's denies
         # (secret files) still apply; an "ask" is answered by the attaching.
-        verdict = session.gate.check("read", {"path": path}, agent_mode=session.mode)  # type: ignore[arg-type]
+        verdict = host.gate.check("read", {"path": path}, agent_mode=host.mode)  # type: ignore[arg-type]
         if verdict.decision == "deny":
             content.append(TextBlock(f"<attachment path={path!r}>refused: {verdict.reason}</attachment>"))
         else:
-            content.append(TextBlock(session.gate.redact(_attachment(session.cwd, path))))
-    # Hook context is redacted here too: any HookRunner, not only luxe.policy's,
-    # may hand back text that quotes a secret file.
-    hook_context = session.gate.redact(submitted.context) if submitted.context else None
+            content.append(TextBlock(safe.text(_attachment(host.cwd, path))))
     for extra in (turn.context, hook_context):
         if extra:
             content.append(TextBlock(f"<context>\n{extra}\n</context>"))
-    await session.record(UserMessage(tuple(content)))
-    system = await session.system_prompt()
+    return tuple(content)
 
-    for _ in range(session.max_turns):
-        await hooks.run("AgentStart", {"Other": None})
-        request = ModelRequest(
-            model=session.model.name,
-            system=system,
-            messages=session.history.for_request(),
-            tools=tuple(t.spec for t in session.tools.values()),
-            thinking=session.thinking,  # type: ignore[arg-type]
-        )
-        try:
-            provider = await session.model.provider()
-            answer = await provider.complete(request, lambda e: _forward(session, e))
-        except ProviderError as exc:
-            return TurnOutcome("error", exc.message, turn.final_text)
-        except ExceptionGroup as group:
-            # A provider that raises from inside its own nursery wraps the error.
-            failure = _provider_error_in(group)
-            if failure is None:
-                raise
-            return TurnOutcome("error", failure.message, turn.final_text)
-        turn.open_calls, turn.results = answer.tool_uses, {}
-        if answer.content:
-            # An empty answer is not history: the APIs refuse empty messages.
-            await session.record(answer)
-        turn.usage.append(answer.usage)
-        turn.cost_usd = _add_cost(turn.cost_usd, session.model.cost(answer.usage))
-        text = "".join(b.text for b in answer.content if isinstance(b, TextBlock))
-        if text:
-            turn.final_text = text
-        calls = answer.tool_uses
-        if not calls:
-            if turn.steering:
-                # Steering that came in during the last answer still gets heard.
-                await session.record(UserMessage(_steering(turn)))
-                continue
-            return TurnOutcome("end_turn", None, turn.final_text)
-        async with trio.open_nursery() as nursery:
-            for call in calls:
-                nursery.start_soon(_run_call, session, turn, call)
-        results = tuple(turn.results[c.id] for c in calls)
-        turn.open_calls = ()
-        await session.record(UserMessage(results + _steering(turn)))
-    return TurnOutcome("max_turns", f"stopped after {session.max_turns} model requests", turn.final_text)
+
+async def _ask_model(host: TurnHost, system: str) -> AssistantMessage:
+    """One model request over the history, its stream forwarded as frames.
+    Raises ProviderError (also when a provider's nursery wraps it)."""
+    request = ModelRequest(
+        model=host.model.name,
+        system=system,
+        messages=host.history.for_request(),
+        tools=tuple(t.spec for t in host.tools.values()),
+        thinking=host.thinking,  # type: ignore[arg-type]
+    )
+
+    async def forward(event: StreamEvent) -> None:
+        if isinstance(event, TextDelta):
+            await host.emit(ev.TokenDelta(event.block, event.text))
+        elif isinstance(event, ThinkingDelta):
+            await host.emit(ev.ThinkingDelta(event.block, event.text))
+        elif isinstance(event, RetryScheduled):
+            await host.emit(ev.Error(event.message, True, event.retry_in_s))
+
+    try:
+        provider = await host.model.provider()
+        return await provider.complete(request, forward)
+    except ExceptionGroup as group:
+        failure = _provider_error_in(group)
+        if failure is None:
+            raise
+        raise failure from None
+
+
+async def _take_answer(host: TurnHost, turn: Turn, answer: AssistantMessage) -> None:
+    """Record the answer and count its usage, cost and text."""
+    turn.open_calls, turn.results = answer.tool_uses, {}
+    if answer.content:
+        # An empty answer is not history: the APIs refuse empty messages.
+        await host.record(answer)
+    turn.usage.append(answer.usage)
+    turn.cost_usd = _add_cost(turn.cost_usd, host.model.cost(answer.usage))
+    text = "".join(b.text for b in answer.content if isinstance(b, TextBlock))
+    if text:
+        turn.final_text = text
 
 
 def _provider_error_in(group: ExceptionGroup[Exception]) -> ProviderError | None:
@@ -222,38 +295,10 @@ def _steering(turn: Turn) -> tuple[TextBlock, ...]:
     return blocks
 
 
-async def finish_turn(session: Session, turn: Turn, outcome: TurnOutcome) -> None:
-    """Close the books on a turn, whatever happened. Runs shielded.
-    Every `tool_started` gets exactly one `tool_finished` before `turn_ended`:
-    a client pairs them (a spinner per call)."""
-    for call_id, name in list(turn.running_calls.items()):
-        del turn.running_calls[call_id]
-        await session.emit(ev.ToolFinished(call_id, name, True, "cancelled", False))
-    if turn.open_calls:
-        results = tuple(
-            turn.results.get(c.id) or ToolResultBlock(c.id, CANCELLED_RESULT, is_error=True)
-            for c in turn.open_calls
-        )
-        turn.open_calls = ()
-        await session.record(UserMessage(results))
-    if turn.usage:
-        await session.emit(session.usage_event(turn))
-    await session.emit(ev.TurnEnded(turn.id, outcome.reason, outcome.error))
-
-
 def _add_cost(total: float | None, cost: float | None) -> float | None:
     if total is None or cost is None:
         return None
     return total + cost
-
-
-async def _forward(session: Session, event: StreamEvent) -> None:
-    if isinstance(event, TextDelta):
-        await session.emit(ev.TokenDelta(event.block, event.text))
-    elif isinstance(event, ThinkingDelta):
-        await session.emit(ev.ThinkingDelta(event.block, event.text))
-    elif isinstance(event, RetryScheduled):
-        await session.emit(ev.Error(event.message, True, event.retry_in_s))
 
 
 def _attachment(cwd: Path, path: str) -> str:
@@ -269,60 +314,119 @@ def _attachment(cwd: Path, path: str) -> str:
     return f"<attachment path={path!r}>\n{text}\n</attachment>"
 
 
-async def _run_call(session: Session, turn: Turn, call: ToolUseBlock) -> None:
+# -- redaction: where outside text enters the turn ----------------------------------
+
+
+class _Redacting:
+    """The turn's one redaction wrapper, over the gate: hook answers (any
+    HookRunner, not only luxe.policy's, may quote a secret file), tool
+    results and live output, and attached files pass through it."""
+
+    def __init__(self, gate: PermissionGate) -> None:
+        self.gate = gate
+
+    def text(self, text: str) -> str:
+        return self.gate.redact(text)
+
+    def result(self, result: ToolResult) -> ToolResult:
+        summary = self.gate.redact(result.summary) if result.summary else ""
+        return attrs.evolve(result, content=self.gate.redact(result.content), summary=summary)
+
+    def hooks(self, hooks: HookRunner) -> HookRunner:
+        return _RedactedHooks(hooks, self.gate)
+
+
+class _RedactedHooks:
+    def __init__(self, hooks: HookRunner, gate: PermissionGate) -> None:
+        self._hooks, self._gate = hooks, gate
+
+    async def run(self, point: HookPoint, event: Mapping[str, Any]) -> HookOutcome:
+        outcome = await self._hooks.run(point, event)
+        redact = self._gate.redact
+        return HookOutcome(
+            blocked=outcome.blocked,
+            reason=redact(outcome.reason) if outcome.reason else outcome.reason,
+            context=redact(outcome.context) if outcome.context else outcome.context,
+        )
+
+
+# -- one tool call ------------------------------------------------------------------
+
+
+class _Context:
+    """What a running tool may use (see luxe.engine.tooling.ToolContext)."""
+
+    def __init__(self, host: TurnHost, call_id: str) -> None:
+        self.host = host
+        self.cwd: Path = host.cwd
+        self.call_id = call_id
+        # One stream redactor per call: it catches a secret split across two
+        # output chunks, which per-chunk redaction misses.
+        self._stream = host.gate.stream_redactor()
+
+    def is_secret_file(self, path: str) -> bool:
+        return self.host.gate.is_secret_file(path)
+
+    async def output(self, delta: str) -> None:
+        if safe := self._stream.feed(delta):
+            await self.host.emit(ev.ToolOutputDelta(self.call_id, safe))
+
+    async def flush_output(self) -> None:
+        """Send what the stream redactor held back, once the tool is done."""
+        if rest := self._stream.flush():
+            await self.host.emit(ev.ToolOutputDelta(self.call_id, rest))
+
+    async def ask_question(self, question: str, options: list[str], multiple: bool) -> dict[str, Any]:
+        return await self.host.prompts.ask_question(self.call_id, question, options, multiple)
+
+
+async def _run_call(host: TurnHost, safe: _Redacting, hooks: HookRunner, turn: Turn, call: ToolUseBlock) -> None:
     """One tool call from start frame to result; its outcome lands in
     `turn.results`. Cancelled with the turn (its processes die with it)."""
-    await session.emit(ev.ToolStarted(call.id, call.name, call.input))
+    await host.emit(ev.ToolStarted(call.id, call.name, call.input))
     turn.running_calls[call.id] = call.name
-    result, denied = await _decide_and_run(session, call)
-    # A gate may want to know a call ran (luxe.policy looks for secret files
-    # the call may have created or changed, so their values are redacted).
-    tool_ran = getattr(session.gate, "tool_ran", None)
-    if tool_ran is not None and not denied:
-        tool_ran(call.name)
-    content = session.gate.redact(result.content)
+    result, denied = await _decide_and_run(host, hooks, call)
     if not denied:
-        after = await session.hooks.run(
-            "AfterToolUse",
-            {"ToolResult": {"tool_name": call.name, "result": content, "is_error": result.is_error}},
-        )
+        host.gate.tool_ran(call.name)
+    result = safe.result(result)
+    content = result.content
+    if not denied:
+        after = await hooks.run("AfterToolUse", tool_result_event(call.name, content, result.is_error))
         if after.context:
-            content = f"{content}\n\n{session.gate.redact(after.context)}"
+            content = f"{content}\n\n{after.context}"
     turn.results[call.id] = ToolResultBlock(call.id, content, result.is_error)
     changed = tuple(path for path, _ in result.changed)
     turn.calls.append(CallRecord(call.name, denied, content[:200] if denied else "", changed))
-    summary = session.gate.redact(result.summary or content.split("\n", 1)[0])[:200]
-    await session.emit(ev.ToolFinished(call.id, call.name, result.is_error, summary, denied))
+    summary = (result.summary or content.split("\n", 1)[0])[:200]
+    await host.emit(ev.ToolFinished(call.id, call.name, result.is_error, summary, denied))
     del turn.running_calls[call.id]
 
 
-async def _decide_and_run(session: Session, call: ToolUseBlock) -> tuple[ToolResult, bool]:
+async def _decide_and_run(host: TurnHost, hooks: HookRunner, call: ToolUseBlock) -> tuple[ToolResult, bool]:
     """Permission, BeforeToolUse hook, the ask, then the tool. Returns the
     result and whether the call was denied (and so never ran)."""
-    tool = session.tools.get(call.name)
+    tool = host.tools.get(call.name)
     if tool is None:
-        names = ", ".join(session.tools)
+        names = ", ".join(host.tools)
         return ToolResult(f"unknown tool `{call.name}`; the tools are: {names}", True, "unknown tool"), False
     problem = check_args(tool.spec, call.input)
     if problem is not None:
         return ToolResult(problem, True, problem), False
-    verdict = session.gate.check(call.name, call.input, agent_mode=session.mode)  # type: ignore[arg-type]
+    verdict = host.gate.check(call.name, call.input, agent_mode=host.mode)  # type: ignore[arg-type]
     if verdict.decision == "deny":
         return ToolResult(f"denied: {verdict.reason}", True, f"denied: {verdict.reason}"), True
-    hook = await session.hooks.run(
-        "BeforeToolUse", {"ToolUse": {"tool_name": call.name, "args": call.input}}
-    )
+    hook = await hooks.run("BeforeToolUse", tool_use_event(call.name, call.input))
     if hook.blocked:
         why = hook.reason or "a BeforeToolUse hook blocked this call"
         return ToolResult(f"blocked by a hook: {why}", True, f"blocked: {why}"), True
     if verdict.decision == "ask":
-        answer = await session.prompts.ask_permission(call.id, call.name, call.input, verdict.reason)
+        answer = await host.prompts.ask_permission(call.id, call.name, call.input, verdict.reason)
         if answer.reply in ("reject", "cancelled"):
             told = f": {answer.message}" if answer.message else ""
             return ToolResult(f"the user rejected this call{told}", True, "rejected"), True
         if answer.reply == "always":
-            session.gate.allow_always(call.name, call.input)
-    ctx = _Context(session, call.id)
+            host.gate.allow_always(call.name, call.input)
+    ctx = _Context(host, call.id)
     try:
         result = await tool.run(call.input, ctx)
     except ToolError as exc:
@@ -332,10 +436,10 @@ async def _decide_and_run(session: Session, call: ToolUseBlock) -> tuple[ToolRes
         result = ToolResult(f"the {call.name} tool crashed: {type(exc).__name__}: {exc}", True, "crashed")
     await ctx.flush_output()
     for path, operation in result.changed:
-        await session.emit(ev.FileChanged(path, operation))
-        await session.hooks.run("FileChanged", {"FileChanged": {"path": path, "operation": operation}})
-        if session.diagnostics is not None and operation in ("write", "edit"):
-            found = await session.diagnostics.after_edit(path)
+        await host.emit(ev.FileChanged(path, operation))
+        await hooks.run("FileChanged", file_changed_event(path, operation))
+        if host.diagnostics is not None and operation in ("write", "edit"):
+            found = await host.diagnostics.after_edit(path)
             if found:
                 result = attrs.evolve(result, content=f"{result.content}\n\n{found}")
     return result, False

@@ -1,11 +1,9 @@
 """What each RPC action does to the session, and how it is answered.
 
-Every action is answered by what it causes (frames from the session) or by
-`action_rejected` with a reason; none blocks the reader for long.
-
-Other layers (Guided Review, GitHub) add their actions with `register`: the
-action class must also be in `luxe.protocol.actions.ACTION_TYPES` so lines of
-that kind decode; its handler returns a refusal reason or None.
+Every action is answered by what it causes (frames from the session, which
+announces its own `state_changed`) or by `action_rejected` with a reason;
+none blocks the reader for long. `RpcActions` is one table from action
+class to handler; a handler returns a refusal reason or None.
 """
 
 from __future__ import annotations
@@ -15,15 +13,18 @@ from typing import Any
 
 import trio
 
-from luxe.engine.session import ModelSource, Session
+from luxe.engine.ports import ModelSource
+from luxe.engine.session import Session
 from luxe.engine.store import SessionStore
 from luxe.protocol import Action, Rejection
 from luxe.protocol import actions as act
 from luxe.protocol import events as ev
+from luxe.protocol import github as gp
 from luxe.protocol import review as rv
 
 # Guided Review actions go to the review's owner (luxe.review.service).
 ReviewHandler = Callable[[rv.ReviewAction], Awaitable[None]]
+Handler = Callable[[Any], Awaitable[str | None]]
 
 
 class RpcActions:
@@ -34,78 +35,106 @@ class RpcActions:
         make_model: Callable[[str], ModelSource],
         stop: trio.Event,
         review: ReviewHandler | None = None,
+        github: Handler | None = None,
     ) -> None:
         self.session = session
         self.store = store
         self.make_model = make_model
         self.stop = stop
         self.review = review
-        self._handlers: dict[type, Callable[[Any], Awaitable[str | None]]] = {}
-
-    def register(self, action_type: type, handler: Callable[[Any], Awaitable[str | None]]) -> None:
-        """Handle `action_type` with `handler` (it returns a refusal or None)."""
-        self._handlers[action_type] = handler
+        # GitHub actions go to luxe.github.face (it refuses writes without
+        # --github-writes and runs the rest in the background).
+        self.github = github
+        self._table: dict[type, Handler] = {
+            act.Close: self._close,
+            act.SubmitUserMessage: self._submit,
+            act.SteerTurn: self._steer,
+            act.CancelTurn: self._cancel,
+            act.RespondPermission: self._respond_permission,
+            act.AnswerQuestion: self._answer_question,
+            act.SetModel: self._set_model,
+            act.SetMode: self._set_mode,
+            act.SetThinking: self._set_thinking,
+            act.SetPermissionAutoApprove: self._set_auto_approve,
+            act.ListSessions: self._list_sessions,
+            act.Compact: self._compact,
+            **{kind: self._review for kind in rv.REVIEW_ACTIONS},
+            **{kind: self._github for kind in gp.GITHUB_ACTIONS},
+        }
 
     async def dispatch(self, action: Action | Rejection) -> bool:
         """Apply one action; returns False when the session must end."""
-        s = self.session
-        refusal: str | None = None
         if isinstance(action, Rejection):
             # A malformed review action with a request_id is answered under it.
             failed = rv.failure_for(action.kind, action.request_id, action.reason)
-            await s.emit(failed or ev.ActionRejected(action.kind, action.reason))
+            await self.session.emit(failed or ev.ActionRejected(action.kind, action.reason))
             return True
-        handler = self._handlers.get(type(action))
-        if handler is not None:
-            refusal = await handler(action)
-        elif isinstance(action, act.Close):
-            self.stop.set()
-            return False
-        elif isinstance(action, rv.REVIEW_ACTIONS):
-            if self.review is None:
-                await s.emit(ev.ActionRejected(action.KIND, f"{action.KIND}: Guided Review is not available"))
-            else:
-                await self.review(action)
-            return True
-        elif isinstance(action, act.SubmitUserMessage):
-            if not action.text.strip():
-                refusal = "submit_user_message: field `text` is empty"
-            else:
-                paths = tuple(a.path for a in action.attachments or [])
-                await s.start_turn(action.text, attachments=paths)
-        elif isinstance(action, act.SteerTurn):
-            refusal = s.steer(action.text)
-        elif isinstance(action, act.CancelTurn):
-            refusal = s.cancel_turn()
-        elif isinstance(action, act.RespondPermission):
-            refusal = s.prompts.respond_permission(action.id, action.reply, action.message)
-        elif isinstance(action, act.AnswerQuestion):
-            refusal = s.prompts.answer_question(action.id, action.reply)
-        elif isinstance(action, act.SetModel):
-            try:
-                s.model = self.make_model(action.model)
-            except ValueError as exc:
-                refusal = f"set_model: {exc}"
-            else:
-                await s.emit(s.state_event())
-        elif isinstance(action, act.SetMode):
-            s.set_mode(action.mode)
-            await s.emit(s.state_event())
-        elif isinstance(action, act.SetThinking):
-            s.set_thinking(action.level)
-            await s.emit(s.state_event())
-        elif isinstance(action, act.SetPermissionAutoApprove):
-            s.set_auto_approve(action.enabled)
-            await s.emit(s.state_event())
-        elif isinstance(action, act.ListSessions):
-            found = await trio.to_thread.run_sync(self.store.list_sessions)
-            listed = [
-                ev.SessionSummary(f.id, f.title, f.cwd, f.updated_at, len(f.messages))
-                for f in found
-            ]
-            await s.emit(ev.SessionsListed(listed))
-        elif isinstance(action, act.Compact):
-            refusal = s.compact()
+        refusal = await self._table[type(action)](action)
         if refusal is not None:
-            await s.emit(ev.ActionRejected(action.KIND, refusal))
-        return True
+            await self.session.emit(ev.ActionRejected(action.KIND, refusal))
+        return not self.stop.is_set()
+
+    async def _close(self, action: act.Close) -> str | None:
+        self.stop.set()
+        return None
+
+    async def _github(self, action: gp.GitHubAction) -> str | None:
+        if self.github is None:
+            return f"{action.KIND}: GitHub is not available"
+        return await self.github(action)
+
+    async def _review(self, action: rv.ReviewAction) -> str | None:
+        if self.review is None:
+            return f"{action.KIND}: Guided Review is not available"
+        await self.review(action)
+        return None
+
+    async def _submit(self, action: act.SubmitUserMessage) -> str | None:
+        if not action.text.strip():
+            return "submit_user_message: field `text` is empty"
+        paths = tuple(a.path for a in action.attachments or [])
+        await self.session.start_turn(action.text, attachments=paths)
+        return None
+
+    async def _steer(self, action: act.SteerTurn) -> str | None:
+        return self.session.steer(action.text)
+
+    async def _cancel(self, action: act.CancelTurn) -> str | None:
+        return self.session.cancel_turn()
+
+    async def _respond_permission(self, action: act.RespondPermission) -> str | None:
+        return self.session.prompts.respond_permission(action.id, action.reply, action.message)
+
+    async def _answer_question(self, action: act.AnswerQuestion) -> str | None:
+        return self.session.prompts.answer_question(action.id, action.reply)
+
+    async def _set_model(self, action: act.SetModel) -> str | None:
+        try:
+            model = self.make_model(action.model)
+        except ValueError as exc:
+            return f"set_model: {exc}"
+        await self.session.set_model(model)
+        return None
+
+    async def _set_mode(self, action: act.SetMode) -> str | None:
+        await self.session.set_mode(action.mode)
+        return None
+
+    async def _set_thinking(self, action: act.SetThinking) -> str | None:
+        await self.session.set_thinking(action.level)
+        return None
+
+    async def _set_auto_approve(self, action: act.SetPermissionAutoApprove) -> str | None:
+        await self.session.set_auto_approve(action.enabled)
+        return None
+
+    async def _list_sessions(self, action: act.ListSessions) -> str | None:
+        found = await trio.to_thread.run_sync(self.store.list_sessions)
+        listed = [
+            ev.SessionSummary(f.id, f.title, f.cwd, f.updated_at, len(f.messages)) for f in found
+        ]
+        await self.session.emit(ev.SessionsListed(listed))
+        return None
+
+    async def _compact(self, action: act.Compact) -> str | None:
+        return self.session.compact()

@@ -1,5 +1,5 @@
-"""The GitHub layer as the composition root sees it: registers the GitHub
-actions with the RPC dispatcher, refuses writes without `--github-writes`
+"""The GitHub layer as the composition root sees it: handles the GitHub
+actions for the RPC dispatcher (`handle`), refuses writes without `--github-writes`
 or under read-only, watches the session's frames for turns that touched the
 workspace, and runs everything in its own nursery (a child of the session
 nursery, so close cancels every gh still running).
@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import trio
 
@@ -35,11 +35,6 @@ class OpenReviews(Protocol):
     """Where the GitHub layer reads the open Guided Review (to post it)."""
 
     def open_review(self, review_id: str) -> tuple[Review, ReviewSession] | None: ...
-
-
-class ActionRegistry(Protocol):
-    def register(self, action_type: type, handler: Callable[[Any], Awaitable[str | None]]) -> None:
-        ...
 
 
 def write_refusal(kind: str, *, github_writes: bool, permission_mode: str) -> str | None:
@@ -77,10 +72,6 @@ class GitHubFace:
                 self._workspace.observe(event)
 
         return watched
-
-    def register(self, actions: ActionRegistry) -> None:
-        for action_type in gp.GITHUB_ACTIONS:
-            actions.register(action_type, self.handle)
 
     async def handle(self, action: gp.GitHubAction) -> str | None:
         """Refuse at once, or start the action in the background."""

@@ -13,13 +13,14 @@ from __future__ import annotations
 import json
 import logging
 import os
-import signal
 import subprocess
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 
 import trio
+
+from luxe.tools.process import terminate_group
 
 log = logging.getLogger("luxe.lsp")
 
@@ -149,13 +150,6 @@ async def _drain(stream: trio.abc.ReceiveStream | None) -> None:
             pass
 
 
-def _signal_group(pid: int, sig: int) -> None:
-    try:
-        os.killpg(pid, sig)
-    except (ProcessLookupError, PermissionError):
-        pass
-
-
 @asynccontextmanager
 async def open_lsp_client(
     command: Sequence[str], *, cwd: str, env: Mapping[str, str] | None = None
@@ -181,11 +175,7 @@ async def open_lsp_client(
                 nursery.cancel_scope.cancel()
     finally:
         with trio.CancelScope(shield=True):
-            _signal_group(proc.pid, signal.SIGTERM)
-            with trio.move_on_after(GRACE_S):
-                await proc.wait()
-            _signal_group(proc.pid, signal.SIGKILL)
-            await proc.wait()
+            await terminate_group(proc, grace_s=GRACE_S)
             for stream in (proc.stdin, proc.stdout, proc.stderr):
                 if stream is not None:
                     await stream.aclose()

@@ -32,6 +32,7 @@ DEFAULT_CATEGORIES: Mapping[str, Category] = {
     "glob": "read",
     "ls": "read",
     "question": "read",
+    "show": "read",  # shows a file to the person (hosted in Laura): a read of its path
     "write": "edit",
     "edit": "edit",
     "delete": "edit",

@@ -25,6 +25,7 @@ import attrs
 import trio
 
 from luxe.policy.hooks_config import HookDefinition
+from luxe.tools.process import terminate_group
 
 log = logging.getLogger("luxe.policy.hooks")
 
@@ -39,13 +40,6 @@ class HookRun:
     stdout: bytes
     stderr_tail: str
     error: str | None  # why the run failed, None when it exited 0 in time
-
-
-def _kill_group(pid: int) -> None:
-    try:
-        os.killpg(pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass  # the group is already gone
 
 
 # Every hook run carries a token in its environment, which its descendants
@@ -203,13 +197,28 @@ class _Pipes:
         self.epoll.close()
 
 
-async def _wait_exited(proc: subprocess.Popen[bytes], pidfd: int) -> None:
-    """Wait until the process has exited, without reaping it."""
-    if pidfd >= 0:
-        await trio.lowlevel.wait_readable(pidfd)
-        return
-    while proc.poll() is None:  # noqa: ASYNC110 - no pidfd (old kernel): poll, reaping on exit
-        await trio.sleep(0.005)
+class _Leader:
+    """The hook's process as terminate_group's GroupLeader: `wait` waits
+    for the exit (on the pidfd, when the kernel gives one) and reaps."""
+
+    def __init__(self, proc: subprocess.Popen[bytes], pidfd: int) -> None:
+        self.proc, self.pidfd = proc, pidfd
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+    @property
+    def returncode(self) -> int | None:
+        return self.proc.returncode
+
+    async def wait(self) -> int:
+        if self.proc.poll() is None:  # poll reaps a process that has exited
+            if self.pidfd >= 0:
+                await trio.lowlevel.wait_readable(self.pidfd)
+            while self.proc.poll() is None:  # noqa: ASYNC110 - no pidfd (old kernel): poll
+                await trio.sleep(0.005)
+        return self.proc.wait()
 
 
 async def run_hook_process(
@@ -235,12 +244,12 @@ async def run_hook_process(
         pidfd = os.pidfd_open(proc.pid)
     except OSError:
         pidfd = -1
+    leader = _Leader(proc, pidfd)
     exited = False
     try:
         pipes = _Pipes(stdin, stdout, stderr, pidfd, payload, stdout_cap)
     except BaseException:  # no epoll (fd limit): end the hook we just started
-        _kill_group(proc.pid)
-        proc.wait()
+        await terminate_group(leader, grace_s=0)
         for fd in (stdin, stdout, stderr, pidfd):
             try:
                 os.close(fd)
@@ -258,22 +267,17 @@ async def run_hook_process(
                         await trio.lowlevel.wait_readable(pipes.epoll.fileno())
                     pipes.pump()
                     exited = proc.poll() is not None
-        if exited:
-            # The hook is done (not reaped, so its pid still names its group):
-            # end whatever it left running, then take what it wrote.
-            _kill_group(proc.pid)
-            pipes.drain()
     finally:
-        if not exited:
-            _kill_group(proc.pid)
-            # Timed out or cancelled: nothing it started may outlive it, not
-            # even what left its group. Twice: one may have been forking.
-            if _kill_escaped(token):
-                _kill_escaped(token)
-        with trio.CancelScope(shield=True):
-            if not exited:
-                await _wait_exited(proc, pidfd)
-            proc.wait()  # reaps at once: the process has exited
+        # Every way out ends the group, SIGKILLed and reaped: once the hook
+        # has exited (not reaped yet, so its pid still names the group),
+        # whatever it left running; on timeout or cancel, the hook too.
+        await terminate_group(leader, grace_s=0)
+        if not exited and _kill_escaped(token):
+            # Nothing it started may outlive it, not even what left its
+            # group. Twice: one may have been forking.
+            _kill_escaped(token)
+        if exited:
+            pipes.drain()  # what it wrote before it exited
         pipes.close()
         if pidfd >= 0:
             trio.lowlevel.notify_closing(pidfd)

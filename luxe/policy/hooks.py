@@ -202,24 +202,3 @@ class CommandHookRunner:
             point, list(definition.command), decision, round(seconds * 1000, 1), error
         )
 
-
-# -- the spec's stdin events (externally tagged) -------------------------------
-
-
-def tool_use_event(tool_name: str, args: Mapping[str, Any]) -> dict[str, Any]:
-    return {"ToolUse": {"tool_name": tool_name, "args": dict(args)}}
-
-
-def tool_result_event(tool_name: str, result: str, is_error: bool) -> dict[str, Any]:
-    return {"ToolResult": {"tool_name": tool_name, "result": result, "is_error": is_error}}
-
-
-def file_changed_event(path: str, operation: str) -> dict[str, Any]:
-    return {"FileChanged": {"path": path, "operation": operation}}
-
-
-def other_event(content: Any) -> dict[str, Any]:
-    """SessionStart/End, AgentStart, AgentEnd: `{"Other": null}`;
-    BeforeAgentStart: `{"Other": {}}`; UserPromptSubmit: `{"Other":
-    {"content": text}}`; Before/AfterCompact: `{"Other": {"tokens_before": n}}`."""
-    return {"Other": content}

@@ -11,7 +11,7 @@ surrogate pair becomes its character, a lone surrogate U+FFFD.
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import TypeVar
 
 T = TypeVar("T")
 
@@ -49,8 +49,3 @@ def scrub_data(value: T) -> T:
             return dict(pairs)  # type: ignore[return-value]
         return value
     return value
-
-
-def is_clean(value: Any) -> bool:
-    """True when `scrub_data(value)` would change nothing."""
-    return scrub_data(value) is value

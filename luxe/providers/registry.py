@@ -99,13 +99,3 @@ def ollama_base_url(host: str | None) -> str:
     if "://" not in host:
         host = f"http://{host}"
     return host if host.endswith("/v1") else f"{host}/v1"
-
-
-def warm_imports() -> None:
-    """Import the HTTP providers and httpx ahead of the first request.
-
-    Synchronous and CPU-bound: a front end may run it in a worker thread
-    after `ready`, so the first turn does not pay for the imports.
-    """
-    import luxe.providers.anthropic
-    import luxe.providers.openai  # noqa: F401

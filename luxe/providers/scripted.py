@@ -90,6 +90,10 @@ class ScriptedProvider:
             self._steps = steps
         return self._steps
 
+    async def aclose(self) -> None:
+        """Nothing to release: the script is read into memory."""
+        return None
+
     async def complete(self, request: ModelRequest, on_event: OnEvent) -> AssistantMessage:
         steps = self._load()
         number = self._next + 1

@@ -92,10 +92,6 @@ EDIT_KINDS: dict[str, type[Any]] = {
 }
 
 
-def edit_kind(edit: Edit) -> str:
-    return next(name for name, cls in EDIT_KINDS.items() if isinstance(edit, cls))
-
-
 def edit_from_wire(content: Mapping[str, Any]) -> Edit:
     """Read an edit from `edit_review`'s content (request_id and review_id
     are the caller's). Raises WireError with a reason."""

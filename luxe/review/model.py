@@ -65,7 +65,6 @@ class PullRequestTarget:
 Target = (
     WorkingTreeTarget | StagedTarget | CommitTarget | RangeTarget | BranchTarget | PullRequestTarget
 )
-TARGET_KINDS = ("working_tree", "staged", "commit", "range", "branch", "pull_request")
 
 # -- the review ------------------------------------------------------------------
 
@@ -351,7 +350,3 @@ def from_wire(data: Any, cls: type[_T]) -> _T:
 
 def target_from_wire(data: Any) -> Target:
     return from_wire(data, Target)  # type: ignore[arg-type]
-
-
-def anchor_from_wire(data: Any) -> Anchor:
-    return from_wire(data, Anchor)  # type: ignore[arg-type]

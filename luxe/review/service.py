@@ -25,6 +25,7 @@ import attrs
 import trio
 
 from luxe.engine.model import ProviderError
+from luxe.engine.ports import tool_use_event
 from luxe.engine.session import Session
 from luxe.protocol import events as ev
 from luxe.protocol import review as rv
@@ -377,11 +378,10 @@ class ReviewService:
         if self.session.gate.permission_mode == "read-only":
             await fail("read-only mode: commit_review_chapters is refused")
             return
+        args = {"review_id": action.review_id, "chapters": action.chapters}
         hook = await self.session.hooks.run(
-            "BeforeToolUse",
-            {"ToolUse": {"tool_name": "commit_review_chapters",
-                         "args": {"review_id": action.review_id, "chapters": action.chapters}}},
-        )  # fmt: skip
+            "BeforeToolUse", tool_use_event("commit_review_chapters", args)
+        )
         if hook.blocked:
             await fail(hook.reason or "a BeforeToolUse hook denied the commit")
             return

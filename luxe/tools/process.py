@@ -1,8 +1,10 @@
-"""Process groups: start a child in its own group, end the whole group.
+"""Process groups: end a child's whole group, whatever it left running.
 
-`terminate_group` is the one way a tool or hook process ends early: SIGTERM
-to the group, a short grace, SIGKILL to whatever is left, and the leader is
-always reaped. It is safe to call twice and on a group that already ended.
+`terminate_group` ends every process group Luxe starts (tools, command
+hooks, language servers, Guided Review's git and gh): SIGTERM to the group,
+a grace, SIGKILL to whatever is left (a grandchild that ignores TERM too),
+and the leader is always reaped. With no grace it SIGKILLs at once (hooks).
+It is safe to call twice and on a group that already ended.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import os
 import signal
 import sys
+from typing import Protocol
 
 import trio
 
@@ -55,7 +58,20 @@ def _signal_group(pgid: int, sig: int) -> None:
         pass
 
 
-async def terminate_group(process: trio.Process, grace_s: float = GRACE_S) -> None:
+class GroupLeader(Protocol):
+    """A started process that leads its own group (start_new_session):
+    trio.Process is one; `wait` reaps it and sets `returncode`."""
+
+    @property
+    def pid(self) -> int: ...
+
+    @property
+    def returncode(self) -> int | None: ...
+
+    async def wait(self) -> object: ...
+
+
+async def terminate_group(process: GroupLeader, grace_s: float = GRACE_S) -> None:
     """End `process`'s group (its pid is the group id) and reap the leader.
 
     Runs shielded: it is called from `finally` blocks of cancelled scopes and
@@ -67,12 +83,13 @@ async def terminate_group(process: trio.Process, grace_s: float = GRACE_S) -> No
     pgid = process.pid
     with trio.CancelScope(shield=True):
         if process.returncode is None or _group_alive(pgid):
-            _signal_group(pgid, signal.SIGTERM)
-            with trio.move_on_after(grace_s):
-                await process.wait()
-                # No event exists for "the last member of a group died": poll.
-                while _group_alive(pgid):  # noqa: ASYNC110
-                    await trio.sleep(0.02)
+            if grace_s > 0:
+                _signal_group(pgid, signal.SIGTERM)
+                with trio.move_on_after(grace_s):
+                    await process.wait()
+                    # No event exists for "the last member of a group died": poll.
+                    while _group_alive(pgid):  # noqa: ASYNC110
+                        await trio.sleep(0.02)
             _signal_group(pgid, signal.SIGKILL)
         await process.wait()
         # The leader's exit says nothing about the rest of the group: wait

@@ -21,7 +21,6 @@ import trio
 
 from luxe.engine.model import ToolSpec
 from luxe.engine.tooling import ToolContext, ToolError, ToolResult
-from luxe.policy.secrets import is_secret_path
 from luxe.tools.paths import SKIP_DIRS, resolve, shown
 from luxe.tools.process import terminate_group
 
@@ -62,7 +61,7 @@ class GrepTool:
         # Secret files are never searched: even a match count would let a
         # model guess a value one character at a time. The gate knows them by
         # name and by identity (hard links); without a gate, by name.
-        is_secret: Callable[[str], bool] = getattr(ctx, "is_secret_file", None) or is_secret_path
+        is_secret: Callable[[str], bool] = ctx.is_secret_file
         skipped: set[str] = set()
         if self.ripgrep:
             lines = await self._ripgrep(pattern, root, glob, ctx.cwd, is_secret, skipped)

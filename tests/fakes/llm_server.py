@@ -18,6 +18,8 @@ Server-only extras:
     "json_body": {...}     answer 200 with this JSON, not a stream (a server ignoring `stream`)
     "cut": true            close the connection before the stream ends (after the text)
     "cut_after_end": true  drop the connection after the last event, before the body's end
+    "close": true          answer with `connection: close` and close the connection after
+                           the body (a server that does not keep connections alive)
     "stall": true          send headers (and the text, if any), then silence
     "stream_error": {"type"?, "message"?}   a mid-stream `error` event after the text
     "chunk_size": N        split text/thinking into deltas of N characters
@@ -375,6 +377,9 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("content-type", "text/event-stream; charset=utf-8")
         self.send_header("cache-control", "no-cache")
         self.send_header("transfer-encoding", "chunked")
+        if step.get("close"):
+            self.send_header("connection", "close")
+            self.close_connection = True
         self.end_headers()
         self.wfile.flush()
         delay = float(step.get("chunk_delay_s") or 0)

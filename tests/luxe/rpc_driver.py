@@ -61,6 +61,7 @@ def make_env(base: Path, **extra: str) -> dict[str, str]:
         env[var] = str(path)
     env.pop("ANTHROPIC_API_KEY", None)
     env.pop("OPENAI_API_KEY", None)
+    env.pop("LAURA_TAB", None)  # a suite run inside Laura must not host its luxes there
     # Every process luxe starts inherits this: /proc checks and kills in a
     # test look only at processes carrying its value (see processes_with_marker).
     env[SCOPE_VAR] = uuid.uuid4().hex

@@ -50,12 +50,20 @@ def test_refused_command_lines_exit_2_with_a_message(
     assert done.stdout == ""
 
 
-def test_bad_settings_file_is_refused(env: dict[str, str], repo: Path) -> None:
+@pytest.mark.parametrize(
+    ("text", "key"),
+    [
+        ('{"max_turns": "many"}', "max_turns"),
+        ('{"laura": {"show_edits": "yes"}}', "laura"),
+        ('{"laura": true}', "laura"),
+    ],
+)
+def test_bad_settings_file_is_refused(env: dict[str, str], repo: Path, text: str, key: str) -> None:
     settings = Path(env["XDG_CONFIG_HOME"]) / "luxe" / "settings.json"
     settings.parent.mkdir(parents=True)
-    settings.write_text('{"max_turns": "many"}')
+    settings.write_text(text)
     done = luxe("--rpc", env=env, cwd=repo)
-    assert done.returncode == 2 and "max_turns" in done.stderr and str(settings) in done.stderr
+    assert done.returncode == 2 and key in done.stderr and str(settings) in done.stderr
 
 
 def test_settings_choose_model_and_max_turns(spawn: SpawnLuxe, env: dict[str, str], tmp_path: Path) -> None:

@@ -14,13 +14,13 @@ from typing import Any
 
 import trio
 
-from luxe.app import ModelChoice
-from luxe.engine.mode_gate import ModeGate
 from luxe.engine.ports import HookOutcome, HookPoint
 from luxe.engine.session import Session
 from luxe.engine.store import SessionStore
 from luxe.protocol import events as ev
+from luxe.providers.choice import ModelChoice
 from luxe.tools import default_tools
+from tests.fakes.gates import ModeGate
 from tests.luxe.rpc_driver import make_repo, write_script
 
 

@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 import trio
 
-from luxe.policy.hooks import CommandHookRunner, HookFinished, tool_result_event, tool_use_event
+from luxe.engine.ports import tool_result_event, tool_use_event
+from luxe.policy.hooks import CommandHookRunner, HookFinished
 from luxe.policy.hooks_config import HookConfig, HookDefinition, load_hooks, parse_hooks
 
 from .procs import live_pids_with, wait_until

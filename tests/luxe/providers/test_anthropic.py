@@ -311,6 +311,15 @@ async def test_consecutive_requests_reuse_one_connection() -> None:
         assert server.connections_opened == 1
 
 
+async def test_a_server_that_closes_each_connection_gets_a_new_one_per_request() -> None:
+    with FakeLLMServer([{"text": "one", "close": True}, {"text": "two", "close": True}]) as server:
+        provider = anthropic(server)
+        for expected in ("one", "two"):
+            _, got = await complete(provider)
+            assert got.text == expected
+        assert server.connections_opened == 2
+
+
 async def test_nothing_listening_is_retried_then_named() -> None:
     with FakeLLMServer() as server:
         url = server.base_url  # a port that was just free, now closed again

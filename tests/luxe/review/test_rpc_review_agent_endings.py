@@ -16,7 +16,6 @@ import pytest
 from tests.luxe.conftest import SpawnLuxe
 from tests.luxe.review.gitrepo import Repo
 from tests.luxe.review.rpc_helpers import NO_CHAPTERS, line_anchor, load, saved
-from tests.luxe.review.test_rpc_review_agent import _hooks_are_wired
 from tests.luxe.rpc_driver import LuxeProcess
 
 BEFORE = "def fetch(call):\n    call()\n    return call()\n"
@@ -81,8 +80,6 @@ def test_denied_fixes_fail_and_a_denied_prompt_says_why(
     spawn: SpawnLuxe, project: Repo, env: dict[str, str], tmp_path: Path
 ) -> None:
     write_hooks(env, tmp_path)
-    if not _hooks_are_wired(env):
-        pytest.skip("the policy layer's hooks are not wired into luxe --rpc on this branch yet")
     write = {"path": "net/retry.py", "content": "def fetch(call):\n    return call()\n"}
     edit = {"path": "net/retry.py", "old_string": "    call()\n", "new_string": ""}
     steps = [

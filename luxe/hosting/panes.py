@@ -1,0 +1,219 @@
+"""The panes Luxe keeps in its Laura tab: one that follows the agent's edits,
+and the ones the `show` tool opens.
+
+`LauraPanes.serve` owns a background task (in the session's nursery) that
+updates the edits pane after each `file_changed` event, latest path first:
+many edits in a turn move one pane, never open one each, and a pane the
+person closed stays closed until the next turn. Nothing here blocks a turn
+or the interface: events are handed over without waiting, and every socket
+call is bounded by the link's timeout. Cancelled, the task just stops.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+from collections.abc import Awaitable, Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import attrs
+import trio
+
+from luxe.hosting.link import LauraLink
+from luxe.protocol import events as ev
+
+log = logging.getLogger("luxe.hosting")
+
+GIT_TIMEOUT_S = 2.0
+_HUNK = re.compile(rb"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@", re.MULTILINE)
+
+
+@attrs.frozen
+class EditView:
+    """How an edited file is shown: in diff view when git tracks it and it
+    differs from HEAD, with its changed lines (new side) lit."""
+
+    diff: bool
+    lines: tuple[int, int] | None
+
+
+async def edit_view(cwd: Path, path: str) -> EditView:
+    """Ask git how `path` differs from HEAD (bounded; no git: plain view)."""
+    from luxe.review.process import run
+
+    with trio.move_on_after(GIT_TIMEOUT_S):
+        try:
+            done = await run(
+                ["git", "diff", "--no-color", "--no-ext-diff", "-U0", "HEAD", "--", path], cwd=cwd
+            )
+        except OSError:
+            return EditView(False, None)
+        if done.returncode != 0 or not done.stdout:
+            return EditView(False, None)
+        return EditView(True, changed_lines(done.stdout))
+    return EditView(False, None)
+
+
+def changed_lines(diff: bytes) -> tuple[int, int] | None:
+    """The new-side line range from the first to the last changed line of a
+    `-U0` diff (a pure deletion lights the line after it)."""
+    spans = []
+    for match in _HUNK.finditer(diff):
+        start = int(match.group(1))
+        count = int(match.group(2)) if match.group(2) is not None else 1
+        spans.append((max(start, 1), max(start + count - 1, start, 1)))
+    if not spans:
+        return None
+    return min(s for s, _ in spans), max(e for _, e in spans)
+
+
+def _pane_showing(layout: dict[str, Any] | None, path: str) -> int | None:
+    """The id of a file pane that shows `path` (by its real path), if any."""
+    if not layout or layout.get("type") != "report":
+        return None
+    real = os.path.realpath(path)
+    for pane in layout.get("panes", []):
+        shown = pane.get("path")
+        if (
+            pane.get("kind") == "panel"
+            and isinstance(shown, str)
+            and os.path.realpath(shown) == real
+        ):
+            return int(pane["id"])
+    return None
+
+
+def _pane_ids(layout: dict[str, Any] | None) -> set[int] | None:
+    if not layout or layout.get("type") != "report":
+        return None
+    return {int(pane["id"]) for pane in layout.get("panes", [])}
+
+
+class LauraPanes:
+    """Luxe's panes in one Laura tab (see the module docstring)."""
+
+    def __init__(self, link: LauraLink, cwd: Path, *, show_edits: bool = True) -> None:
+        self.link = link
+        self.cwd = cwd
+        self.show_edits = show_edits
+        self.edits_pane: int | None = None
+        self._closed_this_turn = False
+        self._pending: str | None = None
+        self._wake = trio.Event()
+
+    # --- from the session's events (never waits) ---------------------------------
+
+    def observe(self, event: ev.Event) -> None:
+        """Take note of an event on its way to the front end."""
+        if isinstance(event, ev.TurnStarted):
+            self._closed_this_turn = False
+        elif (
+            isinstance(event, ev.FileChanged)
+            and event.operation in ("write", "edit")
+            and self.show_edits
+            and not self.link.gone
+        ):
+            self._pending = event.path
+            self._wake.set()
+
+    def observing(
+        self, emit: Callable[[ev.Event], Awaitable[None]]
+    ) -> Callable[[ev.Event], Awaitable[None]]:
+        """`emit`, with every event noted here first."""
+
+        async def emit_observed(event: ev.Event) -> None:
+            self.observe(event)
+            await emit(event)
+
+        return emit_observed
+
+    async def serve(self, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
+        """Move the edits pane after edits, one update at a time, until cancelled."""
+        task_status.started()
+        while True:
+            await self._wake.wait()
+            self._wake = trio.Event()
+            path, self._pending = self._pending, None
+            if path is not None:
+                await self._follow_edit(path)
+
+    # --- requests ---------------------------------------------------------------------
+
+    async def announce_ready(self) -> bool:
+        """Tell the tab an agent reads its input, so the person's review can
+        be submitted to it. False (logged) when the tab is gone."""
+        reply = await self.link.request({"type": "ready", "agent": "luxe"})
+        return reply is not None and reply.get("type") != "error"
+
+    async def show(
+        self, path: str, lines: tuple[int, int] | None = None, diff: bool = False
+    ) -> dict[str, Any] | None:
+        """Show `path` beside the agent without taking focus: move the
+        highlight of the pane that already shows it, else open one."""
+        layout = await self.link.request({"type": "layout"})
+        showing = _pane_showing(layout, path)
+        if showing is not None:
+            return await self._point(showing, lines, diff)
+        return await self._open(path, None, lines, diff)
+
+    async def _follow_edit(self, path: str) -> None:
+        layout = await self.link.request({"type": "layout"})
+        ids = _pane_ids(layout)
+        if ids is None:
+            return
+        if self.edits_pane is not None and self.edits_pane not in ids:
+            # The person closed it: leave it closed until the next turn.
+            self.edits_pane = None
+            self._closed_this_turn = True
+        if self._closed_this_turn:
+            return
+        view = await edit_view(self.cwd, path)
+        showing = _pane_showing(layout, path)
+        if showing is not None:
+            # Already on screen (in the edits pane, or one `show` opened):
+            # keep the person's place in it and move the highlight.
+            if self.edits_pane is None:
+                self.edits_pane = showing
+            await self._point(showing, view.lines, view.diff)
+            return
+        reply = await self._open(path, self.edits_pane, view.lines, view.diff)
+        if reply is not None and reply.get("type") == "opened":
+            self.edits_pane = int(reply["pane"])
+
+    async def _point(
+        self, pane: int, lines: tuple[int, int] | None, diff: bool
+    ) -> dict[str, Any] | None:
+        """Light `lines` in `pane` (it reloads the file itself), in diff view when asked."""
+        reply: dict[str, Any] | None = {"type": "ok"}
+        if diff:
+            reply = await self.link.request({"type": "diffview", "pane": pane, "on": True})
+        if lines is not None:
+            reply = await self.link.request(
+                {"type": "highlight", "pane": pane, "start": lines[0], "end": lines[1]}
+            )
+        return reply
+
+    async def _open(
+        self, path: str, pane: int | None, lines: tuple[int, int] | None, diff: bool
+    ) -> dict[str, Any] | None:
+        """Open `path` without taking focus: in pane `pane` (in place) or a new one."""
+        frame: dict[str, Any] = {
+            "type": "open",
+            "path": str(self.cwd / path),  # Laura resolves against its own cwd
+            "focus": False,
+            "diff": diff,
+            "highlight": list(lines) if lines else None,
+        }
+        if pane is not None:
+            frame["panel"] = pane
+        return await self.link.request(frame)
+
+
+def hosted_panes(env: Mapping[str, str], cwd: Path, *, show_edits: bool) -> LauraPanes | None:
+    """Luxe's panes when it runs in a Laura tab (`LAURA_TAB` set), else None."""
+    tab = env.get("LAURA_TAB")
+    if not tab:
+        return None
+    return LauraPanes(LauraLink(tab), cwd, show_edits=show_edits)

@@ -1,0 +1,29 @@
+"""What the command line asked for: `Options`, read by the composition root.
+
+A plain value with no behaviour, so `luxe.cli` (which builds it) and
+`luxe.app` (which reads it) both depend on it and not on each other.
+"""
+
+from __future__ import annotations
+
+import attrs
+
+PERMISSION_MODES = ("ask", "accept-edits", "read-only", "yolo")
+
+
+@attrs.frozen
+class Options:
+    rpc: bool = False
+    model: str | None = None
+    permission_mode: str | None = None
+    continue_latest: bool = False
+    resume: str | None = None
+    github_writes: bool = False
+    auto_approve: bool = False
+    trust_project: bool = False
+    verbose: bool = False
+    max_turns: int | None = None
+    # Starting from GitHub (luxe.github.start): decided before the first frame.
+    issue: int | None = None
+    from_pr: int | None = None
+    worktree: str | None = None  # "" for the default name

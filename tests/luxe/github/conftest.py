@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.fakes.github.model import Repo
+from tests.fakes.github.model import PullRequest, Repo
 from tests.fakes.github.server import GH, FakeGitHub
 from tests.luxe.rpc_driver import make_env
 
@@ -62,6 +62,18 @@ class Checkout:
 
     def remote_sha(self, branch: str) -> str | None:
         return self.remote.sha(branch)
+
+    def fix_retry(self, push: bool = True) -> str:
+        """The branch most tests use: `fix-retry`, one commit changing src/retry.py."""
+        return self.branch("fix-retry", {"src/retry.py": "def retry():\n    return 2\n"},
+                           "retry twice", push=push)
+
+
+def open_fix_retry(github: FakeGitHub, checkout: Checkout) -> PullRequest:
+    """`fix-retry` pushed, with its pull request (#1 in a fresh world) onto main."""
+    checkout.fix_retry()
+    return github.world.open_pull(checkout.remote, title="Retry twice", body="",
+                                  head="fix-retry", base="main")
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from tests.fakes.github.server import FakeGitHub
 from tests.luxe.conftest import SpawnLuxe
-from tests.luxe.github.conftest import Checkout, needs_gh
+from tests.luxe.github.conftest import Checkout, needs_gh, open_fix_retry
 
 pytestmark = needs_gh
 
@@ -18,16 +18,10 @@ MERGE = [
 ]
 
 
-def _pull(github: FakeGitHub, checkout: Checkout) -> None:
-    checkout.branch("fix-retry", {"src/retry.py": "def retry():\n    return 2\n"}, "retry twice")
-    github.world.open_pull(github.world.repos["o/r"], title="Retry twice", body="",
-                           head="fix-retry", base="main")
-
-
 def test_an_agent_gh_pr_merge_asks(
     spawn: SpawnLuxe, github: FakeGitHub, checkout: Checkout, env: dict[str, str]
 ) -> None:
-    _pull(github, checkout)
+    open_fix_retry(github, checkout)
     config = Path(env["XDG_CONFIG_HOME"]) / "luxe"
     config.mkdir(parents=True, exist_ok=True)
     (config / "permissions.json").write_text('{"allow": ["bash(gh *)"]}')
@@ -44,7 +38,7 @@ def test_an_agent_gh_pr_merge_asks(
 
 
 def test_yolo_runs_it(spawn: SpawnLuxe, github: FakeGitHub, checkout: Checkout) -> None:
-    _pull(github, checkout)
+    open_fix_retry(github, checkout)
     luxe = spawn(MERGE, "--yolo")
     luxe.handshake()
     luxe.send("submit_user_message", {"text": "merge it"})
@@ -60,7 +54,7 @@ def test_yolo_runs_it(spawn: SpawnLuxe, github: FakeGitHub, checkout: Checkout) 
 
 
 def test_read_only_refuses_it(spawn: SpawnLuxe, github: FakeGitHub, checkout: Checkout) -> None:
-    _pull(github, checkout)
+    open_fix_retry(github, checkout)
     luxe = spawn(MERGE, "--read-only")
     luxe.handshake()
     luxe.send("submit_user_message", {"text": "merge it"})

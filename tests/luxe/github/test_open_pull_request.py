@@ -68,8 +68,7 @@ def test_a_read_only_permissions_file_also_refuses(
 def test_preview_then_open_with_the_models_draft(
     spawn: SpawnLuxe, github: FakeGitHub, checkout: Checkout
 ) -> None:
-    checkout.branch("fix-retry", {"src/retry.py": "def retry():\n    return 2\n"}, "retry twice",
-                    push=False)
+    checkout.fix_retry(push=False)
     luxe = spawn([{"text": "Retry a failed call twice\n\nA flaky network gets one more try."}],
                  "--github-writes")
     luxe.handshake()
@@ -130,8 +129,7 @@ def test_a_stack_of_three_opens_bottom_up_once_and_falls_back_to_commits(
 def test_a_422_then_a_retried_open(
     spawn: SpawnLuxe, github: FakeGitHub, checkout: Checkout
 ) -> None:
-    checkout.branch("fix-retry", {"src/retry.py": "def retry():\n    return 2\n"}, "retry twice",
-                    push=False)
+    checkout.fix_retry(push=False)
     github.api.failures.append(Failure("PullRequestCreate", 422, "Validation Failed"))
     luxe = spawn([{"error": "no model"}], "--github-writes")
     luxe.handshake()

@@ -9,17 +9,13 @@ import pytest
 from tests.fakes.github.model import Comment, Thread
 from tests.fakes.github.server import FakeGitHub
 from tests.luxe.conftest import SpawnLuxe
-from tests.luxe.github.conftest import Checkout, needs_gh
+from tests.luxe.github.conftest import Checkout, needs_gh, open_fix_retry
 
 pytestmark = needs_gh
 
 
 def _pull(github: FakeGitHub, checkout: Checkout) -> int:
-    checkout.branch("fix-retry", {"src/retry.py": "def retry():\n    return 2\n"}, "retry twice")
-    repo = github.world.repos["o/r"]
-    pull = github.world.open_pull(repo, title="Retry twice", body="b", head="fix-retry",
-                                  base="main")
-    return pull.number
+    return open_fix_retry(github, checkout).number
 
 
 def test_load_comment_reply_and_resolve(

@@ -10,7 +10,7 @@ from typing import Any
 
 from tests.fakes.github.server import FakeGitHub
 from tests.luxe.conftest import SpawnLuxe
-from tests.luxe.github.conftest import Checkout, needs_gh
+from tests.luxe.github.conftest import Checkout, needs_gh, open_fix_retry
 from tests.luxe.rpc_driver import LuxeProcess
 
 pytestmark = needs_gh
@@ -38,9 +38,7 @@ def _comment(luxe: LuxeProcess, rid: str, review_id: str, anchor: dict[str, Any]
 def test_preview_post_and_a_post_after_the_comments_changed(
     spawn: SpawnLuxe, github: FakeGitHub, checkout: Checkout
 ) -> None:
-    checkout.branch("fix-retry", {"src/retry.py": "def retry():\n    return 2\n"}, "retry twice")
-    repo = github.world.repos["o/r"]
-    github.world.open_pull(repo, title="Retry twice", body="", head="fix-retry", base="main")
+    repo = open_fix_retry(github, checkout).repo
     # A local commit the pull request does not have yet: its lines are outside the diff.
     checkout.commit("README.md", "# demo\nRetries twice.\n", "document it")
     luxe = spawn([{"error": "no chapters from the model"}], "--github-writes")
@@ -91,9 +89,7 @@ def test_a_failed_post_can_be_confirmed_again(
 ) -> None:
     from tests.fakes.github.api import Failure
 
-    checkout.branch("fix-retry", {"src/retry.py": "def retry():\n    return 2\n"}, "retry twice")
-    repo = github.world.repos["o/r"]
-    github.world.open_pull(repo, title="Retry twice", body="", head="fix-retry", base="main")
+    repo = open_fix_retry(github, checkout).repo
     github.api.failures.append(Failure("POST /repos/o/r/pulls/1/reviews", 502, "Bad Gateway"))
     luxe = spawn([{"error": "no chapters"}], "--github-writes")
     luxe.handshake()

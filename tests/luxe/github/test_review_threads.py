@@ -7,7 +7,7 @@ from __future__ import annotations
 from tests.fakes.github.model import Comment, Thread, User
 from tests.fakes.github.server import FakeGitHub
 from tests.luxe.conftest import SpawnLuxe
-from tests.luxe.github.conftest import Checkout, needs_gh
+from tests.luxe.github.conftest import Checkout, needs_gh, open_fix_retry
 
 pytestmark = needs_gh
 
@@ -15,10 +15,8 @@ pytestmark = needs_gh
 def test_threads_are_read_only_findings(
     spawn: SpawnLuxe, github: FakeGitHub, checkout: Checkout
 ) -> None:
-    checkout.branch("fix-retry", {"src/retry.py": "def retry():\n    return 2\n"}, "retry twice")
+    pull = open_fix_retry(github, checkout)
     checkout.git("checkout", "-q", "main")
-    pull = github.world.open_pull(github.world.repos["o/r"], title="Retry twice", body="",
-                                  head="fix-retry", base="main")
     open_thread = Thread("src/retry.py", 2, [Comment("Why 2?", User("mona")),
                                              Comment("Flaky network.", User("octo"))])
     done_thread = Thread("src/retry.py", 1, [Comment("Name it.", User("mona"))], side="LEFT",

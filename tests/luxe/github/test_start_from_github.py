@@ -14,7 +14,7 @@ from tests.fakes.github.model import Comment, Issue, Thread
 from tests.fakes.github.server import FakeGitHub
 from tests.fakes.llm_server import FakeLLMServer
 from tests.luxe.conftest import SpawnLuxe
-from tests.luxe.github.conftest import Checkout, needs_gh
+from tests.luxe.github.conftest import Checkout, needs_gh, open_fix_retry
 from tests.luxe.rpc_driver import LuxeProcess
 from tests.luxe.test_rpc_providers import provider_env
 
@@ -30,10 +30,8 @@ def issue(github: FakeGitHub) -> Issue:
 
 
 def _pull_with_thread(github: FakeGitHub, checkout: Checkout) -> int:
-    checkout.branch("fix-retry", {"src/retry.py": "def retry():\n    return 2\n"}, "retry twice")
+    pull = open_fix_retry(github, checkout)
     checkout.git("checkout", "-q", "main")
-    pull = github.world.open_pull(github.world.repos["o/r"], title="Retry twice", body="Once more.",
-                                  head="fix-retry", base="main")
     pull.threads.append(Thread("src/retry.py", 2, [Comment("Why 2?")]))
     return pull.number
 

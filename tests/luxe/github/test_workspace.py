@@ -9,17 +9,14 @@ from pathlib import Path
 from tests.fakes.github.model import Check
 from tests.fakes.github.server import FakeGitHub
 from tests.luxe.conftest import SpawnLuxe
-from tests.luxe.github.conftest import Checkout, needs_gh
+from tests.luxe.github.conftest import Checkout, needs_gh, open_fix_retry
 from tests.luxe.rpc_driver import processes_with_marker, wait_until
 
 pytestmark = needs_gh
 
 
 def _open_pull(github: FakeGitHub, checkout: Checkout, *checks: Check) -> int:
-    checkout.branch("fix-retry", {"src/retry.py": "def retry():\n    return 2\n"}, "retry twice")
-    repo = github.world.repos["o/r"]
-    pull = github.world.open_pull(repo, title="Retry twice", body="", head="fix-retry",
-                                  base="main")
+    pull = open_fix_retry(github, checkout)
     pull.checks.extend(checks)
     return pull.number
 

@@ -23,6 +23,7 @@ from collections.abc import Callable
 from markdown_it import MarkdownIt
 from pygments.lexers import PythonLexer
 
+from laura.commands import answer
 from laura.panes.file import FilePane
 from laura.protocol import Rect
 from laura.render.canvas import Canvas
@@ -189,11 +190,10 @@ def measure_pane(name: str, text: str, baseline: Callable[[], object]) -> None:
             tab = Tab(0, "bench", directory, "bench")
             tab.area = Rect(0, 1, 2 * WIDTH, PAGE + 2)
             tab.ready = True
-            reply = json.loads(tab.answer(json.dumps({"type": "open", "path": path}).encode()))
-            panel = tab.panels[reply["pane"]]
+            reply = json.loads(answer(tab, json.dumps({"type": "open", "path": path}).encode()))
+            file_pane = tab.panes[reply["pane"]]
             canvas = Canvas(2 * WIDTH, PAGE + 4)
-            panel.title(directory)
-            panel.draw(canvas, inner(tab.rects()[panel.id]), True)
+            file_pane.draw(canvas, inner(tab.rects()[file_pane.id]), True, directory)
             return canvas
 
         base, took = interleaved_best_ms(baseline, open_and_draw)
@@ -210,6 +210,7 @@ def measure_growing_log(text: str) -> None:
         area = Rect(1, 1, WIDTH, PAGE)
         pane = FilePane(1, path, "tail-1.txt")
         pane.set_follow(True, area)
+        pane.fit(area)
         pane.draw(Canvas(WIDTH + 2, PAGE + 2), area, True)
         times = []
         for round_ in range(20):
@@ -217,6 +218,7 @@ def measure_growing_log(text: str) -> None:
                 handle.write("".join(f"appended {round_}.{n}\n" for n in range(10)))
             start = time.perf_counter()
             pane.reload_if_changed()
+            pane.fit(area)  # as the host settles a pane after a reload
             pane.draw(Canvas(WIDTH + 2, PAGE + 2), area, True)
             times.append((time.perf_counter() - start) * 1000)
         with open(path) as handle:

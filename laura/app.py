@@ -1,19 +1,24 @@
-"""The host: tabs, focus, key bindings, rendering and the nursery tree.
+"""The host: tabs, focus, rendering and the nursery tree.
 
     trio.run(run_host)
     └── host nursery
-        ├── input task   (console bytes -> events -> focused pane / command)
-        ├── signal task  (SIGWINCH -> relayout; SIGTERM/SIGHUP -> quit)
+        ├── input task   (console bytes -> events -> bindings -> a command,
+        │                 a prompt, or the focused pane's child)
+        ├── signal task  (SIGWINCH -> relayout; SIGTERM/SIGHUP/SIGINT -> quit)
+        ├── file poller  (every FILE_POLL_INTERVAL: reload panes whose file changed)
         ├── render task  (waits for "dirty", caps at ~60 fps, writes changed cells)
         └── one task per tab, owning in its own nursery:
             ├── the PTY child (open_terminal: killed and reaped on exit)
             ├── the PTY reader (Terminal.run: bytes -> emulator -> dirty)
             └── the socket server (serve_tab: one task per connection)
 
-All state lives in this trio thread; socket requests apply synchronously in
-their connection task, so the UI never waits for a client and a client never
-waits for the UI. A tab's task ends when its child exits (or it is closed);
-the host ends when the last tab has gone.
+All state lives in this trio thread. It changes only in the input, signal,
+poller and connection tasks (each ends with `changed()`: relayout, then ask
+for a frame) and in the PTY reader (the emulator; `mark_dirty()`). The render
+task only reads: `draw()` is a projection of the state. Socket requests
+apply synchronously in their connection task, so the UI never waits for a
+client and a client never waits for the UI. A tab's task ends when its child
+exits (or it is closed); the host ends when the last tab has gone.
 """
 
 from __future__ import annotations
@@ -25,23 +30,25 @@ import secrets
 import signal
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 import trio
 
-from laura import chrome, layout
+from laura import chrome, commands, layout
 from laura.alerts import outer_alerts
 from laura.bindings import Bindings
 from laura.console import Console, open_console
 from laura.emulator import Emulator
+from laura.hosted_env import hosted_environment
+from laura.keys import Event
 from laura.layout import SHELL
-from laura.panes.review import ReviewUI
 from laura.panes.shell import ShellPane
 from laura.protocol import Error, Rect, encode_response
 from laura.render.canvas import Canvas, frame_diff
+from laura.review_ui import ReviewUI
 from laura.server import serve_tab
 from laura.spool import runtime_dir
-from laura.tab import Tab, inner
+from laura.tab import Tab, TabRuntime, inner
 from laura.terminal import SpawnError, open_terminal
 from laura.vt import VirtualTerminal
 
@@ -55,16 +62,9 @@ def default_shell() -> list[str]:
     return [os.environ.get("SHELL") or "/bin/sh"]
 
 
-class TabRuntime:
-    """A Tab plus what the host runs for it."""
-
-    def __init__(self, tab: Tab) -> None:
-        self.tab = tab
-        self.scope = trio.CancelScope()
-
-
-class Host(Bindings):
-    """Owns every tab and the user's terminal (see the module docstring)."""
+class Host:
+    """Owns every tab and the user's terminal (see the module docstring);
+    the `Workspace` that commands and bindings act on."""
 
     def __init__(
         self,
@@ -92,6 +92,7 @@ class Host(Bindings):
         self._nursery: trio.Nursery | None = None
         self._started_any = False
         self.review_ui = ReviewUI()
+        self.bindings = Bindings(self, self.review_ui)
         self.failure: str | None = None  # why a tab could not start
 
     # --- lifecycle -------------------------------------------------------------
@@ -99,7 +100,7 @@ class Host(Bindings):
     async def run(self) -> int:
         async with trio.open_nursery() as nursery:
             self._nursery = nursery
-            nursery.start_soon(self.console.read_events, self.handle_events)
+            nursery.start_soon(self.console.read_events, self._on_input)
             nursery.start_soon(self._signals)
             nursery.start_soon(self._render_loop)
             nursery.start_soon(self._poll_files)
@@ -115,6 +116,19 @@ class Host(Bindings):
         if self._nursery is not None:
             self._nursery.start_soon(self._run_tab, default_shell())
 
+    def close_tab(self) -> None:
+        """End the active tab's task (its child is hung up and reaped)."""
+        if self.tabs:
+            self.tabs[self.active].scope.cancel()
+
+    def switch_tab(self, step: int) -> None:
+        if self.tabs:
+            self.active = (self.active + step) % len(self.tabs)
+
+    def _on_input(self, events: list[Event]) -> None:
+        self.bindings.handle_events(events)
+        self.changed()
+
     async def _run_tab(
         self, argv: list[str], task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
     ) -> None:
@@ -127,10 +141,7 @@ class Host(Bindings):
         tab.area = self.area()
         tab.runtime = self.runtime
         runtime = TabRuntime(tab)
-        env = dict(os.environ)
-        env.update(LAURA_TAB=name, LAURA_RUNTIME=self.runtime, TERM="xterm-256color")
-        env.pop("COLUMNS", None)
-        env.pop("LINES", None)
+        env = hosted_environment(os.environ, name, self.runtime)
         shell_inner = inner(tab.rects()[SHELL])
         started = False
         try:
@@ -150,7 +161,7 @@ class Host(Bindings):
                         self.tabs.append(runtime)
                         self.active = len(self.tabs) - 1
                         self._started_any = True
-                        self.mark_dirty()
+                        self.changed()
                         task_status.started()
                         started = True
                         await terminal.run()
@@ -173,17 +184,16 @@ class Host(Bindings):
                     self.active = max(self.active - 1, 0)
             if not self.tabs and self._started_any:
                 self.quit(self.exit_code)
-            self.mark_dirty()
+            self.changed()
 
-    def _answerer(self, tab: Tab) -> Callable[[bytes], bytes]:
-        def answer(line: bytes) -> bytes:
+    def _answerer(self, tab: Tab) -> Callable[[bytes], Awaitable[bytes]]:
+        async def answer(line: bytes) -> bytes:
             tab.area = self.area()
             try:
-                reply = tab.answer(line)
+                reply = commands.answer(tab, line)
             except Exception as exc:  # a bug must cost one request, never the host
                 reply = encode_response(Error(f"internal error: {type(exc).__name__}: {exc}"))
-            self.relayout()
-            self.mark_dirty()
+            self.changed()
             return reply
 
         return answer
@@ -194,7 +204,7 @@ class Host(Bindings):
         while True:
             await trio.sleep(FILE_POLL_INTERVAL)
             if any(runtime.tab.poll_files() for runtime in list(self.tabs)):
-                self.mark_dirty()
+                self.changed()
 
     async def _signals(self) -> None:
         signals = (signal.SIGWINCH, signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
@@ -202,8 +212,7 @@ class Host(Bindings):
             async for signum in received:
                 if signum == signal.SIGWINCH:
                     self._previous = None  # repaint everything at the new size
-                    self.relayout()
-                    self.mark_dirty()
+                    self.changed()
                 else:
                     self.quit(128 + signum)
 
@@ -214,16 +223,26 @@ class Host(Bindings):
         return Rect(0, 1, width, max(height - 2, 1))
 
     def relayout(self) -> None:
-        """Give every tab the current area and size each PTY to pane 0's inner rect."""
+        """Give every tab the current area, size each PTY to pane 0's inner
+        rect and settle every file pane's view in its rect."""
         area = self.area()
         for runtime in self.tabs:
             tab = runtime.tab
             tab.area = area
             if tab.shell is not None:
                 tab.shell.fit(inner(tab.rects()[SHELL]))
+            tab.fit_panes()
 
     def mark_dirty(self) -> None:
+        """Ask for a frame (the child's output changed its screen)."""
         self._dirty.set()
+
+    def changed(self) -> None:
+        """The state changed (a key, a request, a reload, a tab came or went,
+        the terminal was resized): lay every tab out again, then ask for a
+        frame. Drawing only reads what this leaves."""
+        self.relayout()
+        self.mark_dirty()
 
     async def _render_loop(self) -> None:
         """Redraw when something changed, at most once per FRAME_INTERVAL."""
@@ -232,6 +251,8 @@ class Host(Bindings):
         while True:
             # A toast disappears on its own: wake up when it expires.
             deadline = self.toast[1] if self.toast is not None else math.inf
+            if deadline <= trio.current_time():
+                deadline = math.inf
             with trio.move_on_at(deadline):
                 await self._dirty.wait()
             # Never spend more than about a fifth of the loop drawing: under a
@@ -240,8 +261,10 @@ class Host(Bindings):
             self._dirty = trio.Event()
             last = trio.current_time()
             started = time.perf_counter()
-            self.relayout()
             self._report_focus()
+            tab = self.current()
+            if tab is not None and tab.shell is not None:
+                tab.shell.take_view()  # the emulator's screen, read once per frame
             frame = self.draw()
             output = frame_diff(self._previous, frame) + self._take_alerts()
             self._previous = frame
@@ -289,20 +312,18 @@ class Host(Bindings):
                     if tab.shell is not None:
                         tab.shell.draw(canvas, inner(rect), focused and self.mode is None)
                 else:
-                    panel = tab.panels[pane_id]
-                    chrome.draw_border(canvas, rect, focused, panel.title(self.cwd, inner(rect)))
-                    panel.draw(canvas, inner(rect), focused)
+                    pane = tab.panes[pane_id]
+                    chrome.draw_border(canvas, rect, focused, pane.title(self.cwd, inner(rect)))
+                    pane.draw(canvas, inner(rect), focused, self.cwd)
             self.review_ui.draw(canvas, tab)
         chrome.draw_footer(canvas, self.hint())
         if self.toast is not None:
             text, until = self.toast
-            if trio.current_time() < until:
+            if trio.current_time() < until:  # an expired toast is just not drawn
                 chrome.draw_toast(canvas, text)
-            else:
-                self.toast = None
         if self.mode == "panes" and tab is not None:
             entries = [
-                (pid, "shell" if pid == SHELL else os.path.basename(tab.panels[pid].path))
+                (pid, "shell" if pid == SHELL else os.path.basename(tab.panes[pid].path))
                 for pid in layout.order(tab.tree)
             ]
             chrome.draw_panes_popup(canvas, entries, self.typed)

@@ -1,50 +1,81 @@
 """Key, paste and mouse bindings of the host: which event goes where.
 
-A mixin of `laura.app.Host`: it reads and changes the host's modes (popup,
-tab menu, quit prompt, help, rename, lock), focus and tabs, and forwards what
-is left to the focused pane. The dispatch order is the documented one
-(docs/laura.md, Keys): the first rule that matches wins.
+Keys name commands (laura/commands.py) in the tables below; what is left
+goes to the focused pane's child or to the prompt being typed. The dispatch
+order is the documented one (docs/laura.md, Keys): the first rule that
+matches wins. `Bindings` owns no state of its own beyond what it is given:
+the host (behind `Workspace`) and the review UI.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import Any
 
-from laura import layout
-from laura.keys import Event, Focus, Key, Mouse, Paste
+from laura import commands, layout
+from laura.commands import Context, Move, Workspace
+from laura.keys import Event, Key, Mouse, Paste
+from laura.keys import Focus as OuterFocus  # the user's terminal gained or lost focus
 from laura.layout import SHELL
-from laura.panes.review import ReviewUI
+from laura.protocol import Close, DiffView, Error, Focus, Highlight
+from laura.review_ui import ReviewUI
 from laura.tab import Tab, inner
 
-if TYPE_CHECKING:
-    from laura.app import TabRuntime
+# A command's name and its argument.
+Binding = tuple[str, Any]
+# A `Key` matches exactly; a key name ("up") matches that key with any modifier.
+KeyTable = Mapping[Key | str, Binding]
+
+# Anywhere (once the lock, the modal prompts and the menus have had theirs).
+HOST_KEYS: KeyTable = {
+    Key("p", ctrl=True): ("panes-popup", None),
+    Key("t", ctrl=True): ("tab-menu", None),
+    Key("q", ctrl=True): ("ask-quit", None),
+}
+
+# The focused file pane (after the review's keys, laura/review_ui.py).
+FILE_PANE_KEYS: KeyTable = {
+    "escape": ("focus", Focus(pane=SHELL)),
+    "up": ("move-cursor", Move(-1)),
+    "down": ("move-cursor", Move(1)),
+    "pageup": ("scroll-page", Move(-1)),
+    "pagedown": ("scroll-page", Move(1)),
+    "left": ("scroll-sideways", Move(-1)),
+    "right": ("scroll-sideways", Move(1)),
+    Key("h"): ("highlight", Highlight()),
+    Key("d"): ("diffview", DiffView()),
+    Key("x"): ("close", Close()),
+}
+
+# The tab menu (Ctrl+T); any other key closes it.
+TAB_MENU_KEYS: KeyTable = {
+    "left": ("previous-tab", None),
+    "right": ("next-tab", None),
+    Key("n"): ("new-tab", None),
+    Key("x"): ("close-tab", None),
+    Key("r"): ("rename-tab", None),
+}
+
+WHEEL_ROWS = 3
+
+
+def bound(table: KeyTable, key: Key) -> Binding | None:
+    return table.get(key) or table.get(key.name)
 
 
 class Bindings:
     """Input handling over the host's state (see the module docstring)."""
 
-    tabs: list[TabRuntime]
-    active: int
-    mode: str | None
-    locked: bool
-    typed: str
-    outer_focused: bool
-    review_ui: ReviewUI
+    def __init__(self, host: Workspace, review_ui: ReviewUI) -> None:
+        self.host = host
+        self.review_ui = review_ui
 
-    def current(self) -> Tab | None:
-        raise NotImplementedError
-
-    def quit(self, code: int = 0) -> None:
-        raise NotImplementedError
-
-    def new_tab(self) -> None:
-        raise NotImplementedError
-
-    def show_toast(self, text: str) -> None:
-        raise NotImplementedError
-
-    def mark_dirty(self) -> None:
-        raise NotImplementedError
+    def run(self, tab: Tab, binding: Binding) -> None:
+        """Run a bound command; its refusal is shown as a toast."""
+        name, argument = binding
+        reply = commands.run(name, Context(tab, self.host), argument)
+        if isinstance(reply, Error):
+            self.host.show_toast(reply.message)
 
     def handle_events(self, events: list[Event]) -> None:
         for event in events:
@@ -55,161 +86,108 @@ class Bindings:
                     self.handle_paste(event.text)
                 elif isinstance(event, Mouse):
                     self.handle_mouse(event)
+                elif isinstance(event, OuterFocus):
+                    self.host.outer_focused = event.gained
                 elif isinstance(event, Focus):
                     self.outer_focused = event.gained
             except Exception as exc:  # a bug costs one key, never the session
-                self.show_toast(f"internal error: {type(exc).__name__}: {exc}")
-        self.mark_dirty()
+                self.host.show_toast(f"internal error: {type(exc).__name__}: {exc}")
 
     def handle_key(self, key: Key) -> None:
         """Dispatch one key; the first rule that matches wins (see docs/laura.md)."""
-        tab = self.current()
+        host, tab = self.host, self.host.current()
         if tab is None:
             return
         if key == Key("f12"):
-            self.locked = not self.locked
-            return
-        if self.locked:
-            if tab.shell is not None:
-                tab.shell.key(key)
-            return
-        if self.mode == "quit":
-            self.mode = None
-            if key == Key("y"):
-                self.quit(0)
-            return
-        if self.mode == "help":
-            self.mode = None
-            return
-        if key == Key("h", ctrl=True):
-            self.mode = "help"
-            return
-        if self.review_ui.active:
-            self.review_ui.key(key, self.show_toast)
-            return
-        if self.mode == "rename":
+            self.run(tab, ("lock", None))
+        elif host.locked:
+            self._to_shell(tab, key)
+        elif host.mode == "quit":
+            self.run(tab, ("quit", 0) if key == Key("y") else ("dismiss", None))
+        elif host.mode == "help":
+            self.run(tab, ("dismiss", None))
+        elif key == Key("h", ctrl=True):
+            self.run(tab, ("help", None))
+        elif self.review_ui.active:
+            self.review_ui.key(key, host.show_toast)
+        elif host.mode == "rename":
             self._rename_key(tab, key)
-            return
-        if self.mode == "panes":
+        elif host.mode == "panes":
             self._panes_key(tab, key)
-            return
-        if self.mode == "tabs":
-            self._tabs_key(key)
-            return
-        if key == Key("p", ctrl=True):
-            self.mode, self.typed = "panes", ""
-            return
-        if key == Key("t", ctrl=True):
-            self.mode = "tabs"
-            return
-        if key == Key("q", ctrl=True):
-            self.mode = "quit"
-            return
-        if tab.focus != SHELL and tab.focus in tab.panels:
-            self._file_key(tab, key)
-            return
+        elif host.mode == "tabs":
+            self.run(tab, bound(TAB_MENU_KEYS, key) or ("dismiss", None))
+        elif (binding := bound(HOST_KEYS, key)) is not None:
+            self.run(tab, binding)
+        elif tab.focus in tab.panes:
+            self._file_pane_key(tab, key)
+        else:
+            self._to_shell(tab, key)
+
+    def _to_shell(self, tab: Tab, key: Key) -> None:
         if tab.shell is not None:
             tab.shell.key(key)
 
-    def _file_key(self, tab: Tab, key: Key) -> None:
-        panel = tab.panels[tab.focus]
-        area = tab.panel_inner(panel)
-        if self.review_ui.file_key(tab, panel, key, area, self.show_toast):
+    def _file_pane_key(self, tab: Tab, key: Key) -> None:
+        pane = tab.panes[tab.focus]
+        area = tab.pane_inner(pane)
+        if self.review_ui.file_key(tab, pane, key, area, self.host.show_toast):
             return
-        if key.name == "escape":
-            tab.focus = SHELL
-        elif key.name == "up":
-            panel.move_cursor(-1, area)
-        elif key.name == "down":
-            panel.move_cursor(1, area)
-        elif key.name == "pageup":
-            panel.scroll_by(-max(area.height, 1), area)
-        elif key.name == "pagedown":
-            panel.scroll_by(max(area.height, 1), area)
-        elif key.name == "left":
-            panel.scroll_sideways(-1, area)
-        elif key.name == "right":
-            panel.scroll_sideways(1, area)
-        elif key == Key("h"):
-            panel.clear_highlight()
-        elif key == Key("d"):
-            refusal = panel.set_diff_view(not panel.diff_view)
-            if refusal is not None:
-                self.show_toast(refusal)
-        elif key == Key("x"):
-            tab.close_pane(panel.id)
+        binding = bound(FILE_PANE_KEYS, key)
+        if binding is not None:
+            self.run(tab, binding)
 
     def _panes_key(self, tab: Tab, key: Key) -> None:
+        """The panes popup: digits pick a pane id, committing as soon as no
+        longer id could match."""
+        host = self.host
         live = [str(pane) for pane in layout.order(tab.tree)]
         if key.name.isdigit() and not (key.ctrl or key.alt):
-            self.typed += key.name
-            longer = [pane for pane in live if pane.startswith(self.typed) and pane != self.typed]
-            if self.typed in live and not longer:
-                self._focus(tab, int(self.typed))
-            elif not any(pane.startswith(self.typed) for pane in live):
-                self.show_toast(f"no pane #{self.typed}")
-                self.typed = ""
-            return
-        if key.name == "backspace":
-            self.typed = self.typed[:-1]
-            return
-        if key.name == "enter" and self.typed in live:
-            self._focus(tab, int(self.typed))
-            return
-        self.mode = None
-
-    def _focus(self, tab: Tab, pane: int) -> None:
-        tab.focus = pane
-        self.mode = None
-        self.typed = ""
-
-    def _tabs_key(self, key: Key) -> None:
-        if key.name == "left" and self.tabs:
-            self.active = (self.active - 1) % len(self.tabs)
-        elif key.name == "right" and self.tabs:
-            self.active = (self.active + 1) % len(self.tabs)
-        elif key == Key("n"):
-            self.mode = None
-            self.new_tab()
-        elif key == Key("x"):
-            self.mode = None
-            if self.tabs:
-                self.tabs[self.active].scope.cancel()
-        elif key == Key("r"):
-            self.mode = "rename"
-            self.typed = ""
+            host.typed += key.name
+            longer = [pane for pane in live if pane.startswith(host.typed) and pane != host.typed]
+            if host.typed in live and not longer:
+                self._focus_typed(tab)
+            elif not any(pane.startswith(host.typed) for pane in live):
+                host.show_toast(f"no pane #{host.typed}")
+                host.typed = ""
+        elif key.name == "backspace":
+            host.typed = host.typed[:-1]
+        elif key.name == "enter" and host.typed in live:
+            self._focus_typed(tab)
         else:
-            self.mode = None
+            self.run(tab, ("dismiss", None))
+
+    def _focus_typed(self, tab: Tab) -> None:
+        pane = int(self.host.typed)
+        self.run(tab, ("dismiss", None))
+        self.run(tab, ("focus", Focus(pane=pane)))
 
     def _rename_key(self, tab: Tab, key: Key) -> None:
+        host = self.host
         if key.name == "enter":
-            tab.label = self.typed.strip()
-            self.mode = None
+            self.run(tab, ("label-tab", host.typed))
         elif key.name == "escape":
-            self.mode = None
+            self.run(tab, ("dismiss", None))
         elif key.name == "backspace":
-            self.typed = self.typed[:-1]
+            host.typed = host.typed[:-1]
         elif len(key.name) == 1 and not (key.ctrl or key.alt):
-            self.typed += key.name
+            host.typed += key.name
         elif key.name == "space":
-            self.typed += " "
+            host.typed += " "
 
     def handle_paste(self, text: str) -> None:
-        tab = self.current()
+        host, tab = self.host, self.host.current()
         if tab is None:
             return
-        if self.mode == "rename":
-            self.typed += " ".join(text.splitlines())
-            return
-        if self.review_ui.active:
+        if host.mode == "rename":
+            host.typed += " ".join(text.splitlines())
+        elif self.review_ui.active:
             self.review_ui.paste(text)
-            return
-        if self.mode is None and (self.locked or tab.focus == SHELL) and tab.shell is not None:
+        elif host.mode is None and (host.locked or tab.focus == SHELL) and tab.shell is not None:
             tab.shell.paste(text)
 
     def handle_mouse(self, event: Mouse) -> None:
-        tab = self.current()
-        if tab is None or self.mode is not None:
+        tab = self.host.current()
+        if tab is None or self.host.mode is not None:
             return
         hits = [
             (pane_id, rect)
@@ -220,11 +198,10 @@ class Bindings:
             return
         pane_id, rect = hits[0]
         clicked = event.pressed and event.code & ~(4 | 8 | 16) == 0
-        if clicked:
-            tab.focus = pane_id
+        if clicked and pane_id != tab.focus:
+            self.run(tab, ("focus", Focus(pane=pane_id)))
         if pane_id == SHELL:
             if tab.shell is not None:
                 tab.shell.mouse(event, inner(rect))
         elif event.wheel:
-            panel = tab.panels[pane_id]
-            panel.scroll_by(event.wheel * 3, inner(rect))
+            self.run(tab, ("scroll", Move(event.wheel * WHEEL_ROWS, pane_id)))

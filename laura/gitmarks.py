@@ -2,7 +2,7 @@
 inline diff view.
 
 The parsing and the view are pure; `git_diff` runs the user's git (async,
-in its own process group, killed with the group on cancel) and
+in its own process group, ended with laura.process_group on cancel) and
 `git_diff_blocking` is the same for callers outside trio. A file that is
 untracked, outside a repository, or in a repository without HEAD has no
 marks; a missing git binary is reported once per process (`take_missing_warning`).
@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import re
-import signal
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,6 +19,7 @@ from pathlib import Path
 import attrs
 import trio
 
+from laura.process_group import terminate_group, terminate_group_blocking
 from laura.render import theme
 from laura.render.code import CHUNK, TAB
 from laura.render.lines import Block, Line
@@ -230,43 +230,9 @@ def git_diff_blocking(path: str | Path, timeout: float = BLOCKING_TIMEOUT) -> Gi
     try:
         stdout, _ = process.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
-        _kill_group_now(process)
+        terminate_group_blocking(process)
         return GitDiff(NO_CHANGES)
     return _outcome(process.returncode, stdout)
-
-
-def _kill_group_now(process: subprocess.Popen[bytes]) -> None:
-    """SIGTERM the group, a short grace, then SIGKILL it; always reap."""
-    for sig in (signal.SIGTERM, signal.SIGKILL):
-        try:
-            os.killpg(process.pid, sig)
-        except ProcessLookupError:
-            break
-        try:
-            process.communicate(timeout=0.5)
-            break
-        except subprocess.TimeoutExpired:
-            continue
-    try:  # stragglers that outlived the leader
-        os.killpg(process.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    process.wait()
-
-
-async def _kill_group(process: trio.Process) -> None:
-    """On cancel: SIGTERM the group, a short grace, then SIGKILL."""
-    try:
-        os.killpg(process.pid, signal.SIGTERM)
-    except ProcessLookupError:
-        return
-    with trio.move_on_after(0.5):
-        await process.wait()
-        return
-    try:
-        os.killpg(process.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
 
 
 async def git_diff(path: str | Path) -> GitDiff:
@@ -283,7 +249,7 @@ async def git_diff(path: str | Path) -> GitDiff:
                 check=False,
                 env=_environment(),
                 start_new_session=True,
-                deliver_cancel=_kill_group,
+                deliver_cancel=terminate_group,
             )
             return _outcome(done.returncode, done.stdout)
     except FileNotFoundError:

@@ -88,7 +88,9 @@ class Ready(NamedTuple):
 
 
 class Update(NamedTuple):
-    path: StrOpt = None
+    """Reserved re-render nudge; `path` is required, as in the original."""
+
+    path: str
 
 
 class Comment(NamedTuple):

@@ -1,30 +1,83 @@
 """Per-tab socket: one abstract-namespace Unix socket, one request and one
-response per connection.
+response per connection, only for Laura's own user.
 
-Each connection gets its own task (many clients are answered at once). The
-request line is read with a size cap and a deadline, so a silent client, a
-half line or a line of megabytes only ever costs that one connection an
-`error` (or nothing, if the client has gone). `answer` applies the line to
-the live tab state synchronously — the trio loop is single-threaded, so
-requests apply in the order their lines complete, between UI events.
+The abstract socket has no file permissions and its name is public in
+/proc/net/unix, so every accepted connection's peer is checked with
+SO_PEERCRED first: only Laura's own uid (or root, acting for it) is served;
+anyone else gets one `error` line, is closed and is logged (uid and pid) in
+the host log. Past MAX_CONNECTIONS open connections a new one is refused
+with an `error` line, and one file descriptor is held in reserve so that
+running out of descriptors (EMFILE) refuses the pending client instead of
+spinning on a listener that stays readable.
+
+Each served connection gets its own task (many clients are answered at
+once). The request line is read with a size cap and a deadline, so a silent
+client, a half line or a line of megabytes only ever costs that one
+connection an `error` (or nothing, if the client has gone). `answer`
+applies the line to the live tab state — the trio loop is single-threaded,
+so requests apply in the order their lines complete, between UI events.
 """
 
 from __future__ import annotations
 
+import errno
+import os
 import socket
-from collections.abc import Callable
+import struct
+from collections.abc import Awaitable, Callable
+from typing import NamedTuple
 
 import trio
 
+from laura.hostlog import log_event
 from laura.protocol import MAX_FRAME, Error, encode_response
 
 # How long a client may take to send its one line.
-READ_TIMEOUT = 10.0
+READ_TIMEOUT = 5.0
 BACKLOG = 128
 # How long a connection is drained after its answer.
 DRAIN_TIMEOUT = 2.0
+# Connections one tab serves at once; more are refused with an error line.
+MAX_CONNECTIONS = 256
+# After running out of descriptors, how long before accepting again.
+EMFILE_PAUSE = 0.05
 
-Answer = Callable[[bytes], bytes]
+Answer = Callable[[bytes], Awaitable[bytes]]
+
+
+class Peer(NamedTuple):
+    pid: int
+    uid: int
+    gid: int
+
+
+def peer_of(sock: trio.socket.SocketType) -> Peer | None:
+    """The connecting process's credentials (SO_PEERCRED), None if unknown."""
+    try:
+        raw = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+    except OSError:
+        return None
+    return Peer(*struct.unpack("3i", raw))
+
+
+def admits(peer: Peer | None, own_uid: int) -> bool:
+    """Laura's own uid, or root acting for it; nobody unknown."""
+    return peer is not None and peer.uid in (own_uid, 0)
+
+
+def refusal_text(peer: Peer | None, own_uid: int) -> str:
+    who = "an unknown peer" if peer is None else f"uid {peer.uid}"
+    return f"connection refused: {who} may not use this tab (it belongs to uid {own_uid})"
+
+
+def _refuse_now(sock: trio.socket.SocketType, message: str) -> None:
+    """One error line without waiting (a fresh socket's buffer takes it), then close."""
+    with socket.socket(fileno=sock.detach()) as raw:
+        try:
+            raw.send(encode_response(Error(message)), socket.MSG_DONTWAIT | socket.MSG_NOSIGNAL)
+            raw.shutdown(socket.SHUT_WR)
+        except OSError:
+            pass
 
 
 async def _read_line(stream: trio.SocketStream) -> bytes | Error:
@@ -55,7 +108,7 @@ async def handle_connection(stream: trio.SocketStream, answer: Answer) -> None:
             elif not line.strip():
                 reply = encode_response(Error("malformed request: empty line"))
             else:
-                reply = answer(line)
+                reply = await answer(line)
             await stream.send_all(reply)
             await stream.send_eof()
             # Read what the client still sends (the rest of an oversized line)
@@ -68,23 +121,91 @@ async def handle_connection(stream: trio.SocketStream, answer: Answer) -> None:
             pass  # the client left; nothing to answer
 
 
+class _Reserve:
+    """One descriptor held back, released to accept-and-refuse under EMFILE."""
+
+    def __init__(self) -> None:
+        self.fd: int | None = None
+        self.take()
+
+    def take(self) -> None:
+        if self.fd is None:
+            try:
+                self.fd = os.open(os.devnull, os.O_RDONLY | os.O_CLOEXEC)
+            except OSError:
+                self.fd = None
+
+    def release(self) -> None:
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
+
+
+async def _shed_one(sock: trio.socket.SocketType, reserve: _Reserve) -> None:
+    """Out of descriptors: free the reserve, accept the waiting client, tell
+    it why, close it, take the reserve back. Pauses briefly if even that fails."""
+    reserve.release()
+    try:
+        with trio.move_on_after(EMFILE_PAUSE):
+            client, _ = await sock.accept()
+            _refuse_now(client, "laura is out of file descriptors; try again")
+            log_event("connection_refused", reason="out of file descriptors")
+    except OSError:
+        await trio.sleep(EMFILE_PAUSE)
+    finally:
+        reserve.take()
+
+
 async def serve_tab(
     name: str, answer: Answer, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
 ) -> None:
     """Serve `name` until cancelled; reports started once bound, so a client
     told the name can connect at once. Every connection task is owned here."""
+    own_uid = os.getuid()
     sock = trio.socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    with sock:
-        await sock.bind("\0" + name)
-        sock.listen(BACKLOG)
-        listener = trio.SocketListener(sock)
-        task_status.started()
-        async with trio.open_nursery() as nursery:
-            while True:
-                try:
-                    stream = await listener.accept()
-                except OSError:
-                    # e.g. EMFILE under a connection storm: back off, don't die.
-                    await trio.sleep(0.05)
-                    continue
-                nursery.start_soon(handle_connection, stream, answer)
+    reserve = _Reserve()
+    open_count = 0
+
+    async def serve_one(stream: trio.SocketStream) -> None:
+        nonlocal open_count
+        try:
+            await handle_connection(stream, answer)
+        finally:
+            open_count -= 1
+
+    try:
+        with sock:
+            await sock.bind("\0" + name)
+            sock.listen(BACKLOG)
+            task_status.started()
+            async with trio.open_nursery() as nursery:
+                while True:
+                    try:
+                        client, _ = await sock.accept()
+                    except OSError as exc:
+                        if exc.errno in (errno.EMFILE, errno.ENFILE):
+                            await _shed_one(sock, reserve)
+                        else:
+                            await trio.sleep(EMFILE_PAUSE)
+                        continue
+                    peer = peer_of(client)
+                    if not admits(peer, own_uid):
+                        _refuse_now(client, refusal_text(peer, own_uid))
+                        log_event(
+                            "connection_refused",
+                            reason="foreign user",
+                            tab=name,
+                            peer_uid=None if peer is None else peer.uid,
+                            peer_pid=None if peer is None else peer.pid,
+                        )
+                        continue
+                    if open_count >= MAX_CONNECTIONS:
+                        _refuse_now(
+                            client,
+                            f"too many connections to this tab ({MAX_CONNECTIONS} open); try again",
+                        )
+                        continue
+                    open_count += 1
+                    nursery.start_soon(serve_one, trio.SocketStream(client))
+    finally:
+        reserve.release()

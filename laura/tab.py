@@ -1,11 +1,14 @@
-"""One workspace tab's state and the protocol requests that change it.
+"""One workspace tab's state and its answers to the protocol's requests.
 
 A `Tab` holds the split tree, the file panes, focus and the agent flags. It
-does no I/O beyond reading files, and no trio: `answer(line)` decodes one
-request line, applies it to the live state and returns the response line,
-so tests can drive it without a terminal. The host owns the shell pane (its
-PTY) and the socket; it sets `area` to the content rect and `shell` to the
-running shell pane.
+does no I/O beyond reading files and runs no task: each request has a method
+(`open`, `close`, `focus_pane`, `highlight`, `diffview`, `report`,
+`mark_ready`, `comment`) that applies it to the live state and returns the
+response; laura/commands.py names them, for the socket and for keys alike,
+so tests can drive a tab without a terminal. The host owns the shell pane
+(its PTY) and the socket; it sets `area` to the content rect and `shell` to
+the running shell pane. `TabRuntime` is a tab as the host runs it: the tab
+plus the cancel scope of its task.
 """
 
 from __future__ import annotations
@@ -14,6 +17,8 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+import trio
 
 from laura import gitmarks, layout, spool
 from laura.journal import Journal
@@ -25,21 +30,15 @@ from laura.protocol import (
     Error,
     Focus,
     Highlight,
-    Layout,
     Ok,
     Open,
     Opened,
     PaneReport,
-    ProtocolError,
     Ready,
     ReadyReply,
     Rect,
     Report,
-    Request,
     Response,
-    Update,
-    decode_request,
-    encode_response,
 )
 from laura.protocol import Comment as CommentRequest
 from laura.review.prompt import OPEN_WARNING
@@ -48,7 +47,7 @@ from laura.spool import runtime_dir
 
 NOT_READY_WARNING = OPEN_WARNING
 CLOSE_BOTH = "close takes a pane id or `all`, not both"
-EDITOR_REFUSED = "editor panes are experimental: start Laura with LAURA_EXPERIMENTAL_EDITOR=1"
+EDITOR_REFUSED = "editor panes are experimental and not built into this Laura"
 # Rows an `open` lays out past the visible ones to word its overflow warning.
 OVERFLOW_LOOKAHEAD = 200
 
@@ -67,7 +66,7 @@ class Tab:
         self.cwd = cwd
         self.label = ""
         self.tree: Tree = Leaf(SHELL)
-        self.panels: dict[int, FilePane] = {}
+        self.panes: dict[int, FilePane] = {}
         self.focus = SHELL
         self.next_id = 1
         self.ready = False
@@ -84,6 +83,12 @@ class Tab:
     def rects(self) -> dict[int, Rect]:
         return layout.rects(self.tree, self.area)
 
+    def fit_panes(self) -> None:
+        """Settle every file pane's view in its rect (after any change)."""
+        rects = self.rects()
+        for pane_id, pane in self.panes.items():
+            pane.fit(inner(rects[pane_id]))
+
     def report(self, tree: Tree | None = None, extra: FilePane | None = None) -> Report:
         """The layout report for `tree` (default: the live one); `extra` is a
         would-be pane a dry run measures."""
@@ -95,77 +100,47 @@ class Tab:
             if pane_id == SHELL:
                 panes.append(PaneReport(pane_id, "pty", None, rect, None, visible, 0, _tiny(rect)))
                 continue
-            panel = extra if extra is not None and extra.id == pane_id else self.panels[pane_id]
-            content = panel.content_rows(max(rect.width - 2, 1))
+            pane = extra if extra is not None and extra.id == pane_id else self.panes[pane_id]
+            content = pane.content_rows(max(rect.width - 2, 1))
             overflow = max(content - visible, 0)
             clipped = overflow > 0 or _tiny(rect)
             panes.append(
                 PaneReport(
-                    pane_id, "panel", panel.shown_path, rect, content, visible, overflow, clipped
+                    pane_id, "panel", pane.shown_path, rect, content, visible, overflow, clipped
                 )
             )
         return Report(self.area, panes)
 
     # --- requests -------------------------------------------------------------
 
-    def answer(self, line: bytes) -> bytes:
-        """Decode, apply and encode one request; never raises on bad input."""
-        try:
-            request = decode_request(line)
-        except ProtocolError as exc:
-            return encode_response(Error(str(exc)))
-        self.poll_files()  # a request right after an edit sees the new content
-        return encode_response(self.apply(request))
+    def focus_pane(self, request: Focus) -> Response:
+        self._pane_or_shell(request.pane)
+        self.focus = request.pane
+        self.log("focus", pane=request.pane)
+        return Ok()
 
-    def apply(self, request: Request) -> Response:
-        try:
-            if isinstance(request, Open):
-                return self._open(request)
-            if isinstance(request, Close):
-                return self._close(request)
-            if isinstance(request, Focus):
-                self._panel_or_shell(request.pane)
-                self.focus = request.pane
-                self.log("focus", pane=request.pane)
-                return Ok()
-            if isinstance(request, Highlight):
-                return self._highlight(request)
-            if isinstance(request, DiffView):
-                return self._diffview(request)
-            if isinstance(request, Layout):
-                return self.report()
-            if isinstance(request, Ready):
-                return self._ready(request)
-            if isinstance(request, Update):
-                return Ok()
-            if isinstance(request, CommentRequest):
-                return self._comment(request)
-        except LayoutError as exc:
-            return Error(str(exc))
-        return Error(f"unsupported request {type(request).__name__}")
-
-    def _panel_or_shell(self, pane: int) -> None:
-        if pane != SHELL and pane not in self.panels:
+    def _pane_or_shell(self, pane: int) -> None:
+        if pane != SHELL and pane not in self.panes:
             raise LayoutError(f"no pane #{pane}")
 
-    def _target_panel(self, pane: int | None, verb: str) -> FilePane:
-        """The panel a request names, or the focused one; errors as the original."""
+    def _target_pane(self, pane: int | None, verb: str) -> FilePane:
+        """The pane a request names, or the focused one; errors as the original."""
         if pane is None:
-            if self.focus == SHELL or self.focus not in self.panels:
+            if self.focus == SHELL or self.focus not in self.panes:
                 raise LayoutError(f"no pane focused {verb}")
-            return self.panels[self.focus]
-        if pane not in self.panels:
+            return self.panes[self.focus]
+        if pane not in self.panes:
             raise LayoutError(f"no pane #{pane}")
-        return self.panels[pane]
+        return self.panes[pane]
 
-    def panel_inner(self, panel: FilePane) -> Rect:
-        rect = self.rects().get(panel.id, Rect(0, 0, 3, 3))
+    def pane_inner(self, pane: FilePane) -> Rect:
+        rect = self.rects().get(pane.id, Rect(0, 0, 3, 3))
         return inner(rect)
 
     def _resolve(self, path: str) -> str:
         return os.path.normpath(os.path.join(self.cwd, os.path.expanduser(path)))
 
-    def _open(self, request: Open) -> Response:
+    def open(self, request: Open) -> Response:
         if request.edit:
             return Error(EDITOR_REFUSED)
         path = self._resolve(request.path)
@@ -181,94 +156,94 @@ class Tab:
             focused=self.focus,
         )
         new_id = self.next_id
-        panel = FilePane(new_id, path, request.path)
+        pane = FilePane(new_id, path, request.path)
         if request.dry_run:
             tree = layout.open_pane(self.tree, self.area, placement, new_id, check_fit=False)
-            return self.report(tree, extra=panel)
+            return self.report(tree, extra=pane)
         tree = layout.open_pane(self.tree, self.area, placement, new_id, check_fit=True)
         duplicate = self._duplicate_of(path)
         self.tree = tree
         self.next_id += 1
-        self.panels[new_id] = panel
-        refusal = self._prepare(panel, request)
-        warnings = self._open_warnings(panel, duplicate, refusal)
+        self.panes[new_id] = pane
+        refusal = self._prepare(pane, request)
+        warnings = self._open_warnings(pane, duplicate, refusal)
         if request.focus:
             self.focus = new_id
         self.log("open", pane=new_id, path=path)
         if request.highlight is not None:
-            self._log_highlight(panel)
+            self._log_highlight(pane)
         return Opened(new_id, warnings)
 
     def _replace(self, request: Open, path: str) -> Response:
-        old = self.panels.get(request.panel or 0)
+        old = self.panes.get(request.panel or 0)
         if old is None:
             return Error(f"no pane #{request.panel} to replace")
         refusal = old.review.open_panel_refusal(old.id)
         if refusal is not None:
             return Error(refusal)
-        panel = FilePane(old.id, path, request.path)
+        pane = FilePane(old.id, path, request.path)
         if request.dry_run:
             # Unlike the original (which replaced anyway), a dry run only
             # measures: the same tree, the new file in the old pane's rect.
-            return self.report(extra=panel)
+            return self.report(extra=pane)
         if os.path.realpath(old.path) != os.path.realpath(path):
             self.discard_spool(old)
-        self.panels[old.id] = panel
-        refusal = self._prepare(panel, request)
-        warnings = self._open_warnings(panel, None, refusal)
+        self.panes[old.id] = pane
+        refusal = self._prepare(pane, request)
+        warnings = self._open_warnings(pane, None, refusal)
         self.log("open", pane=old.id, path=path, replaced=True)
         if request.highlight is not None:
-            self._log_highlight(panel)
+            self._log_highlight(pane)
         return Opened(old.id, warnings)
 
-    def _prepare(self, panel: FilePane, request: Open) -> str | None:
+    def _prepare(self, pane: FilePane, request: Open) -> str | None:
         """Apply an open's follow, highlight and diff, in that order (so an
         explicit highlight wins the first frame); returns a diff refusal.
         A pane becomes a spool only when `laura tail` says it created the
         file and the file sits directly in the runtime directory."""
-        panel.is_spool = request.spool and spool.is_spool(panel.path, self._runtime_path())
-        panel.set_follow(request.follow, self.panel_inner(panel))
+        pane.is_spool = request.spool and spool.is_spool(pane.path, self._runtime_path())
+        pane.set_follow(request.follow, self.pane_inner(pane))
         if request.highlight is not None:
-            panel.set_highlight(request.highlight, self.panel_inner(panel))
+            pane.set_highlight(request.highlight, self.pane_inner(pane))
         if request.diff:
-            return panel.set_diff_view(True)
+            return pane.set_diff_view(True)
         return None
 
     def _duplicate_of(self, path: str) -> int | None:
         real = os.path.realpath(path)
-        same = [pid for pid, p in self.panels.items() if os.path.realpath(p.path) == real]
+        same = [pid for pid, p in self.panes.items() if os.path.realpath(p.path) == real]
         return min(same) if same else None
 
     def _open_warnings(
-        self, panel: FilePane, duplicate: int | None, diff_refusal: str | None = None
+        self, pane: FilePane, duplicate: int | None, diff_refusal: str | None = None
     ) -> list[str]:
         warnings = []
         if not self.ready:
             warnings.append(NOT_READY_WARNING)
-        if panel.error is not None:
-            warnings.append(f"cannot read {panel.shown_path}: {panel.error}")
-        panel.git  # noqa: B018 - asks git now, so a missing binary is known
+        if pane.error is not None:
+            warnings.append(f"cannot read {pane.shown_path}: {pane.error}")
+        pane.git  # noqa: B018 - asks git now, so a missing binary is known
         missing_git = gitmarks.take_missing_warning()
         if missing_git is not None:
             warnings.append(missing_git)
         if diff_refusal is not None:
             warnings.append(diff_refusal)
-        rect = self.rects()[panel.id]
+        rect = self.rects()[pane.id]
         visible = max(rect.height - 2, 0)
         # Only what is needed to know the pane overflows is laid out (a
         # screenful and a bit): counting a 10,000-line markdown file's every
         # row would cost the open half a second. A long document's warning
         # gives a lower bound; `laura layout` reports the exact count.
-        known, exact = panel.rows_known(max(rect.width - 2, 1), visible + OVERFLOW_LOOKAHEAD)
+        known, exact = pane.rows_known(max(rect.width - 2, 1), visible + OVERFLOW_LOOKAHEAD)
         overflow = max(known - visible, 0)
         if overflow:
             more = "" if exact else "+"
             warnings.append(
-                f"pane #{panel.id} overflows: {overflow}{more} row(s) below the fold"
+                f"pane #{pane.id} overflows: {overflow}{more} row(s) below the fold"
                 " — scroll, or grow the pane"
             )
         elif _tiny(rect):
-            warnings.append(f"pane #{panel.id} too small to render — lower --ratio or change --dir")
+            warnings.append(f"pane #{pane.id} too small to render — lower --ratio or change --dir")
         if duplicate is not None:
             warnings.append(
                 f"already open in pane #{duplicate} — use `laura highlight --pane {duplicate}`"
@@ -276,20 +251,20 @@ class Tab:
             )
         return warnings
 
-    def _close(self, request: Close) -> Response:
+    def close(self, request: Close) -> Response:
         if request.all and request.pane is not None:
             # Naming one pane and asking for all is ambiguous: closing every
             # pane would throw away more than the caller pointed at.
             return Error(CLOSE_BOTH)
         if request.all:
             # All or nothing: one pane's unsubmitted review keeps every pane open.
-            for panel in sorted(self.panels.values(), key=lambda each: each.id):
-                refusal = panel.review.replace_refusal(panel.id)
+            for pane in sorted(self.panes.values(), key=lambda each: each.id):
+                refusal = pane.review.replace_refusal(pane.id)
                 if refusal is not None:
                     return Error(refusal)
             self.tree = Leaf(SHELL)
             self.discard_all_spools()
-            self.panels.clear()
+            self.panes.clear()
             self.focus = SHELL
             self.log("close", all=True)
             return Ok()
@@ -301,7 +276,7 @@ class Tab:
             target = request.pane
         # The agent may not throw away the person's comments; the person's
         # own `x` asks instead (see the host).
-        closing = self.panels.get(target)
+        closing = self.panes.get(target)
         refusal = closing.review.replace_refusal(target) if closing is not None else None
         if refusal is not None:
             return Error(refusal)
@@ -309,74 +284,74 @@ class Tab:
         self.log("close", pane=target)
         return Ok()
 
-    def close_pane(self, pane: int) -> None:
+    def close_pane(self, pane_id: int) -> None:
         """Remove a file pane; raises LayoutError for the shell or an absent id."""
-        self.tree = layout.remove(self.tree, pane)
-        panel = self.panels.pop(pane, None)
-        if panel is not None:
-            self.discard_spool(panel)
-        if self.focus == pane:
+        self.tree = layout.remove(self.tree, pane_id)
+        pane = self.panes.pop(pane_id, None)
+        if pane is not None:
+            self.discard_spool(pane)
+        if self.focus == pane_id:
             self.focus = SHELL
 
     def _runtime_path(self) -> Path:
         return Path(self.runtime) if self.runtime else runtime_dir()
 
-    def discard_spool(self, panel: FilePane) -> None:
+    def discard_spool(self, pane: FilePane) -> None:
         """Delete the pane's file only if it is a tail spool Laura wrote (the
         pane was opened by `laura tail`); a file the person opened from the
         runtime directory themselves is never touched."""
-        if panel.is_spool:
-            spool.delete_spool(panel.path, self._runtime_path())
+        if pane.is_spool:
+            spool.delete_spool(pane.path, self._runtime_path())
 
     def discard_all_spools(self) -> None:
         """The tab is going away: delete the spools of all its panes."""
-        for panel in self.panels.values():
-            self.discard_spool(panel)
+        for pane in self.panes.values():
+            self.discard_spool(pane)
 
-    def _highlight(self, request: Highlight) -> Response:
-        panel = self._target_panel(request.pane, "to highlight")
-        refusal = panel.review.highlight_refusal(panel.id, request.range is not None)
+    def highlight(self, request: Highlight) -> Response:
+        pane = self._target_pane(request.pane, "to highlight")
+        refusal = pane.review.highlight_refusal(pane.id, request.range is not None)
         if refusal is not None:
             return Error(refusal)
-        panel.set_highlight(request.range, self.panel_inner(panel))
-        self._log_highlight(panel)
+        pane.set_highlight(request.range, self.pane_inner(pane))
+        self._log_highlight(pane)
         return Ok()
 
-    def _log_highlight(self, panel: FilePane) -> None:
-        if panel.highlight is None:
-            self.log("highlight", pane=panel.id, cleared=True)
+    def _log_highlight(self, pane: FilePane) -> None:
+        if pane.highlight is None:
+            self.log("highlight", pane=pane.id, cleared=True)
         else:
-            self.log("highlight", pane=panel.id, start=panel.highlight[0], end=panel.highlight[1])
+            self.log("highlight", pane=pane.id, start=pane.highlight[0], end=pane.highlight[1])
 
-    def _diffview(self, request: DiffView) -> Response:
-        panel = self._target_panel(request.pane, "for diff view")
-        turn_on = (not panel.diff_view) if request.on is None else request.on
-        refusal = panel.set_diff_view(turn_on)
+    def diffview(self, request: DiffView) -> Response:
+        pane = self._target_pane(request.pane, "for diff view")
+        turn_on = (not pane.diff_view) if request.on is None else request.on
+        refusal = pane.set_diff_view(turn_on)
         if refusal is not None:
             return Error(refusal)
-        self.log("diff", pane=panel.id, on=panel.diff_view)
+        self.log("diff", pane=pane.id, on=pane.diff_view)
         return Ok()
 
-    def _comment(self, request: CommentRequest) -> Response:
+    def comment(self, request: CommentRequest) -> Response:
         """The agent's comment: starts or extends the thread on that line.
         Not gated on `ready`: showing is unconditional, only writing into
         the PTY needs a consumer."""
-        panel = self._target_panel(request.pane, "to comment on")
+        pane = self._target_pane(request.pane, "to comment on")
         try:
-            panel.review.book.comment_from_agent(
+            pane.review.book.comment_from_agent(
                 request.line,
                 request.body,
-                line_count=len(panel.source_lines()),
-                sources=(row.source for row in panel.source_rows(self.panel_inner(panel).width)),
+                line_count=len(pane.source_lines()),
+                sources=(row.source for row in pane.source_rows(self.pane_inner(pane).width)),
                 author=request.author,
                 ready_agent=self.agent,
             )
         except CommentError as exc:
             return Error(str(exc))
-        self.log("comment", pane=panel.id, line=request.line)
+        self.log("comment", pane=pane.id, line=request.line)
         return Ok()
 
-    def _ready(self, request: Ready) -> Response:
+    def mark_ready(self, request: Ready) -> Response:
         """Mark the tab as hosting an agent (it never becomes un-ready) and
         open the session's journal; each `ready` reopens it and logs again."""
         self.ready = True
@@ -398,27 +373,38 @@ class Tab:
         """Reload every pane whose file changed (frozen panes stay put);
         True when anything changed."""
         changed = False
-        for panel in list(self.panels.values()):
-            changed = panel.reload_if_changed() or changed
+        for pane in list(self.panes.values()):
+            changed = pane.reload_if_changed() or changed
+        if changed:
+            self.fit_panes()
         return changed
 
-    def submit_review(self, panel: FilePane, body: str, write: Callable[[bytes], bool]) -> bool:
+    def submit_review(self, pane: FilePane, body: str, write: Callable[[bytes], bool]) -> bool:
         """`S` then Enter: write the pane's review into the shell's PTY with
         `write` (True when the bytes were handed to the PTY). On success the
         threads clear and focus returns to the shell; on failure threads and
         body are kept for a retry. Journals the attempt either way."""
-        data = panel.review.submission(panel.path, body, panel.source_lines())
-        book = panel.review.book
+        data = pane.review.submission(pane.path, body, pane.source_lines())
+        book = pane.review.book
         counts = {"threads": book.count, "comments": book.comment_count}
         if write(data):
-            panel.review.submitted()
+            pane.review.submitted()
             self.focus = SHELL
-            self.log("review", path=panel.path, **counts, body=body)
+            self.log("review", path=pane.path, **counts, body=body)
             return True
-        panel.review.submission_failed(body)
+        pane.review.submission_failed(body)
         error = "the shell pane did not take the review (its program has exited?)"
-        self.log("review", path=panel.path, **counts, body=body, error=error)
+        self.log("review", path=pane.path, **counts, body=body, error=error)
         return False
+
+
+class TabRuntime:
+    """A Tab plus what the host runs for it: cancelling `scope` ends the
+    tab's task (its child, reader and socket)."""
+
+    def __init__(self, tab: Tab) -> None:
+        self.tab = tab
+        self.scope = trio.CancelScope()
 
 
 def _tiny(rect: Rect) -> bool:

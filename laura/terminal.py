@@ -24,6 +24,7 @@ import trio
 import trio.lowlevel
 
 from laura.emulator import Emulator
+from laura.process_group import terminate_group
 
 # laura.vt parses 10-40 MB/s, so 16 KiB is well under a millisecond between
 # checkpoints, and a flood still costs few trips through the loop.
@@ -182,12 +183,6 @@ class Terminal:
                 return
 
 
-def _kill_group(pid: int, signals: tuple[int, ...]) -> None:
-    for sig in signals:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(pid, sig)
-
-
 @contextlib.asynccontextmanager
 async def open_terminal(
     argv: list[str],
@@ -228,12 +223,8 @@ async def open_terminal(
         yield terminal
     finally:
         with trio.CancelScope(shield=True):
-            if process.returncode is None:
-                _kill_group(process.pid, (signal.SIGHUP, signal.SIGCONT, signal.SIGTERM))
-                with trio.move_on_after(KILL_GRACE):
-                    await process.wait()
-            # Whatever of the group is left (the child or its children) goes now.
-            _kill_group(process.pid, (signal.SIGKILL,))
-            await process.wait()
+            await terminate_group(
+                process, (signal.SIGHUP, signal.SIGCONT, signal.SIGTERM), KILL_GRACE
+            )
             with contextlib.suppress(OSError):
                 await terminal._stream.aclose()

@@ -55,9 +55,8 @@ class FilePane:
         # Inline review: threads, freeze, a failed submission (laura/review).
         self.review = PaneReview()
         self.watch = FileWatch(path)
-        self._inner: Rect | None = None  # the text area at the last draw
+        self._inner: Rect | None = None  # the text area at the last fit
         self._pin_end = False
-        self._title_width: int | None = None  # cells of the title before its stats
         self._generation = 0  # bumped whenever the source rows are rebuilt (and on load)
         self._with_cards: tuple[tuple[int, int, int], list[Row]] | None = None
         self._shown: tuple[int, int, Sequence[Row]] | None = None  # what rows() last returned
@@ -109,9 +108,24 @@ class FilePane:
         return max(inner_width - self.gutter_width(), 1)
 
     def rows(self, inner_width: int) -> Sequence[Row]:
-        """What the pane shows: the lazily laid-out view of the file, or,
-        while the review has threads, a list with their cards under their
-        lines (pre-formatted rows already clipped at the horizontal scroll)."""
+        """What the pane shows (see `_current_rows`). When the rows changed
+        since they were last asked for (cards appeared or folded), the
+        cursor and the top of the view first move to stay on their rows."""
+        rows = self._current_rows(inner_width)
+        shown = self._shown
+        if (
+            shown is not None
+            and shown[:2] == (self._generation, self.hscroll)
+            and shown[2] is not rows
+        ):
+            self._keep_place(shown[2], rows)
+        self._shown = (self._generation, self.hscroll, rows)
+        return rows
+
+    def _current_rows(self, inner_width: int) -> Sequence[Row]:
+        """The lazily laid-out view of the file, or, while the review has
+        threads, a list with their cards under their lines (pre-formatted
+        rows already clipped at the horizontal scroll). Moves nothing."""
         rows: Sequence[Row] = self.source_rows(inner_width)
         book = self.review.book
         if not book.is_empty:
@@ -122,14 +136,6 @@ class FilePane:
                 width = self.text_width(inner_width)
                 self._with_cards = (key, with_cards(clipped, book.threads(), width, indent=1))
             rows = self._with_cards[1]
-        shown = self._shown
-        if (
-            shown is not None
-            and shown[:2] == (self._generation, self.hscroll)
-            and shown[2] is not rows
-        ):
-            self._keep_place(shown[2], rows)
-        self._shown = (self._generation, self.hscroll, rows)
         return rows
 
     def _keep_place(self, old: Sequence[Row], new: Sequence[Row]) -> None:
@@ -189,7 +195,7 @@ class FilePane:
         """Rows whose source range meets the highlight (empty when none)."""
         if self.highlight is None or self.line_count == 0:
             return range(0)
-        rows = self.rows(inner_width)
+        rows = self._current_rows(inner_width)
         cached = self._lit
         if cached is None or cached[0] is not rows or cached[1] != self.highlight:
             # drawn every frame: answer once per row set and range
@@ -417,7 +423,7 @@ class FilePane:
         """`[review: N ↑a ↓b]` (and the frozen mark) for the visible rows."""
         if not self.review.has_threads and not self.review.frozen:
             return ""
-        rows = self.rows(inner.width)
+        rows = self._current_rows(inner.width)
         shown = [r.source for r in rows[self.scroll : self.scroll + inner.height] if r.source]
         first = shown[0][0] if shown else 0
         last = shown[-1][1] if shown else 0
@@ -433,23 +439,13 @@ class FilePane:
 
     # --- drawing --------------------------------------------------------------
 
-    def title(self, cwd: str, inner: Rect | None = None) -> str:
-        shown = self.path
-        if cwd and (self.path + os.sep).startswith(cwd.rstrip(os.sep) + os.sep):
-            shown = os.path.relpath(self.path, cwd)
-        title = f"#{self.id} {shown}"
-        if self.diff_view:
-            title += " [diff]"
-        self._title_width = text_width(title)
-        stats = self.stats()
-        if stats:
-            title += f" {stats}"
-        label = self.review_label(inner) if inner is not None else ""
-        return f"{title}  {label}" if label else title
-
-    def draw(self, canvas: Canvas, inner: Rect, focused: bool) -> None:
+    def fit(self, inner: Rect) -> None:
+        """Settle the view in `inner` after any change; the host calls it on
+        every layout, key, request and reload, before a frame is drawn.
+        Rows re-wrapped by a new width keep the cursor and the top on their
+        lines, a followed file pins to its end after a reload, and cursor
+        and scroll stay on rows that exist."""
         if self._inner is not None and self._inner.width != inner.width:
-            # resized: rows re-wrap, so keep the cursor and the top on their lines
             line, top = self._cursor_line(), self._top_line()
             self._inner = inner
             self._restore(line, top)
@@ -458,13 +454,32 @@ class FilePane:
             self._pin_end = False
             self.pin_to_end(inner)
         self.clamp(inner)
-        shown = self.rows(inner.width)
+
+    def _title_head(self, cwd: str) -> str:
+        shown = self.path
+        if cwd and (self.path + os.sep).startswith(cwd.rstrip(os.sep) + os.sep):
+            shown = os.path.relpath(self.path, cwd)
+        return f"#{self.id} {shown}" + (" [diff]" if self.diff_view else "")
+
+    def title(self, cwd: str, inner: Rect | None = None) -> str:
+        """`#id path [diff] +a -d  [review: …]` for the border."""
+        title = self._title_head(cwd)
+        stats = self.stats()
+        if stats:
+            title += f" {stats}"
+        label = self.review_label(inner) if inner is not None else ""
+        return f"{title}  {label}" if label else title
+
+    def draw(self, canvas: Canvas, inner: Rect, focused: bool, cwd: str | None = None) -> None:
+        """Paint the view `fit` settled (reads only); with `cwd` (the one the
+        border's title was made with) the title's `+a -d` gets its colours."""
+        shown = self._current_rows(inner.width)
         if isinstance(shown, DocumentView):
             rows = shown.window(self.scroll, inner.height, self.hscroll)
         else:  # with the review's cards: already clipped
             rows = list(shown[self.scroll : self.scroll + inner.height])
-        if self._title_width is not None:
-            draw_stats(canvas, inner, self._title_width, self.stats())
+        if cwd is not None:
+            draw_stats(canvas, inner, text_width(self._title_head(cwd)), self.stats())
         draw_rows(
             canvas,
             inner,

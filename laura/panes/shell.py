@@ -94,11 +94,13 @@ class ShellPane:
         if event.wheel and not emulator.alt_screen:
             self.scroll_by(-event.wheel * WHEEL_STEP)
 
-    def visible_rows(self) -> list[tuple[Span, ...]]:
-        """The rows on view, re-read from the emulator only where it reports
-        changes (everything after a scroll, resize or screen switch). While
-        the child is inside a synchronized update, the last complete frame
-        stays on view (its changes wait in the emulator's dirty set)."""
+    def take_view(self) -> list[tuple[Span, ...]]:
+        """Bring the rows on view up to date with the emulator, re-reading
+        only where it reports changes (everything after a scroll, resize or
+        screen switch); the host calls it before each frame, and `draw`
+        paints what it left. While the child is inside a synchronized
+        update, the last complete frame stays on view (its changes wait in
+        the emulator's dirty set)."""
         emulator = self.emulator
         if self._rows and self.terminal.holding() and len(self._rows) == emulator.lines:
             return self._rows
@@ -121,8 +123,9 @@ class ShellPane:
         return self._rows
 
     def draw(self, canvas: Canvas, inner: Rect, focused: bool) -> None:
+        """Paint the view `take_view` left (reads only)."""
         emulator = self.emulator
-        rows = self.visible_rows()
+        rows = self._rows
         right = inner.x + inner.width
         for y in range(min(inner.height, len(rows))):
             canvas.put_spans(inner.x, inner.y + y, rows[y], right)

@@ -24,7 +24,7 @@ import attrs
 
 from laura.render import theme
 from laura.render.cells import clip_spans, spans_cells, wrap_spans
-from laura.render.lines import Block, Line, clamp_range, meets
+from laura.render.lines import Block, Line, clamp_range, rows_meeting
 from laura.render.style import Row, Span
 
 ADDED = "+"
@@ -280,15 +280,7 @@ class DocumentView(Sequence[Row]):
         if self.one_row_per_line:
             return range(self._row_of_line(start), self._row_of_line(end) + 1)
         self.ensure_line(end)  # blocks come in source order: later ones start after `end`
-        first = last = -1
-        for index, row in enumerate(self._rows):
-            if meets(row.source, start, end):
-                if first < 0:
-                    first = index
-                last = index
-            elif first >= 0 and row.source is not None and row.source[0] > end:
-                break
-        return range(first, last + 1) if first >= 0 else range(0)
+        return rows_meeting(self._rows, start, end)
 
     def line_at(self, index: int) -> int | None:
         """The source line row `index` addresses (the first of its range);

@@ -28,6 +28,18 @@ def git(repo: Path, *args: str) -> None:
     )
 
 
+def committed(root: Path, name: str, text: str) -> Path:
+    """`root/repo/name` holding `text`, committed in a fresh repository."""
+    repo = root / "repo"
+    repo.mkdir(exist_ok=True)
+    git(repo, "init", "-q")
+    path = repo / name
+    path.write_text(text)
+    git(repo, "add", name)
+    git(repo, "commit", "-q", "-m", "start")
+    return path
+
+
 def isolate_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Private HOME and XDG dirs for code under test in this process, git
     without system config, and gitmarks' once-per-process state reset."""

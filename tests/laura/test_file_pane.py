@@ -12,13 +12,14 @@ from pathlib import Path
 import pytest
 
 from laura import gitmarks
+from laura.commands import answer
 from laura.panes.file import FilePane
 from laura.protocol import Rect
 from laura.render import theme
 from laura.render.canvas import Canvas
 from laura.render.document import Document
 from laura.tab import Tab, inner
-from tests.laura.git_helpers import git, isolate_environment
+from tests.laura.git_helpers import committed, isolate_environment
 
 WIDTH, HEIGHT = 100, 24
 
@@ -36,7 +37,7 @@ def make_tab(cwd: Path) -> Tab:
 
 
 def ask(tab: Tab, frame: dict[str, object]) -> dict[str, object]:
-    reply: dict[str, object] = json.loads(tab.answer(json.dumps(frame).encode()))
+    reply: dict[str, object] = json.loads(answer(tab, json.dumps(frame).encode()))
     return reply
 
 
@@ -49,11 +50,16 @@ def open_pane(tab: Tab, path: Path, **fields: object) -> int:
 def draw(tab: Tab, pane: int, focused: bool = False) -> tuple[Canvas, Rect]:
     canvas = Canvas(WIDTH, HEIGHT + 2)
     rect = tab.rects()[pane]
-    panel = tab.panels[pane]
-    panel.title(tab.cwd)
+    file_pane = tab.panes[pane]
     area = inner(rect)
-    panel.draw(canvas, area, focused)
+    file_pane.draw(canvas, area, focused, tab.cwd)
     return canvas, area
+
+
+def paint(pane: FilePane, canvas: Canvas, area: Rect, focused: bool) -> None:
+    """A frame of one pane as the host makes it: settle the view, then draw."""
+    pane.fit(area)
+    pane.draw(canvas, area, focused)
 
 
 def visible(tab: Tab, pane: int) -> list[str]:
@@ -65,16 +71,6 @@ def visible(tab: Tab, pane: int) -> list[str]:
 
 
 
-
-def committed(tmp_path: Path, name: str, text: str) -> Path:
-    repo = tmp_path / "repo"
-    repo.mkdir(exist_ok=True)
-    git(repo, "init", "-q")
-    path = repo / name
-    path.write_text(text)
-    git(repo, "add", name)
-    git(repo, "commit", "-q", "-m", "start")
-    return path
 
 
 REFLOWED = (
@@ -110,20 +106,20 @@ def test_highlight_scrolls_once_centred_and_clamps(tmp_path: Path) -> None:
     path.write_text("".join(f"value_{n} = {n}\n" for n in range(1, 201)))
     tab = make_tab(tmp_path)
     pane = open_pane(tab, path)
-    panel = tab.panels[pane]
+    file_pane = tab.panes[pane]
     ask(tab, {"type": "highlight", "pane": pane, "range": [100, 101]})
     height = inner(tab.rects()[pane]).height
-    assert panel.scroll == 99 - (height - 2) // 2
-    assert panel.cursor == 99
+    assert file_pane.scroll == 99 - (height - 2) // 2
+    assert file_pane.cursor == 99
     rows = visible(tab, pane)
     assert any("value_100 = 100" in row for row in rows)
-    panel.move_cursor(5, inner(tab.rects()[pane]))
-    assert panel.highlight == (100, 101)  # the cursor does not clear it
+    file_pane.move_cursor(5, inner(tab.rects()[pane]))
+    assert file_pane.highlight == (100, 101)  # the cursor does not clear it
     ask(tab, {"type": "highlight", "pane": pane, "range": [500, 900]})
-    assert panel.highlight == (200, 200)
+    assert file_pane.highlight == (200, 200)
     assert "value_200 = 200" in visible(tab, pane)[-1]
     ask(tab, {"type": "highlight", "pane": pane, "range": None})
-    assert panel.highlight is None
+    assert file_pane.highlight is None
 
 
 def test_open_with_highlight_applies_on_first_paint(tmp_path: Path) -> None:
@@ -133,7 +129,7 @@ def test_open_with_highlight_applies_on_first_paint(tmp_path: Path) -> None:
     pane = open_pane(tab, path, highlight=[250, 250])
     rows = visible(tab, pane)
     assert any(row.endswith("line 250") for row in rows)
-    assert tab.panels[pane].lit_rows(inner(tab.rects()[pane]).width) == range(249, 250)
+    assert tab.panes[pane].lit_rows(inner(tab.rects()[pane]).width) == range(249, 250)
 
 
 def test_a_request_right_after_an_edit_sees_the_new_content(tmp_path: Path) -> None:
@@ -144,7 +140,7 @@ def test_a_request_right_after_an_edit_sees_the_new_content(tmp_path: Path) -> N
     path.write_text("ONE\nTWO\nTHREE\n")  # same size
     report = ask(tab, {"type": "layout"})
     assert report["type"] == "report"
-    assert tab.panels[pane].text == "ONE\nTWO\nTHREE\n"
+    assert tab.panes[pane].text == "ONE\nTWO\nTHREE\n"
     path.write_text("1\n2\n3\n4\n5\n")
     report = ask(tab, {"type": "layout"})
     panes = report["panes"]
@@ -157,16 +153,16 @@ def test_reload_keeps_the_cursor_line_and_clamps_the_highlight(tmp_path: Path) -
     path.write_text("".join(f"x{n} = {n}\n" for n in range(1, 101)))
     tab = make_tab(tmp_path)
     pane = open_pane(tab, path)
-    panel = tab.panels[pane]
+    file_pane = tab.panes[pane]
     ask(tab, {"type": "highlight", "pane": pane, "range": [60, 70]})
     draw(tab, pane)
     path.write_text("# header\n" + "".join(f"x{n} = {n}\n" for n in range(1, 101)))
     assert tab.poll_files()
     draw(tab, pane)
-    assert panel.rows(inner(tab.rects()[pane]).width).line_at(panel.cursor) == 60
+    assert file_pane.rows(inner(tab.rects()[pane]).width).line_at(file_pane.cursor) == 60
     path.write_text("".join(f"x{n} = {n}\n" for n in range(1, 11)))
     assert tab.poll_files()
-    assert panel.highlight == (10, 10)
+    assert file_pane.highlight == (10, 10)
     assert not tab.poll_files()
 
 
@@ -186,14 +182,14 @@ def test_git_markers_stats_and_gap_rows_after_an_edit(tmp_path: Path) -> None:
     path = committed(tmp_path, "ten.txt", "".join(f"line {n}\n" for n in range(1, 11)))
     tab = make_tab(tmp_path)
     pane = open_pane(tab, path)
-    assert "+" not in tab.panels[pane].title(tab.cwd)
+    assert "+" not in tab.panes[pane].title(tab.cwd)
     lines = [f"line {n}" for n in range(1, 11)]
     lines[1] = "line 2 changed"
     del lines[4]
     path.write_text("\n".join(lines) + "\n")
     assert tab.poll_files()
-    panel = tab.panels[pane]
-    assert panel.title(tab.cwd).endswith("+1 -2")
+    file_pane = tab.panes[pane]
+    assert file_pane.title(tab.cwd).endswith("+1 -2")
     rows = visible(tab, pane)
     assert rows[1] == "2 ▌ line 2 changed"
     assert rows[4].startswith("    ── 1 line removed ───")
@@ -212,7 +208,7 @@ def test_diff_view_toggles_and_refuses_when_there_is_nothing_to_diff(tmp_path: P
         "type": "error",
         "message": "no changes vs HEAD — nothing to diff",
     }
-    assert not tab.panels[pane].diff_view
+    assert not tab.panes[pane].diff_view
     path.write_text("line 1\nline 2 CHANGED\nline 3\nline 5\nline 6\n")
     assert ask(tab, {"type": "diffview", "pane": pane}) == {"type": "ok"}
     rows = visible(tab, pane)
@@ -226,9 +222,9 @@ def test_diff_view_toggles_and_refuses_when_there_is_nothing_to_diff(tmp_path: P
         "5    line 6",
     ]
     ask(tab, {"type": "highlight", "pane": pane, "range": [2, 2]})
-    assert tab.panels[pane].lit_rows(inner(tab.rects()[pane]).width) == range(2, 3)
+    assert tab.panes[pane].lit_rows(inner(tab.rects()[pane]).width) == range(2, 3)
     assert ask(tab, {"type": "diffview", "pane": pane, "on": False}) == {"type": "ok"}
-    assert not tab.panels[pane].diff_view
+    assert not tab.panes[pane].diff_view
     reply = ask(tab, {"type": "open", "path": str(untracked), "diff": True})
     assert reply["type"] == "opened"
     assert "no changes vs HEAD — nothing to diff" in reply["warnings"]  # type: ignore[operator]
@@ -269,17 +265,17 @@ def test_horizontal_scroll_moves_code_but_not_past_its_end(tmp_path: Path) -> No
     path.write_text("x = '" + "abcdefghij" * 12 + "'\n")
     tab = make_tab(tmp_path)
     pane = open_pane(tab, path)
-    panel = tab.panels[pane]
+    file_pane = tab.panes[pane]
     area = inner(tab.rects()[pane])
     assert visible(tab, pane)[0].endswith("›")
     for _ in range(50):
-        panel.scroll_sideways(1, area)
-    assert 0 < panel.hscroll <= 130
+        file_pane.scroll_sideways(1, area)
+    assert 0 < file_pane.hscroll <= 130
     row = visible(tab, pane)[0]
     assert row.endswith("j'") and "‹" in row
     for _ in range(50):
-        panel.scroll_sideways(-1, area)
-    assert panel.hscroll == 0
+        file_pane.scroll_sideways(-1, area)
+    assert file_pane.hscroll == 0
 
 
 def test_spools_are_deleted_with_their_pane_and_nothing_else_is(tmp_path: Path) -> None:
@@ -338,7 +334,7 @@ def test_a_lazily_laid_out_markdown_pane_paints_without_laying_out_everything(
     path.write_text("".join(f"## Part {n}\n\nText of part {n}.\n\n" for n in range(3000)))
     pane_obj = FilePane(1, str(path), "big.md")
     canvas = Canvas(WIDTH, HEIGHT)
-    pane_obj.draw(canvas, Rect(1, 1, 60, 20), focused=True)
+    paint(pane_obj, canvas, Rect(1, 1, 60, 20), focused=True)
     assert len(pane_obj.document._made) < 40
     assert "## Part 0" in "".join(cell[0] for cell in canvas.rows[1])
 
@@ -351,7 +347,7 @@ def test_opening_a_long_markdown_file_lays_out_only_what_the_reply_needs(tmp_pat
     assert reply["type"] == "opened", reply
     pane = int(reply["pane"])  # type: ignore[call-overload]
     _canvas, area = draw(tab, pane)
-    rows = tab.panels[pane].source_rows(area.width)
+    rows = tab.panes[pane].source_rows(area.width)
     # The open and its first paint laid out a screenful and a bit, not 12,000 rows.
     assert not rows.complete()
     assert len(rows._rows) < 400
@@ -370,14 +366,14 @@ def test_a_growing_log_is_laid_out_only_where_it_grew(tmp_path: Path) -> None:
     area = Rect(1, 1, 60, 20)
     pane = FilePane(1, str(path), "tail-7.txt")
     pane.set_follow(True, area)
-    pane.draw(Canvas(62, 22), area, True)
+    paint(pane, Canvas(62, 22), area, True)
     before = pane.rows(area.width)
     first_row = before[0]
     with path.open("a") as log:
         log.write("".join(f"late {n} " + "word " * n + "\n" for n in range(40)))
     assert pane.poll()
     canvas = Canvas(62, 22)
-    pane.draw(canvas, area, True)
+    paint(pane, canvas, area, True)
     after = pane.rows(area.width)
     assert after[0] is first_row  # taken over, not laid out again
     fresh = Document("tail-7.txt", path.read_text()).view(pane.text_width(area.width))
@@ -390,7 +386,7 @@ def test_a_rewritten_log_is_laid_out_afresh(tmp_path: Path) -> None:
     path.write_text("".join(f"entry {n}\n" for n in range(200)))
     area = Rect(1, 1, 60, 20)
     pane = FilePane(1, str(path), "tail-8.txt")
-    pane.draw(Canvas(62, 22), area, True)
+    paint(pane, Canvas(62, 22), area, True)
     list(pane.rows(area.width))
     path.write_text("".join(f"ENTRY {n}\n" for n in range(250)))
     assert pane.poll()
@@ -404,12 +400,12 @@ def test_a_resize_keeps_the_cursor_on_its_source_line(tmp_path: Path) -> None:
     path.write_text("".join(f"line {n} " + "filler words " * 8 + "\n" for n in range(1, 80)))
     pane = FilePane(1, str(path), "prose.txt")
     wide = Rect(1, 1, 120, 20)
-    pane.draw(Canvas(122, 22), wide, True)
+    paint(pane, Canvas(122, 22), wide, True)
     pane.set_highlight((40, 40), wide)
-    pane.draw(Canvas(122, 22), wide, True)
+    paint(pane, Canvas(122, 22), wide, True)
     narrow = Rect(1, 1, 40, 20)
     canvas = Canvas(42, 22)
-    pane.draw(canvas, narrow, True)
+    paint(pane, canvas, narrow, True)
     assert pane.rows(narrow.width).line_at(pane.cursor) == 40
     assert any("line 40 " in row for row in canvas.text())
 
@@ -421,7 +417,7 @@ def test_lit_rows_are_reverse_video_across_and_the_rest_dimmed(tmp_path: Path) -
     area = Rect(1, 1, 30, 5)
     pane.set_highlight((2, 2), area)
     canvas = Canvas(32, 7)
-    pane.draw(canvas, area, False)
+    paint(pane, canvas, area, False)
     lit = canvas.rows[2]
     assert "second line" in canvas.text()[2]
     # every cell of the lit row, gutter, text and trailing blanks, is reversed
@@ -441,7 +437,32 @@ def test_dimmed_rows_blank_colour_emoji_but_keep_symbols(tmp_path: Path) -> None
     area = Rect(1, 1, 40, 6)
     pane.set_highlight((3, 3), area)
     canvas = Canvas(42, 8)
-    pane.draw(canvas, area, False)
+    paint(pane, canvas, area, False)
     rows = canvas.text()
     assert "🎉" not in rows[1] and "shipped" in rows[1]
     assert "☐ next ✓" in rows[2]
+
+
+def view_state(pane: FilePane) -> tuple[object, ...]:
+    return (pane.cursor, pane.scroll, pane.hscroll, pane.highlight, pane.follow, pane.diff_view)
+
+
+def test_drawing_reads_only_and_fit_settles_after_a_change(tmp_path: Path) -> None:
+    path = tmp_path / "prose.txt"
+    path.write_text("".join(f"line {n} " + "filler words " * 8 + "\n" for n in range(1, 80)))
+    pane = FilePane(1, str(path), "prose.txt")
+    wide, narrow = Rect(1, 1, 120, 20), Rect(1, 1, 40, 20)
+    paint(pane, Canvas(122, 22), wide, True)
+    pane.set_highlight((40, 40), wide)
+    pane.move_cursor(10**6, wide)  # past the end: the move clamps
+    before = view_state(pane)
+    # A narrower rect re-wraps every row, but drawing into it moves nothing ...
+    for _ in range(2):
+        pane.draw(Canvas(42, 22), narrow, True)
+        pane.title(str(tmp_path), narrow)
+        assert view_state(pane) == before
+    # ... the settle does: the cursor stays on its source line.
+    line = pane.rows(wide.width).line_at(pane.cursor)
+    pane.fit(narrow)
+    assert view_state(pane) != before
+    assert pane.rows(narrow.width).line_at(pane.cursor) == line

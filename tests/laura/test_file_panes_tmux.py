@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.laura.git_helpers import git
+from tests.laura.git_helpers import committed
 from tests.laura.tmux import LAURA, LauraSession, wait_until
 
 pytestmark = pytest.mark.tmux
@@ -25,16 +25,6 @@ REFLOWED = (
 
 
 
-
-def committed(root: Path, name: str, text: str) -> Path:
-    repo = root / "repo"
-    repo.mkdir()
-    git(repo, "init", "-q")
-    path = repo / name
-    path.write_text(text)
-    git(repo, "add", name)
-    git(repo, "commit", "-q", "-m", "start")
-    return path
 
 
 def open_file(session: LauraSession, path: Path, *flags: str) -> int:

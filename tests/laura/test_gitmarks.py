@@ -29,7 +29,7 @@ from laura.render import theme
 from laura.render.code import source_lines
 from laura.render.document import Document
 from laura.render.view import ADDED, MODIFIED, DocumentView
-from tests.laura.git_helpers import git, isolate_environment
+from tests.laura.git_helpers import committed, git, isolate_environment
 from tests.laura.render_helpers import picture, text, wait_until
 from tests.laura.tmux import wait_until as wait_until_sync
 
@@ -41,23 +41,13 @@ def quiet_git(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 
-def repo_with(tmp_path: Path, name: str, content: str) -> Path:
-    repo = tmp_path / "repo"
-    repo.mkdir()
-    git(repo, "init", "-q")
-    path = repo / name
-    path.write_text(content)
-    git(repo, "add", name)
-    git(repo, "commit", "-q", "-m", "start")
-    return path
-
 
 def numbered(count: int) -> list[str]:
     return [f"line {n}" for n in range(1, count + 1)]
 
 
 def test_modify_delete_and_insert_give_modified_removed_and_added(tmp_path: Path) -> None:
-    path = repo_with(tmp_path, "ten.txt", "\n".join(numbered(10)) + "\n")
+    path = committed(tmp_path, "ten.txt", "\n".join(numbered(10)) + "\n")
     lines = numbered(10)
     lines[1] = "line 2 changed"
     del lines[4]
@@ -82,7 +72,7 @@ def test_modify_delete_and_insert_give_modified_removed_and_added(tmp_path: Path
 
 
 def test_markers_follow_the_file_after_another_edit(tmp_path: Path) -> None:
-    path = repo_with(tmp_path, "a.py", "a = 1\nb = 2\n")
+    path = committed(tmp_path, "a.py", "a = 1\nb = 2\n")
     assert git_diff_blocking(path).state == NO_CHANGES
     path.write_text("a = 1\nb = 3\nc = 4\n")
     marks = marks_of(git_diff_blocking(path), 3)
@@ -93,7 +83,7 @@ def test_markers_follow_the_file_after_another_edit(tmp_path: Path) -> None:
 
 
 def test_deletion_at_the_end_and_the_start(tmp_path: Path) -> None:
-    path = repo_with(tmp_path, "f.txt", "\n".join(numbered(5)) + "\n")
+    path = committed(tmp_path, "f.txt", "\n".join(numbered(5)) + "\n")
     path.write_text("\n".join(numbered(5)[1:3]) + "\n")
     marks = marks_of(git_diff_blocking(path), 2)
     assert marks.removed == {1: 1, 3: 2}
@@ -103,7 +93,7 @@ def test_deletion_at_the_end_and_the_start(tmp_path: Path) -> None:
 def test_untracked_clean_outside_a_repo_have_no_marks_and_refuse_the_diff_view(
     tmp_path: Path,
 ) -> None:
-    tracked = repo_with(tmp_path, "clean.md", "# hi\n")
+    tracked = committed(tmp_path, "clean.md", "# hi\n")
     untracked = tracked.parent / "new.md"
     untracked.write_text("# new\n")
     outside = tmp_path / "loose.md"
@@ -125,7 +115,7 @@ def test_repository_without_commits_has_no_marks(tmp_path: Path) -> None:
 
 
 def test_user_pager_and_external_diff_settings_are_ignored(tmp_path: Path) -> None:
-    path = repo_with(tmp_path, "a.txt", "one\ntwo\n")
+    path = committed(tmp_path, "a.txt", "one\ntwo\n")
     git(path.parent, "config", "core.pager", "false")
     git(path.parent, "config", "diff.external", "false")
     git(path.parent, "config", "color.diff", "always")
@@ -156,7 +146,7 @@ def test_a_missing_git_binary_gives_no_marks_and_warns_once(
 def test_the_diff_view_interleaves_removed_lines_and_keeps_new_line_numbers(
     tmp_path: Path,
 ) -> None:
-    path = repo_with(tmp_path, "six.txt", "\n".join(numbered(6)) + "\n")
+    path = committed(tmp_path, "six.txt", "\n".join(numbered(6)) + "\n")
     lines = numbered(6)
     lines[1] = "line 2 CHANGED"
     del lines[3]
@@ -181,7 +171,7 @@ def test_the_diff_view_interleaves_removed_lines_and_keeps_new_line_numbers(
 
 
 def test_the_diff_view_of_markdown_shows_raw_lines_not_the_reflow(tmp_path: Path) -> None:
-    path = repo_with(tmp_path, "doc.md", "alpha\nbeta\n\n# Tail\n")
+    path = committed(tmp_path, "doc.md", "alpha\nbeta\n\n# Tail\n")
     path.write_text("alpha\nbeta CHANGED\n\n# Tail\n")
     diff = git_diff_blocking(path)
     current = source_lines(path.read_text())
@@ -197,7 +187,7 @@ def test_deletions_at_the_end_come_after_the_last_line() -> None:
 
 
 async def test_async_git_diff_matches_the_blocking_one(tmp_path: Path) -> None:
-    path = repo_with(tmp_path, "a.txt", "one\n")
+    path = committed(tmp_path, "a.txt", "one\n")
     path.write_text("one\ntwo\n")
     diff = await git_diff(path)
     assert diff == git_diff_blocking(path)
@@ -228,7 +218,7 @@ def _alive(marker: str) -> list[int]:
 
 
 async def test_cancelling_a_slow_git_leaves_no_process_behind(tmp_path: Path) -> None:
-    path = repo_with(tmp_path, "a.txt", "one\n")
+    path = committed(tmp_path, "a.txt", "one\n")
     marker = f"slow-fsmonitor-{os.getpid()}-{tmp_path.name}"
     hook = slow_hook(tmp_path, marker)
     git(path.parent, "config", "core.fsmonitor", str(hook))
@@ -242,7 +232,7 @@ async def test_cancelling_a_slow_git_leaves_no_process_behind(tmp_path: Path) ->
 
 
 def test_a_slow_git_in_the_ui_thread_times_out_and_leaves_nothing_behind(tmp_path: Path) -> None:
-    path = repo_with(tmp_path, "a.txt", "one\n")
+    path = committed(tmp_path, "a.txt", "one\n")
     marker = f"slow-hook-{os.getpid()}-{tmp_path.name}"
     hook = slow_hook(tmp_path, marker)
     git(path.parent, "config", "core.fsmonitor", str(hook))

@@ -52,12 +52,12 @@ def test_layout_report_shape(laura_session: Make, tmp_path: Path) -> None:
     assert "run `laura ready`" in opened.stderr
     report = layout(session)
     assert report["area"] == {"x": 0, "y": 1, "width": 120, "height": 38}
-    shell, panel = report["panes"]
+    shell, file_pane = report["panes"]
     assert shell == {
         "id": 0, "kind": "pty", "path": None, "rect": {"x": 0, "y": 1, "width": 60, "height": 38},
         "content_rows": None, "visible_rows": 36, "overflow_rows": 0, "clipped": False,
     }
-    assert panel == {
+    assert file_pane == {
         "id": 1, "kind": "panel", "path": str(tmp_path / "long.txt"),
         "rect": {"x": 60, "y": 1, "width": 60, "height": 38},
         "content_rows": 100, "visible_rows": 36, "overflow_rows": 64, "clipped": True,
@@ -228,6 +228,10 @@ def test_focus_highlight_comment_diff_ready_update(laura_session: Make, tmp_path
     assert "laura ready" not in opened.stderr
     assert "already open in pane #1" in opened.stderr
     assert json.loads(session.request(b'{"type":"update","path":"a.txt"}\n')) == {"type": "ok"}
+    assert json.loads(session.request(b'{"type":"update"}\n')) == {
+        "type": "error",
+        "message": "malformed request: `update` needs field `path`",
+    }
     replaced = session.cli("open", str(write_lines(tmp_path / "b.txt", 2)), "--panel", "2")
     assert replaced.stdout.strip() == "2"
     assert [p["path"] for p in layout(session)["panes"]][2].endswith("b.txt")

@@ -62,6 +62,8 @@ def test_requests_encode_every_field_in_order() -> None:
         ('{"type":7}', "unknown type 7"),
         ('{"type":"open"}', "`open` needs field `path`"),
         ('{"type":"focus"}', "`focus` needs field `pane`"),
+        ('{"type":"update"}', "`update` needs field `path`"),
+        ('{"type":"update","path":null}', "`update` field `path` must be a string, got null"),
         ('{"type":"open","path":3}', "`open` field `path` must be a string, got 3"),
         ('{"type":"open","path":"x","ratio":0}', "`ratio` must be a percent from 1 to 99"),
         ('{"type":"open","path":"x","dir":"sideways"}', '`dir` must be "horizontal" or "vertical"'),

@@ -21,11 +21,12 @@ from pathlib import Path
 import pytest
 import trio
 
+from laura.commands import apply
 from laura.keys import Key
-from laura.panes.review import ReviewUI
 from laura.panes.shell import ShellPane
 from laura.protocol import Comment, Open, Opened, Ready, Rect
 from laura.review.prompt import SUBMIT_FAILED
+from laura.review_ui import ReviewUI
 from laura.tab import Tab
 from laura.terminal import open_terminal
 from laura.vt import VirtualTerminal
@@ -60,15 +61,15 @@ async def test_a_review_reaches_a_live_child_and_waits_for_a_retry_once_it_is_go
     out = tmp_path / "received.bin"
     tab = Tab(0, "laura-test-0", str(tmp_path), "laura-1-0")
     tab.area = Rect(0, 1, 120, 38)
-    assert isinstance(tab.apply(Open(path="f.txt")), Opened)
-    tab.apply(Ready(session="pty"))
-    panel = tab.panels[1]
-    area = tab.panel_inner(panel)
+    assert isinstance(apply(tab, Open(path="f.txt")), Opened)
+    apply(tab, Ready(session="pty"))
+    file_pane = tab.panes[1]
+    area = tab.pane_inner(file_pane)
     ui = ReviewUI()  # the real writer: the tab's shell pane
     toasts: list[str] = []
 
     def submit(body: str) -> None:
-        assert ui.file_key(tab, panel, Key("S"), area, toasts.append)
+        assert ui.file_key(tab, file_pane, Key("S"), area, toasts.append)
         ui.paste(body)
         ui.key(Key("enter"), toasts.append)
 
@@ -82,29 +83,29 @@ async def test_a_review_reaches_a_live_child_and_waits_for_a_retry_once_it_is_go
         await until(out.exists)
 
         # A live child: the review arrives, byte for byte.
-        tab.apply(Comment(line=2, body="why?", pane=1))
+        apply(tab, Comment(line=2, body="why?", pane=1))
         submit("first")
         review = (
-            f"\x1b[200~[laura review · {panel.path}]\n\nfirst\n\n"
+            f"\x1b[200~[laura review · {file_pane.path}]\n\nfirst\n\n"
             "L2  beta\n      > [agent] why?\n\x1b[201~\r"
         ).encode()
         await until(lambda: out.read_bytes() == review)
         assert toasts == []
-        assert panel.review.book.is_empty
+        assert file_pane.review.book.is_empty
 
         # The child ends (the recorder stops at Ctrl+D Ctrl+D).
         tab.shell.send(b"\x04\x04")
         with trio.fail_after(WAIT_S):
             await terminal.exited.wait()
-        tab.apply(Comment(line=1, body="still here?", pane=1))
+        apply(tab, Comment(line=1, body="still here?", pane=1))
         submit("second")
         assert toasts == [SUBMIT_FAILED]
         assert ui.hint(tab, 120) == "  " + SUBMIT_FAILED
-        assert panel.review.book.count == 1
-        assert panel.review.failed_body == "second"
+        assert file_pane.review.book.count == 1
+        assert file_pane.review.failed_body == "second"
         ui.key(Key("enter"), toasts.append)  # a retry fails the same way
         assert toasts == [SUBMIT_FAILED, SUBMIT_FAILED]
-        assert panel.review.book.count == 1
+        assert file_pane.review.book.count == 1
         nursery.cancel_scope.cancel()
 
     assert not alive(terminal.pid)

@@ -42,7 +42,9 @@ async def until(predicate: Callable[[], object]) -> None:
 
 
 def drawn(pane: ShellPane) -> str:
+    """A frame as the host makes one: take the emulator's view, then draw."""
     canvas = Canvas(40, 6)
+    pane.take_view()
     pane.draw(canvas, Rect(0, 0, 40, 6), focused=True)
     return "\n".join(canvas.text())
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from laura.commands import answer
 from laura.protocol import Rect
 from laura.render.canvas import Canvas
 from laura.tab import Tab
@@ -18,25 +19,25 @@ def make_tab(tmp_path: Path) -> Tab:
 
 
 def ask(tab: Tab, frame: dict) -> dict:
-    return json.loads(tab.answer(json.dumps(frame).encode()))
+    return json.loads(answer(tab, json.dumps(frame).encode()))
 
 
 def test_highlight_clamps_centres_and_clears(tmp_path: Path) -> None:
     (tmp_path / "a.txt").write_text("".join(f"line {n}\n" for n in range(1, 201)))
     tab = make_tab(tmp_path)
     assert ask(tab, {"type": "open", "path": "a.txt", "highlight": [100, 104]})["pane"] == 1
-    panel = tab.panels[1]
-    assert panel.highlight == (100, 104)
-    inner = tab.panel_inner(panel)
-    assert panel.scroll == 99 - (inner.height - 5) // 2
+    file_pane = tab.panes[1]
+    assert file_pane.highlight == (100, 104)
+    inner = tab.pane_inner(file_pane)
+    assert file_pane.scroll == 99 - (inner.height - 5) // 2
     canvas = Canvas(120, 40)
-    panel.draw(canvas, inner, focused=True)
+    file_pane.draw(canvas, inner, focused=True)
     shown = "\n".join(canvas.text())
     assert "100   line 100" in shown and "  1   line 1\n" not in shown
     assert ask(tab, {"type": "highlight", "pane": 1, "start": 500, "end": 900}) == {"type": "ok"}
-    assert panel.highlight == (200, 200)
+    assert file_pane.highlight == (200, 200)
     assert ask(tab, {"type": "highlight", "range": None}) == {"type": "ok"}
-    assert panel.highlight is None
+    assert file_pane.highlight is None
 
 
 def test_comments_are_stored_on_the_pane_with_their_author(tmp_path: Path) -> None:
@@ -46,7 +47,7 @@ def test_comments_are_stored_on_the_pane_with_their_author(tmp_path: Path) -> No
     assert ask(tab, {"type": "comment", "line": 2, "body": "why?"}) == {"type": "ok"}
     ask(tab, {"type": "ready", "agent": "claude"})
     assert ask(tab, {"type": "comment", "pane": 1, "line": 1, "body": "ok", "author": None}) == {"type": "ok"}
-    threads = tab.panels[1].review.book.threads()
+    threads = tab.panes[1].review.book.threads()
     assert [(t.line, [(n.body, n.agent) for n in t.notes]) for t in threads] == [
         (1, [("ok", "claude")]),
         (2, [("why?", "agent")]),
@@ -57,9 +58,9 @@ def test_follow_pins_the_cursor_to_the_last_row(tmp_path: Path) -> None:
     (tmp_path / "log.txt").write_text("".join(f"{n}\n" for n in range(100)))
     tab = make_tab(tmp_path)
     ask(tab, {"type": "open", "path": "log.txt", "follow": True})
-    panel = tab.panels[1]
-    assert panel.follow and panel.cursor == 99
-    assert panel.scroll == 100 - tab.panel_inner(panel).height
+    file_pane = tab.panes[1]
+    assert file_pane.follow and file_pane.cursor == 99
+    assert file_pane.scroll == 100 - tab.pane_inner(file_pane).height
 
 
 def test_an_unreadable_file_opens_with_a_warning_and_says_so(tmp_path: Path) -> None:
@@ -68,5 +69,5 @@ def test_an_unreadable_file_opens_with_a_warning_and_says_so(tmp_path: Path) -> 
     assert opened["pane"] == 1
     assert any(w.startswith("cannot read missing.txt: No such file or directory") for w in opened["warnings"])
     canvas = Canvas(120, 40)
-    tab.panels[1].draw(canvas, tab.panel_inner(tab.panels[1]), focused=False)
+    tab.panes[1].draw(canvas, tab.pane_inner(tab.panes[1]), focused=False)
     assert "Couldn't read this file" in "\n".join(canvas.text())

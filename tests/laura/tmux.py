@@ -143,8 +143,11 @@ def send_frame(name: str, frame: bytes, timeout: float = WAIT_S) -> bytes:
         except BrokenPipeError:
             pass  # the tab answered early (e.g. an oversized line); read the answer
         chunks = []
-        while data := sock.recv(65536):
-            chunks.append(data)
+        try:
+            while data := sock.recv(65536):
+                chunks.append(data)
+        except ConnectionResetError:
+            pass  # refused before our frame was read: the answer came first
     return b"".join(chunks)
 
 

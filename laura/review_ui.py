@@ -19,11 +19,13 @@ from collections.abc import Callable
 
 import attrs
 
+from laura import commands
 from laura.chrome import draw_border
+from laura.commands import Context
 from laura.keys import Key
 from laura.layout import SHELL
 from laura.panes.file import FilePane
-from laura.protocol import Rect
+from laura.protocol import Close, Rect
 from laura.render.canvas import Canvas, text_width
 from laura.render.style import PLAIN
 from laura.review.cards import visible
@@ -106,9 +108,9 @@ class ReviewUI:
         needs no hold: its pane has threads, so a change freezes it."""
         for old_or_new, held in ((self._draft, False), (draft, True)):
             if old_or_new is not None and old_or_new.kind is DraftKind.COMMENT:
-                panel = old_or_new.tab.panels.get(old_or_new.pane)
-                if panel is not None:
-                    panel.review.held = held
+                pane = old_or_new.tab.panes.get(old_or_new.pane)
+                if pane is not None:
+                    pane.review.held = held
         self._draft = draft
 
     @property
@@ -116,71 +118,71 @@ class ReviewUI:
         """True while every key belongs to the review (a prompt or a question).
         A prompt or question whose pane has gone (the agent closed it, its
         tab ended) is dropped here, so no key is spent on it."""
-        if self.draft is not None and self.draft.pane not in self.draft.tab.panels:
+        if self.draft is not None and self.draft.pane not in self.draft.tab.panes:
             self.draft = None
         if self.confirm_close is not None:
-            tab, pane = self.confirm_close
-            if pane not in tab.panels:
+            tab, pane_id = self.confirm_close
+            if pane_id not in tab.panes:
                 self.confirm_close = None
         return self.draft is not None or self.confirm_close is not None
 
     # -- keys ------------------------------------------------------------------
 
-    def file_key(self, tab: Tab, panel: FilePane, key: Key, area: Rect, toast: Toast) -> bool:
+    def file_key(self, tab: Tab, pane: FilePane, key: Key, area: Rect, toast: Toast) -> bool:
         """A key on a focused file pane; True when it was a review key."""
         if key == Key("c"):
             if not tab.ready:
                 toast(NOT_READY)
                 return True
-            anchor = panel.anchor_at(panel.cursor, area.width)
+            anchor = pane.anchor_at(pane.cursor, area.width)
             if anchor is None:
                 toast("no line here to comment on")
                 return True
-            comment = panel.review.book.begin_comment(anchor)
+            comment = pane.review.book.begin_comment(anchor)
             editor = DraftEditor(comment.prefill)
-            self.draft = Draft(DraftKind.COMMENT, tab, panel.id, editor, comment)
+            self.draft = Draft(DraftKind.COMMENT, tab, pane.id, editor, comment)
             return True
         if key in (Key("S"), Key("s", shift=True)):
             if not tab.ready:
                 toast(NOT_READY)
-            elif not panel.review.has_threads:
+            elif not pane.review.has_threads:
                 toast(NO_THREADS)
             else:
-                editor = DraftEditor(panel.review.failed_body or "")
-                self.draft = Draft(DraftKind.REVIEW, tab, panel.id, editor)
+                editor = DraftEditor(pane.review.failed_body or "")
+                self.draft = Draft(DraftKind.REVIEW, tab, pane.id, editor)
             return True
         if key == Key("r"):
-            anchor = panel.anchor_at(panel.cursor, area.width)
-            panel.review.book.toggle(anchor)
-            panel.clamp(area)
+            anchor = pane.anchor_at(pane.cursor, area.width)
+            pane.review.book.toggle(anchor)
+            pane.clamp(area)
             return True
         if key in (Key("n"), Key("N"), Key("n", shift=True)):
-            if not panel.jump_to_thread(key == Key("n"), area):
+            if not pane.jump_to_thread(key == Key("n"), area):
                 toast("no threads in this pane")
             return True
         if key == Key("r", ctrl=True):
-            panel.refresh()
-            panel.clamp(area)
+            pane.refresh()
+            pane.clamp(area)
             return True
-        if key == Key("x") and panel.review.has_threads:
-            self.confirm_close = (tab, panel.id)
+        if key == Key("x") and pane.review.has_threads:
+            self.confirm_close = (tab, pane.id)
             return True
         return False
 
     def key(self, key: Key, toast: Toast) -> None:
         """A key while `active`: the close question or the open prompt."""
         if self.confirm_close is not None:
-            tab, pane = self.confirm_close
+            tab, pane_id = self.confirm_close
             self.confirm_close = None
-            if key == Key("y") and pane in tab.panels:
-                tab.panels[pane].review.discard()
-                tab.close_pane(pane)
+            if key == Key("y") and pane_id in tab.panes:
+                tab.panes[pane_id].review.discard()
+                commands.run("close", Context(tab), Close(pane=pane_id))
             return
         draft = self.draft
         if draft is None:
             return
-        panel = draft.tab.panels.get(draft.pane)
-        if panel is None:  # the pane went away under the prompt
+        pane = draft.tab.panes.get(draft.pane)
+        if pane is None:  # the pane went away under the prompt
             self.draft = None
             return
         editor = draft.editor
@@ -188,7 +190,7 @@ class ReviewUI:
             self.draft = None
         elif key.name == "enter" and not (key.ctrl or key.alt):
             if editor.enter():
-                self._commit(draft, panel, toast)
+                self._commit(draft, pane, toast)
         elif key.name == "backspace":
             editor.backspace()
         elif key.name == "delete":
@@ -210,13 +212,13 @@ class ReviewUI:
         if self.draft is not None:
             self.draft.editor.insert(text.replace("\r\n", "\n").replace("\r", "\n"))
 
-    def _commit(self, draft: Draft, panel: FilePane, toast: Toast) -> None:
+    def _commit(self, draft: Draft, pane: FilePane, toast: Toast) -> None:
         if draft.kind is DraftKind.COMMENT:
             assert draft.comment is not None
-            panel.review.book.commit_comment(draft.comment, draft.editor.text)
+            pane.review.book.commit_comment(draft.comment, draft.editor.text)
             self.draft = None
             return
-        if draft.tab.submit_review(panel, draft.editor.text, self.writer(draft.tab)):
+        if draft.tab.submit_review(pane, draft.editor.text, self.writer(draft.tab)):
             self.draft = None
             return
         draft.failed = True
@@ -227,9 +229,9 @@ class ReviewUI:
     def hint(self, tab: Tab, width: int) -> str | None:
         """The footer for the review's state, or None to leave it to the host."""
         if self.confirm_close is not None:
-            _, pane = self.confirm_close
-            panel = tab.panels.get(pane)
-            return "  " + close_question(panel.review.book.count if panel else 0)
+            _, pane_id = self.confirm_close
+            pane = tab.panes.get(pane_id)
+            return "  " + close_question(pane.review.book.count if pane else 0)
         if self.draft is not None:
             if self.draft.failed:
                 return "  " + SUBMIT_FAILED
@@ -237,11 +239,11 @@ class ReviewUI:
                 return REVIEW_HINT
             assert self.draft.comment is not None
             return comment_hint(self.draft.comment.anchor, self.draft.comment.intent)
-        panel = tab.panels.get(tab.focus) if tab.focus != SHELL else None
-        if panel is None:
+        pane = tab.panes.get(tab.focus) if tab.focus != SHELL else None
+        if pane is None:
             return None
-        if panel.review.frozen:
-            return "  " + frozen_notice(os.path.basename(panel.path), width)
+        if pane.review.frozen:
+            return "  " + frozen_notice(os.path.basename(pane.path), width)
         return HINT_FILE_READY if tab.ready else HINT_FILE_NOT_READY
 
     def draw(self, canvas: Canvas, tab: Tab) -> None:

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from luxe.protocol.events import EVENT_TYPES, PROTOCOL_VERSION, Event
+from luxe.protocol.events import PROTOCOL_VERSION, Event
 
 if TYPE_CHECKING:
     from luxe.protocol.actions import ACTION_TYPES, Action
+    from luxe.protocol.catalog import EVENT_TYPES
     from luxe.protocol.wire import Rejection, decode_action, encode_event, frame_dict
 
 __all__ = [
@@ -29,6 +30,7 @@ __all__ = [
 
 _LAZY = {
     "ACTION_TYPES": "luxe.protocol.actions",
+    "EVENT_TYPES": "luxe.protocol.catalog",
     "Action": "luxe.protocol.actions",
     "Rejection": "luxe.protocol.wire",
     "decode_action": "luxe.protocol.wire",

@@ -2,15 +2,21 @@
 
 Each event is a frozen attrs class whose `KIND` is its wire `kind`; its
 fields are the frame's `content` (an event with no fields has no content).
+
+GitHub's events live in `luxe.protocol.github`, loaded on first use (after
+`ready`): `EVENT_TYPES` here has the others, `luxe.protocol.EVENT_TYPES`
+every kind.
 """
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Union
 
 from luxe.protocol.frame import Frame, frame
-from luxe.protocol.github import GITHUB_EVENTS, GitHubEvent
 from luxe.protocol.review import REVIEW_EVENTS, ReviewEvent
+
+if TYPE_CHECKING:
+    from luxe.protocol.github import GitHubEvent
 
 PROTOCOL_VERSION = 2
 
@@ -237,7 +243,7 @@ class ActionRejected(Frame):
     reason: str
 
 
-Event = (
+Event = Union[  # a string names GitHub's events without importing them
     Ready
     | StateChanged
     | SessionInfo
@@ -261,9 +267,9 @@ Event = (
     | Compacted
     | HookFinished
     | ActionRejected
-    | ReviewEvent
-    | GitHubEvent
-)
+    | ReviewEvent,
+    "GitHubEvent",
+]
 
 EVENT_TYPES: dict[str, type] = {
     cls.KIND: cls
@@ -292,6 +298,5 @@ EVENT_TYPES: dict[str, type] = {
         HookFinished,
         ActionRejected,
         *REVIEW_EVENTS,
-        *GITHUB_EVENTS,
     )
 }

@@ -77,6 +77,7 @@ CAPABILITIES = [
     "thinking",
     "scripted_model",
     "guided_review",
+    "github",
 ]
 
 

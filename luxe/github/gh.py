@@ -51,10 +51,12 @@ _OFFLINE = ("dial tcp", "connection refused", "no such host", "i/o timeout", "pr
 def classify(message: str) -> str:
     """workspace_updated.github for a gh failure message."""
     low = message.lower()
-    if any(mark in low for mark in _NOT_AUTHENTICATED):
-        return "not_authenticated"
+    # First: "none of the git remotes … point to a known GitHub host … use
+    # `gh auth login`" is about the remote, though it names the login.
     if any(mark in low for mark in _NO_REMOTE):
         return "no_github_remote"
+    if any(mark in low for mark in _NOT_AUTHENTICATED):
+        return "not_authenticated"
     if any(mark in low for mark in _OFFLINE):
         return "offline"
     return f"error: {message}"

@@ -129,3 +129,14 @@ def test_close_while_gh_waits_on_github_leaves_no_gh_behind(
     luxe.close()  # exits 0 without waiting for GitHub
     assert processes_with_marker("pr view", scope=env) == []
     assert "workspace_updated" not in [f["kind"] for f in luxe.frames]
+
+
+def test_offline(spawn: SpawnLuxe) -> None:
+    # Nothing listens on port 1: gh cannot reach GitHub at all.
+    luxe = spawn([], env_extra={"HTTPS_PROXY": "http://127.0.0.1:1",
+                                "https_proxy": "http://127.0.0.1:1"})
+    luxe.handshake()
+    update = luxe.expect("workspace_updated")
+    assert update["github"] == "offline" and update["pull_request"] is None
+    assert update["branch"] == "main"
+    luxe.close()

@@ -108,7 +108,7 @@ def test_a_remote_that_is_not_github(spawn: SpawnLuxe, checkout: Checkout, tmp_p
 def test_the_handshake_does_not_wait_for_a_slow_github(
     spawn: SpawnLuxe, github: FakeGitHub
 ) -> None:
-    github.api.delay_s = 5.0
+    github.api.delay_s = 30.0
     luxe = spawn([{"text": "hi"}])
     luxe.handshake()
     luxe.send("submit_user_message", {"text": "hello"})

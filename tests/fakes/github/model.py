@@ -159,6 +159,7 @@ class PullRequest:
     isCrossRepository: bool = False
     maintainerCanModify: bool = True
     mergeStateStatus: str = "CLEAN"
+    milestone: None = None
 
     @property
     def id(self) -> str:

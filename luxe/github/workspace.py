@@ -77,6 +77,8 @@ async def pull_request_status(cwd: Path) -> tuple[gp.PullRequestInfo | None, str
     """The branch's pull request (None when it has none) and the github word."""
     try:
         return await pulls.view(cwd), "ok"
+    except (KeyError, TypeError, ValueError):
+        return None, "error: gh pr view: unexpected answer"
     except gh.GhUnavailable as exc:
         return None, exc.status
     except gh.GhFailed as exc:
@@ -153,7 +155,12 @@ class Workspace:
         while True:
             self._wake = trio.Event()
             asked, self._asked = self._asked, False
-            update = await snapshot(self.cwd)
+            try:
+                update = await snapshot(self.cwd)
+            except Exception:  # never let a surprise from git or gh end the session
+                log.exception("reading the workspace failed")
+                update = gp.WorkspaceUpdated(None, None, 0, 0, False, None,
+                                             "error: reading the workspace failed (see the log)")
             if asked or update != self._last:
                 await self.emit(update)
             self._last = update

@@ -20,6 +20,7 @@ ISSUE_WRITES = frozenset(
 )
 # Wrappers that run the rest of the line as a command.
 _WRAPPERS = frozenset({"env", "command", "exec", "nohup", "time", "sudo", "xargs", "timeout"})
+_SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "fish"})
 _GIT_OPTIONS_WITH_VALUE = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace"})
 _GH_OPTIONS_WITH_VALUE = frozenset({"-R", "--repo", "--hostname"})
 _API_FIELDS = ("-f", "-F", "--field", "--raw-field", "--input")
@@ -81,6 +82,10 @@ def _command_publishes(words: tuple[str, ...]) -> str | None:
     if not words:
         return None
     prog, args = words[0].rsplit("/", 1)[-1], words[1:]
+    if prog in _SHELLS and "-c" in args and args.index("-c") + 1 < len(args):
+        return publishes(args[args.index("-c") + 1])  # `bash -c "gh pr merge 1"`
+    if prog == "eval":
+        return publishes(" ".join(args))
     if prog == "git":
         rest = _positionals(args, _GIT_OPTIONS_WITH_VALUE)
         return "git push" if rest[:1] == ["push"] else None

@@ -37,11 +37,14 @@ PUBLISHING = [
     ("git -C ../other push origin main", "git push"),
     ("cd sub && GIT_TRACE=1 git push", "git push"),
     ("env -i /usr/bin/gh pr merge 1", "gh pr merge"),
+    ("bash -c 'gh pr merge 1 --squash'", "gh pr merge"),
+    ("sh -c \"cd x && git push\"", "git push"),
+    ("eval git push origin main", "git push"),
 ]
 READING = [
     "gh pr view 3", "gh pr list", "gh pr checks", "gh pr diff 3", "gh issue view 4",
     "gh api repos/o/r/pulls", "gh api -X GET repos/o/r", "git status", "git log --grep push",
-    "echo gh pr merge", "ls",
+    "echo gh pr merge", "ls", "bash -c 'gh pr view 1'",
 ]
 
 

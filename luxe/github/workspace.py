@@ -87,14 +87,23 @@ async def pull_request_status(cwd: Path) -> tuple[gp.PullRequestInfo | None, str
         return None, gh.classify(exc.message)
 
 
+async def has_remote(cwd: Path) -> bool:
+    done = await gh.git("remote", cwd=cwd)
+    return done.returncode == 0 and bool(done.text.strip())
+
+
 async def snapshot(cwd: Path) -> gp.WorkspaceUpdated:
-    """git and gh at once: one refresh costs about one gh call."""
+    """git and gh at once: one refresh costs about one gh call. A checkout
+    with no remote at all never starts gh."""
     results: dict[str, object] = {}
 
     async def read_git() -> None:
         results["git"] = await git_status(cwd)
 
     async def read_pull() -> None:
+        if not await has_remote(cwd):
+            results["pull"] = (None, "no_github_remote")
+            return
         results["pull"] = await pull_request_status(cwd)
 
     async with trio.open_nursery() as nursery:

@@ -1,18 +1,21 @@
 """The composition root: options -> provider, tools, policy, store, front end.
 
-`run` reads configuration, opens or resumes the session file and writes the
-handshake (`ready`, `state_changed`, `session_info`) before trio is even
-imported, so a client gets `ready` as soon as the session is known. Then it
-runs the RPC front end under trio. Nursery tree (see docs/architecture.md):
+`run` reads configuration, opens or resumes the session file and hands the
+handshake (`ready`, `state_changed`, `session_info`) to the front end before
+trio is even imported, so a client gets `ready` as soon as the session is
+known. Then it runs the front end (luxe.frontends.face: `--rpc` by default,
+`-p` from luxe.frontends.print_mode) under trio. Nursery tree (see
+docs/architecture.md):
 
-    trio.run(_main, startup)
+    trio.run(_main, startup, front)
     └── root nursery
-        ├── writer task (StdoutOwner.serve: the only writer of stdout)
+        ├── writer task (front.serve_output: the only writer of stdout)
         └── session nursery (inner)
             ├── session.run: turns one at a time, each in its own cancel scope
             ├── review.serve: Guided Review
             ├── github.serve: the workspace and GitHub actions (luxe.github)
-            ├── reader task (stdin lines -> actions)
+            ├── reader task (front.serve_input: stdin lines -> actions, or
+            │   `luxe -p`'s driver: one prompt, on-ask answers, timeout)
             ├── signal watcher (SIGTERM/SIGINT/SIGHUP -> close)
             └── warm-up (imports the tools and the provider, builds the system prompt)
 
@@ -28,6 +31,7 @@ import os
 import signal
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from functools import partial
 from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING
@@ -37,9 +41,10 @@ import attrs
 from luxe import __version__
 from luxe.config import Paths, SettingsError, load_settings, paths_from_env
 from luxe.engine.model import ProviderError
-from luxe.engine.ports import HookRunner, PermissionGate
+from luxe.engine.ports import EditDiagnostics, HookRunner, PermissionGate
 from luxe.engine.store import SessionFile, SessionNotFound, SessionStore
-from luxe.frontends.stdout import StdoutOwner
+from luxe.frontends.face import FrontEnd, RpcFrontEnd
+from luxe.lsp.servers import ServerSpec, session_servers
 from luxe.options import Options
 from luxe.policy.hooks_config import HookConfig
 from luxe.policy.rules_files import PermissionsFileError
@@ -53,7 +58,7 @@ if TYPE_CHECKING:
 
     from luxe.engine.session import Session
     from luxe.engine.tooling import Tool
-    from luxe.frontends.rpc_actions import RpcActions
+    from luxe.github.face import GitHubFace
     from luxe.hosting.panes import LauraPanes
     from luxe.protocol import review as rv
     from luxe.review.model import Review, ReviewSession
@@ -140,6 +145,8 @@ class Startup:
     resumed: bool
     max_turns: int
     show_edits: bool  # hosted in Laura: edits show in a pane (settings `laura.show_edits`)
+    # The language servers found for diagnostics on edit; None when they are off.
+    lsp_servers: list[ServerSpec] | None
     # GitHub content the session started from (--issue/--from-pr), for the model.
     context: str | None = None
 
@@ -148,8 +155,11 @@ class _Refused(Exception):
     """Startup is refused; the message is for a person (exit status 2)."""
 
 
-def run(options: Options, env: Mapping[str, str] | None = None) -> int:
-    """Run `luxe --rpc`; returns the exit status (2: refused at startup)."""
+def run(
+    options: Options, env: Mapping[str, str] | None = None, front: FrontEnd | None = None
+) -> int:
+    """Run a session behind `front` (default `luxe --rpc`'s); returns the exit
+    status (2: refused at startup; otherwise the front end's)."""
     env = dict(os.environ if env is None else env)
     # Nothing but frames may reach stdout: a stray print goes to stderr.
     sys.stdout = sys.stderr
@@ -162,16 +172,18 @@ def run(options: Options, env: Mapping[str, str] | None = None) -> int:
         return 2
     for signum in STOP_SIGNALS:
         signal.signal(signum, _remember_signal)
-    stdout = StdoutOwner()
-    stdout.write_now(_handshake(startup))
-    import trio
+    if front is None:
+        front = RpcFrontEnd()
+    front.handshake(_handshake(startup))
+    from luxe.trio_loader import import_trio
 
+    trio = import_trio()
     try:
-        trio.run(_main, startup, stdout)
+        trio.run(_main, startup, front)
     except Exception:
-        log.exception("luxe --rpc failed")
+        log.exception("luxe failed")
         return 1
-    return 0
+    return front.exit_status()
 
 
 def _start(options: Options, env: Mapping[str, str], paths: Paths) -> Startup:
@@ -235,10 +247,11 @@ def _start(options: Options, env: Mapping[str, str], paths: Paths) -> Startup:
         max_turns=options.max_turns or settings.max_turns,
         show_edits=settings.laura_show_edits,
         context=context,
+        lsp_servers=session_servers(settings.lsp, env),
     )
 
 
-async def _main(startup: Startup, stdout: StdoutOwner) -> None:
+async def _main(startup: Startup, front: FrontEnd) -> None:
     import trio
 
     from luxe.engine.session import Session
@@ -248,10 +261,11 @@ async def _main(startup: Startup, stdout: StdoutOwner) -> None:
     stop = trio.Event()
     send, receive = trio.open_memory_channel[ev.Event](1024)
     with trio.open_signal_receiver(*STOP_SIGNALS) as signals:
-        if _early_signals:
+        for signum in _early_signals:
+            front.signalled(signum)
             stop.set()
         async with trio.open_nursery() as root:
-            root.start_soon(stdout.serve, receive, stop.set)
+            root.start_soon(front.serve_output, receive, stop.set)
             async with send:
                 emit = _emitter(send)
                 panes = _hosted_panes(env, cwd, startup.show_edits)
@@ -276,38 +290,42 @@ async def _main(startup: Startup, stdout: StdoutOwner) -> None:
                     # The session runs without the broken hook; say so.
                     await send.send(ev.Error(f"hooks: {problem}", retryable=False))
                 review = _LazyReview(cwd=cwd, session=session, emit=emit)
-                # GitHub through the user's gh (luxe.github; its workspace
-                # starts after ready and watches the session's frames).
-                from luxe.github.face import GitHubFace
+                # GitHub through the user's gh (luxe.github), for a client's
+                # face only: `-p` sends no GitHub action and shows no
+                # workspace, so it never loads luxe.github. The workspace
+                # starts after ready and watches the session's frames.
+                github: GitHubFace | None = None
+                if startup.options.print is None:
+                    from luxe.github.face import GitHubFace
 
-                github = GitHubFace(
-                    cwd=cwd,
-                    session=session,
-                    github_writes=startup.options.github_writes,
-                    reviews=review,
-                )
-                session.emit = github.watching(session.emit)
+                    github = GitHubFace(
+                        cwd=cwd,
+                        session=session,
+                        github_writes=startup.options.github_writes,
+                        reviews=review,
+                    )
+                    session.emit = github.watching(session.emit)
                 actions = RpcActions(
                     session,
                     startup.store,
                     lambda s: ModelChoice(s, env),
                     stop,
                     review=review.submit,
-                    github=github.handle,
+                    github=github.handle if github is not None else None,
                 )
                 async with trio.open_nursery() as inner:
                     review.nursery = inner
-                    # Language servers for diagnostics on edit start on the
-                    # first edit of their language (nothing runs until then).
-                    from luxe.lsp.diagnostics import serve_edit_diagnostics
-
-                    session.diagnostics = await inner.start(serve_edit_diagnostics, cwd, env)
+                    # Language servers for diagnostics on edit: nothing of
+                    # luxe.lsp but server discovery loads before the first
+                    # write or edit.
+                    session.diagnostics = _LazyDiagnostics(inner, startup, emit)
                     await inner.start(session.run)
-                    await inner.start(github.serve)
+                    if github is not None:
+                        await inner.start(github.serve)
                     if panes is not None:
                         await inner.start(panes.serve)
-                    inner.start_soon(_watch_signals, signals, stop)
-                    inner.start_soon(_read_then_stop, actions, stop)
+                    inner.start_soon(_watch_signals, signals, stop, front)
+                    inner.start_soon(front.serve_input, actions, stop)
                     inner.start_soon(_warm_up, session, startup.model)
                     await stop.wait()
                     log.info("closing session %s", startup.file.id)
@@ -343,6 +361,43 @@ class _LazyReview:
         await self._service.submit(action)
 
 
+class _LazyDiagnostics:
+    """Diagnostics on edit (luxe.engine.ports.EditDiagnostics), loaded by
+    the first write or edit: a prompt that edits nothing (most `luxe -p`
+    runs) never imports the language-server client. The servers' owner task
+    then runs in `nursery` (the session's inner nursery) and is cancelled
+    with it."""
+
+    def __init__(
+        self, nursery: trio.Nursery, startup: Startup, emit: Callable[[ev.Event], Awaitable[None]]
+    ) -> None:
+        import trio
+
+        self.nursery, self.startup, self.emit = nursery, startup, emit
+        self._starting = trio.Lock()  # edits run concurrently; one starts the servers
+        self._started = False
+        self._real: EditDiagnostics | None = None
+
+    async def after_edit(self, path: str) -> str | None:
+        async with self._starting:
+            if not self._started:
+                from luxe.lsp.diagnostics import serve_edit_diagnostics
+
+                startup = self.startup
+                self._real = await self.nursery.start(
+                    partial(
+                        serve_edit_diagnostics,
+                        startup.cwd,
+                        startup.env,
+                        startup.lsp_servers,
+                        self.emit,
+                        trust_project=startup.options.trust_project,
+                    )
+                )
+                self._started = True
+        return await self._real.after_edit(path) if self._real is not None else None
+
+
 def _handshake(startup: Startup) -> list[ev.Event]:
     """The first frames: `ready`, `state_changed` (a new session's state, as
     Session.state_event gives it) and, on resume, `session_info`."""
@@ -354,8 +409,14 @@ def _handshake(startup: Startup) -> list[ev.Event]:
             session_id=file.id,
             cwd=str(startup.cwd),
             github_writes=options.github_writes,
-            capabilities=CAPABILITIES,
+            capabilities=CAPABILITIES
+            if startup.lsp_servers is None
+            else [*CAPABILITIES, "diagnostics"],
             resumed=startup.resumed,
+            diagnostics=[
+                ev.DiagnosticsServerFound(spec.name, list(spec.extensions), list(spec.command))
+                for spec in startup.lsp_servers or ()
+            ],
         ),
         ev.StateChanged(
             model=startup.model.state(),
@@ -417,16 +478,10 @@ def _emitter(send: trio.MemorySendChannel[ev.Event]) -> Callable[[ev.Event], Awa
     return emit
 
 
-async def _read_then_stop(actions: RpcActions, stop: trio.Event) -> None:
-    from luxe.frontends import rpc
-
-    await rpc.serve_reader(actions.dispatch)
-    stop.set()  # EOF on stdin is the same as close
-
-
-async def _watch_signals(signals: AsyncIterator[int], stop: trio.Event) -> None:
+async def _watch_signals(signals: AsyncIterator[int], stop: trio.Event, front: FrontEnd) -> None:
     async for signum in signals:
         log.info("signal %s: closing", signal.Signals(signum).name)
+        front.signalled(signum)
         stop.set()
 
 

@@ -1,4 +1,5 @@
-"""`luxe` command line: argv -> Options, then the composition root.
+"""`luxe` command line: argv -> Options, then the composition root (through
+print mode's entry point for `-p`).
 
 Only argparse and the standard library load before `--help`/`--version`
 answer; trio and the engine load after the flags are known to be good.
@@ -12,73 +13,107 @@ import sys
 from collections.abc import Sequence
 
 from luxe import __version__
-from luxe.options import PERMISSION_MODES, Options
+from luxe.options import ON_ASK, OUTPUT_FORMATS, PERMISSION_MODES, Options, PrintOptions
+
+
+class _Formatter(argparse.HelpFormatter):
+    """One line per flag: a fixed width, wide enough for every flag's help."""
+
+    def __init__(self, prog: str) -> None:
+        super().__init__(prog, max_help_position=30, width=92)
 
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="luxe",
-        description="Luxe, a coding agent. `luxe --rpc` speaks NDJSON on stdin/stdout "
-        "(see docs/rpc.md).",
-        epilog="Model precedence: --model, then $LUXE_MODEL, then `model` in "
-        "$XDG_CONFIG_HOME/luxe/settings.json, then anthropic/claude-sonnet-4-5.",
+        usage="luxe -p [options] [PROMPT] | luxe --rpc [options] | luxe --version | luxe --help",
+        description="Luxe, a coding agent. `luxe -p PROMPT` answers one prompt and exits "
+        "(see docs/print.md); `luxe --rpc` speaks NDJSON on stdin/stdout (see docs/rpc.md).",
+        formatter_class=_Formatter,
+        epilog="Models: anthropic/…, openai/…, ollama/… or scripted:PATH (replays a JSONL "
+        "script). Precedence: --model, $LUXE_MODEL, `model` in "
+        "$XDG_CONFIG_HOME/luxe/settings.json, anthropic/claude-sonnet-4-5. "
+        "-p exits 0 answered, 1 turn failed, 2 command line refused, 3 a prompt under "
+        "--on-ask fail, 4 answered but something was denied, 124 --timeout, 130 SIGINT, "
+        "141 stdout closed, 143 SIGTERM.",
     )
     p.add_argument("--version", action="version", version=f"luxe {__version__}")
-    p.add_argument("--rpc", action="store_true", help="run headless, speaking JSON lines")
-    p.add_argument(
+    session = p.add_argument_group("session")
+    session.add_argument(
+        "-p", "--print", dest="print_mode", action="store_true",
+        help="answer PROMPT (or stdin) headless, then exit",
+    )
+    session.add_argument(
+        "prompt", nargs="?", metavar="PROMPT",
+        help="-p's prompt; piped stdin is attached as context",
+    )
+    session.add_argument("--rpc", action="store_true", help="run headless, speaking JSON lines")
+    session.add_argument(
+        "-c", "--continue", dest="continue_latest", action="store_true",
+        help="continue this directory's latest session",
+    )
+    session.add_argument("--resume", metavar="ID", help="resume the session with this id")
+    session.add_argument(
+        "--timeout", type=float, metavar="SECONDS",
+        help="-p: cancel cleanly after SECONDS, exit 124",
+    )
+    model = p.add_argument_group("model")
+    model.add_argument(
         "--model",
         metavar="SPEC",
-        help="provider/name (anthropic/…, openai/…, ollama/…) or scripted:PATH "
-        "(replay a JSONL script offline)",
+        help="provider/name or scripted:PATH (see below)",
     )
-    p.add_argument(
-        "--permission-mode",
-        choices=PERMISSION_MODES,
-        help="ask (default): write/edit/bash ask; accept-edits: write/edit run, bash asks; "
-        "read-only: only read tools run; yolo: everything runs",
-    )
-    p.add_argument(
-        "-c", "--continue", dest="continue_latest", action="store_true",
-        help="continue the latest session of this directory",
-    )
-    p.add_argument("--resume", metavar="ID", help="resume the session with this id")
-    p.add_argument(
-        "--github-writes", action="store_true",
-        help="let the client publish to GitHub through your gh: open, review, comment, merge, "
-        "restack (read-only wins; see docs/github.md)",
-    )
-    p.add_argument(
-        "--issue", type=int, metavar="N",
-        help="start with GitHub issue N (title, body, comments) as context, read through gh",
-    )
-    p.add_argument(
-        "--from-pr", type=int, metavar="N",
-        help="check out pull request N's head and load its review threads as context",
-    )
-    p.add_argument(
-        "--worktree", nargs="?", const="", metavar="NAME",
-        help="work in a new git worktree and branch NAME (default from the issue or pull "
-        "request, e.g. luxe/issue-42-fix-retry); ready.cwd is the worktree",
-    )
-    p.add_argument("--read-only", action="store_true", help="same as --permission-mode read-only")
-    p.add_argument("--yolo", action="store_true", help="same as --permission-mode yolo")
-    p.add_argument(
-        "--auto-approve", action="store_true",
-        help="answer every permission prompt with `auto` (a deny still denies)",
-    )
-    p.add_argument(
-        "--trust-project", action="store_true",
-        help="also load the project's .luxe/hooks.json and .luxe/permissions.json "
-        "(a project's hooks run arbitrary commands, so they are opt-in per invocation)",
-    )
-    p.add_argument("--verbose", action="store_true", help="also log to stderr")
-    p.add_argument(
+    model.add_argument(
         "--max-turns", type=int, metavar="N",
-        help="model requests allowed per prompt before the turn ends with max_turns",
+        help="model requests allowed per prompt",
     )
-    p.add_argument(
-        "--on-ask", metavar="POLICY",
-        help="answer prompts without a person (refused with --rpc: the client answers prompts)",
+    permissions = p.add_argument_group("permissions")
+    permissions.add_argument(
+        "--permission-mode",
+        choices=PERMISSION_MODES, metavar="MODE",
+        help="ask (default), accept-edits, read-only, yolo",
+    )
+    permissions.add_argument(
+        "--read-only", action="store_true", help="same as --permission-mode read-only"
+    )
+    permissions.add_argument("--yolo", action="store_true", help="same as --permission-mode yolo")
+    permissions.add_argument(
+        "--auto-approve", action="store_true",
+        help="approve every prompt (a deny still denies)",
+    )
+    permissions.add_argument(
+        "--on-ask", choices=ON_ASK, metavar="POLICY",
+        help="-p, prompts with nobody to ask: deny, allow, fail",
+    )
+    permissions.add_argument(
+        "--trust-project", action="store_true",
+        help="also load the project's .luxe/ hooks and rules",
+    )
+    github = p.add_argument_group("github (through your gh; see docs/github.md)")
+    github.add_argument(
+        "--github-writes", action="store_true",
+        help="let the client publish to GitHub",
+    )
+    github.add_argument(
+        "--issue", type=int, metavar="N",
+        help="start from issue N (as context)",
+    )
+    github.add_argument(
+        "--from-pr", type=int, metavar="N",
+        help="check out pull request N, its threads as context",
+    )
+    github.add_argument(
+        "--worktree", nargs="?", const="", metavar="NAME",
+        help="work in a new worktree and branch",
+    )
+    output = p.add_argument_group("output")
+    output.add_argument(
+        "--output-format", choices=OUTPUT_FORMATS, metavar="FORMAT",
+        help="-p: text (default), json, stream-json",
+    )
+    output.add_argument(
+        "--verbose", action="store_true",
+        help="log (and -p's tool activity) to stderr too",
     )
     return p
 
@@ -89,10 +124,20 @@ def parse_args(argv: Sequence[str]) -> Options:
     ns = parser.parse_args(argv)
     if ns.on_ask is not None and ns.rpc:
         parser.error("--on-ask is refused with --rpc: your client answers permission prompts")
-    if ns.on_ask is not None:
-        parser.error("--on-ask needs the interactive interface, which this build does not have")
-    if not ns.rpc:
-        parser.error("the interactive interface is not built yet; run `luxe --rpc` (see --help)")
+    if ns.print_mode and ns.rpc:
+        parser.error("-p and --rpc contradict each other: -p answers one prompt, --rpc a client")
+    if not ns.print_mode:
+        for flag, value in (
+            ("PROMPT", ns.prompt), ("--on-ask", ns.on_ask),
+            ("--output-format", ns.output_format), ("--timeout", ns.timeout),
+        ):
+            if value is not None:
+                parser.error(f"{flag} needs -p (print mode)")
+    if not ns.rpc and not ns.print_mode:
+        parser.error(
+            "the interactive interface is not built yet; run `luxe -p PROMPT` or `luxe --rpc` "
+            "(see --help)"
+        )
     if ns.read_only and ns.yolo:
         parser.error("--read-only and --yolo contradict each other")
     if ns.continue_latest and ns.resume:
@@ -108,6 +153,10 @@ def parse_args(argv: Sequence[str]) -> Options:
             parser.error(f"{flag} needs a positive number")
     if ns.max_turns is not None and ns.max_turns < 1:
         parser.error("--max-turns must be at least 1")
+    if ns.timeout is not None and not 0 < ns.timeout < float("inf"):
+        parser.error("--timeout must be a positive number of seconds")
+    if ns.prompt is not None and not ns.prompt.strip():
+        parser.error("PROMPT is empty")
     if ns.model is not None:
         from luxe.providers.registry import parse_model_spec
 
@@ -115,6 +164,16 @@ def parse_args(argv: Sequence[str]) -> Options:
             parse_model_spec(ns.model)
         except ValueError as exc:
             parser.error(str(exc))
+    print_options = (
+        PrintOptions(
+            prompt=ns.prompt,
+            output_format=ns.output_format or "text",
+            on_ask=ns.on_ask or "deny",
+            timeout_s=ns.timeout,
+        )
+        if ns.print_mode
+        else None
+    )
     return Options(
         rpc=ns.rpc,
         model=ns.model,
@@ -129,11 +188,16 @@ def parse_args(argv: Sequence[str]) -> Options:
         issue=ns.issue,
         from_pr=ns.from_pr,
         worktree=ns.worktree,
+        print=print_options,
     )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     options = parse_args(sys.argv[1:] if argv is None else argv)
+    if options.print is not None:
+        from luxe.frontends.print_mode import main_print
+
+        main_print(options)
     from luxe.app import run
 
     return run(options)

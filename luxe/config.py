@@ -15,6 +15,8 @@ from pathlib import Path
 
 import attrs
 
+from luxe.lsp.servers import LspSettings, parse_lsp_settings
+
 DEFAULT_MAX_TURNS = 50
 
 
@@ -56,6 +58,8 @@ class Settings:
     max_turns: int = DEFAULT_MAX_TURNS
     # Hosted in Laura: show each edit in one reused pane (`laura.show_edits`).
     laura_show_edits: bool = True
+    # Language servers for diagnostics on edit (docs/lsp.md).
+    lsp: LspSettings = attrs.Factory(LspSettings)
 
 
 class SettingsError(Exception):
@@ -85,6 +89,13 @@ def load_settings(path: Path) -> Settings:
     laura = data.get("laura", {})
     if not isinstance(laura, dict) or not isinstance(laura.get("show_edits", True), bool):
         raise SettingsError(f'{path}: `laura` must be an object like {{"show_edits": true}}')
+    try:
+        lsp = parse_lsp_settings(data.get("lsp"))
+    except ValueError as exc:
+        raise SettingsError(f"{path}: {exc}") from exc
     return Settings(
-        model=model, max_turns=max_turns, laura_show_edits=laura.get("show_edits", True)
+        model=model,
+        max_turns=max_turns,
+        laura_show_edits=laura.get("show_edits", True),
+        lsp=lsp,
     )

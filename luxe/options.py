@@ -6,9 +6,22 @@ A plain value with no behaviour, so `luxe.cli` (which builds it) and
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import attrs
 
 PERMISSION_MODES = ("ask", "accept-edits", "read-only", "yolo")
+OUTPUT_FORMATS = ("text", "json", "stream-json")
+ON_ASK = ("deny", "allow", "fail")
+
+
+class PrintOptions(NamedTuple):
+    """`luxe -p`: one prompt, answered headless (luxe.frontends.print_mode)."""
+
+    prompt: str | None = None  # None: the prompt is read from stdin
+    output_format: str = "text"
+    on_ask: str = "deny"
+    timeout_s: float | None = None
 
 
 @attrs.frozen
@@ -27,3 +40,4 @@ class Options:
     issue: int | None = None
     from_pr: int | None = None
     worktree: str | None = None  # "" for the default name
+    print: PrintOptions | None = None  # set by -p/--print

@@ -80,7 +80,8 @@ class Prompts:
     async def ask_question(
         self, call_id: str, question: str, options: list[str], multiple: bool
     ) -> dict[str, Any]:
-        """Ask the client a question; returns `{answered: [...]}` or `{dismissed: true}`."""
+        """Ask the client a question; returns `{answered: [...]}` or
+        `{dismissed: true, reason?: str}`."""
         prompt_id = f"question_{next(self._ids)}"
         pending = _Pending("question")
         self._pending[prompt_id] = pending
@@ -111,14 +112,15 @@ class Prompts:
         if pending is None or pending.kind != "question" or pending.done.is_set():
             return f"answer_question: no pending question `{prompt_id}`"
         answered = reply.get("answered")
-        if reply.get("dismissed") is True and answered is None:
-            pending.reply = {"dismissed": True}
+        reason = reply.get("reason")
+        if reply.get("dismissed") is True and answered is None and isinstance(reason, str | None):
+            pending.reply = {"dismissed": True} if reason is None else {"dismissed": True, "reason": reason}
         elif isinstance(answered, list) and all(isinstance(a, str) for a in answered):
             pending.reply = {"answered": list(answered)}
         else:
             return (
                 "answer_question: field `reply` must be {\"answered\": [strings]} "
-                "or {\"dismissed\": true}"
+                "or {\"dismissed\": true, \"reason\"?: string}"
             )
         pending.done.set()
         return None

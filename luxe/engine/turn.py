@@ -60,6 +60,9 @@ from luxe.protocol import events as ev
 
 log = logging.getLogger("luxe.turn")
 
+# How much of a denial's reason `tool_finished.reason` carries.
+MAX_DENIAL_REASON = 2000
+
 
 @attrs.frozen
 class TurnOutcome:
@@ -192,7 +195,7 @@ async def finish_turn(host: TurnHost, turn: Turn, outcome: TurnOutcome, usage: e
         await host.record(UserMessage(results))
     if usage is not None:
         await host.emit(usage)
-    await host.emit(ev.TurnEnded(turn.id, outcome.reason, outcome.error))
+    await host.emit(ev.TurnEnded(turn.id, outcome.reason, outcome.error, outcome.final_text))
 
 
 def usage_event(turn: Turn, context_window: int, session_cost_usd: float | None) -> ev.TurnUsage:
@@ -208,6 +211,7 @@ def usage_event(turn: Turn, context_window: int, session_cost_usd: float | None)
         context_used=last.input_tokens + last.cache_read_tokens + last.cache_write_tokens + last.output_tokens,
         context_window=context_window,
         session_cost_usd=session_cost_usd,
+        requests=len(turn.usage),
     )
 
 
@@ -398,7 +402,8 @@ async def _run_call(host: TurnHost, safe: _Redacting, hooks: HookRunner, turn: T
     changed = tuple(path for path, _ in result.changed)
     turn.calls.append(CallRecord(call.name, denied, content[:200] if denied else "", changed))
     summary = (result.summary or content.split("\n", 1)[0])[:200]
-    await host.emit(ev.ToolFinished(call.id, call.name, result.is_error, summary, denied))
+    reason = content[:MAX_DENIAL_REASON] if denied else None
+    await host.emit(ev.ToolFinished(call.id, call.name, result.is_error, summary, denied, reason))
     del turn.running_calls[call.id]
 
 

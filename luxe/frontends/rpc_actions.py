@@ -9,18 +9,21 @@ class to handler; a handler returns a refusal reason or None.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import trio
 
 from luxe.engine.ports import ModelSource
 from luxe.engine.session import Session
 from luxe.engine.store import SessionStore
-from luxe.protocol import Action, Rejection
 from luxe.protocol import actions as act
 from luxe.protocol import events as ev
-from luxe.protocol import github as gp
 from luxe.protocol import review as rv
+from luxe.protocol.actions import Action
+from luxe.protocol.rejection import Rejection
+
+if TYPE_CHECKING:
+    from luxe.protocol.github import GitHubAction
 
 # Guided Review actions go to the review's owner (luxe.review.service).
 ReviewHandler = Callable[[rv.ReviewAction], Awaitable[None]]
@@ -59,8 +62,12 @@ class RpcActions:
             act.ListSessions: self._list_sessions,
             act.Compact: self._compact,
             **{kind: self._review for kind in rv.REVIEW_ACTIONS},
-            **{kind: self._github for kind in gp.GITHUB_ACTIONS},
         }
+        if github is not None:
+            # GitHub's frames load only when there is a GitHub handler (not for `-p`).
+            from luxe.protocol.github import GITHUB_ACTIONS
+
+            self._table.update({kind: self._github for kind in GITHUB_ACTIONS})
 
     async def dispatch(self, action: Action | Rejection) -> bool:
         """Apply one action; returns False when the session must end."""
@@ -69,7 +76,8 @@ class RpcActions:
             failed = rv.failure_for(action.kind, action.request_id, action.reason)
             await self.session.emit(failed or ev.ActionRejected(action.kind, action.reason))
             return True
-        refusal = await self._table[type(action)](action)
+        handler = self._table.get(type(action), self._unavailable)
+        refusal = await handler(action)
         if refusal is not None:
             await self.session.emit(ev.ActionRejected(action.KIND, refusal))
         return not self.stop.is_set()
@@ -78,7 +86,10 @@ class RpcActions:
         self.stop.set()
         return None
 
-    async def _github(self, action: gp.GitHubAction) -> str | None:
+    async def _unavailable(self, action: Action) -> str | None:
+        return f"{action.KIND}: not available here"
+
+    async def _github(self, action: GitHubAction) -> str | None:
         if self.github is None:
             return f"{action.KIND}: GitHub is not available"
         return await self.github(action)
@@ -93,7 +104,7 @@ class RpcActions:
         if not action.text.strip():
             return "submit_user_message: field `text` is empty"
         paths = tuple(a.path for a in action.attachments or [])
-        await self.session.start_turn(action.text, attachments=paths)
+        await self.session.start_turn(action.text, context=action.context, attachments=paths)
         return None
 
     async def _steer(self, action: act.SteerTurn) -> str | None:

@@ -13,7 +13,7 @@ import logging
 import os
 import stat
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from luxe.protocol import events as ev
 from luxe.protocol.plain import encode_plain_event
@@ -43,9 +43,13 @@ class StdoutOwner:
             self.broken = True
 
     async def serve(
-        self, events: trio.MemoryReceiveChannel[ev.Event], on_broken: Callable[[], None]
+        self,
+        events: trio.MemoryReceiveChannel[ev.Event],
+        on_broken: Callable[[], None],
+        render: Renderer | None = None,
     ) -> None:
-        """The writer task: every event from `events` until the channel closes.
+        """The writer task: every event from `events` until the channel closes,
+        as `render` turns it into bytes (default: one frame per line, `--rpc`).
 
         Each batch of frames already waiting is written at once (frames never
         wait for more to arrive). If stdout breaks, the channel is still
@@ -53,8 +57,8 @@ class StdoutOwner:
         """
         import trio
 
-        from luxe.protocol.wire import encode_event
-
+        if render is None:
+            render = WireRenderer()
         mode = os.fstat(self.fd).st_mode
         pollable = stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISCHR(mode)
         stream = trio.lowlevel.FdStream(self.fd) if pollable else None
@@ -63,30 +67,60 @@ class StdoutOwner:
         try:
             async with events:
                 async for first in events:
-                    chunks = [encode_event(first)]
+                    chunks = [render.frame(first)]
                     for _ in range(WRITE_BATCH):
                         try:
-                            chunks.append(encode_event(events.receive_nowait()))
+                            chunks.append(render.frame(events.receive_nowait()))
                         except (trio.WouldBlock, trio.EndOfChannel):
                             break
-                    if self.broken:
-                        continue
-                    data = b"".join(chunks)
-                    try:
-                        if stream is not None:
-                            await stream.send_all(data)
-                        else:
-                            _write_all(self.fd, data)
-                    except (OSError, trio.BrokenResourceError, trio.ClosedResourceError) as exc:
-                        log.info("stdout closed (%s); ending the session", exc)
-                        self.broken = True
-                        on_broken()
+                    await self._send(b"".join(chunks), stream, on_broken)
+            await self._send(render.end(), stream, on_broken)
         finally:
             if stream is not None:
                 with trio.CancelScope(shield=True):
                     await stream.aclose()
             else:
                 os.close(self.fd)
+
+
+    async def _send(
+        self, data: bytes, stream: trio.lowlevel.FdStream | None, on_broken: Callable[[], None]
+    ) -> None:
+        import trio
+
+        if self.broken or not data:
+            return
+        try:
+            if stream is not None:
+                await stream.send_all(data)
+            else:
+                _write_all(self.fd, data)
+        except (OSError, trio.BrokenResourceError, trio.ClosedResourceError) as exc:
+            log.info("stdout closed (%s); ending the session", exc)
+            self.broken = True
+            on_broken()
+
+
+class Renderer(Protocol):
+    """What a front end writes to stdout for each event, and at the end."""
+
+    def frame(self, event: ev.Event) -> bytes: ...
+
+    def end(self) -> bytes:
+        """Bytes to write once the event channel has closed."""
+        ...
+
+
+class WireRenderer:
+    """`--rpc`: every event as one JSON line, nothing at the end."""
+
+    def __init__(self) -> None:
+        from luxe.protocol.wire import encode_event
+
+        self.frame = encode_event
+
+    def end(self) -> bytes:
+        return b""
 
 
 def _write_all(fd: int, data: bytes) -> None:

@@ -12,9 +12,10 @@ from typing import TYPE_CHECKING, Any
 from luxe.protocol.events import PROTOCOL_VERSION, Event
 
 if TYPE_CHECKING:
-    from luxe.protocol.actions import ACTION_TYPES, Action
-    from luxe.protocol.catalog import EVENT_TYPES
-    from luxe.protocol.wire import Rejection, decode_action, encode_event, frame_dict
+    from luxe.protocol.actions import Action
+    from luxe.protocol.catalog import ACTION_TYPES, EVENT_TYPES
+    from luxe.protocol.rejection import Rejection
+    from luxe.protocol.wire import decode_action, encode_event, frame_dict
 
 __all__ = [
     "ACTION_TYPES",
@@ -29,10 +30,10 @@ __all__ = [
 ]
 
 _LAZY = {
-    "ACTION_TYPES": "luxe.protocol.actions",
+    "ACTION_TYPES": "luxe.protocol.catalog",
     "EVENT_TYPES": "luxe.protocol.catalog",
     "Action": "luxe.protocol.actions",
-    "Rejection": "luxe.protocol.wire",
+    "Rejection": "luxe.protocol.rejection",
     "decode_action": "luxe.protocol.wire",
     "encode_event": "luxe.protocol.wire",
     "frame_dict": "luxe.protocol.wire",

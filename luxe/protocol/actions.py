@@ -7,11 +7,13 @@ converter builds the object, so a handler never sees a wrongly typed value.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Union
 
 from luxe.protocol.frame import Frame, frame
-from luxe.protocol.github import GITHUB_ACTIONS, GitHubAction
 from luxe.protocol.review import REVIEW_ACTIONS, ReviewAction
+
+if TYPE_CHECKING:
+    from luxe.protocol.github import GitHubAction
 
 PermissionReply = Literal["once", "always", "reject"]
 AgentModeName = Literal["build", "plan"]
@@ -30,6 +32,8 @@ class SubmitUserMessage(Frame):
     KIND: ClassVar[str] = "submit_user_message"
     text: str
     attachments: list[Attachment] | None = None
+    # Text attached under the prompt, marked as context (`luxe -p` sends stdin here).
+    context: str | None = None
 
 
 @frame
@@ -59,7 +63,8 @@ class RespondPermission(Frame):
 
 @frame
 class AnswerQuestion(Frame):
-    """Answer a `question_asked` prompt: `{answered: [..]}` or `{dismissed: true}`."""
+    """Answer a `question_asked` prompt: `{answered: [..]}` or
+    `{dismissed: true, reason?: "..."}` (the reason is told to the model)."""
 
     KIND: ClassVar[str] = "answer_question"
     id: str
@@ -109,7 +114,7 @@ class Close(Frame):
     KIND: ClassVar[str] = "close"
 
 
-Action = (
+Action = Union[  # a string names GitHub's actions without importing them
     SubmitUserMessage
     | SteerTurn
     | CancelTurn
@@ -122,9 +127,9 @@ Action = (
     | ListSessions
     | Compact
     | Close
-    | ReviewAction
-    | GitHubAction
-)
+    | ReviewAction,
+    "GitHubAction",
+]
 
 ACTION_TYPES: dict[str, type] = {
     cls.KIND: cls
@@ -142,6 +147,5 @@ ACTION_TYPES: dict[str, type] = {
         Compact,
         Close,
         *REVIEW_ACTIONS,
-        *GITHUB_ACTIONS,
     )
 }

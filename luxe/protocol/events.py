@@ -24,7 +24,20 @@ PROTOCOL_VERSION = 2
 
 
 @frame
+class DiagnosticsServerFound(Frame):
+    """A language server found on this machine for diagnostics on edit
+    (docs/lsp.md); it starts on the first edit of one of its files."""
+
+    name: str
+    extensions: list[str]
+    command: list[str]
+
+
+@frame
 class Ready(Frame):
+    """The first frame. `diagnostics` lists the language servers found
+    (empty, and no `diagnostics` capability, when diagnostics on edit are off)."""
+
     KIND: ClassVar[str] = "ready"
     protocol_version: int
     luxe_version: str
@@ -33,6 +46,7 @@ class Ready(Frame):
     github_writes: bool
     capabilities: list[str]
     resumed: bool
+    diagnostics: list[DiagnosticsServerFound]
 
 
 @frame
@@ -134,6 +148,8 @@ class ToolFinished(Frame):
     is_error: bool
     summary: str
     denied: bool
+    # Why the call never ran (what the model was told); null when it ran.
+    reason: str | None = None
 
 
 @frame
@@ -191,6 +207,7 @@ class TurnUsage(Frame):
     context_used: int
     context_window: int
     session_cost_usd: float | None
+    requests: int  # model requests the turn made
 
 
 @frame
@@ -199,6 +216,8 @@ class TurnEnded(Frame):
     turn_id: str
     reason: str
     error: str | None = None
+    # The model's last answer text in this turn ("" when it gave none).
+    text: str = ""
 
 
 @frame
@@ -237,6 +256,66 @@ class HookFinished(Frame):
 
 
 @frame
+class TokenUsage(Frame):
+    prompt_tokens: int
+    completion_tokens: int
+    cache_read_tokens: int
+    cache_write_tokens: int
+
+
+@frame
+class PermissionDenial(Frame):
+    """A tool call that never ran, or a question nobody answered."""
+
+    tool: str
+    args: dict[str, Any]
+    reason: str
+
+
+@frame
+class Result(Frame):
+    """The end of a `luxe -p` run (print mode only; docs/print.md): the last
+    frame of `--output-format stream-json`, and the object `--output-format
+    json` writes."""
+
+    KIND: ClassVar[str] = "result"
+    result: str
+    session_id: str
+    is_error: bool
+    stop_reason: str
+    error: str | None
+    exit_code: int
+    num_requests: int
+    duration_ms: float
+    usage: TokenUsage
+    cost_usd: float | None
+    permission_denials: list[PermissionDenial]
+    files_changed: list[str]
+
+
+@frame
+class DiagnosticsServerState(Frame):
+    """One running language server: `state` is starting, running, failed
+    (it exited; it is restarted on the next edit) or stopped (it failed too
+    often: its diagnostics are off for the session); `detail` says why."""
+
+    name: str
+    root: str
+    state: str
+    detail: str | None = None
+
+
+@frame
+class DiagnosticsServers(Frame):
+    """Sent when a language server starts, fails or stops: every server of
+    the session and its state (the whole list, so a client just replaces
+    what it shows)."""
+
+    KIND: ClassVar[str] = "diagnostics_servers"
+    servers: list[DiagnosticsServerState]
+
+
+@frame
 class ActionRejected(Frame):
     KIND: ClassVar[str] = "action_rejected"
     kind: str | None
@@ -266,7 +345,9 @@ Event = Union[  # a string names GitHub's events without importing them
     | CompactionStarted
     | Compacted
     | HookFinished
+    | DiagnosticsServers
     | ActionRejected
+    | Result
     | ReviewEvent,
     "GitHubEvent",
 ]
@@ -296,7 +377,9 @@ EVENT_TYPES: dict[str, type] = {
         CompactionStarted,
         Compacted,
         HookFinished,
+        DiagnosticsServers,
         ActionRejected,
+        Result,
         *REVIEW_EVENTS,
     )
 }

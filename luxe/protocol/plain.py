@@ -14,7 +14,7 @@ import json
 import attrs
 
 from luxe.protocol.events import Event
-from luxe.protocol.text import scrub
+from luxe.protocol.text import escape_c1, scrub
 
 _encoder = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 
@@ -23,4 +23,4 @@ def encode_plain_event(event: Event) -> bytes:
     """One event as one line of UTF-8 JSON, as encode_event writes it."""
     content = attrs.asdict(event, recurse=True)  # type: ignore[arg-type]
     frame = {"kind": event.KIND, "content": content} if content else {"kind": event.KIND}
-    return (scrub(_encoder.encode(frame)) + "\n").encode("utf-8")
+    return (escape_c1(scrub(_encoder.encode(frame))) + "\n").encode("utf-8")

@@ -13,6 +13,8 @@ from typing import Any, ClassVar, Literal
 
 import attrs
 
+from luxe.protocol.frame import Frame, frame
+
 EditKind = Literal["comment", "reply", "fix", "edit", "resolve", "reopen", "delete", "verdict"]
 SeverityName = Literal["question", "suggestion", "issue", "nit", "praise"]
 DecisionName = Literal["approve", "request_changes", "comment"]
@@ -20,8 +22,8 @@ DecisionName = Literal["approve", "request_changes", "comment"]
 # -- actions ----------------------------------------------------------------------
 
 
-@attrs.frozen
-class LoadGuidedReview:
+@frame
+class LoadGuidedReview(Frame):
     """Load a review of `target` ({kind: working_tree|staged|commit|range|branch|pull_request, …})."""
 
     KIND: ClassVar[str] = "load_guided_review"
@@ -29,8 +31,8 @@ class LoadGuidedReview:
     target: dict[str, Any]
 
 
-@attrs.frozen
-class EditReview:
+@frame
+class EditReview(Frame):
     """One change to the open review's session; `edit` names it, the other
     fields sit beside it and are read by kind (see docs/rpc.md)."""
 
@@ -47,14 +49,14 @@ class EditReview:
 
     def edit_fields(self) -> dict[str, Any]:
         """The edit as `luxe.review.edits.edit_from_wire` reads it."""
-        fields = attrs.asdict(self)
+        fields = attrs.asdict(self)  # type: ignore[arg-type]  # a @frame class is attrs
         for name in ("request_id", "review_id"):
             fields.pop(name)
         return {name: value for name, value in fields.items() if value is not None}
 
 
-@attrs.frozen
-class CommitReviewChapters:
+@frame
+class CommitReviewChapters(Frame):
     """Commit the chapters (all when `chapters` is left out) one commit each."""
 
     KIND: ClassVar[str] = "commit_review_chapters"
@@ -70,15 +72,15 @@ REVIEW_ACTIONS = (LoadGuidedReview, EditReview, CommitReviewChapters)
 # -- events -----------------------------------------------------------------------
 
 
-@attrs.frozen
-class GuidedReviewLoaded:
+@frame
+class GuidedReviewLoaded(Frame):
     KIND: ClassVar[str] = "guided_review_loaded"
     request_id: str
     review: dict[str, Any]
 
 
-@attrs.frozen
-class ReviewSessionRestored:
+@frame
+class ReviewSessionRestored(Frame):
     """Always follows guided_review_loaded: the review's findings (none yet
     for a review never seen before)."""
 
@@ -86,15 +88,15 @@ class ReviewSessionRestored:
     session: dict[str, Any]
 
 
-@attrs.frozen
-class GuidedReviewLoadFailed:
+@frame
+class GuidedReviewLoadFailed(Frame):
     KIND: ClassVar[str] = "guided_review_load_failed"
     request_id: str
     reason: str
 
 
-@attrs.frozen
-class ReviewSessionSaved:
+@frame
+class ReviewSessionSaved(Frame):
     """An edit saved (request_id set), or an agent update (request_id null)."""
 
     KIND: ClassVar[str] = "review_session_saved"
@@ -102,29 +104,29 @@ class ReviewSessionSaved:
     session: dict[str, Any]
 
 
-@attrs.frozen
-class ReviewSessionSaveFailed:
+@frame
+class ReviewSessionSaveFailed(Frame):
     KIND: ClassVar[str] = "review_session_save_failed"
     request_id: str
     reason: str
 
 
-@attrs.frozen
-class ChapterCommitInfo:
+@frame
+class ChapterCommitInfo(Frame):
     chapter_id: str
     sha: str
     message: str
 
 
-@attrs.frozen
-class ReviewChaptersCommitted:
+@frame
+class ReviewChaptersCommitted(Frame):
     KIND: ClassVar[str] = "review_chapters_committed"
     request_id: str
     commits: list[ChapterCommitInfo]
 
 
-@attrs.frozen
-class ReviewChaptersCommitFailed:
+@frame
+class ReviewChaptersCommitFailed(Frame):
     KIND: ClassVar[str] = "review_chapters_commit_failed"
     request_id: str
     reason: str

@@ -11,11 +11,24 @@ surrogate pair becomes its character, a lone surrogate U+FFFD.
 
 from __future__ import annotations
 
+import re
 from typing import TypeVar
 
 T = TypeVar("T")
 
 REPLACEMENT = "\ufffd"
+_C1 = re.compile("[\x80-\x9f]")
+
+
+def escape_c1(json_text: str) -> str:
+    """JSON text with C1 controls (U+0080-U+009F) written as `\\u00XX`
+    escapes. Raw, they are valid JSON but terminal controls (U+009B is CSI),
+    and frames end up on terminals (`luxe -p --output-format json`, a log
+    shown with cat). JSON escapes C0 controls already; outside strings JSON
+    text is ASCII, so this only ever touches string contents."""
+    if _C1.search(json_text) is None:
+        return json_text
+    return _C1.sub(lambda m: f"\\u{ord(m.group()):04x}", json_text)
 
 
 def scrub(text: str) -> str:

@@ -17,22 +17,12 @@ from typing import Any, Literal, Union
 import attrs
 import cattrs
 
-from luxe.protocol.actions import ACTION_TYPES, Action
+from luxe.protocol.actions import Action
 from luxe.protocol.events import Event
-from luxe.protocol.text import scrub, scrub_data
+from luxe.protocol.rejection import Rejection
+from luxe.protocol.text import escape_c1, scrub, scrub_data
 
 converter = cattrs.Converter()
-
-
-@attrs.frozen
-class Rejection:
-    """Why a line is not an action; `kind` is the line's kind when it had one,
-    `request_id` the line's `request_id` when it was a string (so an action
-    that is answered under its request_id can be refused under it too)."""
-
-    kind: str | None
-    reason: str
-    request_id: str | None = None
 
 
 _encoder = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
@@ -50,9 +40,10 @@ def encode_event(event: Event) -> bytes:
     """One event as one line of UTF-8 JSON, newline included.
 
     Lone surrogates (which a tool's or the model's text may carry) become
-    U+FFFD, so the output is always valid UTF-8 and strict JSON.
+    U+FFFD, so the output is always valid UTF-8 and strict JSON; no control
+    character is ever written raw (see escape_c1).
     """
-    text = _encoder.encode(frame_dict(event)) + "\n"
+    text = escape_c1(_encoder.encode(frame_dict(event))) + "\n"
     try:
         return text.encode("utf-8")
     except UnicodeEncodeError:
@@ -83,6 +74,8 @@ def decode_action(line: bytes) -> Action | Rejection:
         return Rejection(None, "missing field `kind`")
     if not isinstance(kind, str):
         return Rejection(None, "field `kind` must be a string")
+    from luxe.protocol.catalog import ACTION_TYPES  # every kind, GitHub's included
+
     cls = ACTION_TYPES.get(kind)
     if cls is None:
         return Rejection(kind, f"unknown kind `{kind}`")

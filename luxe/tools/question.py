@@ -30,7 +30,8 @@ class QuestionTool:
         options = [str(o) for o in args.get("options") or []]
         reply = await ctx.ask_question(args["question"], options, bool(args.get("multiple")))
         if reply.get("dismissed"):
-            raise ToolError("the user dismissed the question without answering")
+            # A front end with nobody to ask (`luxe -p`) says why instead.
+            raise ToolError(reply.get("reason") or "the user dismissed the question without answering")
         answers = [str(a) for a in reply.get("answered", [])]
         text = "; ".join(answers)
         return ToolResult(f"the user answered: {text}", summary=text[:80])

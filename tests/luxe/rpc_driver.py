@@ -65,6 +65,10 @@ def make_env(base: Path, **extra: str) -> dict[str, str]:
     # Every process luxe starts inherits this: /proc checks and kills in a
     # test look only at processes carrying its value (see processes_with_marker).
     env[SCOPE_VAR] = uuid.uuid4().hex
+    # Language servers start only where a test asks for them (tests/luxe/lsp):
+    # elsewhere a type checker's cold start would add seconds to each test
+    # that writes a .py file, and its words to the tool results.
+    env["LUXE_LSP_ON_EDIT"] = "0"
     env.update(extra)
     return env
 

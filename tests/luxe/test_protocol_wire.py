@@ -92,7 +92,10 @@ def test_the_handshake_encoder_writes_what_the_converter_writes() -> None:
     from luxe.protocol.plain import encode_plain_event
 
     frames: list[ev.Event] = [
-        ev.Ready(2, "0.1.0", "20261129-x", "/tmp/caf\u00e9 \ud800", False, ["steer", "queue"], True),
+        ev.Ready(
+            2, "0.1.0", "20261129-x", "/tmp/caf\u00e9 \ud800", False, ["steer", "queue"], True,
+            [ev.DiagnosticsServerFound("ruff", [".py"], ["/usr/bin/ruff", "server"])],
+        ),
         ev.StateChanged(ev.ModelState("m", "scripted", 1000, "script x"), False, "build", "off", "ask", False),
         ev.StateChanged(ev.ModelState("m", "anthropic", 200_000), True, "plan", "high", "yolo", True),
         ev.SessionInfo("20261129-x", "title \u2603", 4, "2026-11-29T00:00:00+00:00", "2026-11-29T00:00:01+00:00"),

@@ -39,7 +39,8 @@ def test_lone_surrogates_from_client_model_and_tools_never_break_a_session(
         luxe.send_raw(BAD_LINE)
         started = luxe.expect("turn_started")
         assert started["text"] == "bad \ufffd surrogate"
-        assert luxe.expect("turn_ended") == {"turn_id": started["turn_id"], "reason": "end_turn", "error": None}
+        ended = luxe.expect("turn_ended")
+        assert ended == {"turn_id": started["turn_id"], "reason": "end_turn", "error": None, "text": "first"}
         assert "bad \ufffd surrogate" in json.dumps(server.bodies[0], ensure_ascii=False)
 
         luxe.send("submit_user_message", {"text": "model"})

@@ -43,7 +43,7 @@ def test_steer_reaches_the_next_model_call_and_queue_runs_after(
     assert luxe.expect("message_queued") == {"text": "second", "position": 1}
     (repo / "go").touch()
     ended = luxe.expect("turn_ended")
-    assert ended == {"turn_id": first["turn_id"], "reason": "end_turn", "error": None}
+    assert {**ended, "text": None} == {"turn_id": first["turn_id"], "reason": "end_turn", "error": None, "text": None}
     second = luxe.expect("turn_started")
     assert second["text"] == "second" and second["turn_id"] != first["turn_id"]
     assert luxe.expect("turn_ended")["reason"] == "end_turn"

@@ -160,6 +160,7 @@ class PullRequest:
     maintainerCanModify: bool = True
     mergeStateStatus: str = "CLEAN"
     milestone: None = None
+    merged_head: str | None = None
 
     @property
     def id(self) -> str:
@@ -171,6 +172,9 @@ class PullRequest:
 
     @property
     def headRefOid(self) -> str:
+        # A merged pull request keeps its head commit after its branch goes.
+        if self.merged_head is not None:
+            return self.merged_head
         return self.repo.sha(self.headRefName) or "0" * 40
 
     @property
@@ -379,6 +383,7 @@ class World:
                     head,
                 )
             _git(work, "push", "-q", "origin", f"HEAD:refs/heads/{pull.baseRefName}")
+        pull.merged_head = pull.headRefOid
         pull.state = "MERGED"
         pull.merge_method = method
 

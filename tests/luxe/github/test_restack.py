@@ -152,3 +152,30 @@ def test_a_retarget_failure_is_restacked_with_retarget_failed(
     assert repo.pulls[2].baseRefName == "part-1"
     assert checkout.git("--git-dir", str(repo.path), "log", "--format=%s", "main..part-2") == "add 2"
     luxe.close()
+
+
+def test_after_a_merge_that_deleted_the_branch(
+    spawn: SpawnLuxe, github: FakeGitHub, checkout: Checkout
+) -> None:
+    """GitHub moves #2 onto main itself when part-1 is deleted: the branch
+    still carries part-1's commits and is rebased, with nothing to retarget."""
+    repo = github.world.repos["o/r"]
+    base = "main"
+    for index in (1, 2):
+        name = f"part-{index}"
+        checkout.branch(name, {f"{index}.txt": f"{index}\n"}, f"add {index}")
+        github.world.open_pull(repo, title=f"Part {index}", body="", head=name, base=base)
+        base = name
+    luxe = spawn([], "--github-writes")
+    luxe.handshake()
+    luxe.send("merge_pull_request", {"request_id": "m", "number": 1, "method": "squash",
+                                     "delete_branch": True})
+    luxe.expect("pull_request_merged")
+    assert repo.pulls[2].baseRefName == "main"
+    plan = _plan(luxe)["plan"]
+    assert [(b["name"], b["new_base"]) for b in plan["branches"]] == [("part-2", "main")]
+    assert plan["pull_requests"] == []
+    luxe.send("restack", {"request_id": "r", "plan_id": plan["id"]})
+    assert luxe.expect("restacked")["retarget_failed"] is None
+    assert checkout.git("--git-dir", str(repo.path), "log", "--format=%s", "main..part-2") == "add 2"
+    luxe.close()

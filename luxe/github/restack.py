@@ -25,6 +25,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import attrs
+import trio
 
 from luxe.github import gh
 from luxe.protocol import events as ev
@@ -254,7 +255,9 @@ class Restacker:
                                            "conflict: nothing pushed; rebase it by hand")
                     tips[move.name] = await _git(work, "rev-parse", "HEAD")
                 finally:
-                    await gh.git("worktree", "remove", "--force", str(work), cwd=self.cwd)
+                    # Shielded: a cancel must not leave the scratch worktree registered.
+                    with trio.CancelScope(shield=True):
+                        await gh.git("worktree", "remove", "--force", str(work), cwd=self.cwd)
         return tips
 
     async def _push(self, plan: _Plan, tips: dict[str, str]) -> None:

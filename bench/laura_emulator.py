@@ -3,7 +3,8 @@
 Inputs (20 MB each, seed 1, as in the stack measurements): `plain` is
 printable ASCII lines, `colour` is `ls --color`-like lines full of SGR
 (16/256/true colour, bold/underline/inverse); `tui` (an extra, no target)
-is full-screen redraws of all 50 rows in place, as an agent's UI does. For the in-process emulators
+is full-screen redraws of all 50 rows in place, as an agent's UI does; `random` (issue 18,
+target: the colour ratio or better) is random bytes, `cat` of a binary file. For the in-process emulators
 `\\n` becomes `\\r\\n` (what a PTY's onlcr delivers) and data is fed in 64 KiB
 reads at 200x50. Printed per input:
 - laura.vt MB/s over the whole 20 MB;
@@ -112,6 +113,8 @@ def generate(size: int) -> dict[str, bytes]:
             lines.append(line)
             total += len(line)
         out[name] = "".join(lines).encode()[:size]
+    # `cat` of a binary file: controls, broken escapes, invalid UTF-8.
+    out["random"] = rnd.randbytes(size)
     return out
 
 

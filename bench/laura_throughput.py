@@ -1,8 +1,9 @@
 """Throughput of laura's shell pane against tmux, in one run.
 
-Generates two files of the same size (default 20 MB): plain printable lines,
-and colour-heavy lines (`ls --color`-like SGR runs: basic, 256-colour and
-true colour). Each is `cat` inside a fresh private tmux server, 120x40:
+Generates three files of the same size (default 20 MB): plain printable
+lines, colour-heavy lines (`ls --color`-like SGR runs: basic, 256-colour and
+true colour), and random bytes (`cat` of a binary file: controls, broken
+escape sequences, invalid UTF-8). Each is `cat` inside a fresh private tmux server, 120x40:
 
   tmux    tmux new-session "cat FILE; tmux wait -S done"
   laura   tmux new-session "laura -- cat FILE; tmux wait -S done"
@@ -63,8 +64,12 @@ SGRS = [
 ]
 
 
-def generate(path: Path, colour: bool, size: int) -> None:
+def generate(path: Path, kind: str, size: int) -> None:
     rnd = random.Random(1)
+    if kind == "random":  # what `cat` of a binary file throws at a terminal
+        path.write_bytes(rnd.randbytes(size))
+        return
+    colour = kind == "colour"
     lines: list[str] = []
     total = 0
     while total < size:
@@ -131,9 +136,9 @@ def main() -> None:
         home.mkdir()
         empty = root / "empty.txt"
         empty.touch()
-        files = {"plain": root / "plain.txt", "colour": root / "colour.txt"}
+        files = {name: root / f"{name}.txt" for name in ("plain", "colour", "random")}
         for name, path in files.items():
-            generate(path, name == "colour", size)
+            generate(path, name, size)
         base_tmux = min(run_in_tmux(f"cat {empty}", home) for _ in range(3))
         base_laura = min(run_in_tmux(f"{LAURA} -- cat {empty}", home) for _ in range(3))
         print(

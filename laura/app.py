@@ -43,10 +43,12 @@ from laura.hosted_env import hosted_environment
 from laura.keys import Event
 from laura.layout import SHELL
 from laura.panes.shell import ShellPane
+from laura.prefetch import prefetch
 from laura.protocol import Error, Rect, encode_response
 from laura.render.canvas import Canvas, frame_diff
 from laura.review_ui import ReviewUI
 from laura.server import serve_tab
+from laura.settings import load_settings
 from laura.spool import runtime_dir
 from laura.tab import Tab, TabRuntime, inner
 from laura.terminal import SpawnError, open_terminal
@@ -94,6 +96,7 @@ class Host:
         self.review_ui = ReviewUI()
         self.bindings = Bindings(self, self.review_ui)
         self.failure: str | None = None  # why a tab could not start
+        self.settings = load_settings()
 
     # --- lifecycle -------------------------------------------------------------
 
@@ -157,6 +160,8 @@ class Host:
                     tab.shell = ShellPane(terminal)
                     terminal.on_output = self.mark_dirty
                     async with trio.open_nursery() as nursery:
+                        tab.loader.cap = self.settings.max_file_bytes
+                        tab.loader.attach(nursery, self.changed)
                         await nursery.start(serve_tab, name, self._answerer(tab))
                         self.tabs.append(runtime)
                         self.active = len(self.tabs) - 1
@@ -190,9 +195,13 @@ class Host:
         async def answer(line: bytes) -> bytes:
             tab.area = self.area()
             try:
+                await prefetch(tab, line)
+                tab.area = self.area()
                 reply = commands.answer(tab, line)
             except Exception as exc:  # a bug must cost one request, never the host
                 reply = encode_response(Error(f"internal error: {type(exc).__name__}: {exc}"))
+            finally:
+                tab.loader.forget_offers()
             self.changed()
             return reply
 

@@ -2,8 +2,10 @@
 inline diff view.
 
 The parsing and the view are pure; `git_diff` runs the user's git (async,
-in its own process group, ended with laura.process_group on cancel) and
-`git_diff_blocking` is the same for callers outside trio. A file that is
+in its own process group, ended with laura.process_group on cancel; a big
+output is parsed in a worker thread) and is what the host uses;
+`git_diff_blocking` is the same for callers outside trio (a `Tab` driven
+without a host). A file that is
 untracked, outside a repository, or in a repository without HEAD has no
 marks; a missing git binary is reported once per process (`take_missing_warning`).
 """
@@ -31,7 +33,9 @@ NOTHING_TO_DIFF = "no changes vs HEAD — nothing to diff"
 DIFF_VIEW_NEEDS_GIT = "diff view unavailable — install `git`"
 
 GIT_TIMEOUT = 10.0
-# A pane waits for git in the UI's thread: never long.
+# Diff output up to this size is parsed on the calling (UI) thread.
+PARSE_INLINE_LIMIT = 256 * 1024
+# A hostless caller (a Tab driven directly) waits for git: never long.
 BLOCKING_TIMEOUT = 2.0
 _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 
@@ -251,7 +255,12 @@ async def git_diff(path: str | Path) -> GitDiff:
                 start_new_session=True,
                 deliver_cancel=terminate_group,
             )
-            return _outcome(done.returncode, done.stdout)
+            if len(done.stdout) <= PARSE_INLINE_LIMIT:
+                return _outcome(done.returncode, done.stdout)
+            # A big diff is parsed off the UI loop.
+            return await trio.to_thread.run_sync(
+                _outcome, done.returncode, done.stdout, abandon_on_cancel=True
+            )
     except FileNotFoundError:
         return _note_missing()
     return GitDiff(NO_CHANGES)

@@ -24,6 +24,7 @@ from laura import gitmarks, layout, spool
 from laura.journal import Journal
 from laura.layout import SHELL, LayoutError, Leaf, Tree
 from laura.panes.file import FilePane
+from laura.panes.source import Loader
 from laura.protocol import (
     Close,
     DiffView,
@@ -77,6 +78,8 @@ class Tab:
         self.area = Rect(0, 1, 80, 22)
         self.shell: Any = None  # the host's ShellPane, once running
         self.runtime: str | None = None  # where tail spools live (the host's choice)
+        # Runs big loads and git off the UI loop once the host attaches its nursery.
+        self.loader = Loader()
 
     # --- geometry -------------------------------------------------------------
 
@@ -101,8 +104,8 @@ class Tab:
                 panes.append(PaneReport(pane_id, "pty", None, rect, None, visible, 0, _tiny(rect)))
                 continue
             pane = extra if extra is not None and extra.id == pane_id else self.panes[pane_id]
-            content = pane.content_rows(max(rect.width - 2, 1))
-            overflow = max(content - visible, 0)
+            content = pane.content_rows(max(rect.width - 2, 1))  # None: not known yet
+            overflow = max(content - visible, 0) if content is not None else 0
             clipped = overflow > 0 or _tiny(rect)
             panes.append(
                 PaneReport(
@@ -137,6 +140,10 @@ class Tab:
         rect = self.rects().get(pane.id, Rect(0, 0, 3, 3))
         return inner(rect)
 
+    def resolve(self, path: str) -> str:
+        """A request's path made absolute against the host's cwd."""
+        return self._resolve(path)
+
     def _resolve(self, path: str) -> str:
         return os.path.normpath(os.path.join(self.cwd, os.path.expanduser(path)))
 
@@ -156,7 +163,7 @@ class Tab:
             focused=self.focus,
         )
         new_id = self.next_id
-        pane = FilePane(new_id, path, request.path)
+        pane = FilePane(new_id, path, request.path, self.loader, measure_only=request.dry_run)
         if request.dry_run:
             tree = layout.open_pane(self.tree, self.area, placement, new_id, check_fit=False)
             return self.report(tree, extra=pane)
@@ -181,7 +188,7 @@ class Tab:
         refusal = old.review.open_panel_refusal(old.id)
         if refusal is not None:
             return Error(refusal)
-        pane = FilePane(old.id, path, request.path)
+        pane = FilePane(old.id, path, request.path, self.loader, measure_only=request.dry_run)
         if request.dry_run:
             # Unlike the original (which replaced anyway), a dry run only
             # measures: the same tree, the new file in the old pane's rect.
@@ -222,6 +229,8 @@ class Tab:
             warnings.append(NOT_READY_WARNING)
         if pane.error is not None:
             warnings.append(f"cannot read {pane.shown_path}: {pane.error}")
+        if pane.size_warning is not None:
+            warnings.append(pane.size_warning)
         pane.git  # noqa: B018 - asks git now, so a missing binary is known
         missing_git = gitmarks.take_missing_warning()
         if missing_git is not None:

@@ -18,6 +18,7 @@ import os
 import signal
 import struct
 import termios
+import time
 from collections.abc import AsyncIterator, Callable, Mapping
 
 import trio
@@ -26,9 +27,13 @@ import trio.lowlevel
 from laura.emulator import Emulator
 from laura.process_group import terminate_group
 
-# laura.vt parses 10-40 MB/s, so 16 KiB is well under a millisecond between
-# checkpoints, and a flood still costs few trips through the loop.
-FEED_SLICE = 16384
+# laura.vt parses 2-80 MB/s depending on the output (random bytes are the
+# slowest): 4 KiB slices, with a checkpoint once FEED_SECONDS went by, keep
+# keys answered under any flood while plain text still costs few trips
+# through the loop.
+FEED_SLICE = 4096
+# The most time spent feeding between two checkpoints (about).
+FEED_SECONDS = 0.002
 READ_SIZE = 65536
 DRAIN_LIMIT = 256 * 1024
 KILL_GRACE = 0.5
@@ -142,11 +147,18 @@ class Terminal:
                     await self.exited.wait()
                 return
             data += self._drain()
+            # Fed in slices, with a checkpoint whenever a couple of
+            # milliseconds went by: plain text parses fast and goes in big
+            # batches, while output that parses slowly (random bytes, a TUI's
+            # redraws) still lets a key through every FEED_SECONDS.
+            budget = time.perf_counter() + FEED_SECONDS
             for start in range(0, len(data), FEED_SLICE):
                 self.emulator.feed(data[start : start + FEED_SLICE])
-                self._track_sync()
-                self.on_output()
-                await trio.lowlevel.checkpoint()
+                if time.perf_counter() >= budget or start + FEED_SLICE >= len(data):
+                    self._track_sync()
+                    self.on_output()
+                    await trio.lowlevel.checkpoint()
+                    budget = time.perf_counter() + FEED_SECONDS
 
     def _drain(self) -> bytes:
         """What else the PTY holds right now, without waiting (up to

@@ -9,24 +9,36 @@ the review has threads, their cards are merged into the rows (a plain list
 then: reviews are of files a person reads).
 
 The pane owns no task: the host calls `reload_if_changed()` on a timer and
-before answering a request, and it reloads inline when the file changed.
+before answering a request. A small file reloads inline; a big one (past
+`laura.panes.source.INLINE_LIMIT`), and git's answer for any file, are
+fetched by jobs its tab's `Loader` runs off the UI loop: until a load lands
+the pane shows "loading…", until git answers it shows no marks. A job that
+lands after the file changed again is dropped.
 """
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Sequence
 
 from laura import gitmarks
 from laura.panes.file_draw import draw_rows, draw_stats
+from laura.panes.source import (
+    INLINE_LIMIT,
+    Loaded,
+    Loader,
+    cap_warning,
+    file_size,
+    load_source,
+    loading,
+)
 from laura.panes.watch import FileWatch
 from laura.protocol import Rect
 from laura.render.canvas import Canvas, text_width
-from laura.render.diff import read_text
-from laura.render.document import Document
 from laura.render.lines import clamp_range, rows_meeting
 from laura.render.style import Row
-from laura.render.view import DocumentView, Marks
+from laura.render.view import DocumentView, Marks, count_rows
 from laura.review.cards import with_cards
 from laura.review.payload import split_source_lines
 from laura.review.state import PaneReview
@@ -41,7 +53,17 @@ class FilePane:
 
     kind = "panel"
 
-    def __init__(self, pane_id: int, path: str, shown_path: str) -> None:
+    def __init__(
+        self,
+        pane_id: int,
+        path: str,
+        shown_path: str,
+        loader: Loader | None = None,
+        *,
+        measure_only: bool = False,
+    ) -> None:
+        """`loader` runs big loads and git off the UI loop (None: all inline);
+        `measure_only` (a dry run) never starts a background load."""
         self.id = pane_id
         self.path = path  # absolute
         self.shown_path = shown_path  # as the request named it
@@ -60,20 +82,77 @@ class FilePane:
         self._generation = 0  # bumped whenever the source rows are rebuilt (and on load)
         self._with_cards: tuple[tuple[int, int, int], list[Row]] | None = None
         self._shown: tuple[int, int, Sequence[Row]] | None = None  # what rows() last returned
+        self.loader = loader if loader is not None else Loader()
+        self.measure_only = measure_only
+        self.loading = False
+        self.size = 0
+        self._load_token = 0  # bumped on every load: a job for an older one is dropped
+        self._content_version = 0  # bumped when rows change (load, git's marks)
+        self._git_asked: int | None = None  # the load token git was last asked for
+        self._counts: dict[tuple[int, bool], int] = {}  # row counts laid out off the loop
+        self._counting: set[tuple[int, int, bool]] = set()
+        self._after_load: tuple[int | None, int | None] | None = None  # cursor and top lines
+        self._highlight_inner: Rect | None = None  # a highlight waiting for the load
+        self._diff_wanted = False  # the diff view waits for git's answer
         self._load()
 
     # --- content --------------------------------------------------------------
 
-    def _load(self) -> None:
-        text, reason = read_text(self.path)
-        self.text = text or ""
-        self.error = reason
-        self.document = Document(self.path, self.text, unreadable=reason)
+    def _load(self) -> bool:
+        """Load the file: inline (True) or, when big and a loader runs jobs,
+        in the background (False; the pane shows "loading…" meanwhile)."""
+        self._load_token += 1
+        self.size = file_size(self.path)
+        if self.loader.in_background and self.size > INLINE_LIMIT:
+            self._install(loading(self.path))
+            self.loading = True
+            if not self.measure_only:
+                self.loader.start(functools.partial(self._load_job, self._load_token))
+            return False
+        self._install(load_source(self.path, self.loader.cap))
+        self.loading = False
+        return True
+
+    def _install(self, loaded: Loaded) -> None:
+        self._loaded = loaded
+        self.error = loaded.error
+        self.document = loaded.document
         self._git: gitmarks.GitDiff | None = None
         self._marks: Marks | None = None
         self._views: dict[tuple[int, bool], DocumentView] = {}
+        self._counts = {}
+        self._content_version += 1
         self._generation += 1  # new rows: no place to keep
         self._lit: tuple[Sequence[Row], tuple[int, int], range] | None = None
+
+    async def _load_job(self, token: int) -> None:
+        """Load in a worker thread, then install (unless the file changed again)."""
+        loaded = await self.loader.load(self.path)
+        if token != self._load_token:
+            return
+        place, self._after_load = self._after_load, None
+        self._install(loaded)
+        self.loading = False
+        if self._highlight_inner is not None and self.highlight is not None:
+            inner, self._highlight_inner = self._highlight_inner, None
+            self.set_highlight(self.highlight, inner)
+        elif self.highlight is not None:
+            self.highlight = clamp_range(*self.highlight, self.line_count)
+        if self.follow:
+            self._pin_end = True
+        elif place is not None and self._highlight_inner is None:
+            self._restore(*place)
+        self.loader.on_change()
+
+    @property
+    def text(self) -> str:
+        """The file's text as decoded (what review payloads quote)."""
+        return self._loaded.text
+
+    @property
+    def size_warning(self) -> str | None:
+        """Said when the file is bigger than what a pane reads of it."""
+        return cap_warning(self.shown_path, self.size, self.loader.cap)
 
     @property
     def line_count(self) -> int:
@@ -81,10 +160,18 @@ class FilePane:
 
     @property
     def git(self) -> gitmarks.GitDiff:
-        """This file against HEAD, asked of git once per load."""
+        """This file against HEAD, asked of git once per load: inline without
+        a background loader, else by a job (no changes until it answers)."""
         if self._git is None:
+            if self.loading:
+                return gitmarks.GitDiff(gitmarks.NO_CHANGES)
             if self.error is not None:
                 self._git = gitmarks.GitDiff(gitmarks.NO_CHANGES)
+            elif (offered := self.loader.take(self.path)) is not None:
+                self._git = offered
+            elif self.loader.in_background:
+                self._ask_git()
+                return gitmarks.GitDiff(gitmarks.NO_CHANGES)
             else:
                 self._git = gitmarks.git_diff_blocking(self.path)
         return self._git
@@ -92,8 +179,51 @@ class FilePane:
     @property
     def marks(self) -> Marks:
         if self._marks is None:
-            self._marks = gitmarks.marks_of(self.git, self.line_count)
+            git = self.git
+            if self._git is None:  # git has not answered yet
+                return gitmarks.marks_of(git, 0)
+            self._marks = gitmarks.marks_of(git, self.line_count)
         return self._marks
+
+    def _ask_git(self) -> None:
+        if self._git_asked == self._load_token or self.measure_only:
+            return
+        self._git_asked = self._load_token
+        self.loader.start(functools.partial(self._git_job, self._load_token))
+
+    async def _git_job(self, token: int) -> None:
+        diff = await gitmarks.git_diff(self.path)
+        marks = await self.loader.in_thread(gitmarks.marks_of, diff, self.line_count)
+        if token == self._load_token:
+            self._set_git(diff, marks)
+            self.loader.on_change()
+
+    async def refresh_git(self) -> None:
+        """Ask git afresh and wait for the answer (the host does before a
+        `diffview` request, so the reply is about the file as it is now)."""
+        if self.loading or self.error is not None:
+            return
+        token = self._load_token
+        diff = await gitmarks.git_diff(self.path)
+        if token == self._load_token:
+            self._set_git(diff, await self.loader.in_thread(gitmarks.marks_of, diff, self.line_count))
+
+    def _set_git(self, diff: gitmarks.GitDiff, marks: Marks) -> None:
+        """Git answered: new marks (rows may gain gap rows), the cursor kept on its line."""
+        line, top = self._cursor_line(), self._top_line()
+        unmarked = self._marks is None or self._marks.empty
+        self._git, self._marks = diff, marks
+        if marks.empty and unmarked:  # the plain rows stand; only the diff view changes
+            for key in [key for key in self._views if key[1]]:
+                del self._views[key]
+        else:
+            self._views.clear()
+            self._counts = {}
+            self._content_version += 1
+        if self._diff_wanted:
+            self._diff_wanted = False
+            self.diff_view = gitmarks.diff_view_refusal(diff) is None
+        self._restore(line, top)
 
     def stats(self) -> str:
         """`+a -d` against HEAD, or "" when nothing changed."""
@@ -171,11 +301,47 @@ class FilePane:
             self._views[key] = view
         return view
 
-    def content_rows(self, inner_width: int) -> int:
+    def content_rows(self, inner_width: int) -> int | None:
         """Every rendered row (a full layout for markdown and wrapped text;
-        `laura layout` asks for this exact count)."""
+        `laura layout` asks for this exact count). For a big file the count
+        is made off the UI loop: None until it is known (or while loading)."""
+        if self.loading:
+            return None
         rows = self.rows(inner_width)
-        return rows.content_rows() if isinstance(rows, DocumentView) else len(rows)
+        if not isinstance(rows, DocumentView):
+            return len(rows)
+        background = self.loader.in_background and self.size > INLINE_LIMIT
+        if rows.one_row_per_line or rows.complete() or not background:
+            return rows.content_rows()
+        key = (self.text_width(inner_width), self.diff_view)
+        if key not in self._counts:
+            self._start_count(key)
+        return self._counts.get(key)
+
+    def _start_count(self, key: tuple[int, bool]) -> None:
+        job = (self._content_version, *key)
+        if job in self._counting or self.measure_only:
+            return
+        self._counting.add(job)
+        self.loader.start(functools.partial(self._count_job, job))
+
+    async def _count_job(self, job: tuple[int, int, bool]) -> None:
+        version, width, diff_view = job
+        document, marks = self.document, self.marks
+        hunks = self.git.hunks
+
+        if diff_view:
+            blocks = gitmarks.diff_view_blocks(document.lines, hunks)
+            steps = count_rows(blocks, len(document.lines), width)
+        else:
+            steps = count_rows(document.fresh_blocks(), len(document.lines), width, marks)
+        try:
+            total = await self.loader.drive(steps)
+        finally:
+            self._counting.discard(job)
+        if version == self._content_version:
+            self._counts[(width, diff_view)] = total
+            self.loader.on_change()
 
     def rows_known(self, inner_width: int, wanted: int) -> tuple[int, bool]:
         """Rows known to exist after laying out at most about `wanted` of
@@ -214,6 +380,9 @@ class FilePane:
         from its top. None clears."""
         if line_range is None:
             self.highlight = None
+            return
+        if self.loading:  # applied when the load lands
+            self.highlight, self._highlight_inner = line_range, inner
             return
         self.highlight = clamp_range(line_range[0], line_range[1], self.line_count)
         lit = self.lit_rows(inner.width)
@@ -275,6 +444,10 @@ class FilePane:
 
     def pin_to_end(self, inner: Rect) -> None:
         count = self.content_rows(inner.width)
+        if count is None:  # still being counted: pin again once it is known
+            self._pin_end = True
+            rows = self.rows(inner.width)
+            count = rows.available(self.cursor + inner.height) if isinstance(rows, DocumentView) else 0
         self.cursor = max(count - 1, 0)
         self.scroll = max(count - max(inner.height, 1), 0)
 
@@ -282,11 +455,16 @@ class FilePane:
         """Turn the inline diff view on or off; returns why it cannot be
         turned on (nothing to diff, no git) and changes nothing then."""
         if not on:
+            self._diff_wanted = False
             self._switch_mode(False)
             return None
-        self._git = None  # ask git afresh: the file may have changed since
-        self._marks = None
-        self._views.clear()
+        if not self.loader.in_background:
+            self._git = None  # ask git afresh: the file may have changed since
+            self._marks = None
+            self._views.clear()
+        elif self.git is not self._git:  # git (or the load) has not answered: turn on when it does
+            self._diff_wanted = True
+            return None
         refusal = gitmarks.diff_view_refusal(self.git)
         if refusal is None:
             self._switch_mode(True)
@@ -336,7 +514,10 @@ class FilePane:
         line = self._cursor_line()
         top = self._top_line()
         old_document, old_views = self.document, self._views
-        self._load()
+        if not self._load():  # in the background: the place is restored when it lands
+            if line is not None:
+                self._after_load = (line, top)
+            return
         kept = self.document.continues(old_document)
         if kept and self.marks.empty:  # a growing log: lay out only what was appended
             for (width, diff_view), view in old_views.items():
@@ -459,7 +640,8 @@ class FilePane:
         shown = self.path
         if cwd and (self.path + os.sep).startswith(cwd.rstrip(os.sep) + os.sep):
             shown = os.path.relpath(self.path, cwd)
-        return f"#{self.id} {shown}" + (" [diff]" if self.diff_view else "")
+        part = " [first part]" if self.size > self.loader.cap else ""
+        return f"#{self.id} {shown}{part}" + (" [diff]" if self.diff_view else "")
 
     def title(self, cwd: str, inner: Rect | None = None) -> str:
         """`#id path [diff] +a -d  [review: …]` for the border."""

@@ -17,6 +17,8 @@ import time
 
 import attrs
 
+from laura.filecheck import read_capped
+
 # Writes this close together may share an mtime on coarse file systems.
 RACY_SECONDS = 2.0
 # Bigger files are trusted to their stat: hashing them on every poll while
@@ -43,14 +45,16 @@ def stamp_of(path: str) -> Stamp | None:
 
 def digest_of(path: str, size: int = 0) -> bytes | None:
     """A digest of the file's content; None when it is too big to hash on
-    every poll (over DIGEST_LIMIT) or cannot be read."""
+    every poll (over DIGEST_LIMIT), is not a regular file or cannot be read."""
     if size > DIGEST_LIMIT:
         return None
-    try:
-        with open(path, "rb") as handle:
-            return hashlib.blake2b(handle.read(), digest_size=16).digest()
+    try:  # only ever a regular file: opening a FIFO would block the loop
+        capped = read_capped(path, DIGEST_LIMIT + 1)
     except OSError:
         return None
+    if capped.truncated:
+        return None
+    return hashlib.blake2b(capped.data, digest_size=16).digest()
 
 
 class FileWatch:

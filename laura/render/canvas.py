@@ -133,21 +133,16 @@ def _colour(color: Color, base: int) -> str:
 @lru_cache(maxsize=1024)
 def sgr(style: Style) -> str:
     """The SGR sequence that sets exactly `style` (from a reset)."""
-    codes = ["0"]
-    if style.bold:
-        codes.append("1")
-    if style.dim:
-        codes.append("2")
-    if style.italic:
-        codes.append("3")
-    if style.underline:
-        codes.append("4")
-    if style.blink:
-        codes.append("5")
-    if style.reverse:
-        codes.append("7")
-    if style.strike:
-        codes.append("9")
+    attributes = (
+        (style.bold, "1"),
+        (style.dim, "2"),
+        (style.italic, "3"),
+        (style.underline, "4"),
+        (style.blink, "5"),
+        (style.reverse, "7"),
+        (style.strike, "9"),
+    )
+    codes = ["0", *(code for on, code in attributes if on)]
     if style.fg is not None:
         codes.append(_colour(style.fg, 30))
     if style.bg is not None:

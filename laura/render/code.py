@@ -118,10 +118,11 @@ def source_lines(text: str) -> list[str]:
     return lines
 
 
-def code_blocks(lexer: Lexer | None, text: str) -> Iterator[Block]:
+def code_blocks(lexer: Lexer | None, text: str, count: int | None = None) -> Iterator[Block]:
     """Highlighted, pre-formatted lines mapped 1:1 to source lines, in
-    blocks of CHUNK lines."""
-    count = len(source_lines(text))
+    blocks of CHUNK lines (`count`: the text's line count, when known)."""
+    if count is None:
+        count = len(source_lines(text))
     spans = highlight_lines(lexer, text)
     number = 0
     while number < count:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
+from laura.filecheck import DEFAULT_MAX_FILE_BYTES, NotRegularFile, read_capped
 from laura.render import theme
 from laura.render.code import CHUNK, TAB, source_lines
 from laura.render.lines import Block, Line
@@ -34,7 +35,12 @@ def diff_style(line: str) -> Style:
 
 def diff_file_blocks(text: str) -> Iterator[Block]:
     """A `.diff`/`.patch` file: pre-formatted, coloured by prefix, 1:1."""
-    for start, chunk in _line_chunks(text):
+    return diff_line_blocks(source_lines(text))
+
+
+def diff_line_blocks(source: list[str]) -> Iterator[Block]:
+    """`diff_file_blocks` over lines already split."""
+    for start, chunk in _line_chunks(source):
         lines = []
         for offset, raw in enumerate(chunk):
             number = start + offset
@@ -48,7 +54,12 @@ def diff_file_blocks(text: str) -> Iterator[Block]:
 def plain_blocks(text: str) -> Iterator[Block]:
     """Plain text: each source line word-wraps; leading indentation stays
     on its first row."""
-    for start, chunk in _line_chunks(text):
+    return plain_line_blocks(source_lines(text))
+
+
+def plain_line_blocks(source: list[str]) -> Iterator[Block]:
+    """`plain_blocks` over lines already split."""
+    for start, chunk in _line_chunks(source):
         lines = [
             Line((Span(raw.expandtabs(TAB)),) if raw else (), (start + i, start + i))
             for i, raw in enumerate(chunk)
@@ -56,8 +67,7 @@ def plain_blocks(text: str) -> Iterator[Block]:
         yield Block(tuple(lines), start, start + len(chunk) - 1)
 
 
-def _line_chunks(text: str) -> Iterator[tuple[int, list[str]]]:
-    lines = source_lines(text)
+def _line_chunks(lines: list[str]) -> Iterator[tuple[int, list[str]]]:
     for at in range(0, len(lines), CHUNK):
         yield at + 1, lines[at : at + CHUNK]
 
@@ -74,8 +84,11 @@ def looks_binary(data: bytes) -> bool:
     return b"\0" in data[:SNIFF]
 
 
-def read_text(path: str | Path) -> tuple[str | None, str | None]:
+def read_text(path: str | Path, cap: int = DEFAULT_MAX_FILE_BYTES) -> tuple[str | None, str | None]:
     """(text, None) for a file that can be shown, else (None, reason).
+
+    Only a regular file is read (anything else is refused naming its type,
+    `is a FIFO`), and at most `cap` bytes of it.
 
     The reason completes "cannot read PATH: REASON" (the open warning) and
     the pane's message: the OS error's text with its number, or "binary
@@ -83,9 +96,16 @@ def read_text(path: str | Path) -> tuple[str | None, str | None]:
     Text in another 8-bit encoding is shown, its stray bytes as U+FFFD.
     """
     try:
-        data = Path(path).read_bytes()
+        data = read_capped(str(path), cap).data
+    except NotRegularFile as refused:
+        return None, str(refused)
     except OSError as error:
         return None, os_error_text(error)
+    return decode_text(data)
+
+
+def decode_text(data: bytes) -> tuple[str | None, str | None]:
+    """`read_text`'s decision on bytes already read."""
     if looks_binary(data):
         return None, "binary file"
     try:
@@ -100,6 +120,11 @@ def read_text(path: str | Path) -> tuple[str | None, str | None]:
 
 def cannot_read_warning(path: str, reason: str) -> str:
     return f"cannot read {path}: {reason}"
+
+
+def notice_blocks(message: str) -> Iterator[Block]:
+    """One dim message row standing for no source line ("loading…")."""
+    yield Block((Line((Span(message, theme.NOTICE),), None),), 1, 0)
 
 
 def cannot_read_blocks(path: str, reason: str) -> Iterator[Block]:

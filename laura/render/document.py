@@ -20,7 +20,13 @@ from pathlib import PurePath
 import attrs
 
 from laura.render.code import CHUNK, code_blocks, lexer_for_filename, source_lines
-from laura.render.diff import cannot_read_blocks, diff_file_blocks, plain_blocks
+from laura.render.diff import (
+    cannot_read_blocks,
+    diff_line_blocks,
+    notice_blocks,
+    plain_blocks,
+    plain_line_blocks,
+)
 from laura.render.lines import Block
 from laura.render.markdown import markdown_blocks
 from laura.render.style import Row, Span
@@ -69,12 +75,30 @@ class Document:
     "Couldn't read this file — REASON. Check the path."
     """
 
-    def __init__(self, name: str, text: str, *, unreadable: str | None = None) -> None:
+    def __init__(
+        self,
+        name: str,
+        text: str,
+        *,
+        unreadable: str | None = None,
+        notice: str | None = None,
+        lines: list[str] | None = None,
+        kind: str | None = None,
+    ) -> None:
+        """`notice` makes a document of one message row and no lines ("loading…").
+        `lines` says `text` was already cleaned (`displayable`) and split into
+        these lines (a loader did it off the UI loop); `kind` overrides the
+        kind the name implies (a huge file is shown as plain text)."""
         self.name = name
-        self.text = displayable(text)
+        self.text = text if lines is not None else displayable(text)
         self.unreadable = unreadable
-        self.kind = UNREADABLE if unreadable is not None else kind_of(name)
-        self.lines = source_lines(self.text) if unreadable is None else []
+        self.notice = notice
+        shows_text = unreadable is None and notice is None
+        self.kind = (kind or kind_of(name)) if shows_text else UNREADABLE
+        if not shows_text:
+            self.lines: list[str] = []
+        else:
+            self.lines = lines if lines is not None else source_lines(self.text)
         self._made: list[Block] = []
         self._source: Iterator[Block] | None = self._make()
 
@@ -83,15 +107,18 @@ class Document:
         return len(self.lines)
 
     def _make(self) -> Iterator[Block]:
+        if self.notice is not None:
+            return notice_blocks(self.notice)
         if self.unreadable is not None:
             return cannot_read_blocks(self.name, self.unreadable)
         if self.kind == MARKDOWN:
             return markdown_blocks(self.text)
         if self.kind == DIFF:
-            return diff_file_blocks(self.text)
+            return diff_line_blocks(self.lines)
         if self.kind == CODE:
-            return code_blocks(lexer_for_filename(PurePath(self.name).name), self.text)
-        return plain_blocks(self.text)
+            lexer = lexer_for_filename(PurePath(self.name).name)
+            return code_blocks(lexer, self.text, len(self.lines))
+        return plain_line_blocks(self.lines)
 
     def _plain_after(self, done: int) -> Iterator[Block]:
         """Plain-text blocks for the lines after line `done`."""
@@ -103,6 +130,11 @@ class Document:
                 for line in block.lines
             )
             yield Block(shifted, block.start + done, block.end + done)
+
+    def fresh_blocks(self) -> Iterator[Block]:
+        """Every block made anew and cached nowhere (safe to run in another
+        thread than the one laying the document out)."""
+        return self._make()
 
     def blocks(self) -> Iterator[Block]:
         """Every block, in order: cached ones first, then newly made."""

@@ -185,7 +185,9 @@ class Writer:
         number = int(opener.attrGet("start") or 1) if ordered else 0
         bullet = _BULLETS[self.lists % len(_BULLETS)]
         self.lists += 1
-        self.keep_breaks += 1
+        # An item's text reflows like a paragraph (a hand-wrapped item is one
+        # block whose rows all carry its range); only quotes keep breaks.
+        breaks_kept, self.keep_breaks = self.keep_breaks, 0
         index = 1
         while index < len(tokens) - 1:
             close = closing(tokens, index)
@@ -209,7 +211,7 @@ class Writer:
             self.stack.pop()
             number += 1
             index = close + 1
-        self.keep_breaks -= 1
+        self.keep_breaks = breaks_kept
         self.lists -= 1
 
     def quote(self, tokens: Sequence[Token]) -> None:

@@ -54,6 +54,8 @@ MARK_ADDED = Style(fg=(56, 166, 96))
 MARK_MODIFIED = Style(fg=(56, 150, 217))
 MARK_REMOVED = Style(fg=(179, 89, 107))
 GAP = Style(fg=(191, 97, 106))
+# A pane's notice in place of content ("loading…").
+NOTICE = Style(fg=(128, 132, 140), italic=True)
 
 # Clip marker for pre-formatted lines that continue past the right edge.
 CLIP = Style(dim=True)

@@ -91,9 +91,7 @@ class Controls(ScreenState):
             if self.newline_mode:
                 self.x = 0
         elif char == "\x08":
-            # From a pending wrap, xterm (and pyte) step back from the last
-            # column; tmux from the column past it.
-            self.x = max(0, min(self.x, self.columns - 1) - 1)
+            self._backspace()
         elif char == "\t":
             self._tab(1)
         elif char == "\x0e":
@@ -105,6 +103,11 @@ class Controls(ScreenState):
         elif char == "\x07":
             self._alert(Alert("bell"))
         # NUL, DEL, C1 and the rest: nothing to draw.
+
+    def _backspace(self) -> None:
+        # From a pending wrap, xterm (and pyte) step back from the last
+        # column; tmux from the column past it.
+        self.x = max(0, min(self.x, self.columns - 1) - 1)
 
     def _tab(self, count: int) -> None:
         x, last = self.x, self.columns - 1

@@ -19,6 +19,7 @@ from laura.emulator import ReplyFn
 from laura.render.style import PLAIN, Style
 from laura.vt.controls import Controls
 from laura.vt.line import FILL, Line
+from laura.vt.narrow import not_narrow
 from laura.vt.sgr import _CACHE as _SGR_CACHE
 from laura.vt.sgr import apply_sgr
 from laura.vt.width import _CACHE as _WIDTHS
@@ -49,6 +50,9 @@ _BULK = 256  # most lines laid down by one `_bulk_lines`
 # file, `ls --color`), str.split cuts it ten times faster than _SPLIT can.
 _ODD_CONTROL = re.compile("[\x00-\x09\x0b\x0c\x0e-\x1a\x1c-\x1f\x7f-\x9f]")
 _HARD_ESCAPE = re.compile("\x1b(?!\\[[0-9;:]*m)")
+# C0 controls, DEL and C1 controls that have no effect (not BEL, BS, HT,
+# LF/VT/FF, CR, SO/SI, CAN/SUB, which cancel a sequence, or ESC).
+_IGNORED = re.compile("[\x00-\x06\x10-\x17\x19\x1c-\x1f\x7f-\x9f]+")
 
 _DEC_GRAPHICS = str.maketrans({
     "_": " ", "`": "◆", "a": "▒", "b": "␉", "c": "␌", "d": "␍", "e": "␊", "f": "°",
@@ -56,6 +60,29 @@ _DEC_GRAPHICS = str.maketrans({
     "o": "⎺", "p": "⎻", "q": "─", "r": "⎼", "s": "⎽", "t": "├", "u": "┤", "v": "┴",
     "w": "┬", "x": "│", "y": "≤", "z": "≥", "{": "π", "|": "≠", "}": "£", "~": "·",
 })
+
+
+_NON_ASCII = re.compile("[^\x00-\x7f]")
+
+
+def _narrow(chunk: str) -> bool:
+    """True when every character of `chunk` takes exactly one cell, so it
+    can be laid down like ASCII (one cell per character). Random or binary
+    output is mostly U+FFFD between controls: this keeps it off the
+    per-character path."""
+    if chunk.replace("\ufffd", "").isascii():
+        return True
+    pattern = not_narrow()
+    if pattern is not None:
+        return pattern.search(chunk) is None
+    widths = _WIDTHS
+    for char in set(_NON_ASCII.findall(chunk)):
+        width = widths.get(char)
+        if width is None:
+            width = char_width(char)
+        if width != 1:
+            return False
+    return True
 
 
 def _runs_between(starts: list[int], styles: list, a: int, b: int, base: int) -> list:
@@ -111,7 +138,10 @@ class VirtualTerminal(Controls):
             parts = ["\r\n"] * (2 * len(lines) - 1)
             parts[0::2] = lines
         else:
-            parts = _SPLIT.split(text)
+            # Controls that do nothing are dropped before the split (as
+            # xterm and tmux ignore them, even inside a sequence): random or
+            # binary output is full of them, and each would cost a token.
+            parts = _SPLIT.split(_IGNORED.sub("", text))
         draw = self._draw
         control = self._control
         count = len(parts) - 1
@@ -124,7 +154,12 @@ class VirtualTerminal(Controls):
             if chunk:
                 draw(chunk)
             if token != "\r\n":
-                control(token)
+                if token == "\r":  # the commonest lone controls, inline
+                    self.x = 0
+                elif token == "\x08":
+                    self._backspace()
+                else:
+                    control(token)
                 continue
             self.x = 0
             y = self.y
@@ -254,7 +289,7 @@ class VirtualTerminal(Controls):
             return
         if self._translate:
             chunk = chunk.translate(_DEC_GRAPHICS)
-        if not chunk.isascii():
+        if not chunk.isascii() and not _narrow(chunk):
             self._draw_unicode(chunk, self.style)
             return
         x = self.x
@@ -338,13 +373,18 @@ class VirtualTerminal(Controls):
                 self._draw(text)
 
     def _draw_unicode(self, chunk: str, style: Style) -> None:
-        """Text with wide or combining characters: cells built per character."""
+        """Text with wide or combining characters: cells built per character
+        for those only (runs of one-cell characters are taken whole; without
+        the width table, every non-ASCII character is looked at)."""
+        special = not_narrow() or _NON_ASCII
         cells: list[str] = []
-        widths = _WIDTHS
-        for char in chunk:
-            width = widths.get(char)
-            if width is None:
-                width = char_width(char)
+        at = 0
+        for found in special.finditer(chunk):
+            start = found.start()
+            if start > at:
+                cells.append(chunk[at:start])
+            char = found.group()
+            width = char_width(char)
             if width == 1:
                 cells.append(char)
             elif width == 2:
@@ -354,6 +394,9 @@ class VirtualTerminal(Controls):
                     self._write("".join(cells), [0, style])
                     cells = []
                 self._add_mark(char)
+            at = found.end()
+        if at < len(chunk):
+            cells.append(chunk[at:])
         if cells:
             self._write("".join(cells), [0, style])
         self._last_char = chunk[-1]

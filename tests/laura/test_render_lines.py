@@ -118,7 +118,7 @@ def test_a_renderer_that_fails_midway_degrades_to_plain_text(
 ) -> None:
     from laura.render import document as document_module
 
-    def broken(lexer: object, text: str) -> Iterator[Block]:
+    def broken(lexer: object, text: str, count: int | None = None) -> Iterator[Block]:
         yield Block((Line((Span("first"),), (1, 1), pre=True),), 1, 1)
         raise RuntimeError("lexer bug")
 

@@ -132,14 +132,44 @@ def test_nested_ordered_and_task_lists() -> None:
         - [x] done
         """
     ) == [
-        "  1 |1. first",
-        "  2 |   continued",
+        "  1 |1. first continued",
         "  3 |2. second",
         "  4 |   ◦ nested",
         "  5 |     ▪ deeper",
         "  6 |☐ todo",
         "  7 |☑ done",
     ]
+
+
+def test_a_hand_wrapped_list_item_reflows_as_one_block_carrying_its_range() -> None:
+    # README-style bullets wrapped by hand at ~40 columns.
+    source = (
+        "- The watcher polls every file pane's file\n"
+        "  four times a second and reloads it when\n"
+        "  it changed.\n"
+        "- Short item.\n"
+    )
+    rows = render_document("doc.md", source, 60)
+    assert picture(rows) == [
+        "  1 |• The watcher polls every file pane's file four times a",
+        "    |  second and reloads it when it changed.",
+        "  4 |• Short item.",
+    ]
+    assert sources(rows) == [(1, 3), (1, 3), (4, 4)]
+    # any line of the item addresses the whole item, as a folded paragraph does
+    view = Document("doc.md", source).view(60)
+    assert view.rows_meeting(2) == view.rows_meeting(3) == range(0, 2)
+
+
+def test_a_wrapped_ordered_item_with_a_nested_list_folds_only_its_text() -> None:
+    source = "1. one two\n   three four\n   - nested a\n     nested b\n2. last\n"
+    rows = render_document("doc.md", source, 80)
+    assert picture(rows) == [
+        "  1 |1. one two three four",
+        "  3 |   ◦ nested a nested b",
+        "  5 |2. last",
+    ]
+    assert sources(rows) == [(1, 2), (3, 4), (5, 5)]
 
 
 def test_loose_list_blank_lines_keep_their_rows() -> None:

@@ -1,0 +1,169 @@
+"""The UI's longest stalls: key -> echo in laura (in tmux) while heavy work
+runs, against an idle baseline in the same run (issue 18; target p99 <= 50 ms).
+
+Keys are typed into laura's shell pane through a tmux control-mode client,
+and a key's latency is the time until laura draws its echo (see
+tests/laura/echo_probe.py). Scenarios, each in a fresh laura:
+
+  idle      nothing else happening
+  open      `laura open` of a 1M-line file (about 40 MB), typing until it
+            has loaded and a while after
+  git diff  a committed 40 MB file with every 10th line changed, opened:
+            git diff runs (async) and its 100k hunks are parsed
+  random    100 MB of random bytes `cat` in another tab of the same laura
+            (the emulator parses every byte; the typing tab's shell echoes)
+
+    python bench/laura_stalls.py [--lines N] [--random-mb N] [--keys N]
+
+Prints p50, p99 and max per scenario, and p99 over idle p99. The machine is
+shared: read the ratios, not the absolute figures, and the load average
+printed with them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from tests.laura.echo_probe import EchoProbe, percentile
+from tests.laura.tmux import LauraSession, command_name, descendants_of, wait_until
+
+KEY = "Z"
+
+
+def big_text(path: Path, lines: int) -> Path:
+    with path.open("w") as out:
+        for start in range(0, lines, 10_000):
+            out.write(
+                "".join(f"line {n:08d} of the big file, x\n" for n in range(start, start + 10_000))
+            )
+    return path
+
+
+def git(repo: Path, *args: str) -> None:
+    subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True)
+
+
+def measure(
+    root: Path,
+    name: str,
+    keys: int,
+    setup: Callable[[LauraSession], Callable[[], bool]],
+    command: list[str] | None = None,
+) -> list[float]:
+    """Start laura (tab 1 hosting `command`, default the shell), run `setup`
+    (which starts the work and returns "is it done?"), then type until it is
+    done and at least `keys` keys were timed."""
+    session = LauraSession(root / name, command=command, width=160, height=45).start()
+    probe = EchoProbe(session)
+    try:
+        probe.key(KEY)  # warm
+        done = setup(session)
+        times: list[float] = []
+        while len(times) < keys or not done():
+            times.append(probe.key(KEY))
+            if len(times) % 40 == 0:  # keep the shell's line short; the next
+                # echo must change a cell, so wait until the line is cleared
+                session.send_keys("C-u")
+                wait_until(lambda: KEY * 2 not in session.text())
+        return times
+    finally:
+        probe.close()
+        session.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--lines", type=int, default=1_000_000)
+    parser.add_argument("--random-mb", type=float, default=100.0)
+    parser.add_argument("--keys", type=int, default=100)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        for sub in ("data",):
+            (root / sub).mkdir()
+        data = root / "data"
+        text = big_text(data / "big.txt", args.lines)
+        repo = data / "repo"
+        repo.mkdir()
+        git(repo, "init", "-q")
+        tracked = big_text(repo / "tracked.txt", args.lines)
+        git(repo, "add", "tracked.txt")
+        git(repo, "-c", "user.name=b", "-c", "user.email=b@b", "commit", "-qm", "big")
+        changed = tracked.read_text().splitlines(keepends=True)
+        for n in range(0, len(changed), 10):
+            changed[n] = changed[n].replace("line", "LINE")
+        tracked.write_text("".join(changed))
+        noise = data / "random.bin"
+        rnd = random.Random(18)
+        with noise.open("wb") as out:
+            for _ in range(int(args.random_mb)):
+                out.write(rnd.randbytes(1 << 20))
+
+        def idle(session: LauraSession) -> Callable[[], bool]:
+            return lambda: True
+
+        def opened(path: Path) -> Callable[[LauraSession], Callable[[], bool]]:
+            def setup(session: LauraSession) -> Callable[[], bool]:
+                result = session.cli("open", str(path), "--no-focus")
+                assert result.returncode == 0, result.stderr
+                started = time.monotonic()
+                return lambda: "loading…" not in session.text() and time.monotonic() - started > 3
+
+            return setup
+
+        go = data / "go"
+
+        def flood(session: LauraSession) -> Callable[[], bool]:
+            # Tab 1 waits for `go`, then cats the noise. The typing happens in
+            # a second tab opened first, so the noise is parsed but never
+            # drawn (tmux would drop a control client that falls behind).
+            session.send_keys("C-t", "n")
+            wait_until(lambda: len(session.tabs()) == 2)
+            go.touch()
+            wait_until(
+                lambda: any(command_name(p) == "cat" for p in descendants_of(session.laura_pid))
+            )
+            return lambda: (
+                not any(command_name(p) == "cat" for p in descendants_of(session.laura_pid))
+            )
+
+        waiter = f"while [ ! -e {go} ]; do sleep 0.1; done; cat {noise}; exec sh"
+        scenarios: list[tuple[str, Callable[[LauraSession], Callable[[], bool]], list[str] | None]]
+        scenarios = [
+            ("idle", idle, None),
+            ("open", opened(text), None),
+            ("gitdiff", opened(tracked), None),
+            ("random", flood, ["sh", "-c", waiter]),
+        ]
+        results: dict[str, list[float]] = {}
+        for name, setup, command in scenarios:
+            results[name] = measure(root, name, args.keys, setup, command)
+            print(f"{name}: {len(results[name])} keys", file=sys.stderr, flush=True)
+    load = os.getloadavg()[0]
+    print(f"key -> echo in laura (tmux), load average {load:.1f} on {os.cpu_count()} cores")
+    print(
+        f"{'scenario':10s} {'keys':>5s} {'p50 ms':>7s} {'p99 ms':>7s} {'max ms':>7s} {'p99/idle':>9s}"
+    )
+    base = percentile(results["idle"], 0.99)
+    for name, times in results.items():
+        p99 = percentile(times, 0.99)
+        print(
+            f"{name:10s} {len(times):5d} {percentile(times, 0.5) * 1000:7.1f} {p99 * 1000:7.1f}"
+            f" {max(times) * 1000:7.1f} {p99 / base:9.2f}"
+        )
+
+
+if __name__ == "__main__":
+    main()

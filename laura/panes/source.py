@@ -1,0 +1,262 @@
+"""Loading a file pane's content, and running big loads off the UI loop.
+
+`load_source(path, cap)` loads at once: refuse what is not a regular file
+(naming its type), read at most `cap` bytes (cut back to the last whole
+line), decode, clean for display and split into lines. `Loader.load` does
+the same without holding the loop: the read in a worker thread (the disk
+wait frees the interpreter), then `prepare`'s steps — a 32 KiB piece each,
+about a millisecond — on the loop between keys and frames (threads would
+contend for the interpreter and make every key wait), and markdown's
+first parse pass in a thread. A file past PARSE_LIMIT is shown as plain
+text: no parser or lexer runs over it.
+
+`Loader` is what a tab hands its panes. With a nursery attached (the host)
+it runs a pane's jobs as tasks in the tab's nursery and calls `on_change`
+when one lands; without one (a `Tab` driven directly by tests)
+`in_background` is False and panes do the work inline. Files up to
+INLINE_LIMIT always load inline: a few milliseconds, and a request right
+after an edit sees the new content.
+
+Cancellation: a job is cancelled with the tab's nursery; a worker thread is
+abandoned (it finishes on its own, its result dropped), so a signal or a
+closed tab never waits for a read.
+"""
+
+from __future__ import annotations
+
+import codecs
+import os
+import time
+from collections.abc import Awaitable, Callable, Generator, Iterator
+from typing import Any, TypeVar
+
+import trio
+import trio.lowlevel
+
+from laura.filecheck import (
+    DEFAULT_MAX_FILE_BYTES,
+    Capped,
+    NotRegularFile,
+    human_size,
+    read_capped,
+)
+from laura.render.diff import looks_binary, os_error_text
+from laura.render.document import MARKDOWN, PLAIN_TEXT, Document, displayable
+
+# Files up to this many bytes load inline on the UI loop.
+INLINE_LIMIT = 1 << 20
+# Bigger files are shown as plain text (no markdown parser or lexer over them).
+PARSE_LIMIT = 8 << 20
+# Bytes decoded, cleaned and split per step of a background load.
+PIECE = 32 << 10
+# How long a background job runs on the loop before letting it breathe.
+STEP_SECONDS = 0.003
+# ... and how long it then rests.
+REST_SECONDS = 0.003
+LOADING = "loading…"
+_SNIFF = 8192
+_MOSTLY_NOT_TEXT = 0.3
+
+T = TypeVar("T")
+
+
+class Loaded:
+    """A pane's content: the decoded text (in pieces; `text` joins them on
+    first use), a `document` ready to lay out, or `error` (why it cannot be
+    shown); `size` is the file's real size."""
+
+    def __init__(
+        self, parts: list[str], error: str | None, document: Document, size: int
+    ) -> None:
+        self._parts = parts
+        self.error = error
+        self.document = document
+        self.size = size
+
+    @property
+    def text(self) -> str:
+        if len(self._parts) != 1:
+            self._parts = ["".join(self._parts)]
+        return self._parts[0]
+
+
+def file_size(path: str) -> int:
+    """The size `stat` reports (0 when it cannot be stat'ed)."""
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0
+
+
+def cap_warning(shown: str, size: int, cap: int) -> str | None:
+    """The warning for a file over the cap, or None."""
+    if size <= cap:
+        return None
+    return (
+        f"{shown} is {human_size(size)}: showing its first {human_size(cap)}"
+        " (max_file_bytes in laura/settings.json)"
+    )
+
+
+def _pieces(data: memoryview) -> Iterator[memoryview]:
+    """`data` in pieces of about PIECE bytes, each ending after a newline: a
+    newline byte is never inside a UTF-8 sequence, and cleaning for display
+    and splitting into lines are line-local, so each piece is done alone."""
+    start = 0
+    while start < len(data):
+        stop = start + PIECE
+        if stop < len(data):
+            newline = bytes(data[stop : stop + PIECE]).find(b"\n")
+            stop = len(data) if newline < 0 else stop + newline + 1
+        yield data[start:stop]
+        start = stop
+
+
+def _is_binary(data: memoryview) -> bool:
+    """`read_text`'s rule: a NUL in the head, or a head mostly not UTF-8."""
+    head = bytes(data[:_SNIFF])
+    if looks_binary(head):
+        return True
+    try:
+        head.decode("utf-8")
+    except UnicodeDecodeError as error:
+        if error.start < len(head) - 4:  # not just a sequence cut at the sniff's end
+            text = head.decode("utf-8", errors="replace")
+            return text.count("\ufffd") > len(text) * _MOSTLY_NOT_TEXT
+    return False
+
+
+def prepare(path: str, capped: Capped) -> Generator[None, None, Loaded]:
+    """Decode, clean and split `capped` into a Loaded, a piece (PIECE bytes,
+    a few milliseconds) per step: the caller drives it to the end at once
+    (`load_source`) or between other work (`Loader.drive`)."""
+    end = capped.length
+    if capped.truncated:
+        end = capped.buffer.rfind(b"\n", 0, capped.length) + 1 or end
+    data = capped.view()[:end]
+    if _is_binary(data):
+        return unreadable(path, "binary file", capped.size)
+    yield
+    for errors in ("strict", "replace"):  # text in another 8-bit encoding: U+FFFD
+        parts: list[str] = []
+        lines: list[str] = []
+        try:
+            for piece in _pieces(data):
+                part = displayable(codecs.decode(piece, "utf-8", errors))
+                parts.append(part)
+                split = part.split("\n")
+                if split[-1] == "":
+                    split.pop()
+                lines.extend(split)
+                yield
+        except UnicodeDecodeError:
+            continue
+        break
+    # A big file is shown as plain text: running a parser (markdown, a
+    # lexer) over it would hold the UI, and joining it would too.
+    big = end > PARSE_LIMIT
+    whole = "" if big else "".join(parts)
+    document = Document(path, whole, lines=lines, kind=PLAIN_TEXT if big else None)
+    return Loaded(parts, None, document, capped.size)
+
+
+def _read(path: str, cap: int) -> Capped | Loaded:
+    try:
+        return read_capped(path, cap)
+    except NotRegularFile as refused:
+        return unreadable(path, str(refused))
+    except OSError as error:
+        return unreadable(path, os_error_text(error))
+
+
+def load_source(path: str, cap: int = DEFAULT_MAX_FILE_BYTES) -> Loaded:
+    """Read and prepare `path` at once (blocking; for small files)."""
+    capped = _read(path, cap)
+    if isinstance(capped, Loaded):
+        return capped
+    return run_steps(prepare(path, capped))
+
+
+def _prime(document: Document) -> None:
+    next(iter(document.blocks()), None)
+
+
+def run_steps(steps: Generator[None, None, T]) -> T:
+    """Drive a stepwise job to its end at once."""
+    while True:
+        try:
+            next(steps)
+        except StopIteration as done:
+            return done.value
+
+
+def unreadable(path: str, reason: str, size: int = 0) -> Loaded:
+    return Loaded([], reason, Document(path, "", unreadable=reason), size)
+
+
+def loading(path: str) -> Loaded:
+    """What a pane holds until its load lands: one "loading…" row."""
+    return Loaded([], None, Document(path, "", notice=LOADING), 0)
+
+
+class Loader:
+    """Runs panes' jobs for one tab (see the module docstring)."""
+
+    def __init__(self, cap: int = DEFAULT_MAX_FILE_BYTES) -> None:
+        self.cap = cap
+        self.on_change: Callable[[], None] = lambda: None
+        self._nursery: trio.Nursery | None = None
+        self._offered: dict[str, Any] = {}
+
+    def attach(self, nursery: trio.Nursery, on_change: Callable[[], None]) -> None:
+        """From now on jobs run as tasks in `nursery` (the tab's)."""
+        self._nursery = nursery
+        self.on_change = on_change
+
+    @property
+    def in_background(self) -> bool:
+        return self._nursery is not None
+
+    def start(self, job: Callable[[], Awaitable[None]]) -> None:
+        assert self._nursery is not None, "start() needs an attached nursery"
+        self._nursery.start_soon(job)
+
+    async def load(self, path: str) -> Loaded:
+        """`load_source` without holding the loop: the read in a worker
+        thread (the interpreter is free while it waits on the disk), the
+        decoding and splitting here in steps of a few milliseconds."""
+        capped = await self.in_thread(_read, path, self.cap)
+        if isinstance(capped, Loaded):
+            return capped
+        loaded = await self.drive(prepare(path, capped))
+        if loaded.document.kind == MARKDOWN:  # the parser's first pass is over the whole text
+            await self.in_thread(_prime, loaded.document)
+        return loaded
+
+    async def drive(self, steps: Generator[None, None, T]) -> T:
+        """Run a stepwise job on the loop, yielding to it every STEP_SECONDS."""
+        budget = time.perf_counter() + STEP_SECONDS
+        while True:
+            try:
+                next(steps)
+            except StopIteration as done:
+                return done.value
+            if time.perf_counter() >= budget:
+                await trio.sleep(REST_SECONDS)
+                budget = time.perf_counter() + STEP_SECONDS
+
+    async def in_thread(self, work: Callable[..., T], *args: Any) -> T:
+        """`work(*args)` in a worker thread; abandoned if cancelled."""
+        return await trio.to_thread.run_sync(work, *args, abandon_on_cancel=True)
+
+    def offer(self, path: str, value: Any) -> None:
+        """A result fetched ahead of a request (git's answer for a path about
+        to be opened), for the pane of that file that asks for it next."""
+        self._offered[os.path.realpath(path)] = value
+
+    def take(self, path: str) -> Any:
+        return self._offered.pop(os.path.realpath(path), None) if self._offered else None
+
+    def forget_offers(self) -> None:
+        """The request has applied: what it did not take is stale."""
+        self._offered.clear()

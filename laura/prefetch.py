@@ -1,0 +1,46 @@
+"""What a request needs from git, asked before the request applies.
+
+Requests apply synchronously to the tab's state (laura/tab.py), but git is a
+subprocess and must never be waited for on the UI loop. So the host's
+connection task awaits git here first — the loop keeps running keys and
+frames meanwhile — and the answer is waiting when the request applies: an
+`open` finds its file's diff offered on the tab's loader (so the reply can
+warn about a missing git or an empty `--diff`), a `diffview` finds its pane's
+diff asked afresh. Big files are not waited for: their pane asks git in the
+background.
+
+Cancellation: cancelled with the connection task; git's process group is
+killed by `gitmarks.git_diff`.
+"""
+
+from __future__ import annotations
+
+import trio
+
+from laura import gitmarks
+from laura.filecheck import refusal
+from laura.panes.source import INLINE_LIMIT, file_size
+from laura.protocol import DiffView, Open, ProtocolError, decode_request
+from laura.tab import Tab
+
+# The longest an `open` reply waits for git before answering without it.
+OPEN_GIT_WAIT = 2.0
+
+
+async def prefetch(tab: Tab, line: bytes) -> None:
+    """Ask git what `line`'s request will need (nothing for other requests)."""
+    try:
+        request = decode_request(line)
+    except ProtocolError:
+        return
+    if isinstance(request, Open) and not request.dry_run and not request.edit:
+        path = tab.resolve(request.path)
+        if file_size(path) <= INLINE_LIMIT and refusal(path) is None:
+            with trio.move_on_after(OPEN_GIT_WAIT):
+                tab.loader.offer(path, await gitmarks.git_diff(path))
+    elif isinstance(request, DiffView) and request.on is not False:
+        tab.poll_files()  # the diff is of the file as it is now
+        pane = tab.focus if request.pane is None else request.pane
+        found = tab.panes.get(pane)
+        if found is not None:
+            await found.refresh_git()

@@ -1,0 +1,130 @@
+"""Which BMP characters do not take exactly one cell, as one regex class.
+
+Generated from `laura.vt.width.char_width` (the stdlib's Unicode database,
+version UNIDATA_VERSION) by `python -m laura.vt.narrow > laura/vt/narrow_new.py`
+(then moved over this file); a test checks that it agrees with
+`char_width` for every BMP character. It only lets the emulator skip per-character work for text that
+is all one-cell characters; on another Unicode version the table is not
+used (see `not_narrow`).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+
+UNIDATA_VERSION = "14.0.0"
+
+_RANGES = (
+    "\u0080-\u009f\u00ad\u0300-\u036f\u0378-\u0379\u0380-\u0383\u038b\u038d\u03a2"
+    "\u0483-\u0489\u0530\u0557-\u0558\u058b-\u058c\u0590-\u05bd\u05bf\u05c1-\u05c2"
+    "\u05c4-\u05c5\u05c7-\u05cf\u05eb-\u05ee\u05f5-\u0605\u0610-\u061a\u061c\u064b-\u065f"
+    "\u0670\u06d6-\u06dd\u06df-\u06e4\u06e7-\u06e8\u06ea-\u06ed\u070e-\u070f\u0711"
+    "\u0730-\u074c\u07a6-\u07b0\u07b2-\u07bf\u07eb-\u07f3\u07fb-\u07fd\u0816-\u0819"
+    "\u081b-\u0823\u0825-\u0827\u0829-\u082f\u083f\u0859-\u085d\u085f\u086b-\u086f"
+    "\u088f-\u089f\u08ca-\u0902\u093a\u093c\u0941-\u0948\u094d\u0951-\u0957\u0962-\u0963"
+    "\u0981\u0984\u098d-\u098e\u0991-\u0992\u09a9\u09b1\u09b3-\u09b5\u09ba-\u09bc"
+    "\u09c1-\u09c6\u09c9-\u09ca\u09cd\u09cf-\u09d6\u09d8-\u09db\u09de\u09e2-\u09e5"
+    "\u09fe-\u0a02\u0a04\u0a0b-\u0a0e\u0a11-\u0a12\u0a29\u0a31\u0a34\u0a37\u0a3a-\u0a3d"
+    "\u0a41-\u0a58\u0a5d\u0a5f-\u0a65\u0a70-\u0a71\u0a75\u0a77-\u0a82\u0a84\u0a8e\u0a92"
+    "\u0aa9\u0ab1\u0ab4\u0aba-\u0abc\u0ac1-\u0ac8\u0aca\u0acd-\u0acf\u0ad1-\u0adf"
+    "\u0ae2-\u0ae5\u0af2-\u0af8\u0afa-\u0b01\u0b04\u0b0d-\u0b0e\u0b11-\u0b12\u0b29\u0b31"
+    "\u0b34\u0b3a-\u0b3c\u0b3f\u0b41-\u0b46\u0b49-\u0b4a\u0b4d-\u0b56\u0b58-\u0b5b\u0b5e"
+    "\u0b62-\u0b65\u0b78-\u0b82\u0b84\u0b8b-\u0b8d\u0b91\u0b96-\u0b98\u0b9b\u0b9d"
+    "\u0ba0-\u0ba2\u0ba5-\u0ba7\u0bab-\u0bad\u0bba-\u0bbd\u0bc0\u0bc3-\u0bc5\u0bc9"
+    "\u0bcd-\u0bcf\u0bd1-\u0bd6\u0bd8-\u0be5\u0bfb-\u0c00\u0c04\u0c0d\u0c11\u0c29"
+    "\u0c3a-\u0c3c\u0c3e-\u0c40\u0c45-\u0c57\u0c5b-\u0c5c\u0c5e-\u0c5f\u0c62-\u0c65"
+    "\u0c70-\u0c76\u0c81\u0c8d\u0c91\u0ca9\u0cb4\u0cba-\u0cbc\u0cbf\u0cc5-\u0cc6\u0cc9"
+    "\u0ccc-\u0cd4\u0cd7-\u0cdc\u0cdf\u0ce2-\u0ce5\u0cf0\u0cf3-\u0d01\u0d0d\u0d11"
+    "\u0d3b-\u0d3c\u0d41-\u0d45\u0d49\u0d4d\u0d50-\u0d53\u0d62-\u0d65\u0d80-\u0d81\u0d84"
+    "\u0d97-\u0d99\u0db2\u0dbc\u0dbe-\u0dbf\u0dc7-\u0dce\u0dd2-\u0dd7\u0de0-\u0de5"
+    "\u0df0-\u0df1\u0df5-\u0e00\u0e31\u0e34-\u0e3e\u0e47-\u0e4e\u0e5c-\u0e80\u0e83\u0e85"
+    "\u0e8b\u0ea4\u0ea6\u0eb1\u0eb4-\u0ebc\u0ebe-\u0ebf\u0ec5\u0ec7-\u0ecf\u0eda-\u0edb"
+    "\u0ee0-\u0eff\u0f18-\u0f19\u0f35\u0f37\u0f39\u0f48\u0f6d-\u0f7e\u0f80-\u0f84"
+    "\u0f86-\u0f87\u0f8d-\u0fbd\u0fc6\u0fcd\u0fdb-\u0fff\u102d-\u1030\u1032-\u1037"
+    "\u1039-\u103a\u103d-\u103e\u1058-\u1059\u105e-\u1060\u1071-\u1074\u1082\u1085-\u1086"
+    "\u108d\u109d\u10c6\u10c8-\u10cc\u10ce-\u10cf\u1100-\u11ff\u1249\u124e-\u124f\u1257"
+    "\u1259\u125e-\u125f\u1289\u128e-\u128f\u12b1\u12b6-\u12b7\u12bf\u12c1\u12c6-\u12c7"
+    "\u12d7\u1311\u1316-\u1317\u135b-\u135f\u137d-\u137f\u139a-\u139f\u13f6-\u13f7"
+    "\u13fe-\u13ff\u169d-\u169f\u16f9-\u16ff\u1712-\u171e\u1732-\u1734\u1737-\u173f"
+    "\u1752-\u175f\u176d\u1771-\u177f\u17b4-\u17b5\u17b7-\u17bd\u17c6\u17c9-\u17d3"
+    "\u17dd-\u17df\u17ea-\u17ef\u17fa-\u17ff\u180b-\u180f\u181a-\u181f\u1879-\u187f"
+    "\u1885-\u1886\u18a9\u18ab-\u18af\u18f6-\u18ff\u191f-\u1922\u1927-\u1928\u192c-\u192f"
+    "\u1932\u1939-\u193f\u1941-\u1943\u196e-\u196f\u1975-\u197f\u19ac-\u19af\u19ca-\u19cf"
+    "\u19db-\u19dd\u1a17-\u1a18\u1a1b-\u1a1d\u1a56\u1a58-\u1a60\u1a62\u1a65-\u1a6c"
+    "\u1a73-\u1a7f\u1a8a-\u1a8f\u1a9a-\u1a9f\u1aae-\u1b03\u1b34\u1b36-\u1b3a\u1b3c\u1b42"
+    "\u1b44\u1b4d-\u1b4f\u1b6b-\u1b73\u1b7f-\u1b81\u1ba2-\u1ba5\u1ba8-\u1bad\u1be6"
+    "\u1be8-\u1be9\u1bed\u1bef-\u1bfb\u1c2c-\u1c33\u1c36-\u1c3a\u1c4a-\u1c4c\u1c89-\u1c8f"
+    "\u1cbb-\u1cbc\u1cc8-\u1cd2\u1cd4-\u1ce0\u1ce2-\u1ce8\u1ced\u1cf4\u1cf8-\u1cf9"
+    "\u1cfb-\u1cff\u1dc0-\u1dff\u1f16-\u1f17\u1f1e-\u1f1f\u1f46-\u1f47\u1f4e-\u1f4f\u1f58"
+    "\u1f5a\u1f5c\u1f5e\u1f7e-\u1f7f\u1fb5\u1fc5\u1fd4-\u1fd5\u1fdc\u1ff0-\u1ff1\u1ff5"
+    "\u1fff\u200b-\u200f\u202a-\u202e\u2060-\u206f\u2072-\u2073\u208f\u209d-\u209f"
+    "\u20c1-\u20ff\u218c-\u218f\u231a-\u231b\u2329-\u232a\u23e9-\u23ec\u23f0\u23f3"
+    "\u2427-\u243f\u244b-\u245f\u25fd-\u25fe\u2614-\u2615\u2648-\u2653\u267f\u2693\u26a1"
+    "\u26aa-\u26ab\u26bd-\u26be\u26c4-\u26c5\u26ce\u26d4\u26ea\u26f2-\u26f3\u26f5\u26fa"
+    "\u26fd\u2705\u270a-\u270b\u2728\u274c\u274e\u2753-\u2755\u2757\u2795-\u2797\u27b0"
+    "\u27bf\u2b1b-\u2b1c\u2b50\u2b55\u2b74-\u2b75\u2b96\u2cef-\u2cf1\u2cf4-\u2cf8\u2d26"
+    "\u2d28-\u2d2c\u2d2e-\u2d2f\u2d68-\u2d6e\u2d71-\u2d7f\u2d97-\u2d9f\u2da7\u2daf\u2db7"
+    "\u2dbf\u2dc7\u2dcf\u2dd7\u2ddf-\u2dff\u2e5e-\u303e\u3040-\u3247\u3250-\u4dbf"
+    "\u4e00-\ua4cf\ua62c-\ua63f\ua66f-\ua672\ua674-\ua67d\ua69e-\ua69f\ua6f0-\ua6f1"
+    "\ua6f8-\ua6ff\ua7cb-\ua7cf\ua7d2\ua7d4\ua7da-\ua7f1\ua802\ua806\ua80b\ua825-\ua826"
+    "\ua82c-\ua82f\ua83a-\ua83f\ua878-\ua87f\ua8c4-\ua8cd\ua8da-\ua8f1\ua8ff\ua926-\ua92d"
+    "\ua947-\ua951\ua953-\ua95e\ua960-\ua982\ua9b3\ua9b6-\ua9b9\ua9bc-\ua9bd\ua9c0\ua9ce"
+    "\ua9da-\ua9dd\ua9e5\ua9ff\uaa29-\uaa2e\uaa31-\uaa32\uaa35-\uaa3f\uaa43\uaa4c"
+    "\uaa4e-\uaa4f\uaa5a-\uaa5b\uaa7c\uaab0\uaab2-\uaab4\uaab7-\uaab8\uaabe-\uaabf\uaac1"
+    "\uaac3-\uaada\uaaec-\uaaed\uaaf6-\uab00\uab07-\uab08\uab0f-\uab10\uab17-\uab1f\uab27"
+    "\uab2f\uab6c-\uab6f\uabe5\uabe8\uabed-\uabef\uabfa-\ud7af\ud7c7-\ud7ca\ud7fc-\ud7ff"
+    "\uf900-\ufaff\ufb07-\ufb12\ufb18-\ufb1c\ufb1e\ufb37\ufb3d\ufb3f\ufb42\ufb45"
+    "\ufbc3-\ufbd2\ufd90-\ufd91\ufdc8-\ufdce\ufdd0-\ufdef\ufe00-\ufe6f\ufe75\ufefd-\uff60"
+    "\uffbf-\uffc1\uffc8-\uffc9\uffd0-\uffd1\uffd8-\uffd9\uffdd-\uffe7\uffef-\ufffb"
+    "\ufffe-\uffff"
+)
+
+
+@functools.cache
+def not_narrow() -> re.Pattern[str] | None:
+    """A pattern matching any character that is not one cell wide (anything
+    outside the BMP counts as such); None when this Python's Unicode data is
+    another version. Compiled on first use (it takes a while: 469 ranges)."""
+    if unicodedata.unidata_version != UNIDATA_VERSION:
+        return None
+    return re.compile("[" + _RANGES + "\\U00010000-\\U0010ffff]")
+
+
+def _generate() -> str:
+    """This module's source, from this Python's Unicode data."""
+    from laura.vt.width import char_width
+
+    ranges: list[tuple[int, int]] = []
+    start: int | None = None
+    for code in range(0x80, 0x10000):
+        odd = not 0xD800 <= code <= 0xDFFF and char_width(chr(code)) != 1
+        if odd and start is None:
+            start = code
+        elif not odd and start is not None:
+            ranges.append((start, code - 1))
+            start = None
+    if start is not None:
+        ranges.append((start, 0xFFFF))
+    items = [f"\\u{a:04x}" if a == b else f"\\u{a:04x}-\\u{b:04x}" for a, b in ranges]
+    rows, row = [], ""
+    for item in items:
+        if len(row) + len(item) > 84:
+            rows.append(row)
+            row = ""
+        row += item
+    rows.append(row)
+    with open(__file__, encoding="utf-8") as own:
+        text = own.read()
+    head, rest = text.split("_RANGES = (\n", 1)
+    tail = rest.split("\n)\n", 1)[1]
+    version = f'UNIDATA_VERSION = "{unicodedata.unidata_version}"'
+    head = re.sub(r'UNIDATA_VERSION = "[^"]*"', version, head)
+    body = "\n".join(f'    "{r}"' for r in rows)
+    return f"{head}_RANGES = (\n{body}\n)\n{tail}"
+
+
+if __name__ == "__main__":
+    print(_generate(), end="")
+

@@ -1,0 +1,82 @@
+"""Key -> echo latency of the real `laura` in tmux, measured through a tmux
+control-mode client (used by tests and bench/laura_stalls.py).
+
+    probe = EchoProbe(session)      # attaches `tmux -C` to the session
+    probe.key("Z") -> float         # seconds from sending Z to tmux seeing
+                                    # laura draw a Z (the shell's tty echoes it)
+    probe.close()
+
+tmux reports every byte a pane writes as a `%output` line, so the time from
+`send-keys` to the `%output` that carries the key's character is what a
+person sees: tmux -> laura's input task -> the PTY (echo) -> laura's
+emulator -> laura's next frame -> tmux. The character must not occur in
+anything else laura draws meanwhile (an uppercase `Z` does not).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import threading
+import time
+
+from tests.laura.tmux import WAIT_S, LauraSession
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    if not ordered:
+        return 0.0
+    index = min(len(ordered) - 1, max(0, round(fraction * (len(ordered) - 1))))
+    return ordered[index]
+
+
+class EchoProbe:
+    """A `tmux -C` client on `session`; owns its process (close() ends it)."""
+
+    def __init__(self, session: LauraSession) -> None:
+        self._process = subprocess.Popen(
+            ["tmux", "-L", session.socket, "-f", "/dev/null", "-C", "attach"],
+            env=session.env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        )
+        self._lock = threading.Condition()
+        self._seen: list[tuple[float, bytes]] = []
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        assert self._process.stdout is not None
+        for line in self._process.stdout:
+            if line.startswith(b"%output "):
+                now = time.monotonic()
+                with self._lock:
+                    self._seen.append((now, line))
+                    self._lock.notify_all()
+
+    def key(self, char: str, timeout: float = WAIT_S) -> float:
+        """Send `char` and wait for laura to draw it; the latency in seconds."""
+        assert self._process.stdin is not None
+        marker = char.encode()
+        with self._lock:
+            self._seen.clear()
+        started = time.monotonic()
+        self._process.stdin.write(f"send-keys -l {char}\n".encode())
+        self._process.stdin.flush()
+        deadline = started + timeout
+        with self._lock:
+            while True:
+                for at, line in self._seen:
+                    if marker in line.split(b" ", 2)[-1]:
+                        return at - started
+                self._seen.clear()
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise AssertionError(f"{char!r} was not echoed within {timeout} s")
+                self._lock.wait(remaining)
+
+    def close(self) -> None:
+        if self._process.poll() is None:
+            self._process.kill()
+        self._process.wait()

@@ -59,6 +59,16 @@ def _run(argv: list[str], cwd: Path, what: str) -> str:
     return done.stdout
 
 
+def fenced(text: object, limit: int = BODY_LIMIT) -> str:
+    """GitHub users' text, cut to `limit`, unable to close the block it sits
+    in (`</github-issue>` inside an issue body stays text)."""
+    return re.sub(r"<(/?)github-", r"‹\1github-", str(text or "")[:limit])
+
+
+def _attr(text: object) -> str:
+    return fenced(text, 500).replace('"', "'").replace(">", "›").replace("\n", " ")
+
+
 def slug(text: str, limit: int = 40) -> str:
     words = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
     return words[:limit].rstrip("-")
@@ -67,9 +77,9 @@ def slug(text: str, limit: int = 40) -> str:
 def _comments_text(comments: list[dict[str, Any]]) -> str:
     parts = []
     for comment in comments:
-        author = (comment.get("author") or {}).get("login") or "ghost"
-        parts.append(f"--- comment by {author} ({comment.get('createdAt') or ''}):\n"
-                     f"{str(comment.get('body') or '')[:BODY_LIMIT]}")
+        author = fenced((comment.get("author") or {}).get("login") or "ghost", 100)
+        parts.append(f"--- comment by {author} ({fenced(comment.get('createdAt'), 40)}):\n"
+                     f"{fenced(comment.get('body'))}")
     return "\n\n".join(parts)
 
 
@@ -80,8 +90,8 @@ def issue_context(cwd: Path, number: int) -> tuple[str, str]:
                             "number,title,body,url,comments"], cwd, what))
     comments = _comments_text(data.get("comments") or [])
     text = (
-        f"{MARKER}\n\n<github-issue number=\"{number}\" url=\"{data.get('url') or ''}\">\n"
-        f"Title: {data.get('title') or ''}\n\n{str(data.get('body') or '')[:BODY_LIMIT]}"
+        f"{MARKER}\n\n<github-issue number=\"{number}\" url=\"{_attr(data.get('url'))}\">\n"
+        f"Title: {fenced(data.get('title'))}\n\n{fenced(data.get('body'))}"
         f"{chr(10) * 2 + comments if comments else ''}\n</github-issue>"
     )
     return text, str(data.get("title") or "")
@@ -102,13 +112,14 @@ def pull_context(cwd: Path, number: int) -> tuple[str, str]:
     thread_text = []
     for thread in threads:
         state = "resolved" if thread.resolved else "open"
-        lines = [f"--- thread {thread.id} on {thread.path} line {thread.line} ({state}):"]
-        lines += [f"{c.author}: {c.body[:BODY_LIMIT]}" for c in thread.comments]
+        lines = [f"--- thread {fenced(thread.id, 100)} on {fenced(thread.path, 500)} line "
+                 f"{thread.line} ({state}):"]
+        lines += [f"{fenced(c.author, 100)}: {fenced(c.body)}" for c in thread.comments]
         thread_text.append("\n".join(lines))
     text = (
-        f"{MARKER}\n\n<github-pull-request number=\"{number}\" url=\"{data.get('url') or ''}\" "
-        f"head=\"{data.get('headRefName') or ''}\" base=\"{data.get('baseRefName') or ''}\">\n"
-        f"Title: {data.get('title') or ''}\n\n{str(data.get('body') or '')[:BODY_LIMIT]}\n\n"
+        f"{MARKER}\n\n<github-pull-request number=\"{number}\" url=\"{_attr(data.get('url'))}\" "
+        f"head=\"{_attr(data.get('headRefName'))}\" base=\"{_attr(data.get('baseRefName'))}\">\n"
+        f"Title: {fenced(data.get('title'))}\n\n{fenced(data.get('body'))}\n\n"
         f"Review threads:\n{chr(10).join(thread_text) if thread_text else '(none)'}\n"
         "</github-pull-request>"
     )

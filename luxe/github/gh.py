@@ -127,5 +127,20 @@ def number_from_url(url: str) -> int | None:
     return int(found.group(1)) if found else None
 
 
+_REPOSITORY = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9._-]+")
+
+
+def checked_repository(repository: str) -> tuple[str, str]:
+    """(owner, name) of `owner/name`; GhFailed for anything else (it goes
+    into gh's arguments and API paths)."""
+    if not _REPOSITORY.fullmatch(repository) or ".." in repository:
+        raise GhFailed(f"repository {repository!r} is not owner/name")
+    owner, name = repository.split("/", 1)
+    return owner, name
+
+
 def repo_args(repository: str | None) -> tuple[str, ...]:
-    return ("--repo", repository) if repository else ()
+    if not repository:
+        return ()
+    checked_repository(repository)
+    return ("--repo", repository)

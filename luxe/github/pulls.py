@@ -87,10 +87,15 @@ async def view(cwd: Path, number: int | None = None, repository: str | None = No
 
 
 async def threads(cwd: Path, number: int, repository: str | None = None) -> list[gp.ReviewThread]:
-    owner, repo = repository.split("/", 1) if repository else ("{owner}", "{repo}")
+    if repository:
+        # -f: a raw string (-F would read a file for a value starting with @).
+        owner, repo = gh.checked_repository(repository)
+        names = ("-f", f"owner={owner}", "-f", f"repo={repo}")
+    else:
+        names = ("-F", "owner={owner}", "-F", "repo={repo}")  # gh fills in the checkout's
     data = await gh.gh_json(
-        "api", "graphql", "-f", f"query={THREADS_QUERY}", "-F", f"owner={owner}",
-        "-F", f"repo={repo}", "-F", f"number={number}", cwd=cwd,
+        "api", "graphql", "-f", f"query={THREADS_QUERY}", *names, "-F", f"number={number}",
+        cwd=cwd,
     )
     try:
         nodes = data["data"]["repository"]["pullRequest"]["reviewThreads"]["nodes"]

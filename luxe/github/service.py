@@ -290,8 +290,8 @@ class GitHubService:
                 for c in plan.draft.comments
             ],
         }
-        owner, repo = _owner_repo(plan.repository)
         try:
+            owner, repo = _owner_repo(plan.repository)
             out = await gh.checked(
                 "api", "--method", "POST", f"repos/{owner}/{repo}/pulls/{plan.number}/reviews",
                 "--input", "-", cwd=self.cwd, stdin=json.dumps(payload).encode(),
@@ -346,7 +346,6 @@ class GitHubService:
 
     async def _update(self, action: gp.UpdatePullRequest) -> None:
         number = str(action.number)
-        repo = gh.repo_args(action.repository)
         edits: list[str] = []
         if action.title is not None:
             edits += ["--title", action.title]
@@ -355,6 +354,7 @@ class GitHubService:
         if action.base is not None:
             edits += ["--base", action.base]
         try:
+            repo = gh.repo_args(action.repository)
             if edits:
                 await gh.checked("pr", "edit", number, *edits, *repo, cwd=self.cwd,
                                  stdin=(action.body or "").encode())
@@ -387,7 +387,6 @@ class GitHubService:
 
 def _owner_repo(repository: str | None) -> tuple[str, str]:
     """gh fills `{owner}`/`{repo}` from the checkout when no repository is named."""
-    if repository and "/" in repository:
-        owner, repo = repository.split("/", 1)
-        return owner, repo
+    if repository:
+        return gh.checked_repository(repository)
     return "{owner}", "{repo}"

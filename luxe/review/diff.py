@@ -237,6 +237,11 @@ async def _read_pull_request(cwd: Path, target: PullRequestTarget) -> DiffRead:
         raise ReviewLoadError(f"{target.number} is not a pull request number")
     if target.repository is not None and not _REPOSITORY.fullmatch(target.repository):
         raise ReviewLoadError(f"{target.repository!r} is not a repository (owner/name)")
+    if target.repository is not None and (
+        not re.fullmatch(r"[A-Za-z0-9][\w.-]*/[\w.-]+", target.repository)
+        or ".." in target.repository
+    ):
+        raise ReviewLoadError(f"repository {target.repository!r} is not owner/name")
     repo_args = ("--repo", target.repository) if target.repository else ()
     number = str(target.number)
     # `baseRefOid` is not a `gh pr view` field before gh 2.4x (Debian ships

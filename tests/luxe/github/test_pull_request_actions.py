@@ -100,3 +100,18 @@ def test_merge_with_each_method(
     assert luxe.expect("pull_request_merge_failed")["reason"] == (
         f"pull request #{number} is merged, not open")
     luxe.close()
+
+
+def test_a_repository_that_is_not_owner_name_is_refused(
+    spawn: SpawnLuxe, github: FakeGitHub
+) -> None:
+    luxe = spawn([], "--github-writes")
+    luxe.handshake()
+    for bad in ("@/etc/passwd", "o/r/../../x", "-R/x", "o"):
+        luxe.send("load_pull_request", {"request_id": "l", "number": 1, "repository": bad})
+        assert "is not owner/name" in luxe.expect("pull_request_load_failed")["reason"]
+        luxe.send("merge_pull_request", {"request_id": "m", "number": 1, "method": "merge",
+                                         "repository": bad})
+        assert "is not owner/name" in luxe.expect("pull_request_merge_failed")["reason"]
+    luxe.close()
+    assert [n for n, _ in github.api.calls if n not in ("PullRequestForBranch",)] == []

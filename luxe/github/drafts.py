@@ -63,6 +63,13 @@ async def current_branch(cwd: Path) -> str:
     return done.text.strip()
 
 
+async def check_branch_name(cwd: Path, name: str) -> None:
+    """DraftError unless `name` is a branch name (never an option for git)."""
+    done = await gh.git("check-ref-format", "--branch", name, cwd=cwd)
+    if name.startswith("-") or done.returncode != 0:
+        raise DraftError(f"{name!r} is not a branch name")
+
+
 async def default_branch(cwd: Path) -> str:
     done = await gh.gh("repo", "view", "--json", "defaultBranchRef", "-q",
                        ".defaultBranchRef.name", cwd=cwd)

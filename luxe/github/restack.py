@@ -287,7 +287,7 @@ class Restacker:
                              cwd=self.cwd)
         for retarget in plan.wire.pull_requests:
             try:
-                await gh.checked("pr", "edit", str(retarget.number), "--base", retarget.base_after,
+                await gh.checked("pr", "edit", str(retarget.number), f"--base={retarget.base_after}",
                                  cwd=self.cwd)
             except (gh.GhFailed, gh.GhUnavailable) as exc:
                 failed.append(f"pull request #{retarget.number} base {retarget.base_after}: "

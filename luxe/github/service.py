@@ -147,6 +147,7 @@ class GitHubService:
             if branch in opened:
                 raise drafts.DraftError(f"{branch} already has pull request #{opened[branch]}")
             if action.base:
+                await drafts.check_branch_name(self.cwd, action.base)
                 links = [drafts.StackLink(branch, action.base)]
             else:
                 default = await drafts.default_branch(self.cwd)
@@ -198,8 +199,9 @@ class GitHubService:
                 body = action.body if action.body is not None else body
             try:
                 await self._push(one.head)
-                args = ["pr", "create", "--head", one.head, "--base", one.base,
-                        "--title", title, "--body-file", "-"]
+                # `--flag=value`: a title starting with "-" stays a title.
+                args = ["pr", "create", f"--head={one.head}", f"--base={one.base}",
+                        f"--title={title}", "--body-file", "-"]
                 if draft:
                     args.append("--draft")
                 out = await gh.checked(*args, cwd=self.cwd, stdin=body.encode())
@@ -348,11 +350,11 @@ class GitHubService:
         number = str(action.number)
         edits: list[str] = []
         if action.title is not None:
-            edits += ["--title", action.title]
+            edits += [f"--title={action.title}"]
         if action.body is not None:
             edits += ["--body-file", "-"]
         if action.base is not None:
-            edits += ["--base", action.base]
+            edits += [f"--base={action.base}"]
         try:
             repo = gh.repo_args(action.repository)
             if edits:

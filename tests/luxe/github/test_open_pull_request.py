@@ -5,6 +5,8 @@ a 422 then a retried open."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from tests.fakes.github.api import Failure
@@ -53,8 +55,6 @@ def test_writes_are_refused_without_the_flag_and_in_read_only(
 def test_a_read_only_permissions_file_also_refuses(
     spawn: SpawnLuxe, env: dict[str, str]
 ) -> None:
-    from pathlib import Path
-
     config = Path(env["XDG_CONFIG_HOME"]) / "luxe"
     config.mkdir(parents=True, exist_ok=True)
     (config / "permissions.json").write_text('{"mode": "read-only"}')
@@ -149,4 +149,17 @@ def test_open_needs_a_preview(spawn: SpawnLuxe) -> None:
     luxe.handshake()
     luxe.send("open_pull_request", {"request_id": "nope"})
     assert "preview_pull_request first" in luxe.expect("pull_request_open_failed")["reason"]
+    luxe.close()
+
+
+def test_a_base_that_is_not_a_branch_name_is_refused(
+    spawn: SpawnLuxe, checkout: Checkout, tmp_path: Path
+) -> None:
+    checkout.fix_retry(push=False)
+    luxe = spawn([], "--github-writes")
+    luxe.handshake()
+    target = tmp_path / "written"
+    luxe.send("preview_pull_request", {"request_id": "p", "base": f"--output={target}"})
+    assert "is not a branch name" in luxe.expect("pull_request_preview_failed")["reason"]
+    assert not target.exists()
     luxe.close()

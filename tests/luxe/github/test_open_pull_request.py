@@ -133,7 +133,7 @@ def test_a_422_then_a_retried_open(
     github.api.failures.append(Failure("PullRequestCreate", 422, "Validation Failed"))
     luxe = spawn([{"error": "no model"}], "--github-writes")
     luxe.handshake()
-    luxe.send("preview_pull_request", {"request_id": "p"})
+    luxe.send("preview_pull_request", {"request_id": "p", "draft": True})
     luxe.expect("pull_request_preview")
     luxe.send("open_pull_request", {"request_id": "p"})
     failed = luxe.expect("pull_request_open_failed")
@@ -141,6 +141,7 @@ def test_a_422_then_a_retried_open(
     assert github.world.repos["o/r"].pulls == {}
     luxe.send("open_pull_request", {"request_id": "p"})
     assert luxe.expect("pull_request_opened")["number"] == 1
+    assert github.world.repos["o/r"].pulls[1].isDraft is True  # as the preview asked
     luxe.close()
 
 

@@ -76,6 +76,9 @@ def test_a_named_worktree(spawn: SpawnLuxe, checkout: Checkout) -> None:
     ready = luxe.handshake()
     assert ready["cwd"] == str(checkout.path.parent / "repo.worktrees" / "topic-x")
     luxe.close()
+    # A second session cannot take the same worktree.
+    assert "exists already" in _refused(spawn([], "--worktree", "topic/x"))
+    assert "not a usable branch name" in _refused(spawn([], "--worktree=a..b"))
 
 
 def test_a_missing_issue_fails_before_ready_and_changes_nothing(

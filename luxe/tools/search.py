@@ -106,58 +106,57 @@ class GrepTool:
         is_secret: Callable[[str], bool],
         skipped: set[str],
     ) -> list[str]:
-        """ripgrep's matches, never from a secret file: a first run lists
-        the files the search would open (hidden ones too, as the fallback
-        walks them), the secret ones among them (by name or identity) go to
-        `skipped` and into an ignore file, so the search never opens them.
-        Every line is still checked (`--null` makes the name unambiguous)."""
+        """ripgrep's matches, minus every line from a secret file (`--null`
+        makes the file name unambiguous). Every secret file in the search's
+        scope goes to `skipped`, whether or not it matched: a count that
+        moved with the pattern would let a model guess a value."""
         assert self.ripgrep is not None
-        common = ["--no-config", "--hidden", "--glob=!.git", "--null"]
+        # The same files as the Python search: hidden ones too (a `.env` is
+        # found, then skipped and counted), minus the same skipped directories.
+        scope = ["--hidden", "--no-config", *(f"--glob=!{name}/" for name in sorted(SKIP_DIRS))]
         if glob:
-            common.append(f"--glob={glob}")
+            scope.append(f"--glob={glob}")
         where = ["--", shown(cwd, root)]
-        listed = await self._run_rg(["--files", *common, *where], cwd)
-        secret_names = []
-        for raw in listed.split(b"\0"):
-            name = raw.decode("utf-8", "surrogateescape").removeprefix("./")
-            if name and is_secret(str(cwd / name)):
-                skipped.add(name)
-                secret_names.append(name)
+        listing = await self._run([self.ripgrep, "--files", "--null", *scope, *where], cwd)
+        for raw in listing.split(b"\0"):
+            shown_name = raw.decode("utf-8", "replace").removeprefix("./")
+            if shown_name and is_secret(str(cwd / shown_name)):
+                skipped.add(shown_name)
+        # The search never opens them: an ignore file names each one.
         with tempfile.TemporaryDirectory(prefix="luxe-grep-") as scratch:
             ignore = trio.Path(scratch, "ignore")
-            await ignore.write_text("".join(f"/{_gitignore_literal(n)}\n" for n in secret_names))
-            data = await self._run_rg(
-                ["--line-number", "--no-heading", "--color=never", "--with-filename",
-                 f"--ignore-file={ignore}", *common, f"--regexp={pattern}", *where],
+            await ignore.write_text("".join(f"/{_gitignore_literal(n)}\n" for n in skipped))
+            data = await self._run(
+                [
+                    self.ripgrep, "--line-number", "--no-heading", "--color=never", "--null",
+                    "--with-filename", f"--ignore-file={ignore}", f"--regexp={pattern}",
+                    *scope, *where,
+                ],
                 cwd,
-            )  # fmt: skip
+            )
         text = data.decode("utf-8", "replace")
         lines: list[str] = []
-        verdicts: dict[str, bool] = {}
         for line in text.splitlines():
             name, sep, rest = line.partition("\0")
             if not sep:
                 continue
-            name = name.removeprefix("./")  # ripgrep given `.` names files `./x`
-            secret = verdicts.get(name)
-            if secret is None:
-                secret = verdicts[name] = is_secret(str(cwd / name))
-            if secret:
-                skipped.add(name)
+            # The root is named `.` (never an option-looking word): rg then
+            # prefixes every match with `./`, which the model need not see.
+            name = name.removeprefix("./")
+            if name in skipped or is_secret(str(cwd / name)):
                 continue
             lines.append(f"{name}:{rest[:MAX_SCANNED_LINE]}")
             if len(lines) > MAX_MATCHES:
                 break
         return lines
 
-    async def _run_rg(self, args: list[str], cwd: Path) -> bytes:
-        """ripgrep's stdout (capped; a line cut by the cap is dropped). Its
-        process group ends before this returns, also on cancel."""
-        assert self.ripgrep is not None
+    async def _run(self, argv: list[str], cwd: Path) -> bytes:
+        """rg's output, capped at RG_OUTPUT_CAP (a line cut by the cap is
+        dropped); its process group always ends with the call."""
         process = await trio.lowlevel.open_process(
-            [self.ripgrep, *args], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+            argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL, cwd=cwd, start_new_session=True,
-        )  # fmt: skip
+        )
         chunks: list[bytes | bytearray] = []
         size = 0
         try:
@@ -173,10 +172,10 @@ class GrepTool:
             assert process.stdout is not None
             with trio.CancelScope(shield=True):
                 await process.stdout.aclose()
-        out = b"".join(chunks)
+        data = b"".join(chunks)
         if size >= RG_OUTPUT_CAP:
-            out = out[: max(out.rfind(b"\n"), out.rfind(b"\0")) + 1]
-        return out
+            data = data[: max(data.rfind(b"\n"), data.rfind(b"\0")) + 1]
+        return data
 
 
 def _gitignore_literal(name: str) -> str:

@@ -1,12 +1,21 @@
-"""A file pane: one file's rows and the per-pane state the host keeps for it.
+"""A file pane: one file shown in a tab, and the state the host keeps for it.
 
-Rows come from `laura.render.document`: the pane holds a `Document` (parsed
-once per load) and a lazily laid-out view per text width, so a first paint
-renders one screen. The state a pane grows (line cursor, scroll, horizontal
-scroll, highlight, diff view, follow, git marks, the inline review's threads)
-lives here; `draw` paints it into a canvas with a line-number gutter. While
-the review has threads, their cards are merged into the rows (a plain list
-then: reviews are of files a person reads).
+The pane holds its modes (highlight, diff view, follow) and its review
+(laura/review), loads its file, and coordinates parts with one job each:
+
+- laura/panes/source.py: reading and preparing the file (`Loaded`), big
+  files off the UI loop;
+- `FileGit` (file_git.py): the load against git HEAD (marks, `+a -d`);
+- `PaneRows` (file_rows.py): the load laid out lazily per width and mode,
+  with the review's cards merged in while it has threads;
+- `Viewport` (file_view.py): cursor, scroll and horizontal scroll;
+- file_anchors.py: where the review's comments and threads meet the rows;
+- file_draw.py: painting rows with their gutter, and the border's stats.
+
+State changes in the methods the tab, the commands and the review UI call,
+in the jobs that land a load, git's answer or a row count, and in `fit`, the
+settle the tab and the host run after every change (a new width re-wraps
+rows, a followed file pins to its end). `draw` and `title` only read.
 
 The pane owns no task: the host calls `reload_if_changed()` on a timer and
 before answering a request. A small file reloads inline; a big one (past
@@ -23,7 +32,11 @@ import os
 from collections.abc import Sequence
 
 from laura import gitmarks
+from laura.panes import file_anchors, file_rows
 from laura.panes.file_draw import draw_rows, draw_stats
+from laura.panes.file_git import NO_CHANGES, FileGit
+from laura.panes.file_rows import PaneRows
+from laura.panes.file_view import Viewport
 from laura.panes.source import (
     INLINE_LIMIT,
     Loaded,
@@ -36,20 +49,18 @@ from laura.panes.source import (
 from laura.panes.watch import FileWatch
 from laura.protocol import Rect
 from laura.render.canvas import Canvas, text_width
-from laura.render.lines import clamp_range, rows_meeting
+from laura.render.lines import clamp_range
 from laura.render.style import Row
 from laura.render.view import DocumentView, Marks, count_rows
-from laura.review.cards import with_cards
 from laura.review.payload import split_source_lines
 from laura.review.state import PaneReview
 from laura.review.threads import Anchor
 
-HSCROLL_STEP = 8
-
 
 class FilePane:
-    """One file pane. `cursor` and `scroll` index rendered rows; `highlight`
-    is a source line range (1-based, inclusive) clamped to the file."""
+    """One file pane. `highlight` is a source line range (1-based,
+    inclusive) clamped to the file; `cursor` and `scroll` index rendered
+    rows (see `Viewport`)."""
 
     kind = "panel"
 
@@ -63,13 +74,10 @@ class FilePane:
         measure_only: bool = False,
     ) -> None:
         """`loader` runs big loads and git off the UI loop (None: all inline);
-        `measure_only` (a dry run) never starts a background load."""
+        `measure_only` (a dry run) never starts a background job."""
         self.id = pane_id
         self.path = path  # absolute
         self.shown_path = shown_path  # as the request named it
-        self.cursor = 0
-        self.scroll = 0
-        self.hscroll = 0
         self.highlight: tuple[int, int] | None = None
         self.diff_view = False
         self.follow = False
@@ -77,26 +85,23 @@ class FilePane:
         # Inline review: threads, freeze, a failed submission (laura/review).
         self.review = PaneReview()
         self.watch = FileWatch(path)
-        self._inner: Rect | None = None  # the text area at the last fit
-        self._pin_end = False
-        self._generation = 0  # bumped whenever the source rows are rebuilt (and on load)
-        self._with_cards: tuple[tuple[int, int, int], list[Row]] | None = None
-        self._shown: tuple[int, int, Sequence[Row]] | None = None  # what rows() last returned
         self.loader = loader if loader is not None else Loader()
         self.measure_only = measure_only
+        self.viewport = Viewport()
+        self.layout = PaneRows()
+        self.changes = FileGit(
+            path, self.loader, lambda: self.line_count, self._git_answered, asks=not measure_only
+        )
         self.loading = False
         self.size = 0
         self._load_token = 0  # bumped on every load: a job for an older one is dropped
-        self._content_version = 0  # bumped when rows change (load, git's marks)
-        self._git_asked: int | None = None  # the load token git was last asked for
-        self._counts: dict[tuple[int, bool], int] = {}  # row counts laid out off the loop
         self._counting: set[tuple[int, int, bool]] = set()
         self._after_load: tuple[int | None, int | None] | None = None  # cursor and top lines
         self._highlight_inner: Rect | None = None  # a highlight waiting for the load
         self._diff_wanted = False  # the diff view waits for git's answer
         self._load()
 
-    # --- content --------------------------------------------------------------
+    # --- the content ----------------------------------------------------------------
 
     def _load(self) -> bool:
         """Load the file: inline (True) or, when big and a loader runs jobs,
@@ -117,13 +122,8 @@ class FilePane:
         self._loaded = loaded
         self.error = loaded.error
         self.document = loaded.document
-        self._git: gitmarks.GitDiff | None = None
-        self._marks: Marks | None = None
-        self._views: dict[tuple[int, bool], DocumentView] = {}
-        self._counts = {}
-        self._content_version += 1
-        self._generation += 1  # new rows: no place to keep
-        self._lit: tuple[Sequence[Row], tuple[int, int], range] | None = None
+        self.changes.new_load(self._load_token)
+        self.layout.forget()
 
     async def _load_job(self, token: int) -> None:
         """Load in a worker thread, then install (unless the file changed again)."""
@@ -139,7 +139,7 @@ class FilePane:
         elif self.highlight is not None:
             self.highlight = clamp_range(*self.highlight, self.line_count)
         if self.follow:
-            self._pin_end = True
+            self.viewport.pin_end = True
         elif place is not None and self._highlight_inner is None:
             self._restore(*place)
         self.loader.on_change()
@@ -158,78 +158,62 @@ class FilePane:
     def line_count(self) -> int:
         return self.document.line_count
 
+    def source_lines(self) -> list[str]:
+        """The snapshot's source lines as the gutter and `L<n>` count them."""
+        return split_source_lines(self.text)
+
+    # --- git --------------------------------------------------------------------------
+
     @property
     def git(self) -> gitmarks.GitDiff:
-        """This file against HEAD, asked of git once per load: inline without
-        a background loader, else by a job (no changes until it answers)."""
-        if self._git is None:
-            if self.loading:
-                return gitmarks.GitDiff(gitmarks.NO_CHANGES)
-            if self.error is not None:
-                self._git = gitmarks.GitDiff(gitmarks.NO_CHANGES)
-            elif (offered := self.loader.take(self.path)) is not None:
-                self._git = offered
-            elif self.loader.in_background:
-                self._ask_git()
-                return gitmarks.GitDiff(gitmarks.NO_CHANGES)
-            else:
-                self._git = gitmarks.git_diff_blocking(self.path)
-        return self._git
+        """This file against HEAD, asked of git once per load (see FileGit)."""
+        if self.loading:
+            return NO_CHANGES
+        return self.changes.diff_of(readable=self.error is None)
 
     @property
     def marks(self) -> Marks:
-        if self._marks is None:
-            git = self.git
-            if self._git is None:  # git has not answered yet
-                return gitmarks.marks_of(git, 0)
-            self._marks = gitmarks.marks_of(git, self.line_count)
-        return self._marks
-
-    def _ask_git(self) -> None:
-        if self._git_asked == self._load_token or self.measure_only:
-            return
-        self._git_asked = self._load_token
-        self.loader.start(functools.partial(self._git_job, self._load_token))
-
-    async def _git_job(self, token: int) -> None:
-        diff = await gitmarks.git_diff(self.path)
-        marks = await self.loader.in_thread(gitmarks.marks_of, diff, self.line_count)
-        if token == self._load_token:
-            self._set_git(diff, marks)
-            self.loader.on_change()
-
-    async def refresh_git(self) -> None:
-        """Ask git afresh and wait for the answer (the host does before a
-        `diffview` request, so the reply is about the file as it is now)."""
-        if self.loading or self.error is not None:
-            return
-        token = self._load_token
-        diff = await gitmarks.git_diff(self.path)
-        if token == self._load_token:
-            self._set_git(diff, await self.loader.in_thread(gitmarks.marks_of, diff, self.line_count))
-
-    def _set_git(self, diff: gitmarks.GitDiff, marks: Marks) -> None:
-        """Git answered: new marks (rows may gain gap rows), the cursor kept on its line."""
-        line, top = self._cursor_line(), self._top_line()
-        unmarked = self._marks is None or self._marks.empty
-        self._git, self._marks = diff, marks
-        if marks.empty and unmarked:  # the plain rows stand; only the diff view changes
-            for key in [key for key in self._views if key[1]]:
-                del self._views[key]
-        else:
-            self._views.clear()
-            self._counts = {}
-            self._content_version += 1
-        if self._diff_wanted:
-            self._diff_wanted = False
-            self.diff_view = gitmarks.diff_view_refusal(diff) is None
-        self._restore(line, top)
+        if self.loading:
+            return gitmarks.marks_of(NO_CHANGES, 0)
+        return self.changes.marks_of(readable=self.error is None)
 
     def stats(self) -> str:
         """`+a -d` against HEAD, or "" when nothing changed."""
         return gitmarks.stats_text(self.marks)
 
-    # --- rows ---------------------------------------------------------------
+    async def refresh_git(self) -> None:
+        """Ask git afresh and wait for the answer (the host does before a
+        `diffview` request, so the reply is about the file as it is now)."""
+        if not self.loading and self.error is None:
+            await self.changes.refresh()
+
+    def _git_answered(self, diff: gitmarks.GitDiff, marks: Marks) -> None:
+        """Git answered: new marks (rows may gain gap rows), the cursor kept on its line."""
+        line, top = self._line_at(self.viewport.cursor), self._line_at(self.viewport.scroll)
+        unmarked = self.changes.marks is None or self.changes.marks.empty
+        self.changes.diff, self.changes.marks = diff, marks
+        if marks.empty and unmarked:  # the plain rows stand; only the diff view changes
+            self.layout.forget_diff_views()
+        else:
+            self.layout.forget()
+        if self._diff_wanted:
+            self._diff_wanted = False
+            self.diff_view = gitmarks.diff_view_refusal(diff) is None
+        self._restore(line, top)
+
+    # --- rows -------------------------------------------------------------------------
+
+    @property
+    def cursor(self) -> int:
+        return self.viewport.cursor
+
+    @property
+    def scroll(self) -> int:
+        return self.viewport.scroll
+
+    @property
+    def hscroll(self) -> int:
+        return self.viewport.hscroll
 
     def gutter_width(self) -> int:
         return len(str(max(self.line_count, 1))) + 3  # number, space, marker, space
@@ -237,69 +221,28 @@ class FilePane:
     def text_width(self, inner_width: int) -> int:
         return max(inner_width - self.gutter_width(), 1)
 
-    def rows(self, inner_width: int) -> Sequence[Row]:
-        """What the pane shows (see `_current_rows`). When the rows changed
-        since they were last asked for (cards appeared or folded), the
-        cursor and the top of the view first move to stay on their rows."""
-        rows = self._current_rows(inner_width)
-        shown = self._shown
-        if (
-            shown is not None
-            and shown[:2] == (self._generation, self.hscroll)
-            and shown[2] is not rows
-        ):
-            self._keep_place(shown[2], rows)
-        self._shown = (self._generation, self.hscroll, rows)
-        return rows
-
-    def _current_rows(self, inner_width: int) -> Sequence[Row]:
-        """The lazily laid-out view of the file, or, while the review has
-        threads, a list with their cards under their lines (pre-formatted
-        rows already clipped at the horizontal scroll). Moves nothing."""
-        rows: Sequence[Row] = self.source_rows(inner_width)
-        book = self.review.book
-        if not book.is_empty:
-            key = (self._generation, book.version, self.hscroll)
-            if self._with_cards is None or self._with_cards[0] != key:
-                assert isinstance(rows, DocumentView)
-                clipped = rows.window(0, len(rows), self.hscroll)
-                width = self.text_width(inner_width)
-                self._with_cards = (key, with_cards(clipped, book.threads(), width, indent=1))
-            rows = self._with_cards[1]
-        return rows
-
-    def _keep_place(self, old: Sequence[Row], new: Sequence[Row]) -> None:
-        """Cards appeared, changed or folded: keep the cursor and the top of
-        the view on the same source rows, so nothing seems to jump. A row on
-        a card that went away maps to the nearest surviving row above it."""
-        old_rows = old.window(0, len(old), self.hscroll) if isinstance(old, DocumentView) else old
-        new_rows = new.window(0, len(new), self.hscroll) if isinstance(new, DocumentView) else new
-        where = {_row_key(row): index for index, row in enumerate(new_rows)}
-
-        def moved(index: int) -> int:
-            for earlier in range(min(index, len(old_rows) - 1), -1, -1):
-                found = where.get(_row_key(old_rows[earlier]))
-                if found is not None:
-                    return found
-            return 0
-
-        self.cursor, self.scroll = moved(self.cursor), moved(self.scroll)
-
     def source_rows(self, inner_width: int) -> DocumentView:
-        """The file's rows alone at the pane's inner width, laid out as they
-        are read (one view per width and mode, kept until the file reloads)."""
+        """The file's rows alone at the pane's inner width, in the current mode."""
+        return self.layout.view(
+            self.text_width(inner_width),
+            self.diff_view,
+            self.document,
+            lambda: self.marks,
+            lambda: self.git,
+        )
+
+    def _shown(self, inner_width: int) -> Sequence[Row]:
+        """The rows, with the review's cards while it has threads. Moves nothing."""
+        view = self.source_rows(inner_width)
         width = self.text_width(inner_width)
-        key = (width, self.diff_view)
-        view = self._views.get(key)
-        if view is None:
-            self._generation += 1
-            if self.diff_view:
-                blocks = gitmarks.diff_view_blocks(self.document.lines, self.git.hunks)
-                view = DocumentView(blocks, self.line_count, width, one_row_per_line=False)
-            else:
-                view = self.document.view(width, self.marks)
-            self._views[key] = view
-        return view
+        return self.layout.with_cards(view, self.review.book, width, self.viewport.hscroll)
+
+    def rows(self, inner_width: int) -> Sequence[Row]:
+        """What the pane shows; when it changed since it was last looked at
+        (cards came or went), the viewport first keeps its place."""
+        rows = self._shown(inner_width)
+        self.viewport.look_at(self.layout.generation, rows)
+        return rows
 
     def content_rows(self, inner_width: int) -> int | None:
         """Every rendered row (a full layout for markdown and wrapped text;
@@ -314,12 +257,12 @@ class FilePane:
         if rows.one_row_per_line or rows.complete() or not background:
             return rows.content_rows()
         key = (self.text_width(inner_width), self.diff_view)
-        if key not in self._counts:
+        if key not in self.layout.counts:
             self._start_count(key)
-        return self._counts.get(key)
+        return self.layout.counts.get(key)
 
     def _start_count(self, key: tuple[int, bool]) -> None:
-        job = (self._content_version, *key)
+        job = (self.layout.version, *key)
         if job in self._counting or self.measure_only:
             return
         self._counting.add(job)
@@ -328,10 +271,8 @@ class FilePane:
     async def _count_job(self, job: tuple[int, int, bool]) -> None:
         version, width, diff_view = job
         document, marks = self.document, self.marks
-        hunks = self.git.hunks
-
         if diff_view:
-            blocks = gitmarks.diff_view_blocks(document.lines, hunks)
+            blocks = gitmarks.diff_view_blocks(document.lines, self.git.hunks)
             steps = count_rows(blocks, len(document.lines), width)
         else:
             steps = count_rows(document.fresh_blocks(), len(document.lines), width, marks)
@@ -339,45 +280,27 @@ class FilePane:
             total = await self.loader.drive(steps)
         finally:
             self._counting.discard(job)
-        if version == self._content_version:
-            self._counts[(width, diff_view)] = total
+        if version == self.layout.version:
+            self.layout.counts[(width, diff_view)] = total
             self.loader.on_change()
 
     def rows_known(self, inner_width: int, wanted: int) -> tuple[int, bool]:
-        """Rows known to exist after laying out at most about `wanted` of
-        them, and whether that is the exact total. What an `open` reply
-        needs to say whether the pane overflows, without paying for the
-        whole document (the rest is laid out as it is scrolled to, or when a
-        `layout` report asks for the exact count)."""
-        rows = self.rows(inner_width)
-        if not isinstance(rows, DocumentView):
-            return len(rows), True
-        if rows.one_row_per_line:
-            return rows.content_rows(), True
-        known = rows.available(wanted)
-        return known, rows.complete()
+        """Rows known to exist after laying out at most about `wanted`, and
+        whether that is the exact total: what an `open` reply needs to say
+        whether the pane overflows, without laying out the whole document."""
+        return file_rows.known(self.rows(inner_width), wanted)
 
     def lit_rows(self, inner_width: int) -> range:
         """Rows whose source range meets the highlight (empty when none)."""
         if self.highlight is None or self.line_count == 0:
             return range(0)
-        rows = self._current_rows(inner_width)
-        cached = self._lit
-        if cached is None or cached[0] is not rows or cached[1] != self.highlight:
-            # drawn every frame: answer once per row set and range
-            if isinstance(rows, DocumentView):
-                lit = rows.rows_meeting(*self.highlight)
-            else:
-                lit = rows_meeting(rows, *self.highlight)
-            cached = self._lit = (rows, self.highlight, lit)
-        return cached[2]
+        return self.layout.lit(self._shown(inner_width), self.highlight)
 
-    # --- state changes --------------------------------------------------------
+    # --- moves and modes --------------------------------------------------------------
 
     def set_highlight(self, line_range: tuple[int, int] | None, inner: Rect) -> None:
         """Light `line_range` (clamped to the file), put the cursor on its
-        first row and scroll it into view once: centred when it fits, else
-        from its top. None clears."""
+        first row and scroll it into view once. None clears."""
         if line_range is None:
             self.highlight = None
             return
@@ -387,69 +310,43 @@ class FilePane:
         self.highlight = clamp_range(line_range[0], line_range[1], self.line_count)
         lit = self.lit_rows(inner.width)
         if lit:
-            self.cursor = lit.start
-            height = max(inner.height, 1)
-            margin = (height - len(lit)) // 2 if len(lit) <= height else 0
-            self.scroll = max(lit.start - margin, 0)
-            self.clamp(inner)
+            self.viewport.show_range(lit, self.rows(inner.width), inner)
 
     def clear_highlight(self) -> None:
         self.highlight = None
 
     def move_cursor(self, delta: int, inner: Rect) -> None:
-        self.cursor += delta
-        self.clamp(inner)
-        if self.cursor < self.scroll:
-            self.scroll = self.cursor
-        elif self.cursor >= self.scroll + inner.height:
-            self.scroll = self.cursor - inner.height + 1
+        self.viewport.move_cursor(self.rows(inner.width), delta, inner)
 
     def scroll_by(self, delta: int, inner: Rect) -> None:
-        self.scroll += delta
-        self.cursor += delta
-        self.clamp(inner)
+        self.viewport.scroll_by(self.rows(inner.width), delta, inner)
 
     def scroll_sideways(self, steps: int, inner: Rect) -> None:
-        """←/→: shift pre-formatted rows (code, tables, fences) by a step,
-        no further than the widest one on screen needs."""
-        view = self.source_rows(inner.width)
-        widest = view.max_pre_cells(self.scroll, inner.height)
-        limit = max(widest - view.width + 1, 0)
-        self.hscroll = min(max(self.hscroll + steps * HSCROLL_STEP, 0), limit)
+        """←/→: shift pre-formatted rows (code, tables, fences)."""
+        rows = self.source_rows(inner.width)
+        widest = rows.max_pre_cells(self.viewport.scroll, inner.height)
+        self.viewport.scroll_sideways(widest, rows.width, steps)
 
     def clamp(self, inner: Rect) -> None:
-        """Keep scroll and cursor on rows that exist, laying out only as far
-        as the view needs (the full count is known once laid out to the end)."""
-        rows = self.rows(inner.width)
-
-        def available(count: int) -> int:
-            if isinstance(rows, DocumentView):
-                return rows.available(count)
-            return min(count, len(rows))
-
-        complete = not isinstance(rows, DocumentView) or rows.complete()
-        height = max(inner.height, 1)
-        self.scroll = max(self.scroll, 0)
-        laid = available(self.scroll + height)
-        if complete or laid < self.scroll + height:
-            self.scroll = min(self.scroll, max(laid - height, 0))
-        self.cursor = max(self.cursor, 0)
-        laid = available(self.cursor + 1)
-        self.cursor = min(self.cursor, max(laid - 1, 0))
-        if self.cursor < self.scroll:
-            self.cursor = self.scroll
-        elif self.cursor >= self.scroll + height:
-            self.cursor = self.scroll + height - 1
-        self.cursor = min(self.cursor, max(available(self.cursor + 1) - 1, 0))
+        """Keep scroll and cursor on rows that exist."""
+        self.viewport.clamp(self.rows(inner.width), inner)
 
     def pin_to_end(self, inner: Rect) -> None:
         count = self.content_rows(inner.width)
         if count is None:  # still being counted: pin again once it is known
-            self._pin_end = True
+            self.viewport.pin_end = True
             rows = self.rows(inner.width)
-            count = rows.available(self.cursor + inner.height) if isinstance(rows, DocumentView) else 0
-        self.cursor = max(count - 1, 0)
-        self.scroll = max(count - max(inner.height, 1), 0)
+            wanted = self.viewport.cursor + inner.height
+            count = rows.available(wanted) if isinstance(rows, DocumentView) else 0
+        self.viewport.pin_to_end(count, inner)
+
+    def set_follow(self, follow: bool, inner: Rect) -> None:
+        """Following pins the cursor (and the view) to the last row, now and
+        on every reload."""
+        self.follow = follow
+        if follow:
+            self.viewport.inner = self.viewport.inner or inner
+            self.pin_to_end(inner)
 
     def set_diff_view(self, on: bool) -> str | None:
         """Turn the inline diff view on or off; returns why it cannot be
@@ -459,10 +356,9 @@ class FilePane:
             self._switch_mode(False)
             return None
         if not self.loader.in_background:
-            self._git = None  # ask git afresh: the file may have changed since
-            self._marks = None
-            self._views.clear()
-        elif self.git is not self._git:  # git (or the load) has not answered: turn on when it does
+            self.changes.ask_again()  # the file may have changed since
+            self.layout.forget()
+        elif self.git is not self.changes.diff:  # no answer yet: turn on when it comes
             self._diff_wanted = True
             return None
         refusal = gitmarks.diff_view_refusal(self.git)
@@ -473,11 +369,11 @@ class FilePane:
     def _switch_mode(self, diff_view: bool) -> None:
         if diff_view == self.diff_view:
             return
-        line = self._cursor_line()
+        line = self._line_at(self.viewport.cursor)
         self.diff_view = diff_view
         self._restore(line, None)
 
-    # --- live files -----------------------------------------------------------
+    # --- live files -------------------------------------------------------------------
 
     def reload_if_changed(self) -> bool:
         """Re-read the file if it changed on disk, unless unsubmitted threads
@@ -498,9 +394,6 @@ class FilePane:
             self.reload()
         return True
 
-    def poll(self) -> bool:
-        return self.reload_if_changed()
-
     def refresh(self) -> None:
         """Ctrl+R: discard every thread and reload."""
         self.review.discard()
@@ -510,82 +403,66 @@ class FilePane:
     def reload(self) -> None:
         """Read the file again; keep the cursor on its source line, the
         view around it, the highlight clamped to the new length; with
-        `follow`, pin to the end instead."""
-        line = self._cursor_line()
-        top = self._top_line()
-        old_document, old_views = self.document, self._views
+        `follow`, pin to the end (at the next fit) instead."""
+        line, top = self._line_at(self.viewport.cursor), self._line_at(self.viewport.scroll)
+        old_document, old_views = self.document, self.layout.views()
         if not self._load():  # in the background: the place is restored when it lands
             if line is not None:
                 self._after_load = (line, top)
             return
         kept = self.document.continues(old_document)
         if kept and self.marks.empty:  # a growing log: lay out only what was appended
-            for (width, diff_view), view in old_views.items():
-                if not diff_view:
-                    self._views[(width, False)] = self.document.view(
-                        width, self.marks, reuse=(view, kept)
-                    )
+            self.layout.take_over(old_views, self.document, self.marks, kept)
         if self.highlight is not None:
             self.highlight = clamp_range(*self.highlight, self.line_count)
         if self.follow:
-            self._pin_end = True
+            self.viewport.pin_end = True
             return
         self._restore(line, top)
 
     def _line_at(self, index: int) -> int | None:
-        if self._inner is None:
-            return None
-        anchor = self.anchor_at(index, self._inner.width)
-        return anchor[0] if anchor is not None else None
-
-    def _cursor_line(self) -> int | None:
-        return self._line_at(self.cursor)
-
-    def _top_line(self) -> int | None:
-        return self._line_at(self.scroll)
+        """The source line row `index` stands for, at the last fit's width."""
+        inner = self.viewport.inner
+        return None if inner is None else file_anchors.line_at(self.rows(inner.width), index)
 
     def _restore(self, line: int | None, top: int | None) -> None:
-        inner = self._inner
+        """Put the cursor back on source line `line` and the top on `top`."""
+        inner = self.viewport.inner
         if inner is None or line is None:
             return
         rows = self.rows(inner.width)
 
         def first_row(line: int) -> int:
-            if not self.line_count:
-                return 0
-            if isinstance(rows, DocumentView):
-                found = rows.rows_meeting(line)
-            else:
-                found = rows_meeting(rows, line, line)
+            found = file_rows.meeting(rows, line, line) if self.line_count else range(0)
             return found.start if found else 0
 
-        cursor = first_row(line)
-        if top is not None:
-            self.scroll = first_row(top)
-        self.cursor = cursor
-        if not self.scroll <= cursor < self.scroll + max(inner.height, 1):
-            self.scroll = max(cursor - max(inner.height, 1) // 2, 0)
+        self.viewport.place(first_row(line), None if top is None else first_row(top), rows, inner)
+
+    def fit(self, inner: Rect) -> None:
+        """Settle the view in `inner` after any change; the tab and the host
+        call it after every command, reload and layout, before a frame is
+        drawn. Rows re-wrapped by a new width keep the cursor and the top on
+        their lines, a followed file pins to its end after a reload, and
+        cursor and scroll stay on rows that exist."""
+        viewport = self.viewport
+        if viewport.inner is not None and viewport.inner.width != inner.width:
+            line, top = self._line_at(viewport.cursor), self._line_at(viewport.scroll)
+            viewport.inner = inner
+            self._restore(line, top)
+        viewport.inner = inner
+        if viewport.pin_end:
+            viewport.pin_end = False
+            self.pin_to_end(inner)
         self.clamp(inner)
 
-    # --- inline review ----------------------------------------------------------
-
-    def source_lines(self) -> list[str]:
-        """The snapshot's source lines as the gutter and `L<n>` count them."""
-        return split_source_lines(self.text)
+    # --- the inline review ------------------------------------------------------------
 
     def anchor_at(self, index: int, inner_width: int) -> Anchor | None:
-        """The source range a comment on row `index` is about: the row's own,
-        or for a row standing for no line (a card, a table border) the
-        nearest line above it."""
-        rows = self.rows(inner_width)
-        for row in reversed(rows[: index + 1]):
-            if row.source is not None:
-                return row.source
-        return None
+        """The source range a comment on row `index` is about."""
+        return file_anchors.anchor_at(self.rows(inner_width), index)
 
     def cursor_line(self, inner_width: int) -> int:
-        anchor = self.anchor_at(self.cursor, inner_width)
-        return anchor[0] if anchor is not None else 0
+        return file_anchors.line_at(self.rows(inner_width), self.viewport.cursor) or 0
 
     def jump_to_thread(self, forward: bool, inner: Rect) -> bool:
         """`n`/`N`: put the cursor on the next/previous thread's line."""
@@ -594,47 +471,21 @@ class FilePane:
         thread = book.next_thread(line) if forward else book.previous_thread(line)
         if thread is None:
             return False
-        for index, row in enumerate(self.rows(inner.width)):
-            if row.source is not None and row.source[0] <= thread.line <= row.source[1]:
-                self.move_cursor(index - self.cursor, inner)
-                return True
-        return False
+        row = file_anchors.row_of_line(self.rows(inner.width), thread.line)
+        if row is None:
+            return False
+        self.move_cursor(row - self.viewport.cursor, inner)
+        return True
 
     def review_label(self, inner: Rect) -> str:
         """`[review: N ↑a ↓b]` (and the frozen mark) for the visible rows."""
         if not self.review.has_threads and not self.review.frozen:
             return ""
-        rows = self._current_rows(inner.width)
-        shown = [r.source for r in rows[self.scroll : self.scroll + inner.height] if r.source]
-        first = shown[0][0] if shown else 0
-        last = shown[-1][1] if shown else 0
+        rows = self._shown(inner.width)
+        first, last = file_anchors.lines_on_screen(rows, self.viewport.scroll, inner.height)
         return self.review.border_label(first, last)
 
-    def set_follow(self, follow: bool, inner: Rect) -> None:
-        """Following pins the cursor (and the view) to the last row, now and
-        on every reload."""
-        self.follow = follow
-        if follow:
-            self._inner = self._inner or inner
-            self.pin_to_end(inner)
-
-    # --- drawing --------------------------------------------------------------
-
-    def fit(self, inner: Rect) -> None:
-        """Settle the view in `inner` after any change; the host calls it on
-        every layout, key, request and reload, before a frame is drawn.
-        Rows re-wrapped by a new width keep the cursor and the top on their
-        lines, a followed file pins to its end after a reload, and cursor
-        and scroll stay on rows that exist."""
-        if self._inner is not None and self._inner.width != inner.width:
-            line, top = self._cursor_line(), self._top_line()
-            self._inner = inner
-            self._restore(line, top)
-        self._inner = inner
-        if self._pin_end:
-            self._pin_end = False
-            self.pin_to_end(inner)
-        self.clamp(inner)
+    # --- drawing (reads only) ---------------------------------------------------------
 
     def _title_head(self, cwd: str) -> str:
         shown = self.path
@@ -653,32 +504,19 @@ class FilePane:
         return f"{title}  {label}" if label else title
 
     def draw(self, canvas: Canvas, inner: Rect, focused: bool, cwd: str | None = None) -> None:
-        """Paint the view `fit` settled (reads only); with `cwd` (the one the
-        border's title was made with) the title's `+a -d` gets its colours."""
-        shown = self._current_rows(inner.width)
-        if isinstance(shown, DocumentView):
-            rows = shown.window(self.scroll, inner.height, self.hscroll)
-        else:  # with the review's cards: already clipped
-            rows = list(shown[self.scroll : self.scroll + inner.height])
+        """Paint the view `fit` settled; with `cwd` (the one the border's
+        title was made with) the title's `+a -d` gets its colours."""
+        viewport = self.viewport
+        shown = self._shown(inner.width)
         if cwd is not None:
             draw_stats(canvas, inner, text_width(self._title_head(cwd)), self.stats())
         draw_rows(
             canvas,
             inner,
-            rows,
-            self.scroll,
+            file_rows.window(shown, viewport.scroll, inner.height, viewport.hscroll),
+            viewport.scroll,
             number_width=self.gutter_width() - 3,
             lit=self.lit_rows(inner.width),
             lighting=self.highlight is not None,
-            cursor=self.cursor if focused else None,
+            cursor=viewport.cursor if focused else None,
         )
-
-
-def row_text(row: Row) -> str:
-    return "".join(span.text for span in row.spans)
-
-
-def _row_key(row: Row) -> tuple[object, ...]:
-    """What identifies a row across a re-merge of cards: its source, its
-    place in a wrapped line and its text (rows are rebuilt, not shared)."""
-    return (row.source, row.first, row_text(row))

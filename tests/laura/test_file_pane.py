@@ -371,7 +371,7 @@ def test_a_growing_log_is_laid_out_only_where_it_grew(tmp_path: Path) -> None:
     first_row = before[0]
     with path.open("a") as log:
         log.write("".join(f"late {n} " + "word " * n + "\n" for n in range(40)))
-    assert pane.poll()
+    assert pane.reload_if_changed()
     canvas = Canvas(62, 22)
     paint(pane, canvas, area, True)
     after = pane.rows(area.width)
@@ -389,7 +389,7 @@ def test_a_rewritten_log_is_laid_out_afresh(tmp_path: Path) -> None:
     paint(pane, Canvas(62, 22), area, True)
     list(pane.rows(area.width))
     path.write_text("".join(f"ENTRY {n}\n" for n in range(250)))
-    assert pane.poll()
+    assert pane.reload_if_changed()
     rows = list(pane.rows(area.width))
     assert [row.spans[0].text for row in rows[:2]] == ["ENTRY 0", "ENTRY 1"]
     assert len(rows) == 250

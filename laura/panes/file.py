@@ -43,6 +43,7 @@ from laura.review.cards import with_cards
 from laura.review.payload import split_source_lines
 from laura.review.state import PaneReview
 from laura.review.threads import Anchor
+from laura.steps import drive
 
 HSCROLL_STEP = 8
 
@@ -193,7 +194,7 @@ class FilePane:
 
     async def _git_job(self, token: int) -> None:
         diff = await gitmarks.git_diff(self.path)
-        marks = await self.loader.in_thread(gitmarks.marks_of, diff, self.line_count)
+        marks = await drive(gitmarks.marks_steps(diff.hunks, self.line_count))
         if token == self._load_token:
             self._set_git(diff, marks)
             self.loader.on_change()
@@ -206,7 +207,8 @@ class FilePane:
         token = self._load_token
         diff = await gitmarks.git_diff(self.path)
         if token == self._load_token:
-            self._set_git(diff, await self.loader.in_thread(gitmarks.marks_of, diff, self.line_count))
+            marks = await drive(gitmarks.marks_steps(diff.hunks, self.line_count))
+            self._set_git(diff, marks)
 
     def _set_git(self, diff: gitmarks.GitDiff, marks: Marks) -> None:
         """Git answered: new marks (rows may gain gap rows), the cursor kept on its line."""
@@ -336,7 +338,7 @@ class FilePane:
         else:
             steps = count_rows(document.fresh_blocks(), len(document.lines), width, marks)
         try:
-            total = await self.loader.drive(steps)
+            total = await drive(steps)
         finally:
             self._counting.discard(job)
         if version == self._content_version:

@@ -127,7 +127,8 @@ class FilePane:
         self._lit: tuple[Sequence[Row], tuple[int, int], range] | None = None
 
     async def _load_job(self, token: int) -> None:
-        """Load in a worker thread, then install (unless the file changed again)."""
+        """Load in the background (`Loader.load`), then install (unless the
+        file changed again meanwhile)."""
         loaded = await self.loader.load(self.path)
         if token != self._load_token:
             return

@@ -177,6 +177,11 @@ def run(
     except Exception:
         log.exception("luxe failed")
         return 1
+    finally:
+        from luxe.tools.escapees import kill_descendants
+
+        kill_descendants()
+        log.info("session %s ended", startup.file.id)
     return front.exit_status()
 
 
@@ -197,6 +202,16 @@ def _start(options: Options, env: Mapping[str, str], paths: Paths) -> Startup:
         gate = make_gate(options, cwd, env)
     except PermissionsFileError as exc:
         raise _Refused(f"refusing to start: invalid permissions file: {exc}") from exc
+    from luxe.policy.environ_scrub import forget_variables
+    from luxe.policy.secret_sources import provider_variables
+    from luxe.tools.escapees import become_subreaper
+
+    # The provider has its key (ModelChoice keeps a copy of `env`); no tool,
+    # hook or language server gets it, and /proc/<luxe>/environ no longer
+    # shows it. The redactor knows its value (make_gate).
+    forget_variables(provider_variables(env))
+    # Orphans of tool calls become our children: killed at exit at the latest.
+    become_subreaper()
     from luxe.policy.setup import build_hook_config
 
     hook_config = build_hook_config(cwd=cwd, trust_project=options.trust_project, env=env)
@@ -286,6 +301,8 @@ async def _main(startup: Startup, front: FrontEnd) -> None:
                     inner.start_soon(_warm_up, session, startup.model)
                     await stop.wait()
                     log.info("closing session %s", startup.file.id)
+                    # A client that stopped reading must not hold the exit.
+                    front.closing()
                     await session.close()
                     await session.model.aclose()
                     inner.cancel_scope.cancel()
@@ -336,13 +353,15 @@ class _LazyDiagnostics:
         async with self._starting:
             if not self._started:
                 from luxe.lsp.diagnostics import serve_edit_diagnostics
+                from luxe.policy.secret_sources import provider_variables
 
                 startup = self.startup
+                keys = provider_variables(startup.env)
                 self._real = await self.nursery.start(
                     partial(
                         serve_edit_diagnostics,
                         startup.cwd,
-                        startup.env,
+                        {k: v for k, v in startup.env.items() if k not in keys},
                         startup.lsp_servers,
                         self.emit,
                         trust_project=startup.options.trust_project,

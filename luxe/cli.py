@@ -130,8 +130,8 @@ def parse_args(argv: Sequence[str]) -> Options:
     if ns.continue_latest and ns.resume:
         parser.error("-c/--continue and --resume ID contradict each other")
     mode = ns.permission_mode
-    for flag, implied in (("--read-only", "read-only"), ("--yolo", "yolo")):
-        if getattr(ns, flag[2:].replace("-", "_")):
+    for flag, given, implied in (("--read-only", ns.read_only, "read-only"), ("--yolo", ns.yolo, "yolo")):
+        if given:
             if mode not in (None, implied):
                 parser.error(f"{flag} contradicts --permission-mode {mode}")
             mode = implied

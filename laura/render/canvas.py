@@ -111,6 +111,13 @@ class Canvas:
             for x in range(max(rect.x, 0), min(rect.x + rect.width, self.width)):
                 row[x] = (row[x][0], style)
 
+    def same_as(self, other: Canvas) -> bool:
+        """Whether `other` shows exactly this: same size, cells and cursor."""
+        return (
+            (self.width, self.height, self.cursor) == (other.width, other.height, other.cursor)
+            and self.rows == other.rows
+        )
+
     def text(self) -> list[str]:
         """The plain text of every row (for tests and debugging)."""
         return ["".join(cell[0] for cell in row) for row in self.rows]
@@ -133,21 +140,16 @@ def _colour(color: Color, base: int) -> str:
 @lru_cache(maxsize=1024)
 def sgr(style: Style) -> str:
     """The SGR sequence that sets exactly `style` (from a reset)."""
-    codes = ["0"]
-    if style.bold:
-        codes.append("1")
-    if style.dim:
-        codes.append("2")
-    if style.italic:
-        codes.append("3")
-    if style.underline:
-        codes.append("4")
-    if style.blink:
-        codes.append("5")
-    if style.reverse:
-        codes.append("7")
-    if style.strike:
-        codes.append("9")
+    attributes = (
+        (style.bold, "1"),
+        (style.dim, "2"),
+        (style.italic, "3"),
+        (style.underline, "4"),
+        (style.blink, "5"),
+        (style.reverse, "7"),
+        (style.strike, "9"),
+    )
+    codes = ["0", *(code for on, code in attributes if on)]
     if style.fg is not None:
         codes.append(_colour(style.fg, 30))
     if style.bg is not None:

@@ -90,8 +90,10 @@ class PermissionGate(Protocol):
         """Add a session-scoped allow for exactly this call's tool+pattern."""
         ...
 
-    def redact(self, text: str) -> str:
-        """Remove the values of known secrets from `text`."""
+    def redact(self, text: str, *, cut_start: bool = False, cut_end: bool = False) -> str:
+        """Remove the values of known secrets from `text`; with `cut_start`
+        / `cut_end`, also a piece of one at that edge of `text` (where it was
+        truncated)."""
         ...
 
     def stream_redactor(self) -> StreamRedaction:

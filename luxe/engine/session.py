@@ -52,6 +52,9 @@ class _Compaction:
 
 
 class Session:
+    """The agent session: what its turns see of it is `TurnHost` (turn.py)
+    and what compaction sees is `CompactionHost` (compaction.py)."""
+
     def __init__(
         self,
         *,
@@ -123,7 +126,7 @@ class Session:
         async with self._system_lock:
             if self._system is None:
                 specs = [t.spec for t in self.tools.values()]
-                self._system = await build_system_prompt(self.cwd, specs)
+                self._system = await build_system_prompt(self.cwd, specs, self.gate)
         return self._system
 
     async def record(self, message: Message) -> None:
@@ -141,7 +144,8 @@ class Session:
         first. Shielded: a cancel never leaves the two apart."""
         with trio.CancelScope(shield=True):
             await trio.to_thread.run_sync(self.file.append_compaction, summary, kept)
-        self.history.messages[:] = [*summary, *self.history.messages[len(self.history.messages) - kept :]]
+        tail = self.history.messages[len(self.history.messages) - kept :]
+        self.history.messages[:] = [*summary, *tail]
 
     def _charge(self, turn: Turn) -> ev.TurnUsage | None:
         """Add the turn's cost to the session's; its `turn_usage`, if it

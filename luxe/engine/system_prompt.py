@@ -2,12 +2,16 @@
 
 Built once per session (a stable prompt keeps the provider's prompt cache
 warm): cwd, platform, date, a git status summary, the project's AGENTS.md /
-LUXE.md, and the tools. The git call is bounded; on any failure the prompt
+LUXE.md (read through the permission gate: regular files only, capped,
+redacted), and the tools. The git call is bounded; on any failure the prompt
 just says the directory is not a git checkout.
 """
 
 from __future__ import annotations
 
+import logging
+import os
+import stat
 import subprocess
 from datetime import date
 from pathlib import Path
@@ -15,6 +19,9 @@ from pathlib import Path
 import trio
 
 from luxe.engine.model import ToolSpec
+from luxe.engine.ports import PermissionGate
+
+log = logging.getLogger("luxe.session")
 
 PROJECT_FILES = ("AGENTS.md", "LUXE.md")
 PROJECT_FILE_CAP = 32 * 1024
@@ -48,24 +55,53 @@ async def git_summary(cwd: Path) -> str:
         return "git is not installed"
 
 
-def project_instructions(cwd: Path) -> str:
+def _read_regular(path: Path, cap: int) -> tuple[bytes, bool] | None:
+    """Up to `cap` bytes of `path` and whether there was more, or None when
+    it is missing or not a regular file (a FIFO, `/dev/stdin`, `/dev/zero`):
+    checked on the open descriptor, which never blocks."""
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return None
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
+    except (OSError, ValueError):
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        data = os.read(fd, cap + 1)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    return data[:cap], len(data) > cap
+
+
+def project_instructions(cwd: Path, gate: PermissionGate) -> str:
+    """AGENTS.md and LUXE.md, read like any other file read: the gate must
+    allow reading them (a link to a secret file is refused), only regular
+    files, capped, and redacted. A file the gate refuses is left out."""
     parts = []
     for name in PROJECT_FILES:
-        path = cwd / name
-        try:
-            text = path.read_text(encoding="utf-8", errors="replace")[:PROJECT_FILE_CAP]
-        except OSError:
+        verdict = gate.check("read", {"path": str(cwd / name)})
+        if verdict.decision != "allow":
+            if (cwd / name).exists():
+                log.warning("%s left out of the system prompt: %s", name, verdict.reason)
             continue
+        read = _read_regular(cwd / name, PROJECT_FILE_CAP)
+        if read is None:
+            continue
+        data, cut = read
+        text = gate.redact(data.decode("utf-8", "replace"), cut_end=cut)
         parts.append(f"<{name}>\n{text.strip()}\n</{name}>")
     return "\n\n".join(parts)
 
 
-async def build_system_prompt(cwd: Path, tools: list[ToolSpec]) -> str:
+async def build_system_prompt(cwd: Path, tools: list[ToolSpec], gate: PermissionGate) -> str:
     import platform  # ~9 ms at import time: only the first turn pays it
 
     git = await git_summary(cwd)
     tool_lines = "\n".join(f"- {t.name}: {t.description}" for t in tools)
-    instructions = project_instructions(cwd)
+    instructions = project_instructions(cwd, gate)
     project = f"\n\nProject instructions:\n{instructions}" if instructions else ""
     return (
         "You are Luxe, a coding agent working in the user's project through tools. "

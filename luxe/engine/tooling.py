@@ -15,6 +15,7 @@ from typing import Any, Protocol
 import attrs
 
 from luxe.engine.model import ToolSpec
+from luxe.engine.ports import StreamRedaction
 
 
 class ToolError(Exception):
@@ -35,6 +36,19 @@ class ToolContext(Protocol):
 
     cwd: Path
     call_id: str
+    # A per-call value in the environment of every process the call starts,
+    # which their descendants inherit: what finds them after the call.
+    call_token: str
+
+    def redact(self, text: str, *, cut_start: bool = False, cut_end: bool = False) -> str:
+        """`text` without secret values. A tool redacts before it truncates;
+        `cut_start`/`cut_end` say an edge of `text` is where it was cut."""
+        ...
+
+    def redacting_stream(self) -> StreamRedaction:
+        """A redactor for a stream of output (a value split across chunks is
+        caught), for a tool that keeps part of a long output."""
+        ...
 
     async def output(self, delta: str) -> None:
         """Stream live output to the client (`tool_output_delta`)."""

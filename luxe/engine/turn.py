@@ -17,6 +17,7 @@ emits, records for the model or hands to a hook needs it again.
 from __future__ import annotations
 
 import logging
+import secrets
 import stat
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
@@ -49,6 +50,7 @@ from luxe.engine.ports import (
     HookRunner,
     ModelSource,
     PermissionGate,
+    StreamRedaction,
     file_changed_event,
     other_event,
     tool_result_event,
@@ -364,12 +366,19 @@ class _Context:
         self.host = host
         self.cwd: Path = host.cwd
         self.call_id = call_id
+        self.call_token = secrets.token_hex(8)
         # One stream redactor per call: it catches a secret split across two
         # output chunks, which per-chunk redaction misses.
         self._stream = host.gate.stream_redactor()
 
     def is_secret_file(self, path: str) -> bool:
         return self.host.gate.is_secret_file(path)
+
+    def redact(self, text: str, *, cut_start: bool = False, cut_end: bool = False) -> str:
+        return self.host.gate.redact(text, cut_start=cut_start, cut_end=cut_end)
+
+    def redacting_stream(self) -> StreamRedaction:
+        return self.host.gate.stream_redactor()
 
     async def output(self, delta: str) -> None:
         if safe := self._stream.feed(delta):

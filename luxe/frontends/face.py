@@ -44,6 +44,11 @@ class FrontEnd(Protocol):
         """A stop signal arrived (the session is closing because of it)."""
         ...
 
+    def closing(self) -> None:
+        """The session is closing (close, EOF, a signal): a reader that no
+        longer reads must not hold the exit (see StdoutOwner.begin_shutdown)."""
+        ...
+
     def exit_status(self) -> int:
         """The process's exit status, once the event loop has ended."""
         ...
@@ -71,6 +76,9 @@ class RpcFrontEnd:
 
     def signalled(self, signum: int) -> None:
         return None
+
+    def closing(self) -> None:
+        self.stdout.begin_shutdown()
 
     def exit_status(self) -> int:
         return 0

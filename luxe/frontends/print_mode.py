@@ -159,6 +159,9 @@ class PrintFrontEnd:
     def signalled(self, signum: int) -> None:
         self.tally.stop(*signal_cause(signum))
 
+    def closing(self) -> None:
+        self.stdout.begin_shutdown()
+
     def exit_status(self) -> int:
         return self.renderer.status if self.renderer.status is not None else self.tally.status()
 

@@ -163,6 +163,8 @@ class PrintRenderer:
         # The exit status the final output reported (it never changes after).
         self.status: int | None = None
         self._encode: Any = None
+        # The last state shown of each language server, by (name, root).
+        self._servers_shown: dict[tuple[str, str], str] = {}
 
     def frame(self, event: ev.Event) -> bytes:
         self.tally.see(event)
@@ -225,6 +227,14 @@ class PrintRenderer:
         elif isinstance(event, ev.Error):
             wait = f" in {event.retry_in_s:g}s" if event.retry_in_s is not None else ""
             _err(f"  retrying{wait}: {_short(event.message)}")
+        elif isinstance(event, ev.DiagnosticsServers):
+            for server in event.servers:
+                key = (server.name, server.root)
+                if server.state in ("failed", "stopped") and self._servers_shown.get(key) != (
+                    server.state
+                ):
+                    _err(f"  {server.name} {server.state}: {_short(server.detail or '')}")
+                self._servers_shown[key] = server.state
 
 
 def wants_activity(verbose: bool) -> bool:

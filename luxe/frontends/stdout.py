@@ -4,7 +4,14 @@ The handshake (`ready`, `state_changed`, `session_info`) is written by
 `write_now` before the event loop exists, so a client gets `ready` without
 waiting for trio to load; from then on `serve`, the writer task, writes every
 frame. Nothing else writes stdout, so frames never interleave and leave in
-the order they were produced. This module imports trio only inside `serve`.
+the order they were produced. What a frame becomes is the front end's
+`Renderer`: `--rpc` writes each as a JSON line, `luxe -p` its own output
+(luxe.frontends.print_render). This module imports trio only inside `serve`.
+
+A client that stops reading cannot hold the process open: once shutdown
+begins (`begin_shutdown`), a write that stays blocked on a full pipe for
+SHUTDOWN_WRITE_S drops it and every frame after it (the session file has
+them all), so the exit goes on.
 """
 
 from __future__ import annotations
@@ -24,6 +31,8 @@ if TYPE_CHECKING:
 log = logging.getLogger("luxe.rpc")
 
 WRITE_BATCH = 1024
+# During shutdown, how long one write may wait for a client that is not reading.
+SHUTDOWN_WRITE_S = 3.0
 
 
 class StdoutOwner:
@@ -32,6 +41,17 @@ class StdoutOwner:
     def __init__(self, fd: int = 1) -> None:
         self.fd = os.dup(fd)
         self.broken = False
+        self._shutting_down = False
+        self._write_scope: trio.CancelScope | None = None
+
+    def begin_shutdown(self) -> None:
+        """From now on a write blocked longer than SHUTDOWN_WRITE_S drops the
+        rest of the frames. Call from the event loop."""
+        import trio
+
+        self._shutting_down = True
+        if self._write_scope is not None:
+            self._write_scope.deadline = trio.current_time() + SHUTDOWN_WRITE_S
 
     def write_now(self, events: Iterable[ev.Event]) -> None:
         """Write frames at once, blocking (only before the event loop runs)."""
@@ -82,7 +102,6 @@ class StdoutOwner:
             else:
                 os.close(self.fd)
 
-
     async def _send(
         self, data: bytes, stream: trio.lowlevel.FdStream | None, on_broken: Callable[[], None]
     ) -> None:
@@ -92,7 +111,18 @@ class StdoutOwner:
             return
         try:
             if stream is not None:
-                await stream.send_all(data)
+                with trio.CancelScope() as scope:
+                    self._write_scope = scope
+                    if self._shutting_down:
+                        scope.deadline = trio.current_time() + SHUTDOWN_WRITE_S
+                    await stream.send_all(data)
+                self._write_scope = None
+                if scope.cancelled_caught:
+                    log.warning(
+                        "the client has not read stdout for %ss during shutdown; "
+                        "dropping the remaining frames", SHUTDOWN_WRITE_S,
+                    )
+                    self.broken = True
             else:
                 _write_all(self.fd, data)
         except (OSError, trio.BrokenResourceError, trio.ClosedResourceError) as exc:

@@ -29,6 +29,7 @@ from luxe.lsp.servers import (
     AFTER_EDIT_TIMEOUT_S,
     ServerSpec,
     project_root,
+    server_env,
     servers_for,
     timeout_from,
 )
@@ -56,7 +57,7 @@ class EditDiagnostics:
     ) -> None:
         self._nursery = nursery
         self._root = root.resolve()
-        self._env = dict(env)
+        self._env = server_env(env)
         self._servers = list(servers)
         self._emit = emit
         self.timeout_s = timeout_s

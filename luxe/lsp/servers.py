@@ -5,7 +5,8 @@ Pure data and lookups (no trio): `luxe --rpc` lists the servers found in its
 `ready` frame before the event loop runs. A program is looked up on the
 absolute directories of PATH and beside Luxe's own interpreter (tools
 installed in Luxe's venv); a relative PATH entry is skipped, so a repository
-cannot put a `ruff` of its own in front of the real one.
+cannot put a `ruff` of its own in front of the real one, and servers run
+with that PATH (`server_env`).
 """
 
 from __future__ import annotations
@@ -209,6 +210,14 @@ def search_path(env: Mapping[str, str]) -> str:
     entries = [p for p in (env.get("PATH") or "").split(os.pathsep) if os.path.isabs(p)]
     entries.append(os.path.dirname(sys.executable))
     return os.pathsep.join(entries)
+
+
+def server_env(env: Mapping[str, str]) -> dict[str, str]:
+    """The environment a server runs with: Luxe's, with PATH cut to the
+    directories programs are looked up in. A server runs in the project's
+    directory, so a relative PATH entry would let the repository supply the
+    programs it starts (pyright's python, gopls's go, ...)."""
+    return {**env, "PATH": search_path(env)}
 
 
 def find_program(program: str, env: Mapping[str, str]) -> str | None:

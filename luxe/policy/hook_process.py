@@ -17,7 +17,6 @@ import logging
 import os
 import secrets
 import select
-import signal
 import subprocess
 from collections.abc import Mapping
 
@@ -25,6 +24,7 @@ import attrs
 import trio
 
 from luxe.policy.hooks_config import HookDefinition
+from luxe.tools.escapees import kill_tagged
 from luxe.tools.process import terminate_group
 
 log = logging.getLogger("luxe.policy.hooks")
@@ -49,23 +49,10 @@ RUN_TOKEN_VAR = "LUXE_HOOK_RUN"
 
 
 def _kill_escaped(token: str) -> int:
-    """SIGKILL our processes (same uid: their environ is readable) whose
-    environment holds this run's token. They are no children of ours (their
-    parent died with the hook's group), so init reaps them. Returns how many."""
-    needle = f"{RUN_TOKEN_VAR}={token}\0".encode()
-    killed = 0
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/environ", "rb") as f:
-                environ = f.read()
-            if needle in environ:
-                os.kill(int(entry), signal.SIGKILL)
-                killed += 1
-        except (OSError, ValueError):
-            continue  # gone, or not ours to read
-    return killed
+    """SIGKILL our processes whose environment holds this run's token (they
+    may still be dying members of the group: all of /proc is searched).
+    Returns how many."""
+    return len(kill_tagged(RUN_TOKEN_VAR, token, children_only=False))
 
 
 def _spawn(
@@ -239,7 +226,8 @@ async def run_hook_process(
     try:
         proc, stdin, stdout, stderr = _spawn(definition.command, cwd=cwd, env=env, token=token)
     except (OSError, ValueError) as e:
-        return HookRun(b"", "", f"could not start: {getattr(e, 'strerror', None) or e}")
+        why = e.strerror if isinstance(e, OSError) and e.strerror else e
+        return HookRun(b"", "", f"could not start: {why}")
     try:
         pidfd = os.pidfd_open(proc.pid)
     except OSError:

@@ -32,10 +32,11 @@ from luxe.policy.secrets import (
     Redactor,
     SecretFiles,
     StreamRedactor,
+    could_name_secret,
     glob_may_name_secret,
     is_secret_path,
 )
-from luxe.policy.shell import may_mutate
+from luxe.policy.shell import ShellLine, may_mutate
 
 PermissionMode = Literal["ask", "accept-edits", "read-only", "yolo"]
 PERMISSION_MODES: tuple[PermissionMode, ...] = ("ask", "accept-edits", "read-only", "yolo")
@@ -66,11 +67,11 @@ def _secret_in(paths: Iterable[ResolvedPath]) -> str | None:
 
 def secret_named(facts: CallFacts) -> str | None:
     """The secret file a call names, however it names it, or None."""
-    if facts.secret_links:
-        return f"{facts.secret_links[0]} (a hard link to a secret file)"
     hit = _secret_in(facts.paths)
     if hit:
         return hit
+    if facts.secret_links and facts.shell is None:
+        return f"{facts.secret_links[0]} (a hard link to a secret file)"
     for name in facts.names:
         if is_secret_path(name) or glob_may_name_secret(name):
             return name
@@ -80,8 +81,46 @@ def secret_named(facts: CallFacts) -> str | None:
             for piece in (word, *re.split(r"[:=]", word)):
                 if is_secret_path(piece) or glob_may_name_secret(piece):
                     return word
-        return _secret_in(facts.shell_paths)
+        found = _unresolved_words(facts.shell)
+        if found is not None and found[2]:
+            return f"{found[1]} (its value is not known before it runs; it could be a secret file)"
+        hit = _secret_in(facts.shell_paths)
+        if hit:
+            return hit
+        if facts.secret_links:
+            return f"{facts.secret_links[0]} (a hard link to a secret file)"
     return None
+
+
+# Programs that never open a file named by an argument: a word whose value
+# Luxe cannot know (`echo $HOME`) is harmless for them.
+NON_READERS = frozenset(
+    {
+        "echo", "printf", "test", "[", "true", "false", "cd", "pwd", "export", "unset",
+        "exit", "return", "shift", "sleep", "wait", "seq", "expr", "basename", "dirname",
+        "date", "local", "set",
+    }
+)
+
+
+def _unresolved_words(shell: ShellLine) -> tuple[str, str, bool] | None:
+    """The first command that may read files and has a word Luxe cannot
+    resolve (`cat $F`, `od -c "$(ls)"`, `$PAGER x`): (the command, the
+    word as a glob, whether that glob could name a secret file)."""
+    first: tuple[str, str, bool] | None = None
+    for cmd in shell.commands:
+        if not cmd.unresolved:
+            continue
+        program = next((w for w in cmd.words if "=" not in w.split("/")[0]), "")
+        if not cmd.program_unresolved and program.rsplit("/", 1)[-1] in NON_READERS:
+            continue
+        for pattern in cmd.unresolved:
+            base = pattern.rstrip("/").rsplit("/", 1)[-1]
+            if base.strip("*") and could_name_secret(base):
+                return cmd.text, pattern, True
+            if not base.strip("*") or cmd.program_unresolved:
+                first = first or (cmd.text, pattern, False)
+    return first
 
 
 # -- rule matching -----------------------------------------------------------
@@ -208,6 +247,13 @@ def decide(
     for rule in rules.deny:
         if rule_matches(rule, facts):
             return PermissionVerdict("deny", f"refused by the deny rule `{rule}`{_where(rule)}")
+    if facts.shell is not None and (found := _unresolved_words(facts.shell)) is not None:
+        command, word = found[0], found[1].replace("*", "…")
+        return PermissionVerdict(
+            "ask",
+            f"`{command}` reads a file whose name Luxe cannot know before it runs "
+            f"({word}); it asks in every mode",
+        )
     if mode != "yolo":
         for rule in rules.ask:
             if rule_matches(rule, facts):
@@ -289,9 +335,11 @@ class PolicyGate:
         if verdict.decision == "ask":
             self._session_allows.add(facts.exact_key)
 
-    def redact(self, text: str) -> str:
+    def redact(self, text: str, *, cut_start: bool = False, cut_end: bool = False) -> str:
+        """`text` without the values of known secrets; with `cut_start` /
+        `cut_end`, a piece of a value left at that edge by a truncation too."""
         self._refresh(rescan=False)
-        return self.redactor.redact(text)
+        return self.redactor.redact(text, cut_start=cut_start, cut_end=cut_end)
 
     def is_secret_file(self, path: str) -> bool:
         """For tools that walk directories (grep): is this file a secret,

@@ -1,9 +1,9 @@
 """Secret files: which paths nothing may read or write, and redaction of
 their values from tool output.
 
-Everything here is pure except `collect_secret_values`, the one startup step
-that walks the project and reads the denied files (it never follows symlinks
-out of the project and stops after a bounded number of entries).
+Everything here is pure except `SecretFiles`, which walks the project
+(bounded, symlinks not followed), stats the user's well-known credential
+files, asks git for the values in its history, and reads them all.
 """
 
 from __future__ import annotations
@@ -12,10 +12,12 @@ import base64
 import fnmatch
 import os
 import re
-from collections.abc import Iterable
 from pathlib import PurePosixPath
 
 import attrs
+
+from luxe.policy.secret_sources import git_history_secrets, history_signature, home_secret_files
+from luxe.policy.secret_values import MIN_SECRET_LENGTH, secret_values_from_file
 
 # `.env` and `.env.*` hold secrets by convention; these suffixes are the
 # conventional *templates* checked into repositories, so they stay readable.
@@ -27,10 +29,27 @@ SSH_PRIVATE_KEY_NAMES = frozenset(
 )
 
 # Files that hold credentials as plainly as a `.env` does.
-CREDENTIAL_FILE_NAMES = frozenset({".netrc", "_netrc", ".pgpass", ".git-credentials"})
+CREDENTIAL_FILE_NAMES = frozenset(
+    {".netrc", "_netrc", ".pgpass", ".git-credentials", ".npmrc", ".pypirc", "credentials.json"}
+)
 
-# Private key material by extension (TLS keys, PKCS#12 bundles).
-PRIVATE_KEY_SUFFIXES = (".key", ".p12", ".pfx")
+# Private key material by extension (TLS keys and certificates with their
+# keys, PKCS#12 bundles).
+PRIVATE_KEY_SUFFIXES = (".key", ".pem", ".p12", ".pfx")
+
+# Credential files known by their directory and name (lower case).
+CREDENTIAL_PATHS = frozenset(
+    {
+        (".aws", "credentials"),
+        (".docker", "config.json"),
+        ("gh", "hosts.yml"),
+        (".kube", "config"),
+        ("git", "credentials"),
+        (".cargo", "credentials"),
+        (".cargo", "credentials.toml"),
+        (".gem", "credentials"),
+    }
+)
 
 # Dot-file secret names a shell glob is tested against: `cat .e*` could expand
 # to one of these. Only globs that start with a literal `.` can (the shell
@@ -45,6 +64,8 @@ SAMPLE_SECRET_DOTFILES = (
     ".netrc",
     ".pgpass",
     ".git-credentials",
+    ".npmrc",
+    ".pypirc",
 )
 
 GLOB_CHARS = frozenset("*?[")
@@ -80,7 +101,7 @@ def is_secret_path(path: str) -> bool:
     if is_secret_name(name):
         return True
     lower_parts = [p.lower() for p in parts]
-    if len(lower_parts) >= 2 and lower_parts[-2] == ".aws" and lower_parts[-1] == "credentials":
+    if len(lower_parts) >= 2 and (lower_parts[-2], lower_parts[-1]) in CREDENTIAL_PATHS:
         return True
     # Any non-public file in ~/.ssh other than the well-known public ones.
     return (
@@ -89,6 +110,27 @@ def is_secret_path(path: str) -> bool:
         and lower_parts[-1].startswith("id_")
         and not lower_parts[-1].endswith(".pub")
     )
+
+
+# Secret file names a glob with an unknown part (`*nv` from `${X}nv`) is
+# tested against.
+SAMPLE_SECRET_NAMES = (
+    *SAMPLE_SECRET_DOTFILES,
+    *sorted(SSH_PRIVATE_KEY_NAMES),
+    "_netrc",
+    "credentials.json",
+    "server.pem",
+    "server.key",
+    "bundle.p12",
+    "bundle.pfx",
+)
+
+
+def could_name_secret(pattern: str) -> bool:
+    """True when a file-name glob (`*nv`, `.e*`, `id_*`) matches some secret
+    file name. Case-insensitive. Pure."""
+    lower = pattern.lower()
+    return any(fnmatch.fnmatchcase(name, lower) for name in SAMPLE_SECRET_NAMES)
 
 
 def glob_may_name_secret(word: str) -> bool:
@@ -107,53 +149,6 @@ def glob_may_name_secret(word: str) -> bool:
 
 # -- redaction ---------------------------------------------------------------
 
-# Values shorter than this are left alone: redacting `true` or `5432` from
-# every tool output would garble it while protecting nothing.
-MIN_SECRET_LENGTH = 6
-
-_ENV_LINE = re.compile(r"^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_.-]*)\s*[=:]\s*(.*?)\s*$")
-
-
-def secret_values_from_env(text: str) -> list[tuple[str, str]]:
-    """(name, value) pairs of a dotenv file, quotes stripped, comments skipped."""
-    found: list[tuple[str, str]] = []
-    for line in text.splitlines():
-        if line.lstrip().startswith("#"):
-            continue
-        m = _ENV_LINE.match(line)
-        if not m:
-            continue
-        name, value = m.group(1), m.group(2)
-        if value[:1] in "\"'" and value.endswith(value[:1]) and len(value) >= 2:
-            value = value[1:-1]
-        elif " #" in value:
-            value = value.split(" #", 1)[0].rstrip()
-        if len(value) >= MIN_SECRET_LENGTH:
-            found.append((name, value))
-    return found
-
-
-def secret_values_from_other(name: str, text: str) -> list[tuple[str, str]]:
-    """Values worth redacting from a key or credentials file: each long
-    token (key bodies, passwords, tokens), labelled by the file's name."""
-    found: list[tuple[str, str]] = []
-    body = "\n".join(line for line in text.splitlines() if not line.startswith("-----"))
-    for token in re.split(r"[\s:=]+", body):
-        if len(token) < MIN_SECRET_LENGTH:
-            continue
-        if token.isalpha() and len(token) < 20:
-            continue  # words like `password`, `machine`, `default`
-        found.append((name, token))
-    return found
-
-
-def secret_values_from_file(path: str, text: str) -> list[tuple[str, str]]:
-    name = os.path.basename(path)
-    if name.lower() == ".env" or name.lower().startswith(".env."):
-        return secret_values_from_env(text)
-    return secret_values_from_other(name, text)
-
-
 def _base64_forms(value: bytes) -> list[str]:
     """The parts of `value`'s base64 that do not depend on its neighbours,
     at each of the three alignments it can have in a longer text."""
@@ -166,11 +161,22 @@ def _base64_forms(value: bytes) -> list[str]:
     return forms
 
 
+ENCODED_UP_TO = 48
+# At most this many values are redacted (the first given first: the
+# project's secret files, git's history and the provider's key come before
+# the user's credentials): the matcher stays fast.
+MAX_VALUES = 2000
+
+
 def encoded_forms(value: str) -> tuple[list[str], list[str]]:
     """(forms matched case-insensitively, forms matched exactly) of a secret
     value as it may appear in output: itself in any case, reversed, hex, and
     base64 at the three alignments. Forms shorter than `MIN_SECRET_LENGTH`
-    are dropped (they would garble unrelated output)."""
+    are dropped (they would garble unrelated output). A value of
+    ENCODED_UP_TO characters or more (a line of a key's body) is matched as
+    itself only: a key's lines are not shown one by one in hex."""
+    if len(value) >= ENCODED_UP_TO:
+        return [value], []
     raw = value.encode()
     loose = [value, value[::-1], raw.hex()]
     exact = _base64_forms(raw)
@@ -180,23 +186,57 @@ def encoded_forms(value: str) -> tuple[list[str], list[str]]:
     )
 
 
+Trie = dict[str, "Trie"]
+
+
+def _trie_regex(words: set[str] | frozenset[str]) -> str:
+    """A regex matching any of `words`, longest first, built as a trie."""
+    trie: Trie = {}
+    for word in words:
+        node = trie
+        for ch in word:
+            node = node.setdefault(ch, {})
+        node[""] = {}  # the end of a word
+
+    def build(node: Trie) -> str:
+        ends = "" in node
+        children = [re.escape(ch) + build(child) for ch, child in sorted(node.items()) if ch]
+        if not children:
+            return ""
+        body = children[0] if len(children) == 1 else "(?:" + "|".join(children) + ")"
+        if ends:
+            return f"(?:{body})?" if len(children) > 1 or len(body) > 1 else f"{body}?"
+        return body
+
+    return build(trie)
+
+
+# A cut edge (where output was truncated) may show the start or the end of a
+# value: a piece this long of a value's form at an edge counts as the value.
+MIN_EDGE_PIECE = 8
+
+
 @attrs.frozen
 class Redactor:
     """Replaces every known secret value in a text with `[REDACTED:<name>]`:
-    the value in any case, reversed, in hex, or in base64. Defence in depth,
-    not a guarantee: any other transform (`rev | tr`, `od -c`) gets through."""
+    the value in any case, reversed, in hex, or in base64. A value spanning
+    lines keeps its line breaks (line numbers stay right). With `cut_start`
+    / `cut_end`, a piece of a value of `MIN_EDGE_PIECE` characters or more at
+    that edge of the text (where it was truncated) is redacted too. Defence
+    in depth, not a guarantee: any other transform (`od -c`) gets through."""
 
     values: tuple[tuple[str, str], ...] = ()
     _pattern: re.Pattern[str] | None = attrs.field(init=False, default=None)
     _names: dict[str, str] = attrs.field(init=False, factory=dict)
     # Every form matched, for the stream redactor's hold-back.
     forms: tuple[str, ...] = attrs.field(init=False, default=())
+    _edges: dict[str, frozenset[str]] = attrs.field(init=False, factory=dict)
 
     def __attrs_post_init__(self) -> None:
         names: dict[str, str] = {}  # a form (lower-cased if loose) -> its secret's name
         loose: set[str] = set()
         exact: set[str] = set()
-        for name, value in self.values:
+        for name, value in self.values[:MAX_VALUES]:
             names.setdefault(value, name)
             ci, cs = encoded_forms(value)
             for form in ci:
@@ -206,24 +246,79 @@ class Redactor:
                 names.setdefault(form, name)
                 exact.add(form)
         if loose or exact:
-            # Longest first, so a value containing another is replaced whole.
-            alternatives = sorted(
-                [(f, f"(?i:{re.escape(f)})") for f in loose] + [(f, re.escape(f)) for f in exact],
-                key=lambda pair: len(pair[0]),
-                reverse=True,
-            )
-            pattern = re.compile("|".join(a for _, a in alternatives))
-            object.__setattr__(self, "_pattern", pattern)
-            object.__setattr__(self, "forms", tuple(f for f, _ in alternatives))
+            # One trie per kind: the regex engine then follows one branch per
+            # character instead of trying every value at every position (a
+            # few thousand values stay fast), and prefers the longest match,
+            # so a value containing another is replaced whole.
+            branches = []
+            if loose:
+                branches.append(f"(?i:{_trie_regex({f.lower() for f in loose})})")
+            if exact:
+                branches.append(_trie_regex(exact))
+            object.__setattr__(self, "_pattern", re.compile("|".join(branches)))
+            forms = sorted({*loose, *exact}, key=len, reverse=True)
+            object.__setattr__(self, "forms", tuple(forms))
         object.__setattr__(self, "_names", names)
 
     def _name(self, found: str) -> str:
         return self._names.get(found) or self._names.get(found.lower(), "secret")
 
-    def redact(self, text: str) -> str:
+    def _marker(self, found: str) -> str:
+        return f"[REDACTED:{self._name(found)}]" + "\n" * found.count("\n")
+
+    def redact(self, text: str, *, cut_start: bool = False, cut_end: bool = False) -> str:
         if self._pattern is None or not text:
             return text
-        return self._pattern.sub(lambda m: f"[REDACTED:{self._name(m.group(0))}]", text)
+        out = self._pattern.sub(lambda m: self._marker(m.group(0)), text)
+        if cut_end and (k := self._edge_length(out, "prefix")):
+            out = out[:-k] + f"[REDACTED:{self._edge_name(out[-k:], 'prefix')}]"
+        if cut_start and (k := self._edge_length(out, "suffix")):
+            out = f"[REDACTED:{self._edge_name(out[:k], 'suffix')}]" + out[k:]
+        return out
+
+    def hold_prefixes(self) -> frozenset[str]:
+        """Lower-cased proper prefixes of every form (what a stream holds
+        back at a chunk's end), computed once per redactor."""
+        cached = self._edges.get("hold")
+        if cached is None:
+            cached = self._edges["hold"] = frozenset(
+                f[:i].lower() for f in self.forms for i in range(1, len(f))
+            )
+        return cached
+
+    def _edge_set(self, kind: str) -> frozenset[str]:
+        """Lower-cased prefixes (or suffixes) of every form, from
+        MIN_EDGE_PIECE characters up to one short of the whole form."""
+        cached = self._edges.get(kind)
+        if cached is None:
+            pieces = set()
+            for form in self.forms:
+                for i in range(MIN_EDGE_PIECE, len(form)):
+                    pieces.add(form[:i].lower() if kind == "prefix" else form[-i:].lower())
+            cached = self._edges[kind] = frozenset(pieces)
+        return cached
+
+    def _edge_length(self, text: str, kind: str) -> int:
+        pieces = self._edge_set(kind)
+        if not pieces:
+            return 0
+        longest = max(len(f) for f in self.forms) - 1
+        for k in range(min(len(text), longest), MIN_EDGE_PIECE - 1, -1):
+            piece = text[-k:] if kind == "prefix" else text[:k]
+            if piece.lower() in pieces:
+                return k
+        return 0
+
+    def _edge_name(self, piece: str, kind: str) -> str:
+        lower = piece.lower()
+        for form in self.forms:
+            f = form.lower()
+            if (f.startswith(lower) if kind == "prefix" else f.endswith(lower)):
+                return self._name(form)
+        return "secret"
+
+    def plus(self, values: tuple[tuple[str, str], ...]) -> Redactor:
+        return Redactor(self.values + values) if values else self
 
     @property
     def count(self) -> int:
@@ -234,7 +329,8 @@ class StreamRedactor:
     """Redacts a stream of chunks (live tool output) so that a secret split
     across two chunks is still caught: the tail of a chunk that could be the
     start of a secret (in any of its forms) is held back until the next chunk
-    (or `flush`)."""
+    (or `flush`). The end of the stream counts as a cut edge: a long enough
+    start of a value still held back at `flush` is redacted."""
 
     def __init__(self, redactor: Redactor) -> None:
         self._redactor = redactor
@@ -242,7 +338,7 @@ class StreamRedactor:
         forms = redactor.forms
         self._longest = max((len(v) for v in forms), default=0)
         # Lower-cased: a held-back tail may be a prefix of a form in any case.
-        self._prefixes = frozenset(v[:i].lower() for v in forms for i in range(1, len(v)))
+        self._prefixes = redactor.hold_prefixes()
 
     def _hold_length(self, text: str) -> int:
         for k in range(min(len(text), self._longest - 1), 0, -1):
@@ -266,40 +362,23 @@ class StreamRedactor:
     def flush(self) -> str:
         """Whatever was held back, redacted: call when the stream ends."""
         rest, self._pending = self._pending, ""
-        return self._redactor.redact(rest)
+        return self._redactor.redact(rest, cut_end=True)
 
 
+# Directories the walk for hard links skips (big, and not the project's own
+# files). Secret files *named* as such are still looked for inside them,
+# with a budget of their own.
 SKIPPED_DIRS = frozenset({".git", "node_modules", ".venv", "venv", "__pycache__", ".mypy_cache"})
 MAX_WALK_ENTRIES = 50_000
+MAX_SKIPPED_WALK_ENTRIES = 200_000
 MAX_SECRET_FILE_BYTES = 1 << 20
 
 
-def find_secret_files(root: str) -> Iterable[str]:
-    """Secret files under `root` (bounded walk, symlinks not followed)."""
-    seen = 0
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = [d for d in dirnames if d not in SKIPPED_DIRS]
-        seen += len(dirnames) + len(filenames)
-        for name in filenames:
-            full = os.path.join(dirpath, name)
-            if is_secret_path(full) and not os.path.islink(full):
-                yield full
-        if seen > MAX_WALK_ENTRIES:
-            return
-
-
 def collect_secret_values(root: str) -> Redactor:
-    """Read every secret file in the project once, at startup, and build the
-    redactor from their values. Unreadable files are skipped."""
-    values: list[tuple[str, str]] = []
-    for path in find_secret_files(root):
-        try:
-            with open(path, "rb") as f:
-                data = f.read(MAX_SECRET_FILE_BYTES)
-        except OSError:
-            continue
-        values.extend(secret_values_from_file(path, data.decode("utf-8", "replace")))
-    return Redactor(tuple(values))
+    """The redactor for the project's secret files as they are now."""
+    files = SecretFiles(root, home=None)
+    files.refresh_known()
+    return files.redactor
 
 
 # -- the project's secret files, by name and by identity -----------------------
@@ -317,22 +396,28 @@ def file_key(path: str) -> FileKey | None:
     return (st.st_dev, st.st_ino)
 
 
-def _signature(path: str) -> _Signature | None:
+def _signature(path: str, *, follow: bool = False) -> _Signature | None:
     try:
-        st = os.stat(path, follow_symlinks=False)
+        st = os.stat(path, follow_symlinks=follow)
     except (OSError, ValueError):
         return None
     return (st.st_dev, st.st_ino, st.st_mtime_ns, st.st_size)
 
 
-def _walk_project(root: str) -> tuple[list[str], dict[int, list[str]]]:
-    """Secret files by name, and every other regular file by inode number
-    (free from `scandir` on Linux), so hard links to a secret can be found
-    without a `stat` per file. Bounded like `find_secret_files`."""
-    named: list[str] = []
-    by_inode: dict[int, list[str]] = {}
+def _scan(
+    root: str,
+    budget: int,
+    named: list[str],
+    by_inode: dict[int, list[str]] | None,
+    skip: frozenset[str] = SKIPPED_DIRS,
+) -> tuple[list[str], int]:
+    """Walk `root` (symlinks not followed, directories named in `skip` not
+    entered) for secret files by name, and with `by_inode` every other
+    regular file by inode number (free from `scandir` on Linux). Returns the
+    skipped directories met (`.git` aside) and how many entries it saw."""
+    skipped: list[str] = []
     stack, seen = [root], 0
-    while stack and seen <= MAX_WALK_ENTRIES:
+    while stack and seen <= budget:
         try:
             entries = list(os.scandir(stack.pop()))
         except OSError:
@@ -341,38 +426,109 @@ def _walk_project(root: str) -> tuple[list[str], dict[int, list[str]]]:
         for entry in entries:
             try:
                 if entry.is_dir(follow_symlinks=False):
-                    if entry.name not in SKIPPED_DIRS:
+                    if entry.name not in skip:
                         stack.append(entry.path)
+                    elif entry.name != ".git":
+                        skipped.append(entry.path)
                 elif entry.is_file(follow_symlinks=False):
                     if is_secret_path(entry.path):
                         named.append(entry.path)
-                    else:
+                    elif by_inode is not None:
                         by_inode.setdefault(entry.inode(), []).append(entry.path)
             except OSError:
                 continue
+    return skipped, seen
+
+
+# A skipped directory's walk, kept while the directory's own mtime stays:
+# path -> (mtime_ns, the secret files found under it).
+SkippedCache = dict[str, tuple[int, list[str]]]
+
+
+def _walk_project(
+    root: str, cache: SkippedCache | None = None, *, deep: bool = True
+) -> tuple[list[str], dict[int, list[str]]]:
+    """Secret files by name (also inside `node_modules` and the other
+    skipped directories: walked again only when their own entries changed,
+    as `npm install` changes them), and every other regular file outside
+    those by inode number, so hard links to a secret are found without a
+    `stat` each."""
+    cache = {} if cache is None else cache
+    named: list[str] = []
+    by_inode: dict[int, list[str]] = {}
+    skipped, _ = _scan(root, MAX_WALK_ENTRIES, named, by_inode)
+    if not deep:
+        skipped = []
+    budget = MAX_SKIPPED_WALK_ENTRIES
+    for directory in skipped:
+        try:
+            mtime = os.stat(directory).st_mtime_ns
+        except OSError:
+            continue
+        cached = cache.get(directory)
+        if cached is not None and cached[0] == mtime:
+            named += cached[1]
+            continue
+        if budget <= 0:
+            break
+        inner: list[str] = []
+        # Inside, everything is walked (nested node_modules too) but `.git`.
+        _, seen = _scan(directory, budget, inner, None, skip=frozenset({".git"}))
+        budget -= seen
+        cache[directory] = (mtime, inner)
+        named += inner
     return named, by_inode
 
 
+def _read_values(path: str) -> list[tuple[str, str]]:
+    try:
+        with open(path, "rb") as f:
+            data = f.read(MAX_SECRET_FILE_BYTES)
+    except OSError:
+        return []
+    return secret_values_from_file(path, data.decode("utf-8", "replace"))
+
+
 class SecretFiles:
-    """The project's secret files: their identities (so a hard link to one is
-    recognised as the secret it is) and their values (for redaction).
+    """The secret files Luxe guards: the project's (named as secrets, and the
+    hard links to them under other names) and the user's well-known
+    credential files in `home` (`~/.ssh/*`, `~/.aws/credentials`, ...), each
+    known by its identity (device, inode) so a hard link to it anywhere is
+    recognised; and the values of all of them, plus those git can show from
+    the project's history and `extra_values` (the provider's API key), for
+    redaction.
 
     Kept fresh cheaply: `refresh_known` re-stats the files already known (one
     `stat` each, before every redaction pass); `rescan` walks the project again
-    for new ones (after a call that may have written files). Either rereads the
-    values only when something changed. Not thread-safe: the engine calls it
-    from its one trio thread.
+    for new ones and asks git again when HEAD, the refs or the index moved
+    (after a call that may have written files). Either rereads the values
+    only when something changed. Not thread-safe: the engine calls it from
+    its one trio thread.
     """
 
-    def __init__(self, root: str) -> None:
+    def __init__(
+        self,
+        root: str,
+        *,
+        home: str | None = None,
+        extra_values: tuple[tuple[str, str], ...] = (),
+    ) -> None:
         self.root = root
+        self.home = home
+        self.extra_values = tuple((n, v) for n, v in extra_values if len(v) >= MIN_SECRET_LENGTH)
         self._stats: dict[str, _Signature] = {}
+        self._skipped_cache: SkippedCache = {}
+        self._history_signature: tuple[int, ...] | None = None
+        self._history_values: list[tuple[str, str]] = []
         self.keys: frozenset[FileKey] = frozenset()
         # Every path in the project holding a secret: the files named as
         # secrets and the hard links to them under other names.
         self.paths: tuple[str, ...] = ()
         self.redactor = Redactor()
-        self.rescan()
+        # git and the walk of skipped directories run at the first
+        # redaction, not before the handshake.
+        self._deferred = True
+        self.rescan(history=False, deep=False)
 
     def is_secret(self, path: str) -> bool:
         """True when `path` names a secret file by its name or is (a hard link
@@ -381,38 +537,64 @@ class SecretFiles:
             return True
         return bool(self.keys) and file_key(path) in self.keys
 
-    def rescan(self) -> bool:
-        """Walk the project for secret files; True when the set or any of
-        them changed (the values were then reread)."""
-        named, by_inode = _walk_project(self.root)
+    def _home_files(self) -> list[str]:
+        return home_secret_files(self.home) if self.home else []
+
+    def rescan(self, *, history: bool = True, deep: bool = True) -> bool:
+        """Walk the project for secret files (and, with `history`, ask git
+        again if HEAD, the refs or the index moved); True when the set or any
+        of them changed (the values were then reread)."""
+        named, by_inode = _walk_project(self.root, self._skipped_cache, deep=deep)
         stats = {p: s for p in named if (s := _signature(p)) is not None}
-        changed = self._update(stats)
+        for p in self._home_files():
+            if (s := _signature(p, follow=True)) is not None:
+                stats.setdefault(p, s)
+        changed = self._update(stats, force=history and self._refresh_history())
         links = [
             p
             for _dev, ino in self.keys
             for p in by_inode.get(ino, ())
-            if file_key(p) in self.keys
+            if p not in stats and file_key(p) in self.keys
         ]
-        self.paths = (*stats, *links)
+        self.paths = (*(p for p in stats if p.startswith(self.root)), *links)
         return changed
 
+    def _refresh_history(self) -> bool:
+        signature = history_signature(self.root)
+        if signature == self._history_signature:
+            return False
+        self._history_signature = signature
+        values = git_history_secrets(self.root, is_secret_path)
+        if values == self._history_values:
+            return False
+        self._history_values = values
+        return True
+
     def refresh_known(self) -> bool:
-        """Re-stat the known secret files; True when one changed or vanished."""
-        stats = {p: s for p in self._stats if (s := _signature(p)) is not None}
+        """Re-stat the known secret files; True when one changed or vanished
+        (the first call does what start-up left out: the walk of skipped
+        directories and git's history)."""
+        if self._deferred:
+            self._deferred = False
+            return self.rescan()
+        stats = {
+            p: s
+            for p in self._stats
+            if (s := _signature(p, follow=not p.startswith(self.root))) is not None
+        }
         return self._update(stats)
 
-    def _update(self, stats: dict[str, _Signature]) -> bool:
-        if stats == self._stats:
+    def _update(self, stats: dict[str, _Signature], *, force: bool = False) -> bool:
+        if stats == self._stats and not force:
             return False
-        values: list[tuple[str, str]] = []
-        for path in stats:
-            try:
-                with open(path, "rb") as f:
-                    data = f.read(MAX_SECRET_FILE_BYTES)
-            except OSError:
-                continue
-            values.extend(secret_values_from_file(path, data.decode("utf-8", "replace")))
+        values: list[tuple[str, str]] = list(self.extra_values)
+        home = [p for p in stats if not p.startswith(self.root)]
+        for path in [p for p in stats if p.startswith(self.root)]:
+            values.extend(_read_values(path))
+        values.extend(self._history_values)
+        for path in home:
+            values.extend(_read_values(path))
         self._stats = stats
         self.keys = frozenset((s[0], s[1]) for s in stats.values())
-        self.redactor = Redactor(tuple(values))
+        self.redactor = Redactor(tuple(dict.fromkeys(values)))
         return True

@@ -15,6 +15,7 @@ from pathlib import Path
 from luxe.policy.hooks_config import HookConfig, load_hooks
 from luxe.policy.permissions import PolicyGate
 from luxe.policy.rules_files import effective_mode, load_permissions
+from luxe.policy.secret_sources import provider_variables
 from luxe.policy.secrets import SecretFiles
 
 
@@ -30,7 +31,10 @@ def build_gate(
     *, cwd: Path, flag_mode: str | None, trust_project: bool, env: Mapping[str, str]
 ) -> PolicyGate:
     root = project_root(cwd)
-    secret_files = SecretFiles(str(root))
+    home = env.get("HOME") or os.path.expanduser("~")
+    secret_files = SecretFiles(
+        str(root), home=home, extra_values=tuple(provider_variables(env).items())
+    )
     loaded = load_permissions(project_root=str(root), trust_project=trust_project, env=env)
     return PolicyGate(
         root=str(root),
@@ -39,7 +43,7 @@ def build_gate(
         rules=loaded.rules,
         redactor=secret_files.redactor,
         secret_files=secret_files,
-        home=env.get("HOME") or os.path.expanduser("~"),
+        home=home,
     )
 
 

@@ -11,23 +11,30 @@ matches it.
 from __future__ import annotations
 
 import re
-import shlex
 
 import attrs
 
-from luxe.policy.shell_readers import READER_CHECKS, git_grep_reads_only, harmless_assignment
+from luxe.policy.shell_git import git_reads_only
+from luxe.policy.shell_readers import READER_CHECKS, harmless_assignment
+from luxe.policy.shell_words import SEPARATORS, Operator, Word, lex
 
-_SEPARATORS = frozenset({";", "&&", "||", "|", "&", "|&", ";;", "(", ")", "{", "}"})
-# Constructs whose effect we do not analyse: command/process substitution and
-# here-strings that feed other commands. An allow rule never matches them.
-_OPAQUE = re.compile(r"\$\(|`|<\(|>\(")
-_WORDS = re.compile(r"[^\s'\"`;&|<>()$={},]+")
+_SEPARATORS = frozenset({*SEPARATORS, "{", "}"})
+_WRITING_REDIRECTIONS = frozenset({">", ">>", ">|", "&>", "&>>", "<>", ">&"})
+# Raw words of the line as written: a last net for names in heredoc bodies.
+_WORDS = re.compile(r"[^\s'\"`;&|<>()$={},\\]+")
+# Words that start a compound command or negate one: not the program.
+_KEYWORDS = frozenset({"!", "if", "then", "else", "elif", "do", "while", "until", "time", "{"})
+MAX_NESTING = 8
 
 
 @attrs.frozen
 class SimpleCommand:
-    words: tuple[str, ...]  # program and arguments, quotes removed
+    words: tuple[str, ...]  # program and arguments: quotes removed, braces expanded
     writes_file: bool  # has an output redirection to something other than /dev/null or a fd
+    # Globs of the words that hold an expansion Luxe cannot evaluate
+    # (`$F`, `$(cmd)`, `${x}nv`): each unknown part is `*`.
+    unresolved: tuple[str, ...] = ()
+    program_unresolved: bool = False  # `$EDITOR x`: the program itself is unknown
 
     @property
     def text(self) -> str:
@@ -36,226 +43,135 @@ class SimpleCommand:
 
 @attrs.frozen
 class ShellLine:
-    commands: tuple[SimpleCommand, ...]
-    opaque: bool  # command substitution, backticks, or a line shlex could not split
-    mentioned: tuple[str, ...]  # every word, both dequoted and as written
+    commands: tuple[SimpleCommand, ...]  # those of substitutions too
+    opaque: bool  # command substitution, backticks, or a line that does not parse
+    mentioned: tuple[str, ...]  # every word, normalised, and as written
+    # An expansion that may run text as code: arithmetic, `${x@P}`, `(( ))`.
+    evaluates: bool = False
 
 
-def _tokens(line: str) -> list[str] | None:
-    lexer = shlex.shlex(line.replace("\n", " ; "), posix=True, punctuation_chars=";&|<>()")
-    lexer.whitespace_split = True
-    lexer.commenters = ""
-    try:
-        return list(lexer)
-    except ValueError:
-        return None
-
-
-def _is_redirect(token: str) -> bool:
-    return bool(token) and set(token) <= set("<>&|") and ("<" in token or ">" in token)
-
-
-def analyse(line: str) -> ShellLine:
-    """Split a command line into simple commands and the words it mentions."""
-    tokens = _tokens(line)
-    raw_words = _WORDS.findall(line)
-    if tokens is None:
-        return ShellLine((), True, tuple(raw_words))
+def _commands(tokens: tuple[Word | Operator, ...]) -> tuple[list[SimpleCommand], list[str]]:
     commands: list[SimpleCommand] = []
+    mentioned: list[str] = []
     words: list[str] = []
+    known: list[bool] = []  # per word: resolved?
+    unresolved: list[str] = []
     writes = False
     i = 0
-    while i < len(tokens):
-        tok = tokens[i]
-        if tok in _SEPARATORS:
+    while i <= len(tokens):
+        tok = tokens[i] if i < len(tokens) else Operator(";")
+        if isinstance(tok, Operator) and tok.text in _SEPARATORS:
+            while words and words[0] in _KEYWORDS:
+                words.pop(0)
+                known.pop(0)
+            start = next((j for j, w in enumerate(words) if not _ASSIGNMENT.match(w)), len(words))
             if words:
-                commands.append(SimpleCommand(tuple(words), writes))
-            words, writes = [], False
-        elif _is_redirect(tok):
-            target = tokens[i + 1] if i + 1 < len(tokens) else ""
-            if ">" in tok:
-                # `2>&1`, `>&2`: the target is a fd, not a file.
-                to_fd = tok.endswith("&") and target.isdigit()
-                if not to_fd and target != "/dev/null":
+                commands.append(
+                    SimpleCommand(
+                        tuple(words),
+                        writes,
+                        tuple(unresolved),
+                        start < len(words) and not known[start],
+                    )
+                )
+            words, known, unresolved, writes = [], [], [], False
+        elif isinstance(tok, Operator):  # a redirection and its target
+            target = tokens[i + 1] if i + 1 < len(tokens) else None
+            forms = target.forms() if isinstance(target, Word) else []
+            if isinstance(target, Word):
+                mentioned.extend(forms)
+                if not target.resolved:
+                    unresolved.extend(target.patterns())
+                i += 1
+            if tok.text in _WRITING_REDIRECTIONS:
+                to_fd = tok.text == ">&" and all(f.isdigit() or f == "-" for f in forms)
+                if not to_fd and forms != ["/dev/null"]:
                     writes = True
-            # A digit just before the operator (`2>`) names the fd, not a word.
-            if words and words[-1].isdigit():
-                words.pop()
-            i += 1  # the target is part of the redirection
-            if i < len(tokens):
-                raw_words.append(tokens[i])
         else:
-            words.append(tok)
+            forms = tok.forms()
+            words.extend(forms)
+            known.extend([tok.resolved] * len(forms))
+            mentioned.extend(forms)
+            if not tok.resolved:
+                unresolved.extend(tok.patterns())
         i += 1
-    if words:
-        commands.append(SimpleCommand(tuple(words), writes))
-    mentioned = tuple(dict.fromkeys([*tokens, *raw_words]))
-    return ShellLine(tuple(commands), bool(_OPAQUE.search(line)), mentioned)
+    return commands, mentioned
+
+
+def analyse(line: str, _depth: int = 0) -> ShellLine:
+    """Split a command line into simple commands (also those inside command
+    substitutions) and the words it mentions, normalised as bash would."""
+    lexed = lex(line)
+    commands, mentioned = _commands(lexed.tokens)
+    opaque = lexed.substitutes or not lexed.complete
+    evaluates = lexed.evaluates
+    for inner in lexed.nested:
+        if _depth >= MAX_NESTING:
+            opaque = True
+            break
+        nested = analyse(inner, _depth + 1)
+        commands.extend(nested.commands)
+        mentioned.extend(nested.mentioned)
+        evaluates = evaluates or nested.evaluates
+    mentioned.extend(_WORDS.findall(line))
+    return ShellLine(tuple(commands), opaque, tuple(dict.fromkeys(mentioned)), evaluates)
 
 
 # -- may it change anything? -------------------------------------------------
+#
+# An allow-list: a command counts as read-only only when its program is
+# listed here and every option it is given is known to be safe. Programs in
+# READ_ONLY_PROGRAMS have no option that writes a file or runs a program, so
+# any option is safe for them; the others are judged option by option by
+# their check in READER_CHECKS (luxe/policy/shell_readers.py), and git by
+# `git_reads_only`. Anything else may change something.
 
-# Programs that only read, whatever their arguments (beyond the exceptions
-# checked in `_reads_only`).
 READ_ONLY_PROGRAMS = frozenset(
     [
-        "cat",
-        "head",
-        "tail",
-        "less",
-        "more",
-        "ls",
-        "pwd",
-        "echo",
-        "printf",
-        "wc",
-        "grep",
-        "egrep",
-        "fgrep",
-        "rg",
-        "ag",
-        "find",
-        "tree",
-        "stat",
-        "file",
-        "du",
-        "df",
-        "which",
-        "type",
-        "whereis",
-        "basename",
-        "dirname",
-        "realpath",
-        "readlink",
-        "sort",
-        "uniq",
-        "cut",
-        "tr",
-        "diff",
-        "cmp",
-        "comm",
-        "nl",
-        "od",
-        "hexdump",
-        "md5sum",
-        "sha1sum",
-        "sha256sum",
-        "sha512sum",
-        "date",
-        "true",
-        "false",
-        "test",
-        "[",
-        "uname",
-        "whoami",
-        "id",
-        "hostname",
-        "jq",
-        "column",
-        "sed",
-        "cd",
-        "printenv",
-        "nproc",
+        "cat", "head", "tail", "ls", "pwd", "echo", "wc", "grep", "egrep", "fgrep",
+        "stat", "du", "df", "which", "type", "whereis", "basename", "dirname",
+        "realpath", "readlink", "cut", "tr", "diff", "cmp", "comm", "nl", "od",
+        "hexdump", "md5sum", "sha1sum", "sha256sum", "sha512sum", "true", "false",
+        "uname", "whoami", "id", "jq", "column", "cd", "printenv", "nproc",
     ]
 )
-READ_ONLY_GIT = frozenset(
-    [
-        "status",
-        "log",
-        "diff",
-        "show",
-        "rev-parse",
-        "ls-files",
-        "ls-tree",
-        "blame",
-        "grep",
-        "describe",
-        "shortlog",
-        "cat-file",
-        "merge-base",
-        "reflog",
-        "whatchanged",
-        "name-rev",
-        "for-each-ref",
-        "show-ref",
-        "count-objects",
-    ]
-)
-READ_ONLY_GH = {
-    "pr": {"view", "list", "status", "diff", "checks"},
-    "issue": {"view", "list", "status"},
-    "repo": {"view"},
-    "run": {"view", "list"},
-}
-_FIND_WRITES = frozenset(
-    {"-delete", "-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprint0", "-fprintf", "-fls"}
-)
-
-
-def _long_output(arg: str) -> bool:
-    """`--output=F` or an abbreviation of it (`--out=F`, `--outp F`)."""
-    name = arg[2:].split("=", 1)[0] if arg.startswith("--") else ""
-    return len(name) >= 3 and "output".startswith(name)
-
-
-def _strip_assignments(words: tuple[str, ...]) -> tuple[str, ...]:
-    i = 0
-    while i < len(words) and re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", words[i]):
-        i += 1
-    return words[i:]
+# Shell variables a line may set on their own (`n=3; head -n $n f`): lower
+# case by convention, so never PATH, IFS, BASH_ENV, LD_PRELOAD and the like.
+_SHELL_VARIABLE = re.compile(r"^[a-z_][a-z0-9_]*=")
+_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+SYSTEM_BIN_DIRS = ("/bin/", "/usr/bin/", "/usr/local/bin/")
 
 
 def _reads_only(words: tuple[str, ...]) -> bool:
-    stripped = _strip_assignments(words)
+    i = 0
+    while i < len(words) and _ASSIGNMENT.match(words[i]):
+        i += 1
+    assignments, words = words[:i], words[i:]
+    if not words:
+        # `x=1` on its own sets a shell variable: harmless if it is one.
+        return all(_SHELL_VARIABLE.match(a) or harmless_assignment(a) for a in assignments)
     # `LESSOPEN='|cmd %s' less x`, `GIT_PAGER=cmd git log`: a variable can make
     # a reader run something; only a few known-harmless ones are allowed.
-    if not all(harmless_assignment(w) for w in words[: len(words) - len(stripped)]):
+    if not all(harmless_assignment(a) for a in assignments):
         return False
-    words = stripped
-    if not words:
-        return True
-    prog, args = words[0].rsplit("/", 1)[-1], words[1:]
+    prog, args = words[0], words[1:]
+    if prog.startswith(SYSTEM_BIN_DIRS):
+        prog = prog.rsplit("/", 1)[1]
+    if "/" in prog:
+        return False  # `./cat`, `/tmp/x/ls`: not the reader its name says
     if prog == "git":
-        sub = next((a for a in args if not a.startswith("-")), "")
-        if any(
-            a in ("-c", "--config-env") or a.startswith("--config-env=")
-            for a in (args[: args.index(sub)] if sub else args)
-        ):
-            return False  # `git -c core.fsmonitor=CMD status` runs CMD
-        if sub == "grep" and not git_grep_reads_only(args):
-            return False
-        if sub in READ_ONLY_GIT:
-            return not any(_long_output(a) for a in args)
-        if sub == "branch":
-            return all(
-                a in {"-a", "-r", "--list", "-v", "-vv", "--all", "--show-current"}
-                for a in args[1:]
-            )
-        if sub == "tag":
-            return all(a in {"-l", "--list"} for a in args[1:])
-        if sub == "remote":
-            return len(args) == 1 or args[1] in {"-v", "show", "get-url"}
-        if sub == "stash":
-            return len(args) >= 2 and args[1] in {"list", "show"}
-        if sub == "config":
-            return any(a in {"--get", "--list", "-l", "--get-all"} for a in args)
-        return False
-    if prog == "gh":
-        return len(args) >= 2 and args[1] in READ_ONLY_GH.get(args[0], set())
-    if prog not in READ_ONLY_PROGRAMS:
-        return False
+        return git_reads_only(args)
+    if prog in READ_ONLY_PROGRAMS:
+        return True
     check = READER_CHECKS.get(prog)
-    if check is not None:
-        return check(args)
-    if prog == "find":
-        return not any(a in _FIND_WRITES for a in args)
-    return True
+    return check is not None and check(args)
 
 
 def may_mutate(line: str) -> bool:
-    """False only when every command on the line is a known reader and
-    nothing is redirected into a file."""
+    """False only when every command on the line is a known reader with
+    known-safe options, nothing is redirected into a file, and no expansion
+    can run code (command substitution, arithmetic, `${x@P}`)."""
     parsed = analyse(line)
-    if parsed.opaque:
+    if parsed.opaque or parsed.evaluates:
         return True
     return any(cmd.writes_file or not _reads_only(cmd.words) for cmd in parsed.commands)

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from luxe.policy.shell_git import gh_reads_only
+
 # Variables a command may be prefixed with (`LC_ALL=C sort`) that cannot make
 # a reader run something else (unlike LESSOPEN, PAGER, GIT_*, LD_PRELOAD...).
 HARMLESS_VARIABLES = frozenset({"LANG", "LANGUAGE", "TZ", "COLUMNS", "LINES", "NO_COLOR", "TERM"})
@@ -109,9 +111,15 @@ def sed_script_may_write(script: str) -> bool:
                     return True
                 i += len(flags)
             continue
-        if ch in "aicrRbtT:#":
-            # Text, a file to read, a label or a comment: up to the line's end
-            # (GNU one-liner forms). `r`/`R` read a file, which is fine.
+        if ch in "bBtT:v":
+            # A label (or `v`'s version): up to `;` or the line's end, so
+            # `:a;w F` and `b;w F` still see their `w`.
+            stops = [j for j in (script.find(";", i), script.find("\n", i)) if j >= 0]
+            i = min(stops) + 1 if stops else n
+            continue
+        if ch in "aicrR#":
+            # Text, a file to read or a comment: up to the line's end (GNU
+            # one-liner forms). `r`/`R` read a file, which is fine.
             end = script.find("\n", i)
             i = n if end < 0 else end + 1
             continue
@@ -125,6 +133,7 @@ def sed_script_may_write(script: str) -> bool:
 def sed_reads_only(args: tuple[str, ...]) -> bool:
     scripts: list[str] = []
     operands: list[str] = []
+    sandbox = False  # only as an option: `-- --sandbox` is a file name
     i = 0
     while i < len(args):
         a = args[i]
@@ -142,6 +151,8 @@ def sed_reads_only(args: tuple[str, ...]) -> bool:
                 i += 0 if eq else 1
             elif name not in _SED_FLAGS_LONG:
                 return False  # --in-place, --file and anything unknown
+            elif name == "sandbox":
+                sandbox = True
         elif a.startswith("-") and len(a) > 1:
             j = 1
             while j < len(a):
@@ -164,7 +175,7 @@ def sed_reads_only(args: tuple[str, ...]) -> bool:
         if not operands:
             return False
         scripts.append(operands[0])
-    if any(_long_matches(a, "sandbox") for a in args):
+    if sandbox:
         return True  # GNU sed refuses w, e and r itself
     return not any(sed_script_may_write(s) for s in scripts)
 
@@ -211,14 +222,29 @@ def sort_reads_only(args: tuple[str, ...]) -> bool:
     return True
 
 
-def git_grep_reads_only(args: tuple[str, ...]) -> bool:
-    """`git grep -O CMD` / `--open-files-in-pager` runs a program."""
-    for a in args:
-        if _long_matches(a, "open-files-in-pager"):
-            return False
-        if _short_cluster_has(a, "O"):
-            return False
-    return True
+_FIND_WRITES = frozenset(
+    {"-delete", "-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprint0", "-fprintf", "-fls"}
+)
+
+
+def find_reads_only(args: tuple[str, ...]) -> bool:
+    """`find -delete`, `-exec`, `-fprint FILE`... write or run."""
+    return not any(a in _FIND_WRITES for a in args)
+
+
+def test_builtin_reads_only(args: tuple[str, ...]) -> bool:
+    """`test -v 'a[$(cmd)]'` evaluates an array subscript (runs `cmd`)."""
+    return not any(a in ("-v", "-R") for a in args)
+
+
+def printf_reads_only(args: tuple[str, ...]) -> bool:
+    """`printf -v NAME` assigns (a subscript in NAME runs code)."""
+    return not (args and args[0].startswith("-v"))
+
+
+def ag_reads_only(args: tuple[str, ...]) -> bool:
+    """`ag --pager CMD` runs a program."""
+    return not any(_long_matches(a, "pager") for a in args)
 
 
 def rg_reads_only(args: tuple[str, ...]) -> bool:
@@ -248,6 +274,12 @@ def hostname_reads_only(args: tuple[str, ...]) -> bool:
 
 
 READER_CHECKS = {
+    "find": find_reads_only,
+    "test": test_builtin_reads_only,
+    "[": test_builtin_reads_only,
+    "printf": printf_reads_only,
+    "ag": ag_reads_only,
+    "gh": gh_reads_only,
     "sed": sed_reads_only,
     "uniq": uniq_reads_only,
     "sort": sort_reads_only,

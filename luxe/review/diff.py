@@ -13,6 +13,7 @@ Cancelling a read kills the git or gh process it is waiting on (see
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import tempfile
 from pathlib import Path
@@ -210,6 +211,10 @@ async def default_branch(root: Path) -> str:
     )
 
 
+# owner/name (or host/owner/name); never an option.
+_REPOSITORY = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*(/[A-Za-z0-9_.][A-Za-z0-9_.-]*){1,2}")
+
+
 async def _gh(cwd: Path, *args: str) -> process.Completed:
     try:
         return await process.run(("gh", *args), cwd=cwd)
@@ -230,6 +235,8 @@ async def _read_pull_request(cwd: Path, target: PullRequestTarget) -> DiffRead:
         root = cwd
     if target.number <= 0:
         raise ReviewLoadError(f"{target.number} is not a pull request number")
+    if target.repository is not None and not _REPOSITORY.fullmatch(target.repository):
+        raise ReviewLoadError(f"{target.repository!r} is not a repository (owner/name)")
     repo_args = ("--repo", target.repository) if target.repository else ()
     number = str(target.number)
     view = await _gh(root, "pr", "view", number, "--json", "baseRefOid,headRefOid", *repo_args)

@@ -29,6 +29,7 @@ from luxe.review.chapters import (
 from luxe.review.diff import DiffRead, parse_read, read_diff, review_id_for, reviews_dir
 from luxe.review.findings import new_session
 from luxe.review.model import Chapter, Review, ReviewSession, Target
+from luxe.review.redact import ReviewGuard, guard_review
 from luxe.review.remap import remap_session
 from luxe.review.store import ReviewStore, StoredReview, StoreError
 
@@ -52,8 +53,11 @@ class LoadedReview:
     chapters_source: str  # "model", "fallback" or "stored"
 
 
-async def read_review(cwd: Path, target: Target) -> tuple[Review, DiffRead]:
-    """The review with fallback chapters (no store, no model). Raises ReviewLoadError."""
+async def read_review(
+    cwd: Path, target: Target, guard: ReviewGuard | None = None
+) -> tuple[Review, DiffRead]:
+    """The review with fallback chapters (no store, no model), secret files
+    hidden and values redacted when a `guard` is given. Raises ReviewLoadError."""
     read = await read_diff(cwd, target)
     parsed = parse_read(read)
     review = Review(
@@ -66,16 +70,22 @@ async def read_review(cwd: Path, target: Target) -> tuple[Review, DiffRead]:
         hunks=parsed.hunks,
         chapters=fallback_chapters(parsed.files, parsed.hunks),
     )
+    if guard is not None:
+        review = guard_review(review, read.root, guard)
     return review, read
 
 
 async def load_review(
-    cwd: Path, target: Target, *, propose: ChapterSource | None = None
+    cwd: Path,
+    target: Target,
+    *,
+    propose: ChapterSource | None = None,
+    guard: ReviewGuard | None = None,
 ) -> LoadedReview:
     """Read, chapter and restore (see the module doc). Raises ReviewLoadError
     for a target that cannot be read; a stored session that cannot be read is
     set aside (renamed) and a new one starts."""
-    review, read = await read_review(cwd, target)
+    review, read = await read_review(cwd, target, guard)
     store = ReviewStore(reviews_dir(read.root))
     stored = await trio.to_thread.run_sync(_load_or_set_aside, store, review.id)
     if stored is not None and stored.review.revision_id == review.revision_id:

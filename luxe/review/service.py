@@ -47,6 +47,7 @@ from luxe.review.model import (
     target_from_wire,
     to_wire,
 )
+from luxe.review.redact import ReviewGuard
 from luxe.review.store import ReviewStore
 
 log = logging.getLogger("luxe.review")
@@ -136,7 +137,9 @@ class ReviewService:
     async def _load(self, action: rv.LoadGuidedReview) -> None:
         try:
             target = target_from_wire(action.target)
-            loaded = await load_review(self.cwd, target, propose=self._chapter_source())
+            loaded = await load_review(
+                self.cwd, target, propose=self._chapter_source(), guard=self._guard()
+            )
         except (WireError, ReviewLoadError) as error:
             reason = error.reason if isinstance(error, ReviewLoadError) else str(error)
             await self.emit(rv.GuidedReviewLoadFailed(action.request_id, reason))
@@ -151,6 +154,10 @@ class ReviewService:
         self.open = state
         await self.emit(rv.GuidedReviewLoaded(action.request_id, to_wire(state.review)))
         await self.emit(rv.ReviewSessionRestored(to_wire(state.session)))
+
+    def _guard(self) -> ReviewGuard:
+        gate = self.session.gate
+        return ReviewGuard(redact=gate.redact, is_secret_file=gate.is_secret_file)
 
     def _chapter_source(self) -> ChapterSource:
         async def propose(review: Review) -> tuple[Chapter, ...]:
@@ -286,8 +293,10 @@ class ReviewService:
         if finding is None:
             self._working.discard(finding_id)
             return
+        redact = self.session.gate.redact
         turn = await self.session.start_turn(
-            agent.question_prompt(finding), context=agent.finding_context(finding, state.review)
+            redact(agent.question_prompt(finding)),
+            context=redact(agent.finding_context(finding, state.review)),
         )
         outcome = await turn.wait()
         answer = outcome.final_text.strip()
@@ -319,8 +328,10 @@ class ReviewService:
         if running.dropped:  # the finding was deleted meanwhile: nothing to fix
             self._working.discard(finding_id)
             return
+        redact = self.session.gate.redact
         turn = await self.session.start_turn(
-            agent.fix_prompt(finding), context=agent.finding_context(finding, state.review)
+            redact(agent.fix_prompt(finding)),
+            context=redact(agent.finding_context(finding, state.review)),
         )
         outcome = await turn.wait()
         report = outcome.final_text.strip()

@@ -45,10 +45,11 @@ MOSTLY_NOT_TEXT = 0.3
 REPLACEMENT = "\ufffd"
 
 
-def _text_file(path: Path, cwd: Path, *, strict: bool = False) -> tuple[str, int]:
-    """The file's text and how many of its bytes were not UTF-8 (each shown
-    as U+FFFD). Refuses directories, missing and binary files; with `strict`
-    (for edit, which writes the text back) also any file that is not UTF-8."""
+def _text_file(path: Path, cwd: Path, *, strict: bool = False) -> tuple[str, int, bool]:
+    """The file's text, how many of its bytes were not UTF-8 (each shown as
+    U+FFFD) and whether it was cut at READ_MAX_BYTES. Refuses directories,
+    missing and binary files; with `strict` (for edit, which writes the text
+    back) also any file that is not UTF-8."""
     name = shown(cwd, path)
     if path.is_dir():
         raise ToolError(f"{name} is a directory; use ls to list it")
@@ -66,12 +67,12 @@ def _text_file(path: Path, cwd: Path, *, strict: bool = False) -> tuple[str, int
     if truncated:
         data = data[:READ_MAX_BYTES]
     try:
-        return data.decode("utf-8"), 0
+        return data.decode("utf-8"), 0, truncated
     except UnicodeDecodeError as exc:
         # A cut at the size cap may split a character.
         if truncated and exc.start >= len(data) - 4:
             try:
-                return data[: exc.start].decode("utf-8"), 0
+                return data[: exc.start].decode("utf-8"), 0, truncated
             except UnicodeDecodeError:
                 pass
     head = data[:SNIFF_BYTES].decode("utf-8", "replace")
@@ -87,7 +88,7 @@ def _text_file(path: Path, cwd: Path, *, strict: bool = False) -> tuple[str, int
             "Latin-1); edit would replace them with U+FFFD, so it refuses. Change this "
             "file with bash (e.g. sed), which keeps its bytes"
         )
-    return text, replaced
+    return text, replaced, truncated
 
 
 class ReadTool:
@@ -109,7 +110,10 @@ class ReadTool:
 
     async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
         path = resolve(ctx.cwd, args["path"])
-        text, replaced = _text_file(path, ctx.cwd)
+        text, replaced, truncated = _text_file(path, ctx.cwd)
+        # Redacted before any cut (a long line, the size cap), so a cut never
+        # shows a piece of a secret; the size cap's edge counts as a cut.
+        text = ctx.redact(text, cut_end=truncated)
         lines = text.splitlines()
         offset = max(int(args.get("offset") or 1), 1)
         limit = max(int(args.get("limit") or READ_DEFAULT_LINES), 1)
@@ -195,7 +199,7 @@ class EditTool:
             raise ToolError("old_string is empty; use write to create a file")
         if old == new:
             raise ToolError("old_string and new_string are the same; nothing to change")
-        text, _ = _text_file(path, ctx.cwd, strict=True)
+        text, _, _ = _text_file(path, ctx.cwd, strict=True)
         count = text.count(old)
         if count == 0:
             raise ToolError(f"old_string was not found in {name}; read the file and copy the exact text")

@@ -1,6 +1,9 @@
 """The grep tool: ripgrep when installed, a Python fallback otherwise.
 
-Both give `path:line:text` lines relative to the cwd, capped. The fallback
+Both give `path:line:text` lines relative to the cwd, capped; each line is
+redacted before it is cut. The model's arguments reach ripgrep only as the
+values of `--regexp=`/`--glob=` and as a path after `--`, never as options
+(a file named `--pre=sh` is a path). The fallback
 walks the tree in a worker thread (skipping .git, virtualenvs and binary
 files); on cancel the thread is abandoned and stops at its next file.
 """
@@ -26,6 +29,9 @@ from luxe.tools.process import terminate_group
 
 MAX_MATCHES = 200
 MAX_LINE = 300
+RG_OUTPUT_CAP = 4 * 1024 * 1024
+# How much of a matching line is kept for redaction before the cut to MAX_LINE.
+MAX_SCANNED_LINE = 64 * 1024
 
 
 class GrepTool:
@@ -81,6 +87,7 @@ class GrepTool:
         )
         if not lines:
             return ToolResult("\n".join(filter(None, ("no matches", note))), summary="0 matches")
+        lines = [_cut(ctx.redact(line, cut_end=len(line) >= MAX_SCANNED_LINE)) for line in lines]
         shown_lines = lines[:MAX_MATCHES]
         if len(lines) > MAX_MATCHES:
             shown_lines.append(f"[more than {MAX_MATCHES} matches; narrow the pattern or path]")
@@ -103,12 +110,12 @@ class GrepTool:
         assert self.ripgrep is not None
         argv = [
             self.ripgrep, "--line-number", "--no-heading", "--color=never", "--null",
-            "--with-filename",
-            "-e", pattern,
+            "--with-filename", "--no-config",
+            f"--regexp={pattern}",
         ]
         if glob:
-            argv += ["--glob", glob]
-        argv.append(shown(cwd, root))
+            argv.append(f"--glob={glob}")
+        argv += ["--", shown(cwd, root)]
         process = await trio.lowlevel.open_process(
             argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL, cwd=cwd, start_new_session=True,
@@ -117,7 +124,7 @@ class GrepTool:
         size = 0
         try:
             assert process.stdout is not None
-            while size < 4 * 1024 * 1024:
+            while size < RG_OUTPUT_CAP:
                 data = await process.stdout.receive_some(65536)
                 if not data:
                     break
@@ -128,7 +135,10 @@ class GrepTool:
             assert process.stdout is not None
             with trio.CancelScope(shield=True):
                 await process.stdout.aclose()
-        text = b"".join(chunks).decode("utf-8", "replace")
+        data = b"".join(chunks)
+        if size >= RG_OUTPUT_CAP:
+            data = data[: data.rfind(b"\n") + 1]  # a line cut by the cap is dropped
+        text = data.decode("utf-8", "replace")
         lines: list[str] = []
         verdicts: dict[str, bool] = {}
         for line in text.splitlines():
@@ -141,10 +151,14 @@ class GrepTool:
             if secret:
                 skipped.add(name)
                 continue
-            lines.append(f"{name}:{rest}"[:MAX_LINE])
+            lines.append(f"{name}:{rest[:MAX_SCANNED_LINE]}")
             if len(lines) > MAX_MATCHES:
                 break
         return lines
+
+
+def _cut(line: str) -> str:
+    return line if len(line) <= MAX_LINE else line[:MAX_LINE]
 
 
 def _python_grep(
@@ -180,7 +194,7 @@ def _python_grep(
         text = data.decode("utf-8", "replace")
         for number, line in enumerate(text.splitlines(), 1):
             if regex.search(line):
-                found.append(f"{shown(cwd, path)}:{number}:{line[:MAX_LINE]}")
+                found.append(f"{shown(cwd, path)}:{number}:{line[:MAX_SCANNED_LINE]}")
                 if len(found) > MAX_MATCHES:
                     return found
     return found

@@ -5,7 +5,14 @@ The command runs as `bash -c COMMAND` in the session cwd, in a new session
 the client as it comes and is capped in the result the model reads. When the
 command ends, on timeout, or when the turn is cancelled, the whole group gets
 SIGTERM, a short grace, then SIGKILL, and is reaped: background jobs a
-command starts end with it.
+command starts end with it. So does every process that left the group
+(`setsid`): each carries the call's token in its environment and is killed
+by it (luxe.tools.escapees).
+
+Output is redacted as it comes (a value split across chunks is caught) and
+before the result is cut to its head and tail, so a cut never leaves a
+piece of a secret. The provider's credentials are not in the command's
+environment (luxe.app removes them from the process environment at start).
 """
 
 from __future__ import annotations
@@ -20,7 +27,9 @@ from typing import Any
 import trio
 
 from luxe.engine.model import ToolSpec
+from luxe.engine.ports import StreamRedaction
 from luxe.engine.tooling import ToolContext, ToolError, ToolResult
+from luxe.tools.escapees import CALL_TOKEN_VAR, kill_tagged
 from luxe.tools.process import terminate_group
 
 DEFAULT_TIMEOUT_S = 120.0
@@ -82,6 +91,7 @@ class BashTool:
             raise ToolError("empty command")
         timeout = min(max(float(args.get("timeout_s") or DEFAULT_TIMEOUT_S), 0.1), MAX_TIMEOUT_S)
         env = dict(os.environ, PAGER="cat", GIT_PAGER="cat", TERM="dumb")
+        env[CALL_TOKEN_VAR] = ctx.call_token
         try:
             process = await trio.lowlevel.open_process(
                 [self.shell, "-c", command],
@@ -95,11 +105,12 @@ class BashTool:
         except OSError as exc:
             raise ToolError(f"cannot start {self.shell}: {exc.strerror}") from None
         output = _Output()
+        redacting = ctx.redacting_stream()
         timed_out = False
         try:
             async with trio.open_nursery() as nursery:
                 drained = trio.Event()
-                nursery.start_soon(self._pump, process, output, ctx, drained)
+                nursery.start_soon(self._pump, process, output, redacting, ctx, drained)
                 with trio.move_on_after(timeout) as deadline:
                     await process.wait()
                 timed_out = deadline.cancelled_caught
@@ -109,6 +120,8 @@ class BashTool:
                 nursery.cancel_scope.cancel()
         finally:
             await terminate_group(process)
+            # What left the group (`setsid`) still carries the call's token.
+            kill_tagged(CALL_TOKEN_VAR, ctx.call_token)
             if process.stdout is not None:
                 with trio.CancelScope(shield=True):
                     await process.stdout.aclose()
@@ -126,9 +139,15 @@ class BashTool:
         return ToolResult(body, is_error=is_error, summary=summary)
 
     async def _pump(
-        self, process: trio.Process, output: _Output, ctx: ToolContext, drained: trio.Event
+        self,
+        process: trio.Process,
+        output: _Output,
+        redacting: StreamRedaction,
+        ctx: ToolContext,
+        drained: trio.Event,
     ) -> None:
-        """Read the pipe to EOF, streaming each chunk; owns nothing else."""
+        """Read the pipe to EOF, redacting and streaming each chunk; owns
+        nothing else."""
         assert process.stdout is not None
         decoder = codecs.getincrementaldecoder("utf-8")("replace")
         streamed = 0
@@ -139,13 +158,15 @@ class BashTool:
                 break
             if not data:
                 break
-            text = decoder.decode(data)
+            text = redacting.feed(decoder.decode(data))
             if text:
                 output.add(text)
                 if streamed < STREAM_CAP:
                     streamed += len(text)
                     await ctx.output(text)
-        rest = decoder.decode(b"", final=True)
+        rest = redacting.feed(decoder.decode(b"", final=True)) + redacting.flush()
         if rest:
             output.add(rest)
+            if streamed < STREAM_CAP:
+                await ctx.output(rest)
         drained.set()

@@ -58,7 +58,7 @@ class ModeGate:
         if tool not in READ_ONLY_TOOLS:
             self.always.add(tool)
 
-    def redact(self, text: str) -> str:
+    def redact(self, text: str, *, cut_start: bool = False, cut_end: bool = False) -> str:
         return text
 
     def stream_redactor(self) -> ChunkRedaction:

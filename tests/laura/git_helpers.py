@@ -1,31 +1,15 @@
-"""Git in Laura's tests: commits made with no user or system configuration
-of this machine, and a process environment where git sees none either."""
+"""Git in Laura's tests: `git` (tests/helpers/gitrepo.py: a fixed user, no
+configuration of this machine), and a process environment where the code
+under test sees none either."""
 
 from __future__ import annotations
 
-import os
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from laura import gitmarks
-
-
-def git(repo: Path, *args: str) -> None:
-    """Run git in `repo` as a fixed user, blind to this machine's config."""
-    subprocess.run(
-        ["git", "-c", "user.name=T", "-c", "user.email=t@example.invalid", *args],
-        cwd=repo,
-        check=True,
-        capture_output=True,
-        env={
-            **os.environ,
-            "GIT_CONFIG_NOSYSTEM": "1",
-            "HOME": str(repo),
-            "XDG_CONFIG_HOME": str(repo / ".config"),
-        },
-    )
+from tests.helpers.gitrepo import git as git
 
 
 def committed(root: Path, name: str, text: str) -> Path:

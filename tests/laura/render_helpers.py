@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-
-import trio
+from collections.abc import Sequence
 
 from laura.render.style import Row
+from tests.helpers.wait import wait_until_async
+
+# The trio form of the one wait_until (tests/helpers/wait.py), by the name
+# the render tests use.
+wait_until = wait_until_async
 
 
 def text(row: Row) -> str:
@@ -25,12 +28,3 @@ def picture(rows: Sequence[Row]) -> list[str]:
 
 def sources(rows: Sequence[Row]) -> list[tuple[int, int] | None]:
     return [row.source for row in rows]
-
-
-async def wait_until(predicate: Callable[[], bool], timeout: float = 5.0) -> None:
-    """Poll `predicate` until it holds; fail after `timeout` seconds."""
-    with trio.fail_after(timeout):
-        while True:
-            if predicate():
-                return
-            await trio.sleep(0.02)

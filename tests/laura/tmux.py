@@ -34,9 +34,9 @@ API (reusable by every Laura test):
     session.close()                  kill the tmux server and every process
 
 `laura_session` (a pytest fixture in conftest.py) makes sessions and closes
-them at teardown. Module helpers: `wait_until(predicate, timeout)` polls any
-condition; `descendants_of(pid)`, `alive(pid)` and `command_name(pid)` read /proc (to prove no
-process survives); `abstract_sockets(prefix)` lists listening tab sockets;
+them at teardown. Module helpers (from tests/helpers): `wait_until(predicate,
+timeout)` polls any condition; `descendants_of(pid)`, `alive(pid)` and
+`command_name(pid)` read /proc (to prove no process survives); `abstract_sockets(prefix)` lists listening tab sockets;
 `send_frame(name, frame)` is a raw one-shot client; `RECORDER` is
 tests/laura/recorder.py, a child that records every byte it reads (run it
 with `command=[sys.executable, RECORDER, OUT, "--alt"|"--paste"|"--mouse"|"--dsr"]`).
@@ -50,11 +50,16 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 import uuid
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from tests.helpers.procs import alive as alive
+from tests.helpers.procs import children_of
+from tests.helpers.procs import command_name as command_name
+from tests.helpers.procs import descendants_of as descendants_of
+from tests.helpers.wait import wait_until as wait_until
 
 BIN = Path(sys.executable).parent
 LAURA = str(BIN / "laura")
@@ -64,63 +69,6 @@ RECORDER = str(Path(__file__).with_name("recorder.py"))
 # timeout is the backstop), so it is generous: on a loaded 2-core CI machine
 # starting laura, tmux and a shell can take seconds. Speed is never asserted.
 WAIT_S = 30.0
-
-
-def wait_until(predicate: Callable[[], Any], timeout: float = WAIT_S, interval: float = 0.02) -> Any:
-    """Poll `predicate` until it returns something truthy; return that.
-    Raises AssertionError on timeout."""
-    deadline = time.monotonic() + timeout
-    while True:
-        result = predicate()
-        if result:
-            return result
-        if time.monotonic() > deadline:
-            raise AssertionError(f"condition not met within {timeout} s")
-        time.sleep(interval)
-
-
-def children_of(pid: int) -> list[int]:
-    """Direct children of `pid` (from /proc)."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            stat = Path(f"/proc/{entry}/stat").read_text()
-        except OSError:
-            continue
-        fields = stat[stat.rindex(")") + 2 :].split()
-        if int(fields[1]) == pid:
-            found.append(int(entry))
-    return found
-
-
-def descendants_of(pid: int) -> list[int]:
-    result = []
-    pending = [pid]
-    while pending:
-        for child in children_of(pending.pop()):
-            result.append(child)
-            pending.append(child)
-    return result
-
-
-def command_name(pid: int) -> str:
-    """The `comm` of `pid`, or "" once it has gone (a listing of /proc is
-    stale as soon as it is taken)."""
-    try:
-        return Path(f"/proc/{pid}/comm").read_text().strip()
-    except OSError:
-        return ""
-
-
-def alive(pid: int) -> bool:
-    """True if `pid` exists and is not a zombie."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat[stat.rindex(")") + 2] != "Z"
 
 
 def abstract_sockets(prefix: str) -> list[str]:

@@ -30,10 +30,16 @@ import time
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
+
+from tests.fakes.llm_server import FakeLLMServer
+from tests.helpers.gitrepo import make_repo as make_repo
+from tests.helpers.procs import live_descendants as live_descendants
+from tests.helpers.procs import live_pids_with_env, processes
+from tests.helpers.procs import live_processes_in_group as live_processes_in_group
+from tests.helpers.wait import wait_until as wait_until
 
 LUXE = [sys.executable, "-m", "luxe"]
-T = TypeVar("T")
 
 # Default bounds for reading a frame and for luxe to exit. They only guard
 # against a hang (pytest-timeout is the backstop), so they are generous: on a
@@ -73,17 +79,42 @@ def make_env(base: Path, **extra: str) -> dict[str, str]:
     return env
 
 
-def make_repo(path: Path, files: Mapping[str, str] | None = None) -> Path:
-    """A git repository with one commit holding `files` (default a README)."""
-    path.mkdir(parents=True, exist_ok=True)
-    for name, text in (files or {"README.md": "# demo\nA demo project.\n"}).items():
-        (path / name).parent.mkdir(parents=True, exist_ok=True)
-        (path / name).write_text(text)
-    git = ["git", "-c", "user.email=t@example.invalid", "-c", "user.name=t"]
-    subprocess.run([*git, "init", "-q"], cwd=path, check=True)
-    subprocess.run([*git, "add", "-A"], cwd=path, check=True)
-    subprocess.run([*git, "commit", "-q", "-m", "init"], cwd=path, check=True)
-    return path
+# -- what many luxe tests build or read ------------------------------------------
+
+
+def call(name: str, **args: Any) -> dict[str, Any]:
+    """A scripted tool call: `{"name", "args"}`."""
+    return {"name": name, "args": args}
+
+
+def session_records(env: dict[str, str], session_id: str) -> list[dict[str, Any]]:
+    """The records of a session file (under the env's XDG_DATA_HOME)."""
+    path = Path(env["XDG_DATA_HOME"]) / "luxe" / "sessions" / f"{session_id}.jsonl"
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def tool_results(env: dict[str, str], session_id: str) -> list[dict[str, Any]]:
+    """Every tool_result block a session recorded, in order."""
+    out = []
+    for record in session_records(env, session_id):
+        if record["type"] == "message":
+            out += [b for b in record["message"]["content"] if b["type"] == "tool_result"]
+    return out
+
+
+def provider_env(server: FakeLLMServer, provider: str) -> dict[str, str]:
+    """Environment for luxe to talk to the fake server as `provider`."""
+    if provider == "anthropic":
+        return {
+            "ANTHROPIC_BASE_URL": server.base_url,
+            "ANTHROPIC_API_KEY": "test-key",
+            "LUXE_MODEL": "anthropic/claude-sonnet-4-5",
+        }
+    return {
+        "OPENAI_BASE_URL": server.openai_base_url,
+        "OPENAI_API_KEY": "test-key",
+        "LUXE_MODEL": "openai/gpt-4.1-mini",
+    }
 
 
 def unique_duration() -> str:
@@ -101,19 +132,6 @@ def write_script(
     path = directory / name
     path.write_text("".join(json.dumps(s) + "\n" for s in steps))
     return path
-
-
-def wait_until(
-    predicate: Callable[[], T], timeout: float = FRAME_TIMEOUT_S, what: str = "condition"
-) -> T:
-    """Poll `predicate` until it returns something truthy, and return that;
-    fails with `what` after `timeout` seconds."""
-    deadline = time.monotonic() + timeout
-    while not (result := predicate()):
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout}s waiting for {what}")
-        time.sleep(0.01)
-    return result
 
 
 class FrameTimeout(AssertionError):
@@ -312,70 +330,11 @@ class LuxeProcess:
                 pass
 
 
-def live_processes_in_group(pgid: int) -> list[int]:
-    """Pids of processes (not zombies) whose process group is `pgid`."""
-    return [pid for pid, group, state in _proc_table() if group == pgid and state != "Z"]
-
-
-def live_descendants(pid: int) -> list[int]:
-    """Living (non-zombie) processes descended from `pid`, by parent links."""
-    table = {p: (ppid, state) for p, ppid, state in _proc_parents()}
-    out = []
-    for candidate, (ppid, state) in table.items():
-        seen = set()
-        parent = ppid
-        while parent and parent not in seen:
-            if parent == pid:
-                if state != "Z":
-                    out.append(candidate)
-                break
-            seen.add(parent)
-            parent = table.get(parent, (0, ""))[0]
-    return out
-
-
-def _stat_fields(pid: str) -> list[str] | None:
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            raw = f.read().decode("utf-8", "replace")
-    except OSError:
-        return None
-    return raw[raw.rfind(")") + 2 :].split()
-
-
-def _proc_table() -> list[tuple[int, int, str]]:
-    rows = []
-    for pid in os.listdir("/proc"):
-        if pid.isdigit() and (fields := _stat_fields(pid)):
-            rows.append((int(pid), int(fields[2]), fields[0]))
-    return rows
-
-
-def _proc_parents() -> list[tuple[int, int, str]]:
-    rows = []
-    for pid in os.listdir("/proc"):
-        if pid.isdigit() and (fields := _stat_fields(pid)):
-            rows.append((int(pid), int(fields[1]), fields[0]))
-    return rows
-
-
 def processes_with_env_marker(marker: str) -> list[int]:
     """Living processes whose environment contains `marker` (e.g. a test's
     private XDG_DATA_HOME): everything a test's luxe started, even a child
     caught between fork and exec, and nothing of another test."""
-    found = []
-    for pid in os.listdir("/proc"):
-        if not pid.isdigit() or int(pid) == os.getpid():
-            continue
-        try:
-            with open(f"/proc/{pid}/environ", "rb") as f:
-                environ = f.read()
-        except OSError:
-            continue
-        fields = _stat_fields(pid)
-        if marker.encode() in environ and fields and fields[0] != "Z":
-            found.append(int(pid))
-    return found
+    return live_pids_with_env(marker)
 
 
 def processes_with_marker(marker: str, *, scope: Mapping[str, str]) -> list[int]:
@@ -387,23 +346,9 @@ def processes_with_marker(marker: str, *, scope: Mapping[str, str]) -> list[int]
     command. Processes of other users are never readable, so never counted.
     """
     tag = f"{SCOPE_VAR}={scope[SCOPE_VAR]}".encode()
-    found = []
-    for pid in os.listdir("/proc"):
-        if not pid.isdigit():
-            continue
-        try:
-            with open(f"/proc/{pid}/cmdline", "rb") as f:
-                cmdline = f.read().replace(b"\0", b" ").decode("utf-8", "replace")
-            if marker not in cmdline:
-                continue
-            with open(f"/proc/{pid}/environ", "rb") as f:
-                environ = f.read().split(b"\0")
-        except OSError:
-            continue
-        fields = _stat_fields(pid)
-        if tag in environ and fields and fields[0] != "Z":
-            found.append(int(pid))
-    return found
+    return [
+        p.pid for p in processes() if p.alive and marker in p.cmdline() and tag in p.environ()
+    ]
 
 
 def kill_processes_with_marker(marker: str, *, scope: Mapping[str, str]) -> None:

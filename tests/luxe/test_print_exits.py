@@ -14,7 +14,7 @@ import pytest
 
 from tests.fakes.llm_server import FakeLLMServer
 from tests.luxe.policy.e2e import call, executable, global_config, tool_results, write_json
-from tests.luxe.policy.test_hooks import GUARD_SH
+from tests.luxe.policy.test_hooks import GUARD_SH, PROMPT_POLICY_SH
 from tests.luxe.print_driver import model_env, run_print, start_print
 from tests.luxe.rpc_driver import EXIT_TIMEOUT_S, processes_with_marker, unique_duration, wait_until
 
@@ -185,7 +185,9 @@ def test_timeout_during_bash_cancels_cleanly_and_exits_124(repo: Path, env: dict
     assert processes_with_marker(marker, scope=env) == []
 
 
-@pytest.mark.parametrize(("signum", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+@pytest.mark.parametrize(
+    ("signum", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143), (signal.SIGHUP, 129)]
+)
 def test_a_signal_during_bash_cancels_cleanly(
     signum: int, status: int, repo: Path, env: dict[str, str]
 ) -> None:
@@ -263,3 +265,20 @@ def test_model_resume_and_github_writes_apply(repo: Path, env: dict[str, str], t
     assert (ready["session_id"], ready["resumed"], ready["github_writes"]) == (session_id, True, True)
     assert frames[2]["kind"] == "session_info" and frames[2]["content"]["messages"] == 2
     assert frames[-1]["content"]["result"] == "second"
+
+
+def test_a_prompt_a_hook_blocks_exits_1_before_any_request(
+    repo: Path, env: dict[str, str], tmp_path: Path
+) -> None:
+    policy = executable(tmp_path / "policy.sh", PROMPT_POLICY_SH)
+    write_json(global_config(env) / "hooks.json", {"UserPromptSubmit": [{"command": [policy]}]})
+    with FakeLLMServer([{"text": "never"}]) as server:
+        done = run_print(
+            ["deploy CORP-SECRET-7", "--output-format", "json"],
+            cwd=repo, env={**env, **model_env(server)},
+        )
+        assert server.requests == []
+    assert done.returncode == 1
+    result = done.result()
+    assert (result["stop_reason"], result["is_error"]) == ("denied", True)
+    assert "internal token" in result["error"] and "internal token" in done.stderr

@@ -136,6 +136,19 @@ def test_piped_stdin_is_marked_context_under_the_prompt(repo: Path, env: dict[st
     assert "stdin" in context and "+print('hi')" in context and context.rstrip().endswith("</context>")
 
 
+def test_a_file_on_stdin_is_read_like_a_pipe(repo: Path, env: dict[str, str], tmp_path: Path) -> None:
+    notes = tmp_path / "notes.txt"
+    notes.write_text("the build broke at step 3\n")
+    with FakeLLMServer([{"text": "Step 3."}]) as server, notes.open("rb") as stdin:
+        done = subprocess.run(
+            [*LUXE_P, "where did it break?"], cwd=repo, env={**env, **model_env(server)},
+            stdin=stdin, capture_output=True, timeout=60,
+        )
+        text = _user_texts(server.bodies[0])
+    assert (done.returncode, done.stdout) == (0, b"Step 3.\n")
+    assert "<context>" in text and "the build broke at step 3" in text
+
+
 @pytest.mark.parametrize(
     ("args", "stdin", "message"),
     [
@@ -294,10 +307,10 @@ def test_the_print_path_loads_no_review_github_lsp_or_converter(repo: Path, env:
     assert "trio" in loaded and "luxe.frontends.print_mode" in loaded  # the list is real
     # Finding the language servers on PATH (for `ready`) is the one part of
     # luxe.lsp on the path: standard library only, no client, no server.
+    allowed = ("luxe.lsp", "luxe.lsp.servers")
     unwanted = [
         m for m in loaded
-        if (m.startswith(("luxe.review", "luxe.lsp", "luxe.github", "cattrs"))
-        and m not in ("luxe.lsp", "luxe.lsp.servers"))
+        if (m.startswith(("luxe.review", "luxe.lsp", "luxe.github", "cattrs")) and m not in allowed)
         or m == "luxe.protocol.wire"
     ]
     assert unwanted == []

@@ -12,7 +12,7 @@ import pytest
 import trio
 
 from luxe.tools.process import terminate_group
-from tests.luxe.policy.procs import live_pids_with
+from tests.helpers.procs import live_pids_with
 
 
 def _group_of(leader_waits: bool, marker: str) -> list[str]:

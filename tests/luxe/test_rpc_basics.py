@@ -93,7 +93,7 @@ def test_provider_error_ends_the_turn_with_its_message(spawn: SpawnLuxe) -> None
 
 
 def test_attachments_are_added_to_the_prompt(spawn: SpawnLuxe, env: dict[str, str]) -> None:
-    from tests.luxe.test_rpc_tools import session_records
+    from tests.luxe.rpc_driver import session_records
 
     luxe = spawn([{"text": "seen"}])
     ready = luxe.handshake()

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from tests.fakes.llm_server import FakeLLMServer
 from tests.luxe.conftest import SpawnLuxe
-from tests.luxe.test_rpc_providers import provider_env
+from tests.luxe.rpc_driver import provider_env
 
 BAD_LINE = b'{"kind":"submit_user_message","content":{"text":"bad \\ud800 surrogate"}}\n'
 

@@ -12,24 +12,10 @@ import pytest
 
 from tests.fakes.llm_server import FakeLLMServer
 from tests.luxe.conftest import SpawnLuxe
-from tests.luxe.rpc_driver import processes_with_marker, unique_duration, wait_until
+from tests.luxe.rpc_driver import processes_with_marker, provider_env, unique_duration, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
-
-
-def provider_env(server: FakeLLMServer, provider: str) -> dict[str, str]:
-    if provider == "anthropic":
-        return {
-            "ANTHROPIC_BASE_URL": server.base_url,
-            "ANTHROPIC_API_KEY": "test-key",
-            "LUXE_MODEL": "anthropic/claude-sonnet-4-5",
-        }
-    return {
-        "OPENAI_BASE_URL": server.openai_base_url,
-        "OPENAI_API_KEY": "test-key",
-        "LUXE_MODEL": "openai/gpt-4.1-mini",
-    }
 
 
 def _tool_results(body: Any, provider: str) -> list[str]:

@@ -10,12 +10,13 @@ from pathlib import Path
 
 from tests.luxe.conftest import SpawnLuxe
 from tests.luxe.rpc_driver import (
+    call,
     processes_with_env_marker,
     processes_with_marker,
+    session_records,
     unique_duration,
     wait_until,
 )
-from tests.luxe.test_rpc_tools import call, session_records
 
 WAIT_FOREVER = "while true; do sleep 0.05; done"
 

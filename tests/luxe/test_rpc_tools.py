@@ -9,24 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.luxe.conftest import SpawnLuxe
-from tests.luxe.rpc_driver import LuxeProcess
-
-
-def call(name: str, **args: Any) -> dict[str, Any]:
-    return {"name": name, "args": args}
-
-
-def session_records(env: dict[str, str], session_id: str) -> list[dict[str, Any]]:
-    path = Path(env["XDG_DATA_HOME"]) / "luxe" / "sessions" / f"{session_id}.jsonl"
-    return [json.loads(line) for line in path.read_text().splitlines()]
-
-
-def tool_results(env: dict[str, str], session_id: str) -> list[dict[str, Any]]:
-    out = []
-    for record in session_records(env, session_id):
-        if record["type"] == "message":
-            out += [b for b in record["message"]["content"] if b["type"] == "tool_result"]
-    return out
+from tests.luxe.rpc_driver import LuxeProcess, call, tool_results
 
 
 def finished(luxe: LuxeProcess) -> dict[str, Any]:

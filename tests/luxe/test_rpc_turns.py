@@ -13,12 +13,14 @@ import pytest
 from tests.luxe.conftest import SpawnLuxe
 from tests.luxe.rpc_driver import (
     EXIT_TIMEOUT_S,
+    call,
     live_descendants,
     processes_with_marker,
+    session_records,
+    tool_results,
     unique_duration,
     wait_until,
 )
-from tests.luxe.test_rpc_tools import call, session_records, tool_results
 
 WAIT_FOR_GO = "while [ ! -f go ]; do sleep 0.01; done; echo went"
 

@@ -153,7 +153,7 @@ async def test_a_blocked_tool_does_not_run_and_the_model_is_told(tmp_path: Path)
 
 async def test_redaction_covers_output_and_results(tmp_path: Path) -> None:
     class Redacting(ModeGate):
-        def redact(self, text: str) -> str:
+        def redact(self, text: str, *, cut_start: bool = False, cut_end: bool = False) -> str:
             return text.replace("hunter2", "[redacted]")
 
     steps = [{"tool_calls": [{"name": "bash", "args": {"command": "echo pw=hunter2"}}]}, {"text": "ok"}]

@@ -9,9 +9,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import time
 import uuid
-from collections.abc import Callable
 from pathlib import Path
 
 import pyte
@@ -19,6 +17,7 @@ from pyte.graphics import FG_BG_256
 
 from laura.render.style import Color, Style
 from laura.vt import VirtualTerminal
+from tests.helpers.wait import wait_until as wait_until
 
 Cell = tuple[str, tuple]
 
@@ -112,14 +111,6 @@ def ours(data: bytes, lines: int, columns: int, chunk: int = 0) -> VirtualTermin
 # Bound for waiting on tmux (or laura): a hang guard only, so generous enough
 # for a loaded 2-core CI machine; pytest-timeout is the backstop.
 WAIT_S = 60.0
-
-
-def wait_until(predicate: Callable[[], bool], timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.02)
 
 
 class TmuxOracle:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers.procs import live_pids_with_env
 from tests.laura.vt.oracle import WAIT_S, wait_until
 
 pytestmark = pytest.mark.tmux
@@ -39,16 +40,7 @@ class LauraInTmux:
         return self.tmux("capture-pane", "-p")
 
     def our_processes(self) -> list[int]:
-        found = []
-        for entry in Path("/proc").iterdir():
-            if not entry.name.isdigit():
-                continue
-            try:
-                if self.marker.encode() in (entry / "environ").read_bytes():
-                    found.append(int(entry.name))
-            except OSError:
-                continue
-        return found
+        return live_pids_with_env(self.marker)
 
     def close(self) -> None:
         self.tmux("kill-server")

@@ -53,15 +53,28 @@ def only(*keep: str, **added: dict[str, Any]) -> LspSettings:
     )
 
 
+class Frames(list[ev.DiagnosticsServers]):
+    """The diagnostics_servers frames of a session; `changed` is set at each."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.changed = trio.Event()
+
+    def add(self, frame: ev.DiagnosticsServers) -> None:
+        self.append(frame)
+        woken, self.changed = self.changed, trio.Event()
+        woken.set()
+
+
 @asynccontextmanager
 async def edit_session(
     root: Path, settings: LspSettings, env: Mapping[str, str], timeout_s: float = 60
-) -> AsyncIterator[tuple[EditDiagnostics, list[ev.DiagnosticsServers]]]:
-    frames: list[ev.DiagnosticsServers] = []
+) -> AsyncIterator[tuple[EditDiagnostics, Frames]]:
+    frames = Frames()
 
     async def emit(event: ev.Event) -> None:
         assert isinstance(event, ev.DiagnosticsServers)
-        frames.append(event)
+        frames.add(event)
 
     env = {**env, "LUXE_LSP_TIMEOUT_S": str(timeout_s)}
     async with trio.open_nursery() as nursery:
@@ -81,6 +94,13 @@ def states(frames: list[ev.DiagnosticsServers], name: str) -> list[str]:
             if server.name == name and (not seen or seen[-1] != server.state):
                 seen.append(server.state)
     return seen
+
+
+async def running(frames: Frames, *names: str) -> None:
+    """Wait (at most a minute) until every server of `names` has run."""
+    with trio.fail_after(60):
+        while not all("running" in states(frames, name) for name in names):
+            await frames.changed.wait()
 
 
 @pytest.fixture
@@ -241,7 +261,10 @@ async def test_a_server_that_never_answers_costs_the_timeout_and_is_not_restarte
     source = tmp_path / "main.zz"
     source.write_text("BAD\n")
     settings = only(mute=fake("silent", ".zz"), deaf=fake("deaf", ".zz"), zz=fake("serve", ".zz"))
-    async with edit_session(tmp_path, settings, env, timeout_s=1) as (diagnostics, _):
+    async with edit_session(tmp_path, settings, env, timeout_s=1) as (diagnostics, frames):
+        first = await diagnostics.after_edit(str(source))
+        assert first is not None and "(mute is still starting; skipped this time)" in first
+        await running(frames, "zz", "deaf")  # a loaded machine may take over 1 s to start them
         for _ in range(2):
             found = await diagnostics.after_edit(str(source))
             assert found is not None
@@ -281,8 +304,26 @@ async def test_the_same_text_again_is_answered_without_waiting_for_a_publish(
     source = tmp_path / "main.zz"
     source.write_text("BAD\n")
     settings = only(zz=fake("serve", ".zz"))
-    async with edit_session(tmp_path, settings, env, timeout_s=2) as (diagnostics, _):
+    async with edit_session(tmp_path, settings, env, timeout_s=10) as (diagnostics, _):
         first = await diagnostics.after_edit(str(source))
         assert first is not None and "bad word" in first
         # Written again unchanged: this server stays silent; the answer stands.
         assert await diagnostics.after_edit(str(source)) == first
+
+
+async def test_a_server_runs_with_no_relative_path_entry(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    # The server runs in the project: `.` or `bin` on its PATH would let the
+    # repository supply the programs it starts.
+    env = {**env, "PATH": f".:bin:{env['PATH']}"}
+    source = tmp_path / "main.zz"
+    source.write_text("ok\n")
+    async with edit_session(tmp_path, only(zz=fake("serve", ".zz")), env) as (diagnostics, _):
+        assert await diagnostics.after_edit(str(source)) is None
+        (pid,) = processes_with_marker(FAKE, scope=env)
+        raw = await trio.Path(f"/proc/{pid}/environ").read_bytes()
+    environ = dict(entry.split(b"=", 1) for entry in raw.split(b"\0") if b"=" in entry)
+    entries = environ[b"PATH"].decode().split(":")
+    assert entries and all(entry.startswith("/") for entry in entries)
+    assert str(BIN) in entries

@@ -11,12 +11,9 @@ from typing import Any
 
 from tests.fakes.llm_server import FakeLLMServer
 from tests.luxe.rpc_driver import LuxeProcess
+from tests.luxe.rpc_driver import call as call
 
 MODEL = "anthropic/claude-sonnet-4-5"
-
-
-def call(name: str, **args: Any) -> dict[str, Any]:
-    return {"name": name, "args": args}
 
 
 def write_json(path: Path, data: object) -> Path:

@@ -16,8 +16,8 @@ import trio
 from luxe.engine.ports import tool_result_event, tool_use_event
 from luxe.policy.hooks import CommandHookRunner, HookFinished
 from luxe.policy.hooks_config import HookConfig, HookDefinition, load_hooks, parse_hooks
-
-from .procs import live_pids_with, wait_until
+from tests.helpers.procs import live_pids_with
+from tests.helpers.wait import wait_until
 
 GUARD_SH = """#!/usr/bin/env bash
 # ~/.config/luxe/hooks/guard.sh  — reads the BeforeToolUse event, denies risky bash.

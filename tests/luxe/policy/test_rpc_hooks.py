@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
+from tests.helpers.procs import live_pids_with
 from tests.luxe.conftest import SpawnLuxe
 from tests.luxe.rpc_driver import wait_until
 
@@ -18,7 +19,6 @@ from .e2e import (
     tool_results,
     write_json,
 )
-from .procs import live_pids_with
 from .test_hooks import GUARD_SH, PROMPT_POLICY_SH
 
 

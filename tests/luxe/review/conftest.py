@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.luxe.review.gitrepo import FakeGh, Repo
+from tests.helpers.gitrepo import Repo
+from tests.luxe.review.fake_gh import FakeGh
 
 
 @pytest.fixture(autouse=True)

@@ -20,7 +20,7 @@ from luxe.review.chapters import (
 from luxe.review.diffparse import parse_diff
 from luxe.review.load import read_review
 from luxe.review.model import Chapter, Review, WorkingTreeTarget
-from tests.luxe.review.gitrepo import Repo
+from tests.helpers.gitrepo import Repo
 
 
 def new_file(path: str, lines: list[str]) -> str:

@@ -15,7 +15,7 @@ from luxe.review.chapters import chapter_id
 from luxe.review.commit import CommitRefused, commit_chapters
 from luxe.review.load import read_review
 from luxe.review.model import Chapter, CommitTarget, Review, StagedTarget, WorkingTreeTarget
-from tests.luxe.review.gitrepo import Repo
+from tests.helpers.gitrepo import Repo
 
 
 def numbered(count: int, changed: dict[int, str] | None = None) -> str:

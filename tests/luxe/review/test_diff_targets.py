@@ -19,7 +19,8 @@ from luxe.review.model import (
     Target,
     WorkingTreeTarget,
 )
-from tests.luxe.review.gitrepo import FakeGh, Repo
+from tests.helpers.gitrepo import Repo
+from tests.luxe.review.fake_gh import FakeGh
 
 
 async def load(path: Path, target: Target) -> Review:

@@ -12,8 +12,9 @@ import trio
 
 from luxe.review.load import read_review
 from luxe.review.model import WorkingTreeTarget
+from tests.helpers.gitrepo import Repo
 from tests.luxe.conftest import SpawnLuxe
-from tests.luxe.review.gitrepo import FakeGh, Repo
+from tests.luxe.review.fake_gh import FakeGh
 from tests.luxe.review.rpc_helpers import NO_CHAPTERS, line_anchor, load, saved, until
 from tests.luxe.rpc_driver import processes_with_marker, wait_until
 

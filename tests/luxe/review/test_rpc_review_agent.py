@@ -14,8 +14,8 @@ import trio
 from luxe.review.load import read_review
 from luxe.review.model import WorkingTreeTarget
 from tests.fakes.llm_server import FakeLLMServer
+from tests.helpers.gitrepo import Repo
 from tests.luxe.conftest import SpawnLuxe
-from tests.luxe.review.gitrepo import Repo
 from tests.luxe.review.rpc_helpers import NO_CHAPTERS, line_anchor, load, saved
 from tests.luxe.rpc_driver import live_descendants
 

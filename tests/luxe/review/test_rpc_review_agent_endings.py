@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
+from tests.helpers.gitrepo import Repo
 from tests.luxe.conftest import SpawnLuxe
-from tests.luxe.review.gitrepo import Repo
 from tests.luxe.review.rpc_helpers import NO_CHAPTERS, line_anchor, load, saved
 from tests.luxe.rpc_driver import LuxeProcess
 

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
+from tests.helpers.gitrepo import Repo
 from tests.luxe.conftest import SpawnLuxe
-from tests.luxe.review.gitrepo import Repo
 from tests.luxe.review.rpc_helpers import line_anchor, load
 from tests.luxe.rpc_driver import LuxeProcess
 

@@ -14,7 +14,7 @@ from luxe.review.findings import apply_edit
 from luxe.review.load import LoadedReview, load_review
 from luxe.review.model import LineAnchor, RangeAnchor, ReviewSession, WorkingTreeTarget
 from luxe.review.store import ReviewStore, StoreError
-from tests.luxe.review.gitrepo import Repo
+from tests.helpers.gitrepo import Repo
 
 NOW = "2026-11-29T20:00:00Z"
 

@@ -1,5 +1,7 @@
-"""Leaks found by the permissions/hooks audit, each proven closed through the
-real `luxe --rpc` and the loopback model server (what the model receives)."""
+"""Secret values never reach the model or the client: through hook context,
+hard links, grep, bash searches, new or changed secret files and common
+encodings. Each leak is proven closed through the real `luxe --rpc` and the
+loopback model server (what the model receives)."""
 
 from __future__ import annotations
 

@@ -1,0 +1,162 @@
+"""Where secret values live besides the project's secret files: the user's
+well-known credential files in their home, and the project's git history.
+
+`home_secret_files` only lists and stats. `git_history_secrets` runs git
+once (bounded in time and output) and parses what it prints; the caller
+(`SecretFiles`) decides when to run it again (when HEAD's reflog or the
+index changed).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from collections.abc import Callable, Mapping
+
+from luxe.policy.secret_values import secret_values_from_file
+
+# Credential files of well-known tools, relative to the home directory.
+HOME_SECRET_FILES = (
+    ".aws/credentials",
+    ".netrc",
+    "_netrc",
+    ".git-credentials",
+    ".config/git/credentials",
+    ".pgpass",
+    ".npmrc",
+    ".pypirc",
+    ".config/gh/hosts.yml",
+    ".docker/config.json",
+    ".kube/config",
+    ".config/gcloud/application_default_credentials.json",
+    ".cargo/credentials",
+    ".cargo/credentials.toml",
+    ".gem/credentials",
+    ".m2/settings-security.xml",
+    ".vault-token",
+)
+# In ~/.ssh every file is a private key except these.
+SSH_PUBLIC_FILES = frozenset({"known_hosts", "known_hosts.old", "config", "authorized_keys", "environment"})
+
+MAX_SSH_FILES = 64
+
+
+def home_secret_files(home: str) -> list[str]:
+    """The user's well-known secret files that exist (regular files, symlinks
+    followed: a link into a password store is still the secret)."""
+    found = [p for rel in HOME_SECRET_FILES if os.path.isfile(p := os.path.join(home, rel))]
+    ssh = os.path.join(home, ".ssh")
+    try:
+        names = sorted(os.listdir(ssh))[:MAX_SSH_FILES]
+    except OSError:
+        names = []
+    for name in names:
+        if name.endswith(".pub") or name in SSH_PUBLIC_FILES:
+            continue
+        if os.path.isfile(path := os.path.join(ssh, name)):
+            found.append(path)
+    return found
+
+
+# -- git history ---------------------------------------------------------------
+
+# Pathspecs of every secret file name (see secrets.is_secret_path).
+SECRET_PATHSPECS = (
+    ":(glob,icase)**/.env",
+    ":(glob,icase)**/.env.*",
+    ":(glob,icase)**/*.pem",
+    ":(glob,icase)**/*.key",
+    ":(glob,icase)**/*.p12",
+    ":(glob,icase)**/*.pfx",
+    ":(glob,icase)**/id_rsa",
+    ":(glob,icase)**/id_dsa",
+    ":(glob,icase)**/id_ecdsa",
+    ":(glob,icase)**/id_ed25519",
+    ":(glob,icase)**/id_*_sk",
+    ":(glob,icase)**/.ssh/id_*",
+    ":(glob,icase)**/identity",
+    ":(glob,icase)**/.netrc",
+    ":(glob,icase)**/_netrc",
+    ":(glob,icase)**/.pgpass",
+    ":(glob,icase)**/.git-credentials",
+    ":(glob,icase)**/.npmrc",
+    ":(glob,icase)**/.pypirc",
+    ":(glob,icase)**/credentials.json",
+    ":(glob,icase)**/credentials",
+)
+GIT_TIMEOUT_S = 10.0
+MAX_HISTORY_BYTES = 8 << 20
+
+
+def history_signature(root: str) -> tuple[int, ...]:
+    """Changes whenever a commit, checkout, reset, stash or `git add` may
+    have changed what git can show: HEAD's reflog, the refs and the index."""
+    out: list[int] = []
+    for rel in ("HEAD", "logs/HEAD", "packed-refs", "index", "refs/stash"):
+        try:
+            st = os.stat(os.path.join(root, ".git", rel))
+            out += [st.st_mtime_ns, st.st_size, st.st_ino]
+        except OSError:
+            out += [0, 0, 0]
+    return tuple(out)
+
+
+def _git(root: str, *args: str) -> str:
+    try:
+        done = subprocess.run(
+            ["git", "-C", root, "--no-pager", *args],
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=GIT_TIMEOUT_S,
+            check=False,
+            env={**os.environ, "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C"},
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+    return done.stdout[:MAX_HISTORY_BYTES].decode("utf-8", "replace")
+
+
+def git_history_secrets(root: str, is_secret: Callable[[str], bool]) -> list[tuple[str, str]]:
+    """Values that git can show for secret files: every line any commit
+    added or removed in one (`git log -p` after `git rm .env`, `git diff`
+    after rotating a key) and what the index holds. Empty outside git."""
+    if not os.path.exists(os.path.join(root, ".git")):
+        return []
+    values: list[tuple[str, str]] = []
+    log = _git(
+        root, "log", "--all", "-p", "--no-color", "--no-ext-diff", "--no-textconv",
+        "--format=", "--", *SECRET_PATHSPECS,
+    )
+    path, lines = "", list[str]()
+    for line in log.splitlines():
+        if line.startswith("diff --git "):
+            if path and is_secret(path):
+                values += secret_values_from_file(path, "\n".join(lines))
+            path, lines = line.rsplit(" b/", 1)[-1], []
+        elif line.startswith(("+++", "---")):
+            continue
+        elif line.startswith(("+", "-")):
+            lines.append(line[1:])
+    if path and is_secret(path):
+        values += secret_values_from_file(path, "\n".join(lines))
+    staged = _git(root, "ls-files", "-s", "--", *SECRET_PATHSPECS)
+    for entry in staged.splitlines()[:64]:
+        meta, _, name = entry.partition("\t")
+        fields = meta.split()
+        if len(fields) >= 2 and is_secret(name):
+            values += secret_values_from_file(name, _git(root, "cat-file", "blob", fields[1]))
+    return values
+
+
+# -- the provider's credentials ------------------------------------------------
+
+# Environment variables that hold a model provider's credentials
+# (ANTHROPIC_API_KEY, OPENAI_API_KEY, GROQ_API_KEY, ANTHROPIC_AUTH_TOKEN...).
+PROVIDER_VARIABLE = re.compile(r"^[A-Z0-9_]*_(API_KEY|AUTH_TOKEN)$")
+
+
+def provider_variables(env: Mapping[str, str]) -> dict[str, str]:
+    """The provider credentials in `env`: removed from every tool's and
+    hook's environment, and redacted wherever they would appear."""
+    return {k: v for k, v in env.items() if PROVIDER_VARIABLE.match(k) and v}

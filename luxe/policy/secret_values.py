@@ -1,0 +1,137 @@
+"""The values worth redacting in a secret file's text. Pure.
+
+A `.env` is parsed the way dotenv loaders read it (quotes, `# comments`
+after a value, values over several lines, escapes), so the value an
+application prints is the value Luxe knows. Any other secret file (keys,
+credentials, tokens in JSON or YAML) gives its long token-like words.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+# Values shorter than this are left alone: redacting `true` or `5432` from
+# every tool output would garble it while protecting nothing.
+MIN_SECRET_LENGTH = 6
+
+_KEY = re.compile(r"\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_.-]*)\s*[=:]\s*")
+_ESCAPES = {"n": "\n", "r": "\r", "t": "\t", '"': '"', "\\": "\\", "$": "$", "'": "'", "`": "`"}
+
+
+def _unescape(raw: str) -> str:
+    return re.sub(r"\\(.)", lambda m: _ESCAPES.get(m.group(1), "\\" + m.group(1)), raw, flags=re.S)
+
+
+def _quoted(text: str, start: int, quote: str) -> tuple[str, int] | None:
+    """The raw inside of a quoted value starting at `start` (just past the
+    opening quote) and the index past the closing quote, or None when it
+    never closes."""
+    i = start
+    while i < len(text):
+        ch = text[i]
+        if ch == "\\" and quote == '"':
+            i += 2
+            continue
+        if ch == quote:
+            return text[start:i], i + 1
+        i += 1
+    return None
+
+
+def _forms(value: str) -> list[str]:
+    """A value, its escaped and unescaped spellings, and each of its lines."""
+    out = [value]
+    for line in value.splitlines():
+        out.append(line.strip())
+    return [v for v in dict.fromkeys(out) if len(v) >= MIN_SECRET_LENGTH]
+
+
+def secret_values_from_env(text: str) -> list[tuple[str, str]]:
+    """(name, value) pairs of a dotenv file: quotes stripped (a quoted value
+    may span lines; `\\"` and `\\n` inside double quotes are unescaped, and the
+    escaped spelling is kept too), a `# comment` after a value dropped,
+    comment lines skipped. A multi-line value also gives each of its lines."""
+    found: list[tuple[str, str]] = []
+    pos = 0
+    n = len(text)
+    while pos < n:
+        end = text.find("\n", pos)
+        end = n if end < 0 else end
+        line = text[pos:end]
+        if line.lstrip().startswith("#"):
+            pos = end + 1
+            continue
+        m = _KEY.match(line)
+        if not m:
+            pos = end + 1
+            continue
+        name = m.group(1)
+        start = pos + m.end()
+        quote = text[start] if start < n else ""
+        values: list[str] = []
+        if quote in ("'", '"', "`"):
+            got = _quoted(text, start + 1, quote)
+            if got is not None:
+                raw, after = got
+                values = [_unescape(raw), raw] if quote == '"' else [raw]
+                nl = text.find("\n", after)
+                pos = n if nl < 0 else nl + 1
+            else:  # an unclosed quote: the rest of the line, as written
+                values = [line[m.end() :].strip(), line[m.end() + 1 :].strip()]
+                pos = end + 1
+        else:
+            raw = re.split(r"\s#", line[m.end() :], maxsplit=1)[0].strip()
+            values = [raw]
+            pos = end + 1
+        for value in values:
+            for form in _forms(value):
+                if (name, form) not in found:
+                    found.append((name, form))
+    return found
+
+
+# A word of a credentials file: split on whitespace and the punctuation of
+# INI, netrc, JSON and YAML.
+_TOKEN_SPLIT = re.compile(r"[\s:=,\"'{}\[\]]+")
+_HOSTISH = re.compile(r"^[\w.-]*\.[A-Za-z]{2,}(/[\w./-]*)?$")
+
+
+def _is_token(word: str) -> bool:
+    """Long and token-like: not a plain word (`password`, `oauth_token`), not
+    a host or a path (`github.com`, `//registry.npmjs.org/`)."""
+    if len(word) < MIN_SECRET_LENGTH or word.startswith("/"):
+        return False
+    if _HOSTISH.match(word) and not any(c.isdigit() for c in word.split(".")[0]):
+        return False
+    return not (len(word) < 20 and re.fullmatch(r"[A-Za-z_]+", word))
+
+
+_PEM_BLOCK = re.compile(r"-----BEGIN ([A-Z0-9 ]+)-----(.*?)-----END \1-----", re.S)
+MAX_VALUES_PER_FILE = 512
+
+
+def secret_values_from_other(name: str, text: str) -> list[tuple[str, str]]:
+    """Values worth redacting from a key or credentials file: each long
+    token (key bodies, passwords, tokens), labelled by the file's name. In
+    a PEM file only private-key blocks count: a certificate (a CA bundle
+    such as certifi's cacert.pem) is public."""
+    blocks = _PEM_BLOCK.findall(text)
+    if blocks:
+        body = "\n".join(inner for label, inner in blocks if "PRIVATE KEY" in label)
+    else:
+        body = "\n".join(line for line in text.splitlines() if not line.startswith("-----"))
+    tokens = [t for t in dict.fromkeys(_TOKEN_SPLIT.split(body)) if _is_token(t)]
+    return [(name, t) for t in tokens[:MAX_VALUES_PER_FILE]]
+
+
+def is_env_name(name: str) -> bool:
+    lower = name.lower()
+    return lower == ".env" or lower.startswith(".env.")
+
+
+def secret_values_from_file(path: str, text: str) -> list[tuple[str, str]]:
+    name = os.path.basename(path)
+    if is_env_name(name):
+        return secret_values_from_env(text)
+    return secret_values_from_other(name, text)

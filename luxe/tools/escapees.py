@@ -1,0 +1,166 @@
+"""Processes that left their group: found by a token, or by descent.
+
+A tool call (and a hook run) puts a token in the environment of the process
+it starts; every descendant inherits it, also one that left the process
+group with `setsid`. `kill_tagged` finds them through /proc and SIGKILLs
+them. `become_subreaper` makes Luxe the parent of every orphaned descendant
+(Linux), so `kill_descendants` at exit reaches even a process that cleared
+its environment. Both are synchronous and quick (one pass over /proc).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import logging
+import os
+import signal
+import sys
+import time
+
+log = logging.getLogger("luxe.process")
+
+CALL_TOKEN_VAR = "LUXE_CALL"
+_PR_SET_CHILD_SUBREAPER = 36
+# Set once this process is the subreaper of its descendants: then every
+# process that left a tool call's group is, once the group is dead, a child
+# of ours (or a descendant of one), and only children need to be looked at.
+_subreaper = False
+
+
+def _pids() -> list[int]:
+    try:
+        return [int(e) for e in os.listdir("/proc") if e.isdigit()]
+    except OSError:
+        return []
+
+
+def _stat(pid: int) -> tuple[str, int] | None:
+    """(state, parent pid) of a process, or None when it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            raw = f.read()
+    except OSError:
+        return None
+    fields = raw[raw.rfind(b")") + 2 :].split()
+    return (fields[0].decode(), int(fields[1])) if len(fields) > 1 else None
+
+
+def _reap(pids: list[int], wait_s: float = 0.0) -> None:
+    """Collect the exit status of those that became our children (orphans
+    adopted by a subreaper), so no zombie is left behind; with `wait_s`,
+    wait that long at most for them to die (SIGKILLed: a moment)."""
+    left = list(pids)
+    deadline = time.monotonic() + wait_s
+    while left:
+        for pid in list(left):
+            try:
+                done, _ = os.waitpid(pid, os.WNOHANG)
+            except (ChildProcessError, OSError):
+                done = pid  # not ours (or gone): nothing to wait for
+            if done:
+                left.remove(pid)
+        if not left or time.monotonic() >= deadline:
+            return
+        time.sleep(0.001)
+
+
+def _children() -> list[int] | None:
+    """Our children (of every thread), or None where Linux does not list them."""
+    out: list[int] = []
+    try:
+        for task in os.listdir("/proc/self/task"):
+            with open(f"/proc/self/task/{task}/children") as f:
+                out += [int(p) for p in f.read().split()]
+    except (OSError, ValueError):
+        return None
+    return out
+
+
+def kill_tagged(var: str, token: str, *, children_only: bool = True) -> list[int]:
+    """SIGKILL our processes (same uid: their environ is readable) whose
+    environment holds `var=token`. Call once the group they left is dead.
+    As the subreaper (and with `children_only`), only our children are
+    looked at, pass after pass (a killed one's children become ours);
+    otherwise all of /proc, twice (one may have been forking). Returns the
+    pids killed."""
+    needle = f"{var}={token}\0".encode()
+    me = os.getpid()
+    killed: list[int] = []
+    narrow = children_only and _subreaper
+    for _ in range(8 if narrow else 2):
+        found = False
+        candidates = _children() if narrow else None
+        for pid in _pids() if candidates is None else candidates:
+            if pid == me or pid in killed:
+                continue
+            try:
+                with open(f"/proc/{pid}/environ", "rb") as f:
+                    environ = f.read()
+            except OSError:
+                continue  # gone, or not ours to read
+            if needle in environ:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    continue
+                killed.append(pid)
+                found = True
+        if not found:
+            break
+        if narrow:
+            _reap(killed, wait_s=1.0)  # their children are ours once they are dead
+    _reap(killed)
+    return killed
+
+
+def descendants(root: int) -> list[int]:
+    """Living processes descended from `root`, by parent links."""
+    parents: dict[int, int] = {}
+    for pid in _pids():
+        info = _stat(pid)
+        if info is not None and info[0] not in ("Z", "X"):
+            parents[pid] = info[1]
+    out = []
+    for pid in parents:
+        seen: set[int] = set()
+        parent = parents.get(pid, 0)
+        while parent and parent not in seen:
+            if parent == root:
+                out.append(pid)
+                break
+            seen.add(parent)
+            parent = parents.get(parent, 0)
+    return out
+
+
+def kill_descendants() -> list[int]:
+    """SIGKILL every living descendant of this process (at exit: nothing a
+    tool started outlives the session). Returns the pids killed."""
+    killed = []
+    for _ in range(3):
+        found = [p for p in descendants(os.getpid()) if p not in killed]
+        if not found:
+            break
+        for pid in found:
+            try:
+                os.kill(pid, signal.SIGKILL)
+                killed.append(pid)
+            except OSError:
+                pass
+    _reap(killed)
+    if killed:
+        log.info("killed %d leftover process(es) at exit: %s", len(killed), killed)
+    return killed
+
+
+def become_subreaper() -> bool:
+    """Make this process the parent of its orphaned descendants (Linux)."""
+    global _subreaper
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        _subreaper = bool(libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0)
+    except (OSError, AttributeError):
+        _subreaper = False
+    return _subreaper

@@ -1,0 +1,302 @@
+"""Issue 17, secrets by side doors: project instruction files, hard links to
+the user's credentials, the provider's key, and values the redactor missed.
+Each through the real `luxe --rpc` and the loopback model server, in every
+permission mode (asks are answered by --auto-approve, so a refusal is the
+policy's, never the client's)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from .e2e import call, finished_frames, tool_results
+from .hostile import MODES, PROVIDER_KEY, everything_written, hostile_luxe, leaked, run_turn
+
+ENV_VALUE = "envval-Q7xK2mP9wR4tZ8"
+SSH_BODY = "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ7Gh2"
+AWS_SECRET = "wJalrXUtnFEMI7K7MDENGbPxRfiCYEXAMPLEKEY42"
+GH_TOKEN = "gho_Zx81mQ3vT6yL0pR9sW2nK5"
+NETRC_PASSWORD = "netrc-pw-4T9vB2xL7"
+
+
+def _home_secrets(env: dict[str, str]) -> dict[str, Path]:
+    home = Path(env["HOME"])
+    files = {
+        ".ssh/id_rsa": (
+            "-----BEGIN OPENSSH PRIVATE KEY-----\n" + SSH_BODY + "\n-----END OPENSSH PRIVATE KEY-----\n"
+        ),
+        ".aws/credentials": f"[default]\naws_access_key_id = AKIAEXAMPLE1234\naws_secret_access_key = {AWS_SECRET}\n",
+        ".config/gh/hosts.yml": f"github.com:\n    oauth_token: {GH_TOKEN}\n    user: me\n",
+        ".netrc": f"machine example.invalid login me password {NETRC_PASSWORD}\n",
+    }
+    out = {}
+    for rel, text in files.items():
+        path = home / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+        out[rel] = path
+    return out
+
+
+# -- 1: project instruction files ---------------------------------------------------
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_instruction_files_never_carry_a_secret(
+    mode: str, repo: Path, env: dict[str, str]
+) -> None:
+    """AGENTS.md as a symlink to .env, LUXE.md as a hard link to ~/.ssh/id_rsa;
+    a nested AGENTS.md is not read at all (only the cwd's)."""
+    (repo / ".env").write_text(f"API_KEY={ENV_VALUE}\n")
+    home = _home_secrets(env)
+    (repo / "AGENTS.md").symlink_to(".env")
+    os.link(home[".ssh/id_rsa"], repo / "LUXE.md")
+    with hostile_luxe([{"text": "ok"}], mode, "--auto-approve", cwd=repo, env=env) as (luxe, server):
+        run_turn(luxe)
+        system = str(server.bodies[0].get("system"))
+        assert ENV_VALUE not in system and SSH_BODY[:20] not in system
+        assert not leaked(ENV_VALUE, luxe, server) and not leaked(SSH_BODY, luxe, server)
+        assert luxe.close() == 0
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_instruction_file_linked_to_another_secret_is_left_out(
+    mode: str, repo: Path, env: dict[str, str]
+) -> None:
+    """A third spelling: AGENTS.md -> ~/.aws/credentials (absolute symlink)."""
+    home = _home_secrets(env)
+    (repo / "AGENTS.md").symlink_to(home[".aws/credentials"])
+    (repo / "LUXE.md").write_text(f"Build with make. The token {GH_TOKEN} is ours.\n")
+    with hostile_luxe([{"text": "ok"}], mode, "--auto-approve", cwd=repo, env=env) as (luxe, server):
+        run_turn(luxe)
+        system = str(server.bodies[0].get("system"))
+        assert "Build with make" in system  # a plain LUXE.md is read, its values redacted
+        assert AWS_SECRET not in system and GH_TOKEN not in system
+        assert luxe.close() == 0
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("target", ["/dev/stdin", "/dev/zero", "fifo"])
+def test_instruction_file_that_is_not_a_regular_file_is_skipped(
+    mode: str, target: str, repo: Path, env: dict[str, str]
+) -> None:
+    """AGENTS.md -> /dev/stdin would swallow the client's frames, -> /dev/zero
+    never ends, a FIFO blocks: none is read, and cancel and close still work."""
+    if target == "fifo":
+        os.mkfifo(repo / "pipe")
+        target = str(repo / "pipe")
+    (repo / "AGENTS.md").symlink_to(target)
+    # `cat $F` asks in every mode: the turn waits on the prompt until cancelled.
+    steps = [{"tool_calls": [call("bash", command="cat $F")]}, {"text": "ok"}]
+    with hostile_luxe(steps, mode, cwd=repo, env=env) as (luxe, server):
+        luxe.send("submit_user_message", {"text": "go"})
+        luxe.expect("permission_requested")
+        luxe.send("cancel_turn")
+        assert luxe.expect("turn_ended")["reason"] == "cancelled"
+        assert "<AGENTS.md>" not in str(server.bodies[0].get("system"))
+        assert luxe.close() == 0
+
+
+# -- 2: hard links to the user's credentials, and the missing names -------------------
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_hard_links_to_home_credentials_are_secrets(
+    mode: str, repo: Path, env: dict[str, str]
+) -> None:
+    home = _home_secrets(env)
+    os.link(home[".ssh/id_rsa"], repo / "notes.txt")
+    (repo / "docs").mkdir()
+    os.link(home[".aws/credentials"], repo / "docs" / "setup.ini")
+    os.link(home[".config/gh/hosts.yml"], repo / "hosts.txt")
+    os.link(home[".netrc"], repo / "machines")
+    calls = [
+        call("read", path="notes.txt"),
+        call("read", path="docs/setup.ini"),
+        call("bash", command="cat hosts.txt"),
+        call("bash", command="base64 machines"),
+        call("grep", pattern="oauth|aws_secret|password|b3Bl", path="."),
+    ]
+    with hostile_luxe(
+        [{"tool_calls": calls}, {"text": "done"}], mode, "--auto-approve", cwd=repo, env=env
+    ) as (luxe, server):
+        frames = run_turn(luxe)
+        done = finished_frames(frames)
+        assert [d["denied"] for d in done[:4]] == [True] * 4, done
+        assert "secret file" in tool_results(server.bodies[-1])[4]
+        for value in (SSH_BODY, AWS_SECRET, GH_TOKEN, NETRC_PASSWORD):
+            assert not leaked(value, luxe, server), value
+        assert luxe.close() == 0
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_missing_secret_names_are_refused(mode: str, repo: Path, env: dict[str, str]) -> None:
+    names = {
+        "server.pem": "-----BEGIN PRIVATE KEY-----\nMIIEpemBODYq8Zr31\n",
+        "deploy.key": "keybody-Y6tN2wQ81\n",
+        ".npmrc": "//registry.npmjs.org/:_authToken=npm_T0kEn8812xq\n",
+        ".pypirc": "[pypi]\npassword = pypi-AgEIcHlwaS5vcmc9\n",
+        "credentials.json": '{"client_secret": "GOCSPX-cr3dJsonS3cret"}\n',
+        "cert.p12": "p12body-H8kL3mN0\n",
+    }
+    for name, text in names.items():
+        (repo / name).write_text(text)
+    calls = [call("read", path=name) for name in names]
+    calls.append(call("bash", command="cat server.pem deploy.key"))
+    calls.append(call("grep", pattern="T0kEn|S3cret|BODY|body", path="."))
+    with hostile_luxe(
+        [{"tool_calls": calls}, {"text": "done"}], mode, "--auto-approve", cwd=repo, env=env
+    ) as (luxe, server):
+        done = finished_frames(run_turn(luxe))
+        assert [d["denied"] for d in done[: len(names) + 1]] == [True] * (len(names) + 1), done
+        for value in ("MIIEpemBODYq8Zr31", "keybody-Y6tN2wQ81", "npm_T0kEn8812xq",
+                      "pypi-AgEIcHlwaS5vcmc9", "GOCSPX-cr3dJsonS3cret", "p12body-H8kL3mN0"):  # fmt: skip
+            assert not leaked(value, luxe, server), value
+        assert luxe.close() == 0
+
+
+# -- 3: the provider's API key ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_provider_key_is_in_no_tool_environment_frame_or_file(
+    mode: str, repo: Path, env: dict[str, str]
+) -> None:
+    calls = [
+        call("bash", command="cat /proc/$PPID/environ"),
+        call("bash", command="env | grep -i key"),
+        call("bash", command="tr '\\0' '\\n' < /proc/$PPID/environ"),
+        call("bash", command="printenv ANTHROPIC_API_KEY"),
+    ]
+    with hostile_luxe(
+        [{"tool_calls": calls}, {"text": "done"}], mode, "--auto-approve", cwd=repo, env=env
+    ) as (luxe, server):
+        run_turn(luxe)
+        # The test itself may read luxe's environment as any process could.
+        with open(f"/proc/{luxe.pid}/environ", "rb") as f:
+            assert PROVIDER_KEY.encode() not in f.read()
+        assert not leaked(PROVIDER_KEY, luxe, server)
+        assert luxe.close() == 0
+    assert PROVIDER_KEY not in everything_written(env)
+    assert PROVIDER_KEY[:12] not in everything_written(env)
+
+
+# -- 5: values the redactor missed ------------------------------------------------------
+
+DOTENV = (
+    'QUOTED="dq-Ka9vX3mB7" # the comment\n'
+    "MULTI=\"line-one-Pz4Lq8\nline-two-Rw6Ty1\"\n"
+    'ESCAPED="esc\\"ape-Nv2Cz5"\n'
+    "PLAIN=plain-Hs8Dj3 # trailing\n"
+)
+PRINTED = ["dq-Ka9vX3mB7", "line-one-Pz4Lq8", "line-two-Rw6Ty1", 'esc"ape-Nv2Cz5', "plain-Hs8Dj3"]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_dotenv_values_are_parsed_as_applications_read_them(
+    mode: str, repo: Path, env: dict[str, str]
+) -> None:
+    """An app that prints its own config: quotes and comments stripped,
+    escapes undone, a multi-line value line by line."""
+    (repo / ".env").write_text(DOTENV)
+    (repo / "app.log").write_text("config:\n" + "\n".join(PRINTED) + "\n")
+    calls = [call("read", path="app.log"), call("bash", command="cat app.log")]
+    with hostile_luxe(
+        [{"tool_calls": calls}, {"text": "done"}], mode, "--auto-approve", cwd=repo, env=env
+    ) as (luxe, server):
+        run_turn(luxe)
+        for value in PRINTED:
+            assert value not in str(server.bodies[-1]), value
+            assert value not in str(luxe.frames), value
+        assert luxe.close() == 0
+
+
+CUT_VALUE = "cutval-M4xT9qL2wZ7r"
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_cut_never_leaves_a_piece_of_a_value(mode: str, repo: Path, env: dict[str, str]) -> None:
+    """bash's head/tail cut, read's line cut and grep's line cut each fall
+    inside the value (its first 10 characters before the cut)."""
+    (repo / ".env").write_text(f"TOKEN={CUT_VALUE}\n")
+    head = 16 * 1024
+    (repo / "bash.out").write_text("x" * (head - 10) + CUT_VALUE + "y" * 40000)
+    (repo / "long.txt").write_text("x" * (2000 - 10) + CUT_VALUE + "\n")
+    (repo / "grep.txt").write_text("needle " + "x" * (300 - 17 - len("grep.txt:1:")) + CUT_VALUE + "\n")
+    calls = [
+        call("bash", command="cat bash.out"),
+        call("read", path="long.txt"),
+        call("grep", pattern="needle", path="grep.txt"),
+    ]
+    with hostile_luxe(
+        [{"tool_calls": calls}, {"text": "done"}], mode, "--auto-approve", cwd=repo, env=env
+    ) as (luxe, server):
+        run_turn(luxe)
+        results = tool_results(server.bodies[-1])
+        assert len(results) == 3
+        for result in results:
+            assert CUT_VALUE[:8] not in result, result[-400:]
+        assert not leaked(CUT_VALUE, luxe, server)
+        assert luxe.close() == 0
+
+
+def _git(repo: Path, *args: str) -> None:
+    subprocess.run(
+        ["git", "-c", "user.email=t@example.invalid", "-c", "user.name=t", *args],
+        cwd=repo, check=True, capture_output=True,
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_values_in_git_history_are_redacted(mode: str, repo: Path, env: dict[str, str]) -> None:
+    """A removed .env (`git log -p`), a rotated key (`git diff` shows the old
+    one being deleted) and a key only in an old commit of a nested file."""
+    (repo / ".env").write_text("REMOVED=removed-Fk3Lz8Qw\n")
+    (repo / "svc").mkdir()
+    (repo / "svc" / ".env.production").write_text("ROTATED=old-rot-Vb7Nc2Xa\n")
+    _git(repo, "add", "-f", ".env", "svc/.env.production")
+    _git(repo, "commit", "-qm", "add env")
+    _git(repo, "rm", "-q", ".env")
+    _git(repo, "commit", "-qm", "remove env")
+    (repo / "svc" / ".env.production").write_text("ROTATED=new-rot-Hy5Jm0Pe\n")
+    calls = [
+        call("bash", command="git log -p"),
+        call("bash", command="git diff"),
+        call("bash", command="git log --all --format=%H -p -- svc | cat"),
+    ]
+    with hostile_luxe(
+        [{"tool_calls": calls}, {"text": "done"}], mode, "--auto-approve", cwd=repo, env=env
+    ) as (luxe, server):
+        run_turn(luxe)
+        for value in ("removed-Fk3Lz8Qw", "old-rot-Vb7Nc2Xa", "new-rot-Hy5Jm0Pe"):
+            assert not leaked(value, luxe, server), value
+        assert "[REDACTED:REMOVED]" in str(tool_results(server.bodies[-1])), tool_results(
+            server.bodies[-1]
+        )[0][:500]
+        assert luxe.close() == 0
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_secret_files_under_skipped_directories_are_redacted(
+    mode: str, repo: Path, env: dict[str, str]
+) -> None:
+    for where, value in (("node_modules/pkg", "nm-Wq4Ez7Ty"), (".venv/lib", "venv-Rt8Yu2Io"),
+                         ("__pycache__", "pyc-Op6As1Df")):  # fmt: skip
+        (repo / where).mkdir(parents=True)
+        (repo / where / ".env").write_text(f"KEY={value}\n")
+        (repo / where / "printed.txt").write_text(f"the key is {value}\n")
+    calls = [
+        call("bash", command="cat node_modules/pkg/printed.txt"),
+        call("read", path=".venv/lib/printed.txt"),
+        call("bash", command="cat __pycache__/printed.txt"),
+    ]
+    with hostile_luxe(
+        [{"tool_calls": calls}, {"text": "done"}], mode, "--auto-approve", cwd=repo, env=env
+    ) as (luxe, server):
+        run_turn(luxe)
+        for value in ("nm-Wq4Ez7Ty", "venv-Rt8Yu2Io", "pyc-Op6As1Df"):
+            assert not leaked(value, luxe, server), value
+        assert luxe.close() == 0

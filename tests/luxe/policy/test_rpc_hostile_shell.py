@@ -1,0 +1,249 @@
+"""Issue 17, the shell and tool arguments: names bash will normalise, words
+Luxe cannot resolve, tool arguments that would be options, and read-only
+commands that write. Through the real `luxe --rpc`, in every permission mode."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.luxe.rpc_driver import LuxeProcess
+
+from .e2e import call, finished_frames, tool_results
+from .hostile import MODES, hostile_luxe, leaked, ripgrep_dir, run_turn
+
+SECRET = "envsecret-Lm5Nb8Vc3X"
+
+
+def _seed(repo: Path) -> None:
+    (repo / ".env").write_text(f"API_KEY={SECRET}\n")
+
+
+# -- 6: names normalised the way bash reads them -------------------------------------
+
+
+NORMALISED = [
+    "cat .e\\\nnv",  # a line continuation inside the name
+    "cat .{e,x}nv",  # brace expansion
+    "cat $'\\x2eenv'",  # ANSI-C quoting, hex
+    "od -c .e\\\nnv",
+    "cat $'\\056env'",  # ANSI-C quoting, octal
+    "head -c 99 .{e,}nv",
+    "X=.e; cat ${X}nv",  # a variable set on the same line
+    "cat .e''n\"v\"",
+]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_names_are_normalised_as_bash_reads_them(
+    mode: str, repo: Path, env: dict[str, str]
+) -> None:
+    _seed(repo)
+    calls = [call("bash", command=c) for c in NORMALISED]
+    with hostile_luxe(
+        [{"tool_calls": calls}, {"text": "done"}], mode, "--auto-approve", cwd=repo, env=env
+    ) as (luxe, server):
+        done = finished_frames(run_turn(luxe))
+        assert [d["denied"] for d in done] == [True] * len(calls), done
+        assert all("secret file" in r for r in tool_results(server.bodies[-1]))
+        assert not leaked(SECRET, luxe, server)
+        assert luxe.close() == 0
+
+
+def _answer_each(luxe: LuxeProcess, count: int) -> list[tuple[str, dict[str, Any]]]:
+    """For each of `count` calls: ("asked", request) after rejecting its
+    prompt, or ("finished", tool_finished) when it was decided without one."""
+    out: list[tuple[str, dict[str, Any]]] = []
+    while len(out) < count:
+        frame = luxe.next_frame()
+        if frame["kind"] == "permission_requested":
+            asked = frame["content"]
+            luxe.send("respond_permission", {"id": asked["id"], "reply": "reject"})
+            out.append(("asked", asked))
+            luxe.expect("tool_finished")
+        elif frame["kind"] == "tool_finished":
+            out.append(("finished", frame["content"]))
+    return out
+
+
+UNRESOLVED_ASK = [
+    "cat $F",  # a variable from the environment
+    "wc -c $(printf README.md)",  # a command substitution names the file
+    "od -c `ls | head -1`",
+]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_reader_of_a_name_known_only_at_run_time_asks_in_every_mode(
+    mode: str, repo: Path, env: dict[str, str]
+) -> None:
+    _seed(repo)
+    steps: list[dict[str, Any]] = [{"tool_calls": [call("bash", command=c)]} for c in UNRESOLVED_ASK]
+    with hostile_luxe([*steps, {"text": "done"}], mode, cwd=repo, env={**env, "F": ".env"}) as (
+        luxe,
+        server,
+    ):
+        luxe.send("submit_user_message", {"text": "go"})
+        answers = _answer_each(luxe, len(UNRESOLVED_ASK))
+        for command, (how, content) in zip(UNRESOLVED_ASK, answers, strict=True):
+            if how == "asked":
+                assert "cannot know" in content["reason"] or mode == "read-only", content
+            else:  # read-only and plan refuse a substitution outright
+                assert mode == "read-only" and content["denied"], (command, content)
+        assert luxe.expect("turn_ended")["reason"] == "end_turn"
+        assert not leaked(SECRET, luxe, server)
+        assert luxe.close() == 0
+
+
+UNRESOLVED_SECRET = [
+    "cat ${X}nv",  # `*nv` could be .env
+    "cat .e$(printf n)v",
+    "cat ~/.ssh/id_${K}",
+]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_name_known_only_at_run_time_that_could_be_a_secret_is_refused(
+    mode: str, repo: Path, env: dict[str, str]
+) -> None:
+    _seed(repo)
+    calls = [call("bash", command=c) for c in UNRESOLVED_SECRET]
+    with hostile_luxe(
+        [{"tool_calls": calls}, {"text": "done"}], mode, "--auto-approve", cwd=repo,
+        env={**env, "X": ".e", "K": "rsa"},
+    ) as (luxe, server):  # fmt: skip
+        done = finished_frames(run_turn(luxe))
+        assert [d["denied"] for d in done] == [True] * len(calls), done
+        assert not leaked(SECRET, luxe, server)
+        assert luxe.close() == 0
+
+
+# -- 7: tool arguments never reach a program as options -------------------------------
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_grep_arguments_are_never_ripgrep_options(
+    mode: str, repo: Path, env: dict[str, str]
+) -> None:
+    rg = ripgrep_dir()
+    if rg is None:
+        pytest.skip("ripgrep is not installed (.ci/run installs it)")
+    (repo / "payload.sh").write_text("touch PWNED\n")
+    (repo / "--pre=sh").write_text("x marks the spot\n")  # a repository may ship this name
+    calls = [
+        call("grep", pattern="x", path="--pre=sh"),
+        call("grep", pattern="x", path="--pre=./payload.sh"),
+        call("grep", pattern="x", path="--pre=/bin/sh"),
+        call("grep", pattern="--pre=sh", path="."),
+        call("grep", pattern="x", glob="--pre=sh"),
+        call("grep", pattern="x", path=".", glob="--pre=./payload.sh"),
+    ]
+    with hostile_luxe(
+        [{"tool_calls": calls}, {"text": "done"}], mode, cwd=repo, env=env, path_extra=rg
+    ) as (luxe, server):
+        run_turn(luxe)
+        assert not (repo / "PWNED").exists()
+        first = tool_results(server.bodies[-1])[0]
+        assert "x marks the spot" in first  # the file named `--pre=sh` was searched
+        assert luxe.close() == 0
+    assert not (repo / "PWNED").exists()
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_review_targets_never_reach_git_as_options(
+    mode: str, repo: Path, env: dict[str, str], tmp_path: Path
+) -> None:
+    """The Guided Review's git runs: every target field a client sends."""
+    out = tmp_path / "written"
+    targets = [
+        {"kind": "commit", "sha": f"--output={out}"},
+        {"kind": "range", "base": f"--output={out}", "head": "HEAD"},
+        {"kind": "range", "base": "HEAD", "head": f"--output={out}"},
+        {"kind": "branch", "base": f"--output={out}"},
+        {"kind": "pull_request", "number": 1, "repository": f"--jq=.{out}"},
+    ]
+    with hostile_luxe([], mode, cwd=repo, env=env) as (luxe, _server):
+        for index, target in enumerate(targets):
+            luxe.send("load_guided_review", {"request_id": f"r{index}", "target": target})
+            luxe.expect("guided_review_load_failed", where=lambda c, i=index: c["request_id"] == f"r{i}")
+        assert luxe.close() == 0
+    assert not out.exists()
+
+
+# -- 8: read-only never writes ----------------------------------------------------------
+
+
+def _git(repo: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", "-c", "user.email=t@example.invalid", "-c", "user.name=t", *args],
+        cwd=repo, check=True, capture_output=True, text=True,
+    ).stdout  # fmt: skip
+
+
+WRITERS = [
+    "sed -n ':a;w F1' README.md",
+    "sed -n 'b;w F2' README.md",
+    "sed -n 'w F3' -- --sandbox",
+    "sed -n -e 't x;w F4' -e ':x' README.md",
+    "printf -v x '\\x24(touch F5)'; echo ${x@P}",
+    "test -v 'a[$(touch F6)]'",
+    "x='a[$(touch F7)]'; echo $((x))",
+    "git --namespace log stash clear",
+    "git --work-tree status branch -D feature",
+    "git -C . --no-pager reflog delete HEAD@{0}",
+    "git reflog expire --expire=now --all",
+    "git remote add evil https://example.invalid/x",
+    "git stash show --output=F8",
+    "git --namespace diff tag evil",
+]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_read_only_and_plan_mode_refuse_every_writer(
+    mode: str, repo: Path, env: dict[str, str]
+) -> None:
+    """In read-only mode as such, and in plan mode under each other mode:
+    every command is refused (no prompt even with --auto-approve) and the
+    repository is as it was."""
+    (repo / "--sandbox").write_text("data\n")
+    _git(repo, "branch", "feature")
+    (repo / "README.md").write_text("changed\n")
+    _git(repo, "stash", "-q")
+    before = (_git(repo, "stash", "list"), _git(repo, "reflog"), _git(repo, "branch"),
+              _git(repo, "remote"), _git(repo, "tag"))  # fmt: skip
+    calls = [call("bash", command=c) for c in WRITERS]
+    with hostile_luxe(
+        [{"tool_calls": calls}, {"text": "done"}], mode, "--auto-approve", cwd=repo, env=env
+    ) as (luxe, _server):
+        if mode != "read-only":
+            luxe.send("set_mode", {"mode": "plan"})
+            luxe.expect("state_changed", where=lambda c: c.get("mode") == "plan")
+        done = finished_frames(run_turn(luxe))
+        assert [d["denied"] for d in done] == [True] * len(calls), done
+        assert "permission_resolved" not in luxe.kinds()
+        assert luxe.close() == 0
+    assert not [p.name for p in repo.iterdir() if p.name.startswith("F")]
+    after = (_git(repo, "stash", "list"), _git(repo, "reflog"), _git(repo, "branch"),
+             _git(repo, "remote"), _git(repo, "tag"))  # fmt: skip
+    assert after == before
+
+
+READERS = ["git --no-pager log --oneline", "sed -n '1p' README.md", "git -C . status --short"]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_known_readers_still_run_in_plan_mode(mode: str, repo: Path, env: dict[str, str]) -> None:
+    calls = [call("bash", command=c) for c in READERS]
+    with hostile_luxe(
+        [{"tool_calls": calls}, {"text": "done"}], mode, "--auto-approve", cwd=repo, env=env
+    ) as (luxe, _server):
+        if mode != "read-only":
+            luxe.send("set_mode", {"mode": "plan"})
+            luxe.expect("state_changed", where=lambda c: c.get("mode") == "plan")
+        done = finished_frames(run_turn(luxe))
+        assert [d["denied"] for d in done] == [False] * len(calls), done
+        assert luxe.close() == 0
+

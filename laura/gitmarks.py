@@ -3,7 +3,7 @@ inline diff view.
 
 The parsing and the view are pure; `git_diff` runs the user's git (async,
 in its own process group, ended with laura.process_group on cancel; a big
-output is parsed in a worker thread) and is what the host uses;
+output is parsed in steps sharing the loop, see laura.steps) and is what the host uses;
 `git_diff_blocking` is the same for callers outside trio (a `Tab` driven
 without a host). A file that is
 untracked, outside a repository, or in a repository without HEAD has no
@@ -27,14 +27,17 @@ from laura.render.code import CHUNK, TAB
 from laura.render.lines import Block, Line
 from laura.render.style import Span
 from laura.render.view import ADDED, MODIFIED, Marks
+from laura.steps import Steps, drive, run_steps
 
 MISSING_GIT_WARNING = "diff markers unavailable — install `git` to see changes in the gutter"
 NOTHING_TO_DIFF = "no changes vs HEAD — nothing to diff"
 DIFF_VIEW_NEEDS_GIT = "diff view unavailable — install `git`"
 
 GIT_TIMEOUT = 10.0
-# Diff output up to this size is parsed on the calling (UI) thread.
+# Diff output up to this size is parsed at once; more, in steps on the loop.
 PARSE_INLINE_LIMIT = 256 * 1024
+# Lines (or hunks) per step of a stepwise parse.
+STEP_LINES = 500
 # A hostless caller (a Tab driven directly) waits for git: never long.
 BLOCKING_TIMEOUT = 2.0
 _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
@@ -66,6 +69,11 @@ class GitDiff:
 
 def parse_hunks(text: str) -> tuple[Hunk, ...]:
     """The hunks of `git diff -U0` output for one file."""
+    return run_steps(hunk_steps(text))
+
+
+def hunk_steps(text: str) -> Steps[tuple[Hunk, ...]]:
+    """`parse_hunks` as a stepwise job (a step per STEP_LINES lines)."""
     hunks: list[Hunk] = []
     header: tuple[int, int] | None = None
     removed: list[str] = []
@@ -75,7 +83,9 @@ def parse_hunks(text: str) -> tuple[Hunk, ...]:
         if header is not None:
             hunks.append(Hunk(header[0], header[1], tuple(removed), tuple(added)))
 
-    for line in text.split("\n"):
+    for number, line in enumerate(text.split("\n")):
+        if number % STEP_LINES == 0:
+            yield
         match = _HUNK.match(line)
         if match:
             close()
@@ -96,9 +106,19 @@ def marks_from_hunks(hunks: tuple[Hunk, ...], line_count: int) -> Marks:
     """Per-line marks: added-only hunks mark ADDED, mixed ones MODIFIED on
     each new line; a pure deletion counts its lines on the line below the
     gap (line_count + 1 when the deletion is at the end)."""
+    return run_steps(marks_steps(hunks, line_count))
+
+
+def marks_steps(hunks: tuple[Hunk, ...], line_count: int) -> Steps[Marks]:
+    """`marks_from_hunks` as a stepwise job (a step per STEP_LINES hunks)."""
     changed: dict[int, str] = {}
     removed: dict[int, int] = {}
-    for hunk in hunks:
+    added = deleted = 0
+    for number, hunk in enumerate(hunks):
+        if number % STEP_LINES == 0:
+            yield
+        added += len(hunk.added)
+        deleted += len(hunk.removed)
         if hunk.new_count == 0:
             below = min(hunk.new_start + 1, line_count + 1)
             removed[below] = removed.get(below, 0) + len(hunk.removed)
@@ -106,12 +126,7 @@ def marks_from_hunks(hunks: tuple[Hunk, ...], line_count: int) -> Marks:
         mark = MODIFIED if hunk.removed else ADDED
         for line in range(hunk.new_start, hunk.new_start + hunk.new_count):
             changed[line] = mark
-    return Marks(
-        changed=changed,
-        removed=removed,
-        added=sum(len(h.added) for h in hunks),
-        deleted=sum(len(h.removed) for h in hunks),
-    )
+    return Marks(changed=changed, removed=removed, added=added, deleted=deleted)
 
 
 def marks_of(diff: GitDiff, line_count: int) -> Marks:
@@ -255,12 +270,12 @@ async def git_diff(path: str | Path) -> GitDiff:
                 start_new_session=True,
                 deliver_cancel=terminate_group,
             )
-            if len(done.stdout) <= PARSE_INLINE_LIMIT:
+            if done.returncode != 0 or len(done.stdout) <= PARSE_INLINE_LIMIT:
                 return _outcome(done.returncode, done.stdout)
-            # A big diff is parsed off the UI loop.
-            return await trio.to_thread.run_sync(
-                _outcome, done.returncode, done.stdout, abandon_on_cancel=True
-            )
+            # A big diff is parsed in steps that share the loop.
+            text = done.stdout.decode("utf-8", errors="replace")
+            hunks = await drive(hunk_steps(text))
+            return GitDiff(HAS_CHANGES if hunks else NO_CHANGES, hunks)
     except FileNotFoundError:
         return _note_missing()
     return GitDiff(NO_CHANGES)

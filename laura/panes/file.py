@@ -55,6 +55,7 @@ from laura.render.view import DocumentView, Marks, count_rows
 from laura.review.payload import split_source_lines
 from laura.review.state import PaneReview
 from laura.review.threads import Anchor
+from laura.steps import drive
 
 
 class FilePane:
@@ -277,7 +278,7 @@ class FilePane:
         else:
             steps = count_rows(document.fresh_blocks(), len(document.lines), width, marks)
         try:
-            total = await self.loader.drive(steps)
+            total = await drive(steps)
         finally:
             self._counting.discard(job)
         if version == self.layout.version:

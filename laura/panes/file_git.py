@@ -16,6 +16,7 @@ from collections.abc import Callable
 from laura import gitmarks
 from laura.panes.source import Loader
 from laura.render.view import Marks
+from laura.steps import drive
 
 NO_CHANGES = gitmarks.GitDiff(gitmarks.NO_CHANGES)
 
@@ -83,7 +84,7 @@ class FileGit:
 
     async def _job(self, load: int) -> None:
         diff = await gitmarks.git_diff(self.path)
-        marks = await self.loader.in_thread(gitmarks.marks_of, diff, self.line_count())
+        marks = await drive(gitmarks.marks_steps(diff.hunks, self.line_count()))
         if load == self.load:
             self.answered(diff, marks)
             self.loader.on_change()
@@ -93,4 +94,4 @@ class FileGit:
         load = self.load
         diff = await gitmarks.git_diff(self.path)
         if load == self.load:
-            self.answered(diff, await self.loader.in_thread(gitmarks.marks_of, diff, self.line_count()))
+            self.answered(diff, await drive(gitmarks.marks_steps(diff.hunks, self.line_count())))

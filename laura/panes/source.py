@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import codecs
 import os
-import time
 from collections.abc import Awaitable, Callable, Generator, Iterator
 from typing import Any, TypeVar
 
@@ -42,6 +41,7 @@ from laura.filecheck import (
 )
 from laura.render.diff import looks_binary, os_error_text
 from laura.render.document import MARKDOWN, PLAIN_TEXT, Document, displayable
+from laura.steps import drive, run_steps
 
 # Files up to this many bytes load inline on the UI loop.
 INLINE_LIMIT = 1 << 20
@@ -49,11 +49,10 @@ INLINE_LIMIT = 1 << 20
 PARSE_LIMIT = 8 << 20
 # Bytes decoded, cleaned and split per step of a background load.
 PIECE = 32 << 10
-# How long a background job runs on the loop before letting it breathe.
-STEP_SECONDS = 0.003
-# ... and how long it then rests.
-REST_SECONDS = 0.003
 LOADING = "loading…"
+# Bytes that `displayable` leaves alone (TAB, LF, printable ASCII, and all
+# of UTF-8's multi-byte range); a piece of only these skips it (8x faster).
+_CLEAN = bytes([0x09, 0x0A, *range(0x20, 0x7F), *range(0x80, 0x100)])
 _SNIFF = 8192
 _MOSTLY_NOT_TEXT = 0.3
 
@@ -129,7 +128,7 @@ def _is_binary(data: memoryview) -> bool:
 def prepare(path: str, capped: Capped) -> Generator[None, None, Loaded]:
     """Decode, clean and split `capped` into a Loaded, a piece (PIECE bytes,
     a few milliseconds) per step: the caller drives it to the end at once
-    (`load_source`) or between other work (`Loader.drive`)."""
+    (`load_source`) or between other work (`laura.steps.drive`)."""
     end = capped.length
     if capped.truncated:
         end = capped.buffer.rfind(b"\n", 0, capped.length) + 1 or end
@@ -142,7 +141,10 @@ def prepare(path: str, capped: Capped) -> Generator[None, None, Loaded]:
         lines: list[str] = []
         try:
             for piece in _pieces(data):
-                part = displayable(codecs.decode(piece, "utf-8", errors))
+                raw = bytes(piece)
+                part = codecs.decode(raw, "utf-8", errors)
+                if raw.translate(None, _CLEAN):  # a control, CR or ESC to clean
+                    part = displayable(part)
                 parts.append(part)
                 split = part.split("\n")
                 if split[-1] == "":
@@ -179,15 +181,6 @@ def load_source(path: str, cap: int = DEFAULT_MAX_FILE_BYTES) -> Loaded:
 
 def _prime(document: Document) -> None:
     next(iter(document.blocks()), None)
-
-
-def run_steps(steps: Generator[None, None, T]) -> T:
-    """Drive a stepwise job to its end at once."""
-    while True:
-        try:
-            next(steps)
-        except StopIteration as done:
-            return done.value
 
 
 def unreadable(path: str, reason: str, size: int = 0) -> Loaded:
@@ -228,22 +221,10 @@ class Loader:
         capped = await self.in_thread(_read, path, self.cap)
         if isinstance(capped, Loaded):
             return capped
-        loaded = await self.drive(prepare(path, capped))
+        loaded = await drive(prepare(path, capped))
         if loaded.document.kind == MARKDOWN:  # the parser's first pass is over the whole text
             await self.in_thread(_prime, loaded.document)
         return loaded
-
-    async def drive(self, steps: Generator[None, None, T]) -> T:
-        """Run a stepwise job on the loop, yielding to it every STEP_SECONDS."""
-        budget = time.perf_counter() + STEP_SECONDS
-        while True:
-            try:
-                next(steps)
-            except StopIteration as done:
-                return done.value
-            if time.perf_counter() >= budget:
-                await trio.sleep(REST_SECONDS)
-                budget = time.perf_counter() + STEP_SECONDS
 
     async def in_thread(self, work: Callable[..., T], *args: Any) -> T:
         """`work(*args)` in a worker thread; abandoned if cancelled."""

@@ -239,3 +239,19 @@ def test_a_slow_git_in_the_ui_thread_times_out_and_leaves_nothing_behind(tmp_pat
     path.write_text("two\n")
     assert git_diff_blocking(path, timeout=0.5).state == NO_CHANGES
     wait_until_sync(lambda: not _alive(marker), 5)
+
+
+def test_a_big_diff_is_parsed_in_steps_and_gives_what_the_one_shot_parse_gives(
+    tmp_path: Path,
+) -> None:
+    lines = [f"line {n} with some words in it" for n in range(1, 30_001)]
+    path = committed(tmp_path, "big.txt", "\n".join(lines) + "\n")
+    for n in range(0, len(lines), 3):
+        lines[n] = lines[n].upper()
+    path.write_text("\n".join(lines) + "\n")
+    stepped = trio.run(gitmarks.git_diff, path)
+    assert stepped == git_diff_blocking(path)
+    assert len(stepped.hunks) == 10_000
+    marks = marks_of(stepped, len(lines))
+    assert (marks.added, marks.deleted) == (10_000, 10_000)
+    assert trio.run(gitmarks.drive, gitmarks.marks_steps(stepped.hunks, len(lines))) == marks

@@ -145,6 +145,7 @@ class Interface:
             self.tty.open_stream()
             if not self._entered:
                 await self.tty.write(self.tty.enter())
+                self._entered = True
             self._loop_state().ready.set()
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(self._find_branch)
@@ -164,10 +165,18 @@ class Interface:
             log.info("terminal gone (%s)", exc)
             on_broken()
         finally:
-            self._restore()
-            self._stdio.leave()
+            self.release()
             with trio.CancelScope(shield=True):
                 await self.tty.aclose()
+
+    def release(self) -> None:
+        """Give the terminal back: erase the live region, modes off, stdio
+        back. Idempotent; luxe.frontends.tui.entry calls it after the run
+        too, for a run that failed before serve_output started."""
+        if self._entered:
+            self._entered = False
+            self._restore()
+        self._stdio.leave()
 
     async def _after(self, event: ev.Event) -> None:
         if self.controller is not None:

@@ -70,6 +70,10 @@ class PlainInterface:
     def signalled(self, signum: int) -> None:
         return None
 
+    def release(self) -> None:
+        """Nothing to give back: this face never changes the terminal."""
+        return None
+
     def closing(self) -> None:
         """Nothing to release early: the terminal is drawn to until the
         session's last event, then restored (serve_output's finally)."""

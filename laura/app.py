@@ -268,15 +268,21 @@ class Host:
             # flood the PTY reader gets the rest, and keys are never starved.
             await trio.sleep_until(last + max(FRAME_INTERVAL, 4 * cost))
             self._dirty = trio.Event()
-            last = trio.current_time()
             started = time.perf_counter()
             self._report_focus()
             tab = self.current()
             if tab is not None and tab.shell is not None:
                 tab.shell.take_view()  # the emulator's screen, read once per frame
             frame = self.draw()
-            output = frame_diff(self._previous, frame) + self._take_alerts()
-            self._previous = frame
+            alerts = self._take_alerts()
+            previous, self._previous = self._previous, frame
+            if previous is not None and not alerts and frame.same_as(previous):
+                # Nothing to show (a key went to the child, whose echo is
+                # still on its way): this frame spends none of the frame
+                # budget, so the echo is drawn the moment it arrives.
+                continue
+            last = trio.current_time()
+            output = frame_diff(previous, frame) + alerts
             cost = time.perf_counter() - started
             await self.console.write(output)
 

@@ -111,6 +111,13 @@ class Canvas:
             for x in range(max(rect.x, 0), min(rect.x + rect.width, self.width)):
                 row[x] = (row[x][0], style)
 
+    def same_as(self, other: Canvas) -> bool:
+        """Whether `other` shows exactly this: same size, cells and cursor."""
+        return (
+            (self.width, self.height, self.cursor) == (other.width, other.height, other.cursor)
+            and self.rows == other.rows
+        )
+
     def text(self) -> list[str]:
         """The plain text of every row (for tests and debugging)."""
         return ["".join(cell[0] for cell in row) for row in self.rows]

@@ -141,3 +141,19 @@ def test_the_first_frame_needs_no_trio_blessed_or_converter() -> None:
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
+
+
+def test_colour_fallbacks_from_the_environment() -> None:
+    from luxe.frontends.tui.frontend import _colours
+    from luxe.frontends.tui.text import palette_for
+
+    assert _colours({"TERM": "xterm-256color"}) == 256
+    assert _colours({"TERM": "xterm", "COLORTERM": "truecolor"}) == 256
+    assert _colours({"TERM": "screen"}) == 16
+    assert _colours({"TERM": "dumb"}) == 0
+    assert palette_for({}, False, 256).kind == "256"
+    assert palette_for({}, False, 16).kind == "16"
+    assert palette_for({}, False, 0).kind == "mono"
+    assert palette_for({"NO_COLOR": "1"}, False, 256).kind == "mono"
+    assert palette_for({"NO_COLOR": ""}, False, 256).kind == "256"  # empty means unset
+    assert "\x1b[33m" in Palette("16").render([("x", "tool")])

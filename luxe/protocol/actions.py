@@ -129,6 +129,14 @@ class ResumeSession(Frame):
 
 
 @frame
+class ListMessages(Frame):
+    """The current session's last `limit` messages, as text (to show on resume)."""
+
+    KIND: ClassVar[str] = "list_messages"
+    limit: int | None = None
+
+
+@frame
 class ListSessions(Frame):
     KIND: ClassVar[str] = "list_sessions"
 
@@ -161,6 +169,7 @@ Action = (
     | SetPermissionMode
     | NewSession
     | ResumeSession
+    | ListMessages
     | ListSessions
     | Compact
     | Close
@@ -183,6 +192,7 @@ ACTION_TYPES: dict[str, type] = {
         SetPermissionMode,
         NewSession,
         ResumeSession,
+        ListMessages,
         ListSessions,
         Compact,
         Close,

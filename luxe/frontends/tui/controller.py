@@ -18,7 +18,7 @@ from typing import Protocol
 from luxe.frontends.tui import commands
 from luxe.frontends.tui.history import Browse, History
 from luxe.frontends.tui.keys import Event, Focus, Key, Paste
-from luxe.frontends.tui.view import ViewState, flush_text
+from luxe.frontends.tui.view import RESUME_MESSAGES, ViewState, flush_text
 from luxe.protocol import Action
 from luxe.protocol import actions as act
 from luxe.protocol import events as ev
@@ -60,7 +60,15 @@ class Controller:
 
     # -- events from the session ----------------------------------------------
 
+    async def show_history(self) -> None:
+        """A resumed session: ask for its last messages (messages_listed draws them)."""
+        if self.state.history_wanted:
+            self.state.history_wanted = False
+            await self.dispatch(act.ListMessages(RESUME_MESSAGES))
+
     async def after_event(self, event: ev.Event) -> None:
+        if isinstance(event, ev.SessionInfo):
+            await self.show_history()
         if isinstance(event, ev.TurnStarted):
             self._steers.clear()
         if isinstance(event, ev.ActionRejected) and event.kind == "steer_turn" and self._steers:

@@ -282,6 +282,7 @@ class Interface:
         await self._loop_state().ready.wait()
         commands.configure(self.cwd, self.config_dir, self.trust_project)
         self.controller = controller = Controller(self.state, dispatch, self._history, self.cwd, self)
+        await controller.show_history()
         if self.pick_session:
             self.state.sessions_wanted = "resume"
             await dispatch(act.ListSessions())

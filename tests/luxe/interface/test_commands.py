@@ -122,3 +122,16 @@ def test_pr_is_not_there_yet_and_exit_leaves(ui: StartUi) -> None:
     session.wait_for("/pr is not available in the interface yet")
     _run(session, "/exit")
     assert session.wait_exit() == 0
+
+
+def test_a_resumed_session_shows_its_conversation(ui: StartUi) -> None:
+    first = ui([{"tool_calls": [{"name": "read", "args": {"path": "README.md"}}]},
+                {"text": "The repo is **a demo**."}])
+    _run(first, "what is in the readme?")
+    first.wait_for("The repo is a demo.")
+    first.send_keys("C-c", "C-c")
+    assert first.wait_exit() == 0
+    again = ui([], "-c")
+    screen = again.wait_for("─── resumed here")
+    assert "› what is in the readme?" in screen
+    assert "· read README.md" in screen and "The repo is a demo." in screen

@@ -127,6 +127,8 @@ class Controller:
             if e.text[: e.cursor].endswith("\\"):
                 e.backspace()
                 e.newline()
+            elif s.completions and s.completions[0].startswith("@"):
+                self._accept_completion()  # takes the file; a second Enter sends
             elif s.completions and e.text.startswith("/") and " " not in e.text:
                 self._accept_completion()
                 await self._enter()
@@ -179,6 +181,9 @@ class Controller:
             self.browse.draft = e.text
         elif name == "KEY_CTRL_L":
             self.screen.redraw()
+        elif name in ("KEY_UP", "KEY_DOWN") and s.completions:
+            step = -1 if name == "KEY_UP" else 1
+            s.completion_index = (s.completion_index + step) % min(len(s.completions), 8)
         elif name == "KEY_UP":
             if s.busy and s.queue and not e.text:
                 s.queue_cursor = len(s.queue) - 1

@@ -94,9 +94,22 @@ def _parser() -> argparse.ArgumentParser:
         "--trust-project", action="store_true",
         help="also load the project's .luxe/ hooks and rules",
     )
-    permissions.add_argument(
+    github = p.add_argument_group("github (through your gh; see docs/github.md)")
+    github.add_argument(
         "--github-writes", action="store_true",
         help="let the client publish to GitHub",
+    )
+    github.add_argument(
+        "--issue", type=int, metavar="N",
+        help="start from issue N (as context)",
+    )
+    github.add_argument(
+        "--from-pr", type=int, metavar="N",
+        help="check out pull request N, its threads as context",
+    )
+    github.add_argument(
+        "--worktree", nargs="?", const="", metavar="NAME",
+        help="work in a new worktree and branch",
     )
     output = p.add_argument_group("output")
     output.add_argument(
@@ -145,6 +158,9 @@ def parse_args(argv: Sequence[str]) -> Options:
             if mode not in (None, implied):
                 parser.error(f"{flag} contradicts --permission-mode {mode}")
             mode = implied
+    for flag, number in (("--issue", ns.issue), ("--from-pr", ns.from_pr)):
+        if number is not None and number < 1:
+            parser.error(f"{flag} needs a positive number")
     if ns.max_turns is not None and ns.max_turns < 1:
         parser.error("--max-turns must be at least 1")
     if ns.timeout is not None and not 0 < ns.timeout < float("inf"):
@@ -179,6 +195,9 @@ def parse_args(argv: Sequence[str]) -> Options:
         trust_project=ns.trust_project,
         verbose=ns.verbose,
         max_turns=ns.max_turns,
+        issue=ns.issue,
+        from_pr=ns.from_pr,
+        worktree=ns.worktree,
         print=print_options,
         prompt=ns.prompt if not ns.print_mode else None,
         plain=ns.plain,

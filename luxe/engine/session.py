@@ -68,8 +68,12 @@ class Session:
         max_turns: int,
         resumed: bool = False,
         auto_approve: bool = False,
+        context: str | None = None,
     ) -> None:
         self.cwd = cwd
+        # Appended to the system prompt: e.g. the GitHub issue or pull request
+        # the session started from (luxe.github.start), marked as such.
+        self.context = context
         self.file = file
         # Set by the app when language servers run (LUXE_LSP_ON_EDIT).
         self.diagnostics: EditDiagnostics | None = None
@@ -127,6 +131,8 @@ class Session:
             if self._system is None:
                 specs = [t.spec for t in self.tools.values()]
                 self._system = await build_system_prompt(self.cwd, specs, self.gate)
+                if self.context:
+                    self._system += "\n\n" + self.context
         return self._system
 
     async def record(self, message: Message) -> None:

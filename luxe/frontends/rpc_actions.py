@@ -9,7 +9,7 @@ class to handler; a handler returns a refusal reason or None.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import trio
 
@@ -21,6 +21,9 @@ from luxe.protocol import events as ev
 from luxe.protocol import review as rv
 from luxe.protocol.actions import Action
 from luxe.protocol.rejection import Rejection
+
+if TYPE_CHECKING:
+    from luxe.protocol.github import GitHubAction
 
 # Guided Review actions go to the review's owner (luxe.review.service).
 ReviewHandler = Callable[[rv.ReviewAction], Awaitable[None]]
@@ -35,12 +38,16 @@ class RpcActions:
         make_model: Callable[[str], ModelSource],
         stop: trio.Event,
         review: ReviewHandler | None = None,
+        github: Handler | None = None,
     ) -> None:
         self.session = session
         self.store = store
         self.make_model = make_model
         self.stop = stop
         self.review = review
+        # GitHub actions go to luxe.github.face (it refuses writes without
+        # --github-writes and runs the rest in the background).
+        self.github = github
         self._table: dict[type, Handler] = {
             act.Close: self._close,
             act.SubmitUserMessage: self._submit,
@@ -63,6 +70,11 @@ class RpcActions:
         }
         # set_permission_mode never turns on yolo, nor leaves read-only.
         self._start_permission_mode = session.gate.permission_mode
+        if github is not None:
+            # GitHub's frames load only when there is a GitHub handler (not for `-p`).
+            from luxe.protocol.github import GITHUB_ACTIONS
+
+            self._table.update({kind: self._github for kind in GITHUB_ACTIONS})
 
     async def dispatch(self, action: Action | Rejection) -> bool:
         """Apply one action; returns False when the session must end."""
@@ -71,7 +83,8 @@ class RpcActions:
             failed = rv.failure_for(action.kind, action.request_id, action.reason)
             await self.session.emit(failed or ev.ActionRejected(action.kind, action.reason))
             return True
-        refusal = await self._table[type(action)](action)
+        handler = self._table.get(type(action), self._unavailable)
+        refusal = await handler(action)
         if refusal is not None:
             await self.session.emit(ev.ActionRejected(action.KIND, refusal))
         return not self.stop.is_set()
@@ -79,6 +92,14 @@ class RpcActions:
     async def _close(self, action: act.Close) -> str | None:
         self.stop.set()
         return None
+
+    async def _unavailable(self, action: Action) -> str | None:
+        return f"{action.KIND}: not available here"
+
+    async def _github(self, action: GitHubAction) -> str | None:
+        if self.github is None:
+            return f"{action.KIND}: GitHub is not available"
+        return await self.github(action)
 
     async def _review(self, action: rv.ReviewAction) -> str | None:
         if self.review is None:

@@ -7,10 +7,13 @@ converter builds the object, so a handler never sees a wrongly typed value.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Union
 
 from luxe.protocol.frame import Frame, frame
 from luxe.protocol.review import REVIEW_ACTIONS, ReviewAction
+
+if TYPE_CHECKING:
+    from luxe.protocol.github import GitHubAction
 
 PermissionReply = Literal["once", "always", "reject"]
 AgentModeName = Literal["build", "plan"]
@@ -155,7 +158,7 @@ class Close(Frame):
     KIND: ClassVar[str] = "close"
 
 
-Action = (
+Action = Union[  # a string names GitHub's actions without importing them
     SubmitUserMessage
     | SteerTurn
     | RunShell
@@ -173,8 +176,9 @@ Action = (
     | ListSessions
     | Compact
     | Close
-    | ReviewAction
-)
+    | ReviewAction,
+    "GitHubAction",
+]
 
 ACTION_TYPES: dict[str, type] = {
     cls.KIND: cls

@@ -2,14 +2,21 @@
 
 Each event is a frozen attrs class whose `KIND` is its wire `kind`; its
 fields are the frame's `content` (an event with no fields has no content).
+
+GitHub's events live in `luxe.protocol.github`, loaded on first use (after
+`ready`): `EVENT_TYPES` here has the others, `luxe.protocol.EVENT_TYPES`
+every kind.
 """
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Union
 
 from luxe.protocol.frame import Frame, frame
 from luxe.protocol.review import REVIEW_EVENTS, ReviewEvent
+
+if TYPE_CHECKING:
+    from luxe.protocol.github import GitHubEvent
 
 PROTOCOL_VERSION = 2
 
@@ -346,7 +353,7 @@ class ActionRejected(Frame):
     reason: str
 
 
-Event = (
+Event = Union[  # a string names GitHub's events without importing them
     Ready
     | StateChanged
     | SessionInfo
@@ -374,8 +381,9 @@ Event = (
     | DiagnosticsServers
     | ActionRejected
     | Result
-    | ReviewEvent
-)
+    | ReviewEvent,
+    "GitHubEvent",
+]
 
 EVENT_TYPES: dict[str, type] = {
     cls.KIND: cls

@@ -22,6 +22,7 @@ from luxe.frontends.tui.view import RESUME_MESSAGES, ViewState, flush_text
 from luxe.protocol import Action
 from luxe.protocol import actions as act
 from luxe.protocol import events as ev
+from luxe.protocol import review as rv
 
 Dispatch = Callable[[Action], Awaitable[bool]]
 
@@ -41,6 +42,11 @@ class Screen(Protocol):
         """Draw the live region again from its top (Ctrl+L)."""
         ...
 
+    def show_beside(self, path: str, lines: tuple[int, int] | None, diff: bool) -> None:
+        """Show a file in the one review pane beside the interface when it
+        runs in a Laura tab (in the background; nothing otherwise)."""
+        ...
+
 
 class Controller:
     def __init__(
@@ -57,6 +63,10 @@ class Controller:
         # Steers sent and not yet known to be refused: a steer that races the
         # turn's end is refused, and its text then goes out as a message.
         self._steers: list[str] = []
+        # The draft is exactly one paste into an empty editor (Laura types a
+        # person's review this way, with a CR after it): Enter then queues it
+        # while a turn runs instead of steering with it.
+        self._whole_paste = False
 
     # -- events from the session ----------------------------------------------
 
@@ -69,6 +79,10 @@ class Controller:
     async def after_event(self, event: ev.Event) -> None:
         if isinstance(event, ev.SessionInfo):
             await self.show_history()
+        if isinstance(event, rv.GuidedReviewLoaded):
+            from luxe.frontends.tui import review
+
+            review.show_chapter(self)
         if isinstance(event, ev.TurnStarted):
             self._steers.clear()
         if isinstance(event, ev.ActionRejected) and event.kind == "steer_turn" and self._steers:
@@ -94,9 +108,14 @@ class Controller:
         if isinstance(event, Focus):
             s.focused = event.focused
             return
+        whole_paste, self._whole_paste = self._whole_paste, False
         if isinstance(event, Paste):
+            self._whole_paste = not s.editor.text
             s.editor.paste(event.text)
             self._changed()
+            return
+        if whole_paste and event.name == "KEY_ENTER" and s.busy and not s.permissions:
+            await self._queue_paste()
             return
         if s.permissions and not s.feedback:
             await self._permission_key(event)
@@ -248,6 +267,15 @@ class Controller:
             e.replace_token(start, choice + " ")
         else:
             e.set(choice.split(" ", 1)[0] + " ")
+
+    async def _queue_paste(self) -> None:
+        """A pasted block submitted while the agent works becomes the next
+        prompt, shown in the queue (editable until it is sent), byte for byte."""
+        text = self.state.editor.take()
+        if text.strip():
+            self.history.add(text)
+            self.state.queue.append(text)
+        self._changed()
 
     async def key_enter(self) -> None:
         """Enter on the draft (for front ends without keys: --plain)."""

@@ -50,6 +50,7 @@ if TYPE_CHECKING:
 
     from luxe.frontends.rpc_actions import RpcActions
     from luxe.frontends.tui.controller import Controller
+    from luxe.hosting.panes import LauraPanes
     from luxe.protocol import Action, Rejection
 
 log = logging.getLogger("luxe.tui")
@@ -90,6 +91,9 @@ class Interface:
         self._entered = False
         self._sync: _Sync | None = None
         self.controller: Controller | None = None
+        # Inside a Laura tab: its socket, for `ready` and panes beside us.
+        self.laura: LauraPanes | None = None
+        self._panes_nursery: trio.Nursery | None = None
 
     # -- the handshake ----------------------------------------------------------
 
@@ -148,6 +152,7 @@ class Interface:
                 self._entered = True
             self._loop_state().ready.set()
             async with trio.open_nursery() as nursery:
+                self._host_in_laura(nursery)
                 nursery.start_soon(self._find_branch)
                 nursery.start_soon(self._render_loop)
                 nursery.start_soon(self._watch_resize)
@@ -236,6 +241,23 @@ class Interface:
             self.state.notify = False
             data += "\x1b]9;luxe: the turn ended\x07" if _osc9(self.env) else "\x07"
         return data
+
+    def _host_in_laura(self, nursery: trio.Nursery) -> None:
+        """Inside a Laura tab: tell it an agent reads this input (so the
+        person's review can be submitted here), in the background; a Laura
+        that does not answer costs one log line."""
+        if not self.env.get("LAURA_TAB"):
+            return
+        from luxe.hosting.panes import hosted_panes
+
+        self.laura = hosted_panes(self.env, self.cwd, show_edits=False)
+        self._panes_nursery = nursery
+        if self.laura is not None:
+            nursery.start_soon(self.laura.announce_ready)
+
+    def show_beside(self, path: str, lines: tuple[int, int] | None, diff: bool) -> None:
+        if self.laura is not None and self._panes_nursery is not None:
+            self._panes_nursery.start_soon(self.laura.follow, "review", path, lines, diff)
 
     async def _find_branch(self) -> None:
         import trio

@@ -249,7 +249,7 @@ class PlainInterface:
 
 
 class _NoScreen:
-    """Plain mode has no suspend or external editor of its own."""
+    """Plain mode has no suspend, external editor or panes of its own."""
 
     async def suspend(self) -> None:
         return None
@@ -258,6 +258,9 @@ class _NoScreen:
         return None
 
     def redraw(self) -> None:
+        return None
+
+    def show_beside(self, path: str, lines: tuple[int, int] | None, diff: bool) -> None:
         return None
 
 

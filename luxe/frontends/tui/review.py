@@ -146,6 +146,7 @@ async def run(ctl: Controller, arg: str) -> None:
         elif chapters:
             view.chapter = min(max(int(verb) - 1, 0), len(chapters) - 1)
         s.commits.append(chapter_commit(view))
+        show_chapter(ctl)
     elif verb in ("ask", "comment") and text:
         severity = "question" if verb == "ask" else "suggestion"
         await edit("comment", anchor=_anchor(view), body=text, severity=severity, send=verb == "ask")
@@ -171,6 +172,35 @@ async def run(ctl: Controller, arg: str) -> None:
         await ctl.dispatch(rv.CommitReviewChapters(_request(), review_id))
     else:
         s.commit_text(f"usage: {USAGE}", "warn")
+
+
+def chapter_focus(view: ReviewView) -> tuple[str, tuple[int, int] | None] | None:
+    """The current chapter's first hunk as (file path, its new-side lines;
+    None for a deletion), for a pane beside the interface."""
+    review = view.review or {}
+    chapters = review.get("chapters", [])
+    if not chapters:
+        return None
+    hunk_ids = chapters[min(view.chapter, len(chapters) - 1)].get("hunk_ids", [])
+    hunks = {h["id"]: h for h in review.get("hunks", [])}
+    files = {f["id"]: f for f in review.get("files", [])}
+    for hunk_id in hunk_ids:
+        hunk = hunks.get(hunk_id)
+        file = files.get(hunk["file_id"]) if hunk else None
+        if hunk is None or file is None or file.get("status") == "deleted":
+            continue
+        start, count = int(hunk.get("new_start", 1)), int(hunk.get("new_lines", 0))
+        lines = (max(start, 1), max(start + count - 1, start, 1)) if count else None
+        return str(file["path"]), lines
+    return None
+
+
+def show_chapter(ctl: Controller) -> None:
+    """Follow the person's chapter in a Laura pane (diff view, the hunk lit)."""
+    focus = chapter_focus(ctl.state.review)
+    if focus is not None:
+        path, lines = focus
+        ctl.screen.show_beside(str(ctl.cwd / path), lines, True)
 
 
 def thread_lines(view: ReviewView, everything: bool = False) -> list[Line]:

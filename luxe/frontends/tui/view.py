@@ -16,6 +16,7 @@ from typing import Any
 
 import attrs
 
+from luxe.frontends.tui import github as github_view
 from luxe.frontends.tui import review as review_view
 from luxe.frontends.tui.editor import Editor
 from luxe.frontends.tui.markdown import BlockStream, render_block
@@ -58,6 +59,7 @@ class Status:
     cost: float | None = None
     branch: str = ""
     session_id: str = ""
+    pull_request: str = ""  # the dock's "PR #7 open ✓3 …1", from workspace_updated
 
 
 @attrs.define
@@ -88,6 +90,7 @@ class ViewState:
     picker: list[ev.SessionSummary] = attrs.Factory(list)
     picker_cursor: int = 0
     confirming: str | None = None  # a command that asked "again to confirm"
+    github_wanted: bool = False  # /github: print the next workspace_updated
     history_wanted: bool = False  # a session was resumed: show its last messages
     review: review_view.ReviewView = attrs.Factory(review_view.ReviewView)
     focused: bool = True
@@ -433,4 +436,5 @@ _HANDLERS: dict[type, Callable[[ViewState, Any, float], None]] = {
     ev.SessionsListed: _sessions,
     ev.MessagesListed: _messages,
     **review_view.HANDLERS,
+    **github_view.HANDLERS,
 }

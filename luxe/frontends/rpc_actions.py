@@ -64,6 +64,7 @@ class RpcActions:
             act.NewSession: self._switch,
             act.ResumeSession: self._switch,
             act.ListSessions: self._list_sessions,
+            act.ListMessages: self._list_messages,
             act.Compact: self._compact,
             **{kind: self._review for kind in rv.REVIEW_ACTIONS},
         }
@@ -189,3 +190,32 @@ class RpcActions:
         await s.emit(ev.SessionInfo(file.id, file.title, len(s.history.messages), file.created_at, file.updated_at))
         await s.emit(s.state_event())
         return None
+
+    async def _list_messages(self, action: act.ListMessages) -> str | None:
+        if action.limit is not None and action.limit < 1:
+            return "list_messages: `limit` must be at least 1"
+        from luxe.engine.model import AssistantMessage, TextBlock, ToolUseBlock
+
+        messages = self.session.history.messages
+        shown = messages[-action.limit:] if action.limit else messages
+        summaries = []
+        for message in shown:
+            text = "\n\n".join(b.text for b in message.content if isinstance(b, TextBlock))
+            tools = [
+                f"{b.name} {_key_arg(b.input)}".rstrip()
+                for b in message.content
+                if isinstance(message, AssistantMessage) and isinstance(b, ToolUseBlock)
+            ]
+            if text or tools:
+                summaries.append(ev.MessageSummary(message.role, text, tools))
+        await self.session.emit(ev.MessagesListed(self.session.file.id, len(messages), summaries))
+        return None
+
+
+def _key_arg(args: dict[str, Any]) -> str:
+    """The argument that names what a tool call is about (path, command...)."""
+    for key in ("path", "command", "pattern", "question"):
+        value = args.get(key)
+        if isinstance(value, str):
+            return value.split("\n", 1)[0][:120]
+    return ""

@@ -132,6 +132,14 @@ class ResumeSession(Frame):
 
 
 @frame
+class ListMessages(Frame):
+    """The current session's last `limit` messages, as text (to show on resume)."""
+
+    KIND: ClassVar[str] = "list_messages"
+    limit: int | None = None
+
+
+@frame
 class ListSessions(Frame):
     KIND: ClassVar[str] = "list_sessions"
 
@@ -164,6 +172,7 @@ Action = Union[  # a string names GitHub's actions without importing them
     | SetPermissionMode
     | NewSession
     | ResumeSession
+    | ListMessages
     | ListSessions
     | Compact
     | Close
@@ -187,6 +196,7 @@ ACTION_TYPES: dict[str, type] = {
         SetPermissionMode,
         NewSession,
         ResumeSession,
+        ListMessages,
         ListSessions,
         Compact,
         Close,

@@ -94,6 +94,21 @@ class SessionsListed(Frame):
     sessions: list[SessionSummary]
 
 
+@frame
+class MessageSummary(Frame):
+    role: str  # user | assistant
+    text: str  # its text blocks joined (tool results left out)
+    tools: list[str]  # the tool calls an assistant message made, "name arg"
+
+
+@frame
+class MessagesListed(Frame):
+    KIND: ClassVar[str] = "messages_listed"
+    session_id: str
+    total: int
+    messages: list[MessageSummary]
+
+
 # -- a turn ---------------------------------------------------------------------
 
 
@@ -343,6 +358,7 @@ Event = Union[  # a string names GitHub's events without importing them
     | StateChanged
     | SessionInfo
     | SessionsListed
+    | MessagesListed
     | TurnStarted
     | MessageQueued
     | TokenDelta
@@ -376,6 +392,7 @@ EVENT_TYPES: dict[str, type] = {
         StateChanged,
         SessionInfo,
         SessionsListed,
+        MessagesListed,
         TurnStarted,
         MessageQueued,
         TokenDelta,

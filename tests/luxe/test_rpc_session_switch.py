@@ -94,3 +94,24 @@ def test_file_changed_carries_a_diff_and_usage_updates_mid_turn(spawn: SpawnLuxe
     assert "-beta\n+gamma\n" in changed["diff"]
     assert luxe.expect("turn_ended")["reason"] == "end_turn"
     assert luxe.close() == 0
+
+
+def test_list_messages_gives_the_conversation_as_text(spawn: SpawnLuxe) -> None:
+    read = {"tool_calls": [{"name": "read", "args": {"path": "README.md"}}]}
+    luxe = spawn([read, {"text": "It is a demo."}])
+    luxe.handshake()
+    luxe.send("submit_user_message", {"text": "what is this?"})
+    assert luxe.expect("turn_ended")["reason"] == "end_turn"
+    luxe.send("list_messages", {"limit": 20})
+    listed = luxe.expect("messages_listed")
+    assert listed["total"] == 4  # prompt, tool call, its result, the answer
+    assert listed["messages"] == [
+        {"role": "user", "text": "what is this?", "tools": []},
+        {"role": "assistant", "text": "", "tools": ["read README.md"]},
+        {"role": "assistant", "text": "It is a demo.", "tools": []},
+    ]
+    luxe.send("list_messages", {"limit": 1})
+    assert [m["text"] for m in luxe.expect("messages_listed")["messages"]] == ["It is a demo."]
+    luxe.send("list_messages", {"limit": 0})
+    assert luxe.expect("action_rejected")["kind"] == "list_messages"
+    assert luxe.close() == 0

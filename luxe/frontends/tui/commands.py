@@ -35,8 +35,8 @@ HELP = {
     "/cost": "this session's cost and context",
     "/init": "write an AGENTS.md skeleton (asks first)",
     "/review": "Guided Review: /review [staged|branch|commit SHA|pr N], then next, ask, fix #N",
-    "/github": "GitHub: issues and pull requests",
-    "/pr": "the branch's pull request",
+    "/github": "the branch, its upstream and its pull request with checks",
+    "/pr": "/pr [N]: a pull request (the branch's) with its review threads",
     "/exit": "leave (Ctrl+C twice, or Ctrl+D on an empty prompt)",
 }
 KEYS = [
@@ -245,7 +245,9 @@ async def run(ctl: Controller, text: str) -> None:
 
         await review.run(ctl, arg)
     elif name in ("/github", "/pr"):
-        s.commit_text(f"{name} is not available in the interface yet", "warn")
+        from luxe.frontends.tui import github
+
+        await github.run(ctl, name, arg)
     elif name in ("/exit", "/quit"):
         ctl.running = False
     elif name in _custom:

@@ -18,7 +18,7 @@ from typing import Protocol
 from luxe.frontends.tui import commands
 from luxe.frontends.tui.history import Browse, History
 from luxe.frontends.tui.keys import Event, Focus, Key, Paste
-from luxe.frontends.tui.view import ViewState, flush_text
+from luxe.frontends.tui.view import RESUME_MESSAGES, ViewState, flush_text
 from luxe.protocol import Action
 from luxe.protocol import actions as act
 from luxe.protocol import events as ev
@@ -70,7 +70,15 @@ class Controller:
 
     # -- events from the session ----------------------------------------------
 
+    async def show_history(self) -> None:
+        """A resumed session: ask for its last messages (messages_listed draws them)."""
+        if self.state.history_wanted:
+            self.state.history_wanted = False
+            await self.dispatch(act.ListMessages(RESUME_MESSAGES))
+
     async def after_event(self, event: ev.Event) -> None:
+        if isinstance(event, ev.SessionInfo):
+            await self.show_history()
         if isinstance(event, rv.GuidedReviewLoaded):
             from luxe.frontends.tui import review
 
@@ -138,6 +146,8 @@ class Controller:
             if e.text[: e.cursor].endswith("\\"):
                 e.backspace()
                 e.newline()
+            elif s.completions and s.completions[0].startswith("@"):
+                self._accept_completion()  # takes the file; a second Enter sends
             elif s.completions and e.text.startswith("/") and " " not in e.text:
                 self._accept_completion()
                 await self._enter()
@@ -190,6 +200,9 @@ class Controller:
             self.browse.draft = e.text
         elif name == "KEY_CTRL_L":
             self.screen.redraw()
+        elif name in ("KEY_UP", "KEY_DOWN") and s.completions:
+            step = -1 if name == "KEY_UP" else 1
+            s.completion_index = (s.completion_index + step) % min(len(s.completions), 8)
         elif name == "KEY_UP":
             if s.busy and s.queue and not e.text:
                 s.queue_cursor = len(s.queue) - 1

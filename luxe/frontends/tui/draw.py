@@ -190,6 +190,8 @@ def _status(state: ViewState, width: int, now: float) -> Line:
         parts.append((f"  ${s.cost:.2f}", "status"))
     if s.branch:
         parts.append((f"  ⎇ {s.branch}", "status"))
+    if s.pull_request:
+        parts.append((f"  {s.pull_request}", "status"))
     return truncate(parts, width)
 
 

@@ -10,10 +10,14 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from luxe.config import paths_from_env
-from luxe.frontends.face import FrontEnd
 from luxe.options import Options
+
+if TYPE_CHECKING:
+    from luxe.frontends.tui.frontend import Interface
+    from luxe.frontends.tui.plain import PlainInterface
 
 
 def main_interface(options: Options) -> int:
@@ -26,7 +30,7 @@ def main_interface(options: Options) -> int:
         return 2
     env = dict(os.environ)
     paths = paths_from_env(env)
-    front: FrontEnd
+    front: Interface | PlainInterface
     if options.plain:
         from luxe.frontends.tui.plain import PlainInterface
 
@@ -44,4 +48,7 @@ def main_interface(options: Options) -> int:
         )
     from luxe.app import run
 
-    return run(options, env, front)
+    try:
+        return run(options, env, front)
+    finally:
+        front.release()  # whatever happened, the terminal is given back

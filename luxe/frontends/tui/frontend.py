@@ -149,6 +149,7 @@ class Interface:
             self.tty.open_stream()
             if not self._entered:
                 await self.tty.write(self.tty.enter())
+                self._entered = True
             self._loop_state().ready.set()
             async with trio.open_nursery() as nursery:
                 self._host_in_laura(nursery)
@@ -169,10 +170,18 @@ class Interface:
             log.info("terminal gone (%s)", exc)
             on_broken()
         finally:
-            self._restore()
-            self._stdio.leave()
+            self.release()
             with trio.CancelScope(shield=True):
                 await self.tty.aclose()
+
+    def release(self) -> None:
+        """Give the terminal back: erase the live region, modes off, stdio
+        back. Idempotent; luxe.frontends.tui.entry calls it after the run
+        too, for a run that failed before serve_output started."""
+        if self._entered:
+            self._entered = False
+            self._restore()
+        self._stdio.leave()
 
     async def _after(self, event: ev.Event) -> None:
         if self.controller is not None:
@@ -295,6 +304,7 @@ class Interface:
         await self._loop_state().ready.wait()
         commands.configure(self.cwd, self.config_dir, self.trust_project)
         self.controller = controller = Controller(self.state, dispatch, self._history, self.cwd, self)
+        await controller.show_history()
         if self.pick_session:
             self.state.sessions_wanted = "resume"
             await dispatch(act.ListSessions())

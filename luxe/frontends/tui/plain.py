@@ -70,6 +70,10 @@ class PlainInterface:
     def signalled(self, signum: int) -> None:
         return None
 
+    def release(self) -> None:
+        """Nothing to give back: this face never changes the terminal."""
+        return None
+
     def closing(self) -> None:
         """Nothing to release early: the terminal is drawn to until the
         session's last event, then restored (serve_output's finally)."""
@@ -182,6 +186,14 @@ class PlainInterface:
         elif isinstance(event, ev.SessionsListed):
             for summary in event.sessions[:30]:
                 self.say(f"session: {summary.id}, {summary.messages} messages, {summary.title}")
+        elif isinstance(event, ev.MessagesListed):
+            for message in event.messages:
+                who = "you" if message.role == "user" else "luxe"
+                if message.text.strip():
+                    self.say(f"earlier, {who}: " + " ".join(message.text.split()))
+                for tool in message.tools:
+                    self.say(f"earlier, tool: {tool}")
+            self.say("status: resumed here")
         elif isinstance(event, ev.Compacted):
             self.say(f"status: compacted {event.tokens_before} to {event.tokens_after} tokens")
 
@@ -189,6 +201,7 @@ class PlainInterface:
 
     async def read(self, dispatch: Dispatch) -> None:
         self.controller = controller = Controller(self.state, dispatch, self._history, self.cwd, _NoScreen())
+        await controller.show_history()
         if self.first_prompt:
             await self._line(controller, self.first_prompt)
         buffer = b""

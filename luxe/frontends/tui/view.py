@@ -16,6 +16,7 @@ from typing import Any
 
 import attrs
 
+from luxe.frontends.tui import github as github_view
 from luxe.frontends.tui import review as review_view
 from luxe.frontends.tui.editor import Editor
 from luxe.frontends.tui.markdown import BlockStream, render_block
@@ -58,6 +59,7 @@ class Status:
     cost: float | None = None
     branch: str = ""
     session_id: str = ""
+    pull_request: str = ""  # the dock's "PR #7 open ✓3 …1", from workspace_updated
 
 
 @attrs.define
@@ -88,6 +90,8 @@ class ViewState:
     picker: list[ev.SessionSummary] = attrs.Factory(list)
     picker_cursor: int = 0
     confirming: str | None = None  # a command that asked "again to confirm"
+    github_wanted: bool = False  # /github: print the next workspace_updated
+    history_wanted: bool = False  # a session was resumed: show its last messages
     review: review_view.ReviewView = attrs.Factory(review_view.ReviewView)
     focused: bool = True
     notify: bool = False  # a turn ended while unfocused: ring once
@@ -134,6 +138,30 @@ def _session_info(state: ViewState, e: ev.SessionInfo, now: float) -> None:
         return
     title = f" “{clean(e.title)}”" if e.title else ""
     state.commit_text(f"resumed session {e.session_id}{title} · {e.messages} messages", "dim")
+    state.history_wanted = True
+
+
+# Messages shown when a session is resumed (list_messages' limit).
+RESUME_MESSAGES = 20
+
+
+def _messages(state: ViewState, e: ev.MessagesListed, now: float) -> None:
+    """A resumed session's last messages, drawn as they were."""
+    if e.total > len(e.messages):
+        state.commit_text(f"… {e.total - len(e.messages)} earlier messages", "dim")
+    for message in e.messages:
+        text = message.text.strip()
+        if message.role == "user":
+            if text:
+                first, _, rest = text.partition("\n")
+                more = f" (+{rest.count(chr(10)) + 1} lines)" if rest else ""
+                state.commit_lines([[], [("› ", "prompt"), (clean(first)[:300], "user"), (more, "dim")]])
+            continue
+        for block in [b for b in text.split("\n\n") if b.strip()]:
+            _commit_block(state, block)
+        for tool in message.tools:
+            state.commit_lines([[("· ", "dim"), (clean(tool)[:200], "dim")]])
+    state.commit_text("─── resumed here", "dim")
 
 
 def _turn_started(state: ViewState, e: ev.TurnStarted, now: float) -> None:
@@ -406,5 +434,7 @@ _HANDLERS: dict[type, Callable[[ViewState, Any, float], None]] = {
     ev.ActionRejected: _rejected,
     ev.MessageQueued: _queued,
     ev.SessionsListed: _sessions,
+    ev.MessagesListed: _messages,
     **review_view.HANDLERS,
+    **github_view.HANDLERS,
 }

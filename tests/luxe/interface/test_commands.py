@@ -47,7 +47,7 @@ def test_model_mode_thinking_cost_and_unavailable_ones(ui: StartUi, tmp_path: Pa
     _run(session, "/cost")
     session.wait_for("session cost")
     _run(session, "/github")
-    session.wait_for("/github is not available in the interface yet")
+    session.wait_for("GitHub: no_github_remote")  # a repository with no GitHub remote
     _run(session, "/nonsense")
     session.wait_for("unknown command /nonsense")
 
@@ -116,9 +116,22 @@ def test_custom_commands_from_config_and_only_trusted_projects(ui: StartUi, env:
     trusted.wait_for("/evil  Project command")
 
 
-def test_pr_is_not_there_yet_and_exit_leaves(ui: StartUi) -> None:
+def test_pr_without_a_github_remote_says_why_and_exit_leaves(ui: StartUi) -> None:
     session = ui([])
     _run(session, "/pr")
-    session.wait_for("/pr is not available in the interface yet")
+    session.wait_for("GitHub: ")
     _run(session, "/exit")
     assert session.wait_exit() == 0
+
+
+def test_a_resumed_session_shows_its_conversation(ui: StartUi) -> None:
+    first = ui([{"tool_calls": [{"name": "read", "args": {"path": "README.md"}}]},
+                {"text": "The repo is **a demo**."}])
+    _run(first, "what is in the readme?")
+    first.wait_for("The repo is a demo.")
+    first.send_keys("C-c", "C-c")
+    assert first.wait_exit() == 0
+    again = ui([], "-c")
+    screen = again.wait_for("─── resumed here")
+    assert "› what is in the readme?" in screen
+    assert "· read README.md" in screen and "The repo is a demo." in screen

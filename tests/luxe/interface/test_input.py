@@ -150,3 +150,17 @@ def test_a_megabyte_paste_arrives_byte_for_byte(ui: StartUi, env: dict[str, str]
     session.send_keys("Enter")
     session.wait_for("got the megabyte", timeout=60)
     wait_until(lambda: big in _sent(_sessions(env)), 30)
+
+
+def test_at_completion_chooses_among_candidates(ui: StartUi, env: dict[str, str], repo: Path) -> None:
+    for name in ("alpha_notes.md", "alpha_plan.md"):
+        (repo / name).write_text(f"body of {name} 31337\n")
+    session = ui([{"text": "read the plan"}])
+    session.type("see @alpha")
+    session.send_keys("Tab")
+    session.wait_for("@alpha_notes.md")  # the shorter name is listed first
+    session.send_keys("Down", "Enter")
+    session.wait_editor("› see @alpha_notes.md")
+    session.send_keys("Enter")
+    session.wait_for("read the plan")
+    wait_until(lambda: any("body of alpha_notes.md" in t for t in _sent(_sessions(env))))

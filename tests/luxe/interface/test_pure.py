@@ -141,3 +141,30 @@ def test_the_first_frame_needs_no_trio_blessed_or_converter() -> None:
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
+
+
+def test_colour_fallbacks_from_the_environment() -> None:
+    from luxe.frontends.tui.frontend import _colours
+    from luxe.frontends.tui.text import palette_for
+
+    assert _colours({"TERM": "xterm-256color"}) == 256
+    assert _colours({"TERM": "xterm", "COLORTERM": "truecolor"}) == 256
+    assert _colours({"TERM": "screen"}) == 16
+    assert _colours({"TERM": "dumb"}) == 0
+    assert palette_for({}, False, 256).kind == "256"
+    assert palette_for({}, False, 16).kind == "16"
+    assert palette_for({}, False, 0).kind == "mono"
+    assert palette_for({"NO_COLOR": "1"}, False, 256).kind == "mono"
+    assert palette_for({"NO_COLOR": ""}, False, 256).kind == "256"  # empty means unset
+    assert "\x1b[33m" in Palette("16").render([("x", "tool")])
+
+
+def test_the_dock_shows_the_pull_request_and_its_checks() -> None:
+    from luxe.frontends.tui.github import dock
+    from luxe.protocol import github as gh
+
+    checks = [gh.Check("ci", "completed", "success", None), gh.Check("lint", "completed", "failure", None),
+              gh.Check("e2e", "in_progress", None, None)]
+    pr = gh.PullRequestInfo(7, "https://x/7", "Retry", "open", False, "main", "fix", None, None, checks)
+    assert dock(pr) == "PR #7 open ✓1 ✗1 …1"
+    assert dock(None) == ""

@@ -53,6 +53,11 @@ _HARD_ESCAPE = re.compile("\x1b(?!\\[[0-9;:]*m)")
 # C0 controls, DEL and C1 controls that have no effect (not BEL, BS, HT,
 # LF/VT/FF, CR, SO/SI, CAN/SUB, which cancel a sequence, or ESC).
 _IGNORED = re.compile("[\x00-\x06\x10-\x17\x19\x1c-\x1f\x7f-\x9f]+")
+# Lone controls with no effect that the split still cuts out: CAN and SUB
+# (they cancel a sequence, so they are not dropped before it) and an ESC
+# that what followed cancelled. Random bytes are full of them.
+_INERT = frozenset(("\x18", "\x1a", "\x1b"))
+_LINE_FEEDS = frozenset(("\n", "\x0b", "\x0c"))
 
 _DEC_GRAPHICS = str.maketrans({
     "_": " ", "`": "◆", "a": "▒", "b": "␉", "c": "␌", "d": "␍", "e": "␊", "f": "°",
@@ -153,15 +158,17 @@ class VirtualTerminal(Controls):
             i += 2
             if chunk:
                 draw(chunk)
-            if token != "\r\n":
+            if token == "\r\n" or token in _LINE_FEEDS:  # LF, VT, FF: an index
+                if token == "\r\n" or self.newline_mode:
+                    self.x = 0
+            else:
                 if token == "\r":  # the commonest lone controls, inline
                     self.x = 0
                 elif token == "\x08":
                     self._backspace()
-                else:
+                elif token not in _INERT:
                     control(token)
                 continue
-            self.x = 0
             y = self.y
             if y != self.bottom:
                 if y < self.lines - 1:
@@ -174,7 +181,8 @@ class VirtualTerminal(Controls):
                 self._all_dirty = True
             else:
                 self._scroll_up(1)
-            if i >= bulk_from and i + 1 < count and parts[i + 1] == "\r\n":
+            if (i >= bulk_from and i + 1 < count and parts[i + 1] == "\r\n"
+                    and token == "\r\n"):
                 done = self._bulk_lines(parts, i, count)
                 if done == i:
                     bulk_from = i + 2 * _BULK

@@ -68,6 +68,9 @@ _DEC_GRAPHICS = str.maketrans({
 
 
 _NON_ASCII = re.compile("[^\x00-\x7f]")
+# Each two-cell character met so far, mapped to itself and its FILL cell.
+_WIDE: dict[int, str] = {}
+_WIDE_LIMIT = 100_000
 
 
 def _narrow(chunk: str) -> bool:
@@ -75,11 +78,11 @@ def _narrow(chunk: str) -> bool:
     can be laid down like ASCII (one cell per character). Random or binary
     output is mostly U+FFFD between controls: this keeps it off the
     per-character path."""
-    if chunk.replace("\ufffd", "").isascii():
-        return True
     pattern = not_narrow()
     if pattern is not None:
         return pattern.search(chunk) is None
+    if chunk.replace("\ufffd", "").isascii():
+        return True
     widths = _WIDTHS
     for char in set(_NON_ASCII.findall(chunk)):
         width = widths.get(char)
@@ -385,6 +388,19 @@ class VirtualTerminal(Controls):
         for those only (runs of one-cell characters are taken whole; without
         the width table, every non-ASCII character is looked at)."""
         special = not_narrow() or _NON_ASCII
+        distinct = set(special.findall(chunk))
+        widths = [char_width(char) for char in distinct]
+        if 0 not in widths:
+            # No combining character: each wide one gains its FILL cell in
+            # one str.translate, and the cells go down in one write.
+            if len(_WIDE) > _WIDE_LIMIT:
+                _WIDE.clear()
+            for char, width in zip(distinct, widths, strict=True):
+                if width == 2:
+                    _WIDE[ord(char)] = char + FILL
+            self._write(chunk.translate(_WIDE), [0, style])
+            self._last_char = chunk[-1]
+            return
         cells: list[str] = []
         at = 0
         for found in special.finditer(chunk):
@@ -457,7 +473,11 @@ class VirtualTerminal(Controls):
                 line = self.buffer[self.y]
                 if self.insert_mode:
                     line.insert_blanks(x, cut, PLAIN, columns)
-                line.splice(x, cells[pos : pos + cut], _runs_between(starts, styles, pos, pos + cut, x))
+                if len(styles) == 1:
+                    share = [x, styles[0]]
+                else:
+                    share = _runs_between(starts, styles, pos, pos + cut, x)
+                line.splice(x, cells[pos : pos + cut], share)
                 self._dirty.add(self.y)
             pos += cut
             self.x = x + cut

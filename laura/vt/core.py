@@ -68,9 +68,9 @@ _DEC_GRAPHICS = str.maketrans({
 
 
 _NON_ASCII = re.compile("[^\x00-\x7f]")
-# Each two-cell character met so far, mapped to itself and its FILL cell.
-_WIDE: dict[int, str] = {}
-_WIDE_LIMIT = 100_000
+# Put before each combining character in a chunk's cells, to split them at:
+# a control the split never leaves in text (\x01 is dropped before it).
+_MARK = "\x01"
 
 
 def _narrow(chunk: str) -> bool:
@@ -384,45 +384,29 @@ class VirtualTerminal(Controls):
                 self._draw(text)
 
     def _draw_unicode(self, chunk: str, style: Style) -> None:
-        """Text with wide or combining characters: cells built per character
-        for those only (runs of one-cell characters are taken whole; without
-        the width table, every non-ASCII character is looked at)."""
+        """Text with wide or combining characters, without a loop over each:
+        one str.replace per distinct one gives a wide character its FILL
+        cell and puts `_MARK` before a combining one; the cells between
+        marks go down in one write each (without the width table, every
+        distinct non-ASCII character is looked up)."""
         special = not_narrow() or _NON_ASCII
-        distinct = set(special.findall(chunk))
-        widths = [char_width(char) for char in distinct]
-        if 0 not in widths:
-            # No combining character: each wide one gains its FILL cell in
-            # one str.translate, and the cells go down in one write.
-            if len(_WIDE) > _WIDE_LIMIT:
-                _WIDE.clear()
-            for char, width in zip(distinct, widths, strict=True):
-                if width == 2:
-                    _WIDE[ord(char)] = char + FILL
-            self._write(chunk.translate(_WIDE), [0, style])
-            self._last_char = chunk[-1]
-            return
-        cells: list[str] = []
-        at = 0
-        for found in special.finditer(chunk):
-            start = found.start()
-            if start > at:
-                cells.append(chunk[at:start])
-            char = found.group()
+        cells = chunk
+        for char in set(special.findall(chunk)):
             width = char_width(char)
-            if width == 1:
-                cells.append(char)
-            elif width == 2:
-                cells.append(char + FILL)
-            else:
-                if cells:
-                    self._write("".join(cells), [0, style])
-                    cells = []
-                self._add_mark(char)
-            at = found.end()
-        if at < len(chunk):
-            cells.append(chunk[at:])
-        if cells:
-            self._write("".join(cells), [0, style])
+            if width == 2:
+                cells = cells.replace(char, char + FILL)
+            elif width == 0:
+                cells = cells.replace(char, _MARK + char)
+        if _MARK not in cells:
+            self._write(cells, [0, style])
+        else:
+            pieces = cells.split(_MARK)
+            if pieces[0]:
+                self._write(pieces[0], [0, style])
+            for piece in islice(pieces, 1, None):
+                self._add_mark(piece[0])
+                if len(piece) > 1:
+                    self._write(piece[1:], [0, style])
         self._last_char = chunk[-1]
 
     def _add_mark(self, mark: str) -> None:

@@ -169,6 +169,8 @@ class VirtualTerminal(Controls):
                     self.x = 0
                 elif token == "\x08":
                     self._backspace()
+                elif token == "\t":
+                    self._tab(1)
                 elif token not in _INERT:
                     control(token)
                 continue

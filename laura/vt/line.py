@@ -42,22 +42,6 @@ class Line:
         old = self.text
         b = a + len(text)
         n = len(old)
-        runs = self.runs
-        if (len(runs) == 2 and len(new_runs) == 2 and runs[1] is new_runs[1]
-                and (a <= n or runs[1] is PLAIN)):
-            # One style before and after (random or binary output overwriting
-            # itself): the runs stay as they are, only the text changes.
-            if a >= n:
-                self.text = old + " " * (a - n) + text
-                return
-            if old[a] == FILL and a > 0:
-                old = old[: a - 1] + " " + old[a:]
-            if b < n and old[b] == FILL:
-                old = old[:b] + " " + old[b + 1 :]
-            if self.marks:
-                self.marks = {k: v for k, v in self.marks.items() if not a <= k < b} or None
-            self.text = old[:a] + text + old[b:]
-            return
         if a > n:
             # Pad the gap with default blanks.
             old = old + " " * (a - n)
@@ -72,6 +56,10 @@ class Line:
             self.marks = {k: v for k, v in self.marks.items() if not a <= k < b} or None
         self.text = old[:a] + text + old[b:]
         runs = self.runs
+        if len(runs) == 2 and len(new_runs) == 2 and runs[1] is new_runs[1]:
+            # One style before and after (random or binary output overwriting
+            # itself): the runs stay as they are.
+            return
         if a >= n or (len(runs) == 2 and b >= n):
             # Appending, or replacing the whole tail of a one-run line.
             if a == 0:

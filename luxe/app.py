@@ -13,6 +13,7 @@ docs/architecture.md):
         └── session nursery (inner)
             ├── session.run: turns one at a time, each in its own cancel scope
             ├── review.serve: Guided Review
+            ├── github.serve: the workspace and GitHub actions (luxe.github)
             ├── reader task (front.serve_input: stdin lines -> actions, or
             │   `luxe -p`'s driver: one prompt, on-ask answers, timeout)
             ├── signal watcher (SIGTERM/SIGINT/SIGHUP -> close)
@@ -57,8 +58,10 @@ if TYPE_CHECKING:
 
     from luxe.engine.session import Session
     from luxe.engine.tooling import Tool
+    from luxe.github.face import GitHubFace
     from luxe.hosting.panes import LauraPanes
     from luxe.protocol import review as rv
+    from luxe.review.model import Review, ReviewSession
     from luxe.review.service import ReviewService
 
 log = logging.getLogger("luxe")
@@ -79,6 +82,7 @@ CAPABILITIES = [
     "thinking",
     "scripted_model",
     "guided_review",
+    "github",
 ]
 
 
@@ -143,6 +147,8 @@ class Startup:
     show_edits: bool  # hosted in Laura: edits show in a pane (settings `laura.show_edits`)
     # The language servers found for diagnostics on edit; None when they are off.
     lsp_servers: list[ServerSpec] | None
+    # GitHub content the session started from (--issue/--from-pr), for the model.
+    context: str | None = None
 
 
 class _Refused(Exception):
@@ -176,6 +182,7 @@ def run(
         trio.run(_main, startup, front)
     except Exception:
         log.exception("luxe failed")
+        print(f"luxe: internal error; the log says more: {paths.log_file}", file=sys.stderr)
         return 1
     finally:
         from luxe.tools.escapees import kill_descendants
@@ -198,6 +205,19 @@ def _start(options: Options, env: Mapping[str, str], paths: Paths) -> Startup:
     except ValueError as exc:
         raise _Refused(str(exc)) from exc
     cwd = Path.cwd()
+    context: str | None = None
+    if options.issue is not None or options.from_pr is not None or options.worktree is not None:
+        # Decided before the first frame: the session may live in a new worktree.
+        from luxe.github.start import StartError, prepare
+
+        try:
+            start = prepare(
+                cwd, issue=options.issue, from_pr=options.from_pr, worktree=options.worktree
+            )
+        except StartError as exc:
+            raise _Refused(str(exc)) from exc
+        cwd, context = start.cwd, start.context
+        os.chdir(cwd)
     try:
         gate = make_gate(options, cwd, env)
     except PermissionsFileError as exc:
@@ -242,6 +262,7 @@ def _start(options: Options, env: Mapping[str, str], paths: Paths) -> Startup:
         resumed=resumed,
         max_turns=options.max_turns or settings.max_turns,
         show_edits=settings.laura_show_edits,
+        context=context,
         lsp_servers=session_servers(settings.lsp, env),
     )
 
@@ -279,13 +300,34 @@ async def _main(startup: Startup, front: FrontEnd) -> None:
                     max_turns=startup.max_turns,
                     resumed=startup.resumed,
                     auto_approve=startup.options.auto_approve,
+                    context=startup.context,
                 )
                 for problem in hook_config.errors:
                     # The session runs without the broken hook; say so.
                     await send.send(ev.Error(f"hooks: {problem}", retryable=False))
                 review = _LazyReview(cwd=cwd, session=session, emit=emit)
+                # GitHub through the user's gh (luxe.github), for a client's
+                # face only: `-p` sends no GitHub action and shows no
+                # workspace, so it never loads luxe.github. The workspace
+                # starts after ready and watches the session's frames.
+                github: GitHubFace | None = None
+                if startup.options.print is None:
+                    from luxe.github.face import GitHubFace
+
+                    github = GitHubFace(
+                        cwd=cwd,
+                        session=session,
+                        github_writes=startup.options.github_writes,
+                        reviews=review,
+                    )
+                    session.emit = github.watching(session.emit)
                 actions = RpcActions(
-                    session, startup.store, lambda s: ModelChoice(s, env), stop, review=review.submit
+                    session,
+                    startup.store,
+                    lambda s: ModelChoice(s, env),
+                    stop,
+                    review=review.submit,
+                    github=github.handle if github is not None else None,
                 )
                 async with trio.open_nursery() as inner:
                     review.nursery = inner
@@ -294,6 +336,8 @@ async def _main(startup: Startup, front: FrontEnd) -> None:
                     # write or edit.
                     session.diagnostics = _LazyDiagnostics(inner, startup, emit)
                     await inner.start(session.run)
+                    if github is not None:
+                        await inner.start(github.serve)
                     if panes is not None:
                         await inner.start(panes.serve)
                     inner.start_soon(_watch_signals, signals, stop, front)
@@ -320,6 +364,9 @@ class _LazyReview:
         self.cwd, self.session, self.emit = cwd, session, emit
         self.nursery: trio.Nursery | None = None
         self._service: ReviewService | None = None
+
+    def open_review(self, review_id: str) -> tuple[Review, ReviewSession] | None:
+        return None if self._service is None else self._service.open_review(review_id)
 
     async def submit(self, action: rv.ReviewAction) -> None:
         if self._service is None:

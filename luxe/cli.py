@@ -26,8 +26,10 @@ class _Formatter(argparse.HelpFormatter):
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="luxe",
-        usage="luxe -p [options] [PROMPT] | luxe --rpc [options] | luxe --version | luxe --help",
-        description="Luxe, a coding agent. `luxe -p PROMPT` answers one prompt and exits "
+        usage="luxe [options] [PROMPT] | luxe -p [options] [PROMPT] | luxe --rpc [options] "
+        "| luxe --version | luxe --help",
+        description="Luxe, a coding agent. `luxe` starts the interface in this terminal "
+        "(see docs/interface.md); `luxe -p PROMPT` answers one prompt and exits "
         "(see docs/print.md); `luxe --rpc` speaks NDJSON on stdin/stdout (see docs/rpc.md).",
         formatter_class=_Formatter,
         epilog="Models: anthropic/…, openai/…, ollama/… or scripted:PATH (replays a JSONL "
@@ -45,14 +47,17 @@ def _parser() -> argparse.ArgumentParser:
     )
     session.add_argument(
         "prompt", nargs="?", metavar="PROMPT",
-        help="-p's prompt; piped stdin is attached as context",
+        help="the first prompt (-p: piped stdin is attached as context)",
     )
     session.add_argument("--rpc", action="store_true", help="run headless, speaking JSON lines")
     session.add_argument(
         "-c", "--continue", dest="continue_latest", action="store_true",
         help="continue this directory's latest session",
     )
-    session.add_argument("--resume", metavar="ID", help="resume the session with this id")
+    session.add_argument(
+        "--resume", metavar="ID", nargs="?", const="",
+        help="resume session ID (the interface: a picker without ID)",
+    )
     session.add_argument(
         "--timeout", type=float, metavar="SECONDS",
         help="-p: cancel cleanly after SECONDS, exit 124",
@@ -89,14 +94,31 @@ def _parser() -> argparse.ArgumentParser:
         "--trust-project", action="store_true",
         help="also load the project's .luxe/ hooks and rules",
     )
-    permissions.add_argument(
+    github = p.add_argument_group("github (through your gh; see docs/github.md)")
+    github.add_argument(
         "--github-writes", action="store_true",
         help="let the client publish to GitHub",
+    )
+    github.add_argument(
+        "--issue", type=int, metavar="N",
+        help="start from issue N (as context)",
+    )
+    github.add_argument(
+        "--from-pr", type=int, metavar="N",
+        help="check out pull request N, its threads as context",
+    )
+    github.add_argument(
+        "--worktree", nargs="?", const="", metavar="NAME",
+        help="work in a new worktree and branch",
     )
     output = p.add_argument_group("output")
     output.add_argument(
         "--output-format", choices=OUTPUT_FORMATS, metavar="FORMAT",
         help="-p: text (default), json, stream-json",
+    )
+    output.add_argument(
+        "--plain", action="store_true",
+        help="the interface as labelled plain lines (screen readers)",
     )
     output.add_argument(
         "--verbose", action="store_true",
@@ -115,19 +137,20 @@ def parse_args(argv: Sequence[str]) -> Options:
         parser.error("-p and --rpc contradict each other: -p answers one prompt, --rpc a client")
     if not ns.print_mode:
         for flag, value in (
-            ("PROMPT", ns.prompt), ("--on-ask", ns.on_ask),
-            ("--output-format", ns.output_format), ("--timeout", ns.timeout),
+            ("--on-ask", ns.on_ask), ("--output-format", ns.output_format),
+            ("--timeout", ns.timeout),
         ):
             if value is not None:
                 parser.error(f"{flag} needs -p (print mode)")
-    if not ns.rpc and not ns.print_mode:
-        parser.error(
-            "the interactive interface is not built yet; run `luxe -p PROMPT` or `luxe --rpc` "
-            "(see --help)"
-        )
+    if ns.rpc and ns.prompt is not None:
+        parser.error("PROMPT needs -p or the interface; with --rpc send submit_user_message")
+    if (ns.rpc or ns.print_mode) and ns.resume == "":
+        parser.error("--resume needs a session id with -p or --rpc")
+    if ns.plain and (ns.rpc or ns.print_mode):
+        parser.error("--plain is for the interface (not -p or --rpc)")
     if ns.read_only and ns.yolo:
         parser.error("--read-only and --yolo contradict each other")
-    if ns.continue_latest and ns.resume:
+    if ns.continue_latest and ns.resume is not None:
         parser.error("-c/--continue and --resume ID contradict each other")
     mode = ns.permission_mode
     for flag, given, implied in (("--read-only", ns.read_only, "read-only"), ("--yolo", ns.yolo, "yolo")):
@@ -135,6 +158,9 @@ def parse_args(argv: Sequence[str]) -> Options:
             if mode not in (None, implied):
                 parser.error(f"{flag} contradicts --permission-mode {mode}")
             mode = implied
+    for flag, number in (("--issue", ns.issue), ("--from-pr", ns.from_pr)):
+        if number is not None and number < 1:
+            parser.error(f"{flag} needs a positive number")
     if ns.max_turns is not None and ns.max_turns < 1:
         parser.error("--max-turns must be at least 1")
     if ns.timeout is not None and not 0 < ns.timeout < float("inf"):
@@ -169,7 +195,12 @@ def parse_args(argv: Sequence[str]) -> Options:
         trust_project=ns.trust_project,
         verbose=ns.verbose,
         max_turns=ns.max_turns,
+        issue=ns.issue,
+        from_pr=ns.from_pr,
+        worktree=ns.worktree,
         print=print_options,
+        prompt=ns.prompt if not ns.print_mode else None,
+        plain=ns.plain,
     )
 
 
@@ -179,6 +210,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from luxe.frontends.print_mode import main_print
 
         main_print(options)
+    if not options.rpc:
+        from luxe.frontends.tui.entry import main_interface
+
+        return main_interface(options)
     from luxe.app import run
 
     return run(options)

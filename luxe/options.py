@@ -36,4 +36,11 @@ class Options:
     trust_project: bool = False
     verbose: bool = False
     max_turns: int | None = None
+    # Starting from GitHub (luxe.github.start): decided before the first frame.
+    issue: int | None = None
+    from_pr: int | None = None
+    worktree: str | None = None  # "" for the default name
     print: PrintOptions | None = None  # set by -p/--print
+    # The interface (neither -p nor --rpc): a first prompt, the screen-reader mode.
+    prompt: str | None = None
+    plain: bool = False

@@ -68,8 +68,12 @@ class Session:
         max_turns: int,
         resumed: bool = False,
         auto_approve: bool = False,
+        context: str | None = None,
     ) -> None:
         self.cwd = cwd
+        # Appended to the system prompt: e.g. the GitHub issue or pull request
+        # the session started from (luxe.github.start), marked as such.
+        self.context = context
         self.file = file
         # Set by the app when language servers run (LUXE_LSP_ON_EDIT).
         self.diagnostics: EditDiagnostics | None = None
@@ -127,6 +131,8 @@ class Session:
             if self._system is None:
                 specs = [t.spec for t in self.tools.values()]
                 self._system = await build_system_prompt(self.cwd, specs, self.gate)
+                if self.context:
+                    self._system += "\n\n" + self.context
         return self._system
 
     async def record(self, message: Message) -> None:
@@ -172,6 +178,13 @@ class Session:
             await self.emit(ev.MessageQueued(text, position))
         return turn
 
+    async def start_shell(self, command: str) -> Turn:
+        """Queue `!command`: the bash tool through the gate, its output added
+        to history as the user's, no model call (luxe.engine.turn.run_shell)."""
+        turn = await self.start_turn(f"!{command}")
+        turn.shell = command
+        return turn
+
     def steer(self, text: str) -> str | None:
         if not isinstance(self.current, Turn):
             return "steer_turn: no turn is running"
@@ -203,6 +216,23 @@ class Session:
 
     async def set_thinking(self, level: str) -> None:
         self.thinking = level
+        await self.emit(self.state_event())
+
+    def switch(self, file: SessionFile, *, resumed: bool) -> str | None:
+        """Go on in another session file (a new one, or one resumed), in the
+        same process; refused while a turn or compaction runs or waits."""
+        if self.busy:
+            return "a turn is running; cancel it or wait until it ends"
+        self.file.close()
+        self.file = file
+        self.history = History(file.messages)
+        self.resumed = resumed
+        self.session_cost_usd = None
+        return None
+
+    async def set_permission_mode(self, mode: str) -> None:
+        """The gate's mode (the caller checks what it may be set to)."""
+        self.gate.permission_mode = mode
         await self.emit(self.state_event())
 
     async def set_auto_approve(self, enabled: bool) -> None:

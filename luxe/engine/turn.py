@@ -16,6 +16,7 @@ emits, records for the model or hands to a hook needs it again.
 
 from __future__ import annotations
 
+import difflib
 import logging
 import secrets
 import stat
@@ -108,6 +109,7 @@ class Turn:
     cost_usd: float | None = 0.0
     final_text: str = ""
     calls: list[CallRecord] = attrs.Factory(list)  # finished tool calls, in finishing order
+    shell: str | None = None  # `!command`: run_shell instead of the model loop
 
     async def wait(self) -> TurnOutcome:
         """Wait until the turn has ended (its `turn_ended` frame is sent)."""
@@ -135,6 +137,7 @@ class TurnHost(Protocol):
     mode: str  # build | plan
     thinking: str  # off | low | medium | high
     max_turns: int  # model requests per prompt
+    session_cost_usd: float | None  # before the running turn
 
     @property
     def tools(self) -> Mapping[str, Tool]: ...
@@ -153,6 +156,8 @@ async def run_turn(host: TurnHost, turn: Turn) -> TurnOutcome:
     stops asking for tools, the guard trips, or the provider fails."""
     safe = _Redacting(host.gate)
     hooks = safe.hooks(host.hooks)
+    if turn.shell is not None:
+        return await run_shell(host, safe, hooks, turn, turn.shell)
     submitted = await hooks.run("UserPromptSubmit", other_event({"content": turn.text}))
     if submitted.blocked:
         return TurnOutcome("denied", submitted.reason or "a UserPromptSubmit hook blocked the prompt")
@@ -167,6 +172,7 @@ async def run_turn(host: TurnHost, turn: Turn) -> TurnOutcome:
             return TurnOutcome("error", exc.message, turn.final_text)
         await _take_answer(host, turn, answer)
         if answer.tool_uses:
+            await host.emit(usage_updated(turn, host.model.state().context_window, host.session_cost_usd))
             async with trio.open_nursery() as nursery:
                 for call in answer.tool_uses:
                     nursery.start_soon(_run_call, host, safe, hooks, turn, call)
@@ -198,6 +204,38 @@ async def finish_turn(host: TurnHost, turn: Turn, outcome: TurnOutcome, usage: e
     if usage is not None:
         await host.emit(usage)
     await host.emit(ev.TurnEnded(turn.id, outcome.reason, outcome.error, outcome.final_text))
+
+
+async def run_shell(
+    host: TurnHost, safe: _Redacting, hooks: HookRunner, turn: Turn, command: str
+) -> TurnOutcome:
+    """`!command` (run_shell): one bash call through the same gate, hooks and
+    prompts as a model's call, then its output is recorded as the user's
+    message so the model sees it next turn. No model request is made."""
+    call = ToolUseBlock(f"{turn.id}_shell", "bash", {"command": command})
+    await _run_call(host, safe, hooks, turn, call)
+    result = turn.results[call.id]
+    status = "failed to run" if result.is_error else "ran"
+    note = f"I {status} `{command}` in the shell myself; its output:\n<output>\n{result.content}\n</output>"
+    await host.record(UserMessage((TextBlock(note),)))
+    denied = bool(turn.calls and turn.calls[-1].denied)
+    return TurnOutcome("denied" if denied else "end_turn", None)
+
+
+def usage_updated(turn: Turn, context_window: int, session_cost_usd: float | None) -> ev.UsageUpdated:
+    """`usage_updated` while a turn runs: its totals so far; the session
+    cost includes the running turn."""
+    last = turn.usage[-1]
+    if turn.cost_usd is not None:
+        session_cost_usd = (session_cost_usd or 0.0) + turn.cost_usd
+    return ev.UsageUpdated(
+        prompt_tokens=sum(u.input_tokens for u in turn.usage),
+        completion_tokens=sum(u.output_tokens for u in turn.usage),
+        context_used=last.input_tokens + last.cache_read_tokens + last.cache_write_tokens + last.output_tokens,
+        context_window=context_window,
+        cost_usd=turn.cost_usd,
+        session_cost_usd=session_cost_usd,
+    )
 
 
 def usage_event(turn: Turn, context_window: int, session_cost_usd: float | None) -> ev.TurnUsage:
@@ -441,6 +479,7 @@ async def _decide_and_run(host: TurnHost, hooks: HookRunner, call: ToolUseBlock)
         if answer.reply == "always":
             host.gate.allow_always(call.name, call.input)
     ctx = _Context(host, call.id)
+    before = _snapshot(host.cwd, call)
     try:
         result = await tool.run(call.input, ctx)
     except ToolError as exc:
@@ -450,10 +489,55 @@ async def _decide_and_run(host: TurnHost, hooks: HookRunner, call: ToolUseBlock)
         result = ToolResult(f"the {call.name} tool crashed: {type(exc).__name__}: {exc}", True, "crashed")
     await ctx.flush_output()
     for path, operation in result.changed:
-        await host.emit(ev.FileChanged(path, operation))
+        diff = host.gate.redact(d) if (d := _diff(path, before)) is not None else None
+        await host.emit(ev.FileChanged(path, operation, diff))
         await hooks.run("FileChanged", file_changed_event(path, operation))
         if host.diagnostics is not None and operation in ("write", "edit"):
             found = await host.diagnostics.after_edit(path)
             if found:
                 result = attrs.evolve(result, content=f"{result.content}\n\n{found}")
     return result, False
+
+
+# -- the diff on file_changed ------------------------------------------------------
+
+# Files larger than this get no diff on file_changed.
+DIFF_MAX_BYTES = 256 * 1024
+
+
+def _read_small(path: Path) -> str | None:
+    """A small regular UTF-8 file's content; "" when it does not exist."""
+    try:
+        info = path.stat()
+    except FileNotFoundError:
+        return ""
+    except OSError:
+        return None
+    if not stat.S_ISREG(info.st_mode) or info.st_size > DIFF_MAX_BYTES:
+        return None
+    try:
+        return path.read_bytes().decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def _snapshot(cwd: Path, call: ToolUseBlock) -> dict[str, str | None]:
+    """Before a write or edit: the target's content, for the diff after."""
+    target = call.input.get("path") if call.name in ("write", "edit") else None
+    if not isinstance(target, str):
+        return {}
+    path = (cwd / target).resolve()
+    return {str(path): _read_small(path)}
+
+
+def _diff(path: str, before: dict[str, str | None]) -> str | None:
+    """A unified diff of `path` from its snapshot to now, or None."""
+    old = before.get(str(Path(path).resolve()))
+    new = _read_small(Path(path))
+    if old is None or new is None:
+        return None
+    name = Path(path).name
+    lines = difflib.unified_diff(
+        old.splitlines(keepends=True), new.splitlines(keepends=True), f"a/{name}", f"b/{name}"
+    )
+    return "".join(lines)

@@ -9,18 +9,21 @@ class to handler; a handler returns a refusal reason or None.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import trio
 
 from luxe.engine.ports import ModelSource
 from luxe.engine.session import Session
-from luxe.engine.store import SessionStore
+from luxe.engine.store import SessionNotFound, SessionStore
 from luxe.protocol import actions as act
 from luxe.protocol import events as ev
 from luxe.protocol import review as rv
 from luxe.protocol.actions import Action
 from luxe.protocol.rejection import Rejection
+
+if TYPE_CHECKING:
+    from luxe.protocol.github import GitHubAction
 
 # Guided Review actions go to the review's owner (luxe.review.service).
 ReviewHandler = Callable[[rv.ReviewAction], Awaitable[None]]
@@ -35,16 +38,21 @@ class RpcActions:
         make_model: Callable[[str], ModelSource],
         stop: trio.Event,
         review: ReviewHandler | None = None,
+        github: Handler | None = None,
     ) -> None:
         self.session = session
         self.store = store
         self.make_model = make_model
         self.stop = stop
         self.review = review
+        # GitHub actions go to luxe.github.face (it refuses writes without
+        # --github-writes and runs the rest in the background).
+        self.github = github
         self._table: dict[type, Handler] = {
             act.Close: self._close,
             act.SubmitUserMessage: self._submit,
             act.SteerTurn: self._steer,
+            act.RunShell: self._run_shell,
             act.CancelTurn: self._cancel,
             act.RespondPermission: self._respond_permission,
             act.AnswerQuestion: self._answer_question,
@@ -52,10 +60,20 @@ class RpcActions:
             act.SetMode: self._set_mode,
             act.SetThinking: self._set_thinking,
             act.SetPermissionAutoApprove: self._set_auto_approve,
+            act.SetPermissionMode: self._set_permission_mode,
+            act.NewSession: self._switch,
+            act.ResumeSession: self._switch,
             act.ListSessions: self._list_sessions,
             act.Compact: self._compact,
             **{kind: self._review for kind in rv.REVIEW_ACTIONS},
         }
+        # set_permission_mode never turns on yolo, nor leaves read-only.
+        self._start_permission_mode = session.gate.permission_mode
+        if github is not None:
+            # GitHub's frames load only when there is a GitHub handler (not for `-p`).
+            from luxe.protocol.github import GITHUB_ACTIONS
+
+            self._table.update({kind: self._github for kind in GITHUB_ACTIONS})
 
     async def dispatch(self, action: Action | Rejection) -> bool:
         """Apply one action; returns False when the session must end."""
@@ -64,7 +82,8 @@ class RpcActions:
             failed = rv.failure_for(action.kind, action.request_id, action.reason)
             await self.session.emit(failed or ev.ActionRejected(action.kind, action.reason))
             return True
-        refusal = await self._table[type(action)](action)
+        handler = self._table.get(type(action), self._unavailable)
+        refusal = await handler(action)
         if refusal is not None:
             await self.session.emit(ev.ActionRejected(action.KIND, refusal))
         return not self.stop.is_set()
@@ -72,6 +91,14 @@ class RpcActions:
     async def _close(self, action: act.Close) -> str | None:
         self.stop.set()
         return None
+
+    async def _unavailable(self, action: Action) -> str | None:
+        return f"{action.KIND}: not available here"
+
+    async def _github(self, action: GitHubAction) -> str | None:
+        if self.github is None:
+            return f"{action.KIND}: GitHub is not available"
+        return await self.github(action)
 
     async def _review(self, action: rv.ReviewAction) -> str | None:
         if self.review is None:
@@ -84,6 +111,12 @@ class RpcActions:
             return "submit_user_message: field `text` is empty"
         paths = tuple(a.path for a in action.attachments or [])
         await self.session.start_turn(action.text, context=action.context, attachments=paths)
+        return None
+
+    async def _run_shell(self, action: act.RunShell) -> str | None:
+        if not action.command.strip():
+            return "run_shell: field `command` is empty"
+        await self.session.start_shell(action.command)
         return None
 
     async def _steer(self, action: act.SteerTurn) -> str | None:
@@ -128,3 +161,31 @@ class RpcActions:
 
     async def _compact(self, action: act.Compact) -> str | None:
         return self.session.compact()
+
+    async def _set_permission_mode(self, action: act.SetPermissionMode) -> str | None:
+        start = self._start_permission_mode
+        if start == "read-only":
+            return "set_permission_mode: this session is read-only (a flag or a permissions file); restart to change it"
+        if action.mode == "yolo" and start != "yolo":
+            return "set_permission_mode: yolo can only be chosen on the command line"
+        await self.session.set_permission_mode(action.mode)
+        return None
+
+    async def _switch(self, action: act.NewSession | act.ResumeSession) -> str | None:
+        s = self.session
+        if s.busy:
+            return f"{action.KIND}: a turn is running; cancel it or wait until it ends"
+        try:
+            if isinstance(action, act.ResumeSession):
+                file = await trio.to_thread.run_sync(self.store.open, action.session_id)
+            else:
+                file = await trio.to_thread.run_sync(self.store.create, str(s.cwd))
+        except SessionNotFound as exc:
+            return f"resume_session: {exc}"
+        refusal = s.switch(file, resumed=isinstance(action, act.ResumeSession))
+        if refusal is not None:
+            file.close()
+            return f"{action.KIND}: {refusal}"
+        await s.emit(ev.SessionInfo(file.id, file.title, len(s.history.messages), file.created_at, file.updated_at))
+        await s.emit(s.state_event())
+        return None

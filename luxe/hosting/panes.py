@@ -4,7 +4,9 @@ and the ones the `show` tool opens.
 `LauraPanes.serve` owns a background task (in the session's nursery) that
 updates the edits pane after each `file_changed` event, latest path first:
 many edits in a turn move one pane, never open one each, and a pane the
-person closed stays closed until the next turn. Nothing here blocks a turn
+person closed stays closed until the next turn. `follow` is the same one
+pane per role for any face (the interface's Guided Review follows its
+chapters in a "review" pane). Nothing here blocks a turn
 or the interface: events are handed over without waiting, and every socket
 call is bounded by the link's timeout. Cancelled, the task just stops.
 """
@@ -98,9 +100,12 @@ class LauraPanes:
         self.link = link
         self.cwd = cwd
         self.show_edits = show_edits
-        self.edits_pane: int | None = None
-        self._closed_this_turn = False
-        self._pending: str | None = None
+        self._owned: dict[str, int] = {}  # role ("edits", "review") -> its pane
+        # Turns are counted as their events pass; an edit is handled later, in
+        # the background, so it carries the turn it happened in.
+        self._turn = 0
+        self._closed_in_turn: int | None = None  # the person closed the edits pane then
+        self._pending: tuple[str, int] | None = None
         self._wake = trio.Event()
 
     # --- from the session's events (never waits) ---------------------------------
@@ -108,14 +113,14 @@ class LauraPanes:
     def observe(self, event: ev.Event) -> None:
         """Take note of an event on its way to the front end."""
         if isinstance(event, ev.TurnStarted):
-            self._closed_this_turn = False
+            self._turn += 1
         elif (
             isinstance(event, ev.FileChanged)
             and event.operation in ("write", "edit")
             and self.show_edits
             and not self.link.gone
         ):
-            self._pending = event.path
+            self._pending = (event.path, self._turn)
             self._wake.set()
 
     def observing(
@@ -135,9 +140,9 @@ class LauraPanes:
         while True:
             await self._wake.wait()
             self._wake = trio.Event()
-            path, self._pending = self._pending, None
-            if path is not None:
-                await self._follow_edit(path)
+            pending, self._pending = self._pending, None
+            if pending is not None:
+                await self._follow_edit(*pending)
 
     # --- requests ---------------------------------------------------------------------
 
@@ -158,29 +163,45 @@ class LauraPanes:
             return await self._point(showing, lines, diff)
         return await self._open(path, None, lines, diff)
 
-    async def _follow_edit(self, path: str) -> None:
+    async def _follow_edit(self, path: str, turn: int) -> None:
+        if self._closed_in_turn == turn:
+            return
+        view = await edit_view(self.cwd, path)
+        if not await self.follow("edits", path, view.lines, view.diff, reopen=False):
+            self._closed_in_turn = turn  # closed until the next turn
+
+    async def follow(
+        self,
+        role: str,
+        path: str,
+        lines: tuple[int, int] | None,
+        diff: bool,
+        *,
+        reopen: bool = True,
+    ) -> bool:
+        """Show `path` in this role's one pane (opened once, then moved to
+        each file in place), without taking focus. Where a pane already
+        shows the file, light it there instead, keeping the person's place.
+        False when the person closed the role's pane and `reopen` is off."""
         layout = await self.link.request({"type": "layout"})
         ids = _pane_ids(layout)
         if ids is None:
-            return
-        if self.edits_pane is not None and self.edits_pane not in ids:
-            # The person closed it: leave it closed until the next turn.
-            self.edits_pane = None
-            self._closed_this_turn = True
-        if self._closed_this_turn:
-            return
-        view = await edit_view(self.cwd, path)
+            return True  # Laura did not answer: nothing to do, nothing closed
+        owned = self._owned.get(role)
+        if owned is not None and owned not in ids:
+            del self._owned[role]
+            owned = None
+            if not reopen:
+                return False
         showing = _pane_showing(layout, path)
         if showing is not None:
-            # Already on screen (in the edits pane, or one `show` opened):
-            # keep the person's place in it and move the highlight.
-            if self.edits_pane is None:
-                self.edits_pane = showing
-            await self._point(showing, view.lines, view.diff)
-            return
-        reply = await self._open(path, self.edits_pane, view.lines, view.diff)
+            self._owned.setdefault(role, showing)
+            await self._point(showing, lines, diff)
+            return True
+        reply = await self._open(path, owned, lines, diff)
         if reply is not None and reply.get("type") == "opened":
-            self.edits_pane = int(reply["pane"])
+            self._owned[role] = int(reply["pane"])
+        return True
 
     async def _point(
         self, pane: int, lines: tuple[int, int] | None, diff: bool

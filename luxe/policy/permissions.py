@@ -8,7 +8,8 @@ mode. The order is fixed and written once, here:
 2. read-only (the mode, or agent mode `plan`): anything that may change
    files or run a mutating command is refused without asking;
 3. deny rules, from any file: a deny anywhere beats any allow;
-4. ask rules (except in yolo, where nothing asks);
+4. ask rules, and commands that publish to GitHub or push
+   (luxe.policy.publishing), except in yolo, where nothing asks;
 5. allow rules and the session's `always` answers;
 6. the mode's default.
 
@@ -27,6 +28,7 @@ import attrs
 
 from luxe.engine.ports import AgentMode, PermissionVerdict
 from luxe.policy.facts import DEFAULT_CATEGORIES, CallFacts, Category, ResolvedPath, gather_facts
+from luxe.policy.publishing import publishes
 from luxe.policy.rules import Rule, path_matches, rules_for, text_matches
 from luxe.policy.secrets import (
     Redactor,
@@ -193,7 +195,8 @@ def call_mutates(facts: CallFacts) -> bool:
     if facts.category == "read":
         return False
     if facts.category == "bash":
-        return may_mutate(facts.command or "")
+        command = facts.command or ""
+        return may_mutate(command) or publishes(command) is not None
     return True
 
 
@@ -258,6 +261,11 @@ def decide(
         for rule in rules.ask:
             if rule_matches(rule, facts):
                 return PermissionVerdict("ask", f"the rule `{rule}`{_where(rule)} asks first")
+        published = publishes(facts.command) if facts.category == "bash" and facts.command else None
+        if published is not None:
+            return PermissionVerdict(
+                "ask", f"{_describe(facts)} publishes ({published}): it always asks first"
+            )
     if facts.exact_key in session_allows:
         return PermissionVerdict("allow", "allowed for this session")
     allow = allowed_by(rules.allow, facts)

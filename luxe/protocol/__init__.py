@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from luxe.protocol.events import EVENT_TYPES, PROTOCOL_VERSION, Event
+from luxe.protocol.events import PROTOCOL_VERSION, Event
 
 if TYPE_CHECKING:
-    from luxe.protocol.actions import ACTION_TYPES, Action
+    from luxe.protocol.actions import Action
+    from luxe.protocol.catalog import ACTION_TYPES, EVENT_TYPES
     from luxe.protocol.rejection import Rejection
     from luxe.protocol.wire import decode_action, encode_event, frame_dict
 
@@ -29,7 +30,8 @@ __all__ = [
 ]
 
 _LAZY = {
-    "ACTION_TYPES": "luxe.protocol.actions",
+    "ACTION_TYPES": "luxe.protocol.catalog",
+    "EVENT_TYPES": "luxe.protocol.catalog",
     "Action": "luxe.protocol.actions",
     "Rejection": "luxe.protocol.rejection",
     "decode_action": "luxe.protocol.wire",

@@ -7,10 +7,13 @@ converter builds the object, so a handler never sees a wrongly typed value.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Union
 
 from luxe.protocol.frame import Frame, frame
 from luxe.protocol.review import REVIEW_ACTIONS, ReviewAction
+
+if TYPE_CHECKING:
+    from luxe.protocol.github import GitHubAction
 
 PermissionReply = Literal["once", "always", "reject"]
 AgentModeName = Literal["build", "plan"]
@@ -39,6 +42,15 @@ class SteerTurn(Frame):
 
     KIND: ClassVar[str] = "steer_turn"
     text: str
+
+
+@frame
+class RunShell(Frame):
+    """Run `command` with the bash tool, through the permission gate and hooks
+    as a model's call would; its output joins the conversation (no model call)."""
+
+    KIND: ClassVar[str] = "run_shell"
+    command: str
 
 
 @frame
@@ -92,6 +104,33 @@ class SetPermissionAutoApprove(Frame):
     enabled: bool
 
 
+PermissionModeName = Literal["ask", "accept-edits", "read-only", "yolo"]
+
+
+@frame
+class SetPermissionMode(Frame):
+    """Change the permission mode; never looser than the session started with
+    (yolo only from the command line), and fixed once read-only."""
+
+    KIND: ClassVar[str] = "set_permission_mode"
+    mode: PermissionModeName
+
+
+@frame
+class NewSession(Frame):
+    """End this session's history and start a new session in the same process."""
+
+    KIND: ClassVar[str] = "new_session"
+
+
+@frame
+class ResumeSession(Frame):
+    """Switch to a stored session by id, in the same process."""
+
+    KIND: ClassVar[str] = "resume_session"
+    session_id: str
+
+
 @frame
 class ListSessions(Frame):
     KIND: ClassVar[str] = "list_sessions"
@@ -111,9 +150,10 @@ class Close(Frame):
     KIND: ClassVar[str] = "close"
 
 
-Action = (
+Action = Union[  # a string names GitHub's actions without importing them
     SubmitUserMessage
     | SteerTurn
+    | RunShell
     | CancelTurn
     | RespondPermission
     | AnswerQuestion
@@ -121,17 +161,22 @@ Action = (
     | SetMode
     | SetThinking
     | SetPermissionAutoApprove
+    | SetPermissionMode
+    | NewSession
+    | ResumeSession
     | ListSessions
     | Compact
     | Close
-    | ReviewAction
-)
+    | ReviewAction,
+    "GitHubAction",
+]
 
 ACTION_TYPES: dict[str, type] = {
     cls.KIND: cls
     for cls in (
         SubmitUserMessage,
         SteerTurn,
+        RunShell,
         CancelTurn,
         RespondPermission,
         AnswerQuestion,
@@ -139,6 +184,9 @@ ACTION_TYPES: dict[str, type] = {
         SetMode,
         SetThinking,
         SetPermissionAutoApprove,
+        SetPermissionMode,
+        NewSession,
+        ResumeSession,
         ListSessions,
         Compact,
         Close,

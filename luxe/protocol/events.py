@@ -2,14 +2,21 @@
 
 Each event is a frozen attrs class whose `KIND` is its wire `kind`; its
 fields are the frame's `content` (an event with no fields has no content).
+
+GitHub's events live in `luxe.protocol.github`, loaded on first use (after
+`ready`): `EVENT_TYPES` here has the others, `luxe.protocol.EVENT_TYPES`
+every kind.
 """
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Union
 
 from luxe.protocol.frame import Frame, frame
 from luxe.protocol.review import REVIEW_EVENTS, ReviewEvent
+
+if TYPE_CHECKING:
+    from luxe.protocol.github import GitHubEvent
 
 PROTOCOL_VERSION = 2
 
@@ -150,6 +157,8 @@ class FileChanged(Frame):
     KIND: ClassVar[str] = "file_changed"
     path: str
     operation: str
+    # A unified diff of the change (None when the file is binary or too large).
+    diff: str | None = None
 
 
 @frame
@@ -201,6 +210,20 @@ class TurnUsage(Frame):
     context_window: int
     session_cost_usd: float | None
     requests: int  # model requests the turn made
+
+
+@frame
+class UsageUpdated(Frame):
+    """Usage so far while a turn runs: sent after each model request that
+    goes on to tool calls (`turn_usage` still closes the turn)."""
+
+    KIND: ClassVar[str] = "usage_updated"
+    prompt_tokens: int
+    completion_tokens: int
+    context_used: int
+    context_window: int
+    cost_usd: float | None
+    session_cost_usd: float | None
 
 
 @frame
@@ -315,7 +338,7 @@ class ActionRejected(Frame):
     reason: str
 
 
-Event = (
+Event = Union[  # a string names GitHub's events without importing them
     Ready
     | StateChanged
     | SessionInfo
@@ -333,6 +356,7 @@ Event = (
     | QuestionAsked
     | QuestionResolved
     | TurnUsage
+    | UsageUpdated
     | TurnEnded
     | Error
     | CompactionStarted
@@ -341,8 +365,9 @@ Event = (
     | DiagnosticsServers
     | ActionRejected
     | Result
-    | ReviewEvent
-)
+    | ReviewEvent,
+    "GitHubEvent",
+]
 
 EVENT_TYPES: dict[str, type] = {
     cls.KIND: cls
@@ -364,6 +389,7 @@ EVENT_TYPES: dict[str, type] = {
         QuestionAsked,
         QuestionResolved,
         TurnUsage,
+        UsageUpdated,
         TurnEnded,
         Error,
         CompactionStarted,

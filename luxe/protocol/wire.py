@@ -17,7 +17,7 @@ from typing import Any, Literal, Union
 import attrs
 import cattrs
 
-from luxe.protocol.actions import ACTION_TYPES, Action
+from luxe.protocol.actions import Action
 from luxe.protocol.events import Event
 from luxe.protocol.rejection import Rejection
 from luxe.protocol.text import escape_c1, scrub, scrub_data
@@ -74,6 +74,8 @@ def decode_action(line: bytes) -> Action | Rejection:
         return Rejection(None, "missing field `kind`")
     if not isinstance(kind, str):
         return Rejection(None, "field `kind` must be a string")
+    from luxe.protocol.catalog import ACTION_TYPES  # every kind, GitHub's included
+
     cls = ACTION_TYPES.get(kind)
     if cls is None:
         return Rejection(kind, f"unknown kind `{kind}`")

@@ -237,16 +237,29 @@ async def _read_pull_request(cwd: Path, target: PullRequestTarget) -> DiffRead:
         raise ReviewLoadError(f"{target.number} is not a pull request number")
     if target.repository is not None and not _REPOSITORY.fullmatch(target.repository):
         raise ReviewLoadError(f"{target.repository!r} is not a repository (owner/name)")
+    if target.repository is not None and (
+        not re.fullmatch(r"[A-Za-z0-9][\w.-]*/[\w.-]+", target.repository)
+        or ".." in target.repository
+    ):
+        raise ReviewLoadError(f"repository {target.repository!r} is not owner/name")
     repo_args = ("--repo", target.repository) if target.repository else ()
     number = str(target.number)
-    view = await _gh(root, "pr", "view", number, "--json", "baseRefOid,headRefOid", *repo_args)
+    # `baseRefOid` is not a `gh pr view` field before gh 2.4x (Debian ships
+    # 2.23): the head comes from `gh pr view`, the base from the REST API.
+    view = await _gh(root, "pr", "view", number, "--json", "headRefOid", *repo_args)
     if view.returncode != 0:
         raise ReviewLoadError(f"gh pr view {number}: {view.error_line}")
+    slug = target.repository or "{owner}/{repo}"
+    rest = await _gh(root, "api", f"repos/{slug}/pulls/{number}", "--jq", ".base.sha")
+    if rest.returncode != 0:
+        raise ReviewLoadError(f"gh api repos/{slug}/pulls/{number}: {rest.error_line}")
     try:
-        refs = json.loads(view.text)
-        base, head = str(refs["baseRefOid"]), str(refs["headRefOid"])
+        head = str(json.loads(view.text)["headRefOid"])
+        base = rest.text.strip()
     except (ValueError, KeyError, TypeError):
         raise ReviewLoadError(f"gh pr view {number}: unexpected answer") from None
+    if not base:
+        raise ReviewLoadError(f"gh api repos/{slug}/pulls/{number}: no base commit")
     diff = await _gh(root, "pr", "diff", number, "--color", "never", *repo_args)
     if diff.returncode != 0:
         raise ReviewLoadError(f"gh pr diff {number}: {diff.error_line}")

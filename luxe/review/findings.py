@@ -104,6 +104,17 @@ def _find(session: ReviewSession, finding_id: str | None) -> Finding:
     return found
 
 
+def _find_editable(session: ReviewSession, finding_id: str | None) -> Finding:
+    """A finding a client may change: not one shown from GitHub."""
+    found = _find(session, finding_id)
+    if found.read_only:
+        raise EditFailed(
+            f"finding {found.id} is a GitHub review thread, read-only here: answer it on GitHub "
+            "(reply_review_thread, resolve_review_thread)"
+        )
+    return found
+
+
 def _replace(session: ReviewSession, finding: Finding) -> ReviewSession:
     findings = tuple(finding if f.id == finding.id else f for f in session.findings)
     return attrs.evolve(session, findings=findings, session_revision=session.session_revision + 1)
@@ -152,7 +163,7 @@ def _comment(
 
 def _reply(session: ReviewSession, review: Review, edit: Edit, now: str, new_id: str) -> EditResult:
     assert isinstance(edit, ReplyEdit)
-    finding = _find(session, edit.finding_id)
+    finding = _find_editable(session, edit.finding_id)
     body = _body(edit.body, "a reply")
     changed = attrs.evolve(
         finding,
@@ -178,7 +189,7 @@ def _fix(session: ReviewSession, review: Review, edit: Edit, now: str, new_id: s
         finding = _find(created.session, new_id)
         fixed = attrs.evolve(finding, fix=Fix("requested"))
         return EditResult(_swap(created.session, fixed), new_id, edit.send)
-    finding = _find(session, edit.finding_id)
+    finding = _find_editable(session, edit.finding_id)
     if finding.fix is not None and finding.fix.state == "running":
         raise EditFailed(f"a fix for {finding.id} is already running")
     thread = finding.thread
@@ -201,7 +212,7 @@ def _edit_body(
     session: ReviewSession, review: Review, edit: Edit, now: str, new_id: str
 ) -> EditResult:
     assert isinstance(edit, BodyEdit)
-    finding = _find(session, edit.finding_id)
+    finding = _find_editable(session, edit.finding_id)
     body = _body(edit.body, "an edit")
     first = finding.thread[0]
     changed = attrs.evolve(finding, thread=(attrs.evolve(first, body=body), *finding.thread[1:]))
@@ -215,7 +226,7 @@ def _status(
         session: ReviewSession, review: Review, edit: Edit, now: str, new_id: str
     ) -> EditResult:
         assert isinstance(edit, ResolveEdit | ReopenEdit)
-        finding = _find(session, edit.finding_id)
+        finding = _find_editable(session, edit.finding_id)
         if finding.status == status:
             raise EditFailed(f"finding {finding.id} is already {status}")
         return EditResult(
@@ -229,7 +240,7 @@ def _delete(
     session: ReviewSession, review: Review, edit: Edit, now: str, new_id: str
 ) -> EditResult:
     assert isinstance(edit, DeleteEdit)
-    finding = _find(session, edit.finding_id)
+    finding = _find_editable(session, edit.finding_id)
     remaining = tuple(f for f in session.findings if f.id != finding.id)
     return EditResult(
         attrs.evolve(session, findings=remaining, session_revision=session.session_revision + 1),

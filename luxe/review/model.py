@@ -202,7 +202,8 @@ Anchor = LineAnchor | RangeAnchor | FileAnchor | ReviewAnchor
 
 @attrs.frozen
 class ThreadEntry:
-    author: Author
+    # An Author, or `github:<login>` on a finding shown from a GitHub thread.
+    author: str
     body: str
     at: str  # ISO 8601, UTC
 
@@ -223,6 +224,8 @@ class Finding:
     thread: tuple[ThreadEntry, ...]
     sent: bool
     fix: Fix | None
+    # A GitHub review thread of a pull_request target: shown, never edited here.
+    read_only: bool = False
 
 
 @attrs.frozen

@@ -41,6 +41,7 @@ from luxe.review.model import (
     Chapter,
     Finding,
     Fix,
+    PullRequestTarget,
     Review,
     ReviewSession,
     WireError,
@@ -94,6 +95,14 @@ class ReviewService:
         self._working: set[str] = set()  # findings with an agent turn under way
         self._send, self._receive = trio.open_memory_channel[_Job](256)
         self._agents: trio.Nursery | None = None
+
+    def open_review(self, review_id: str) -> tuple[Review, ReviewSession] | None:
+        """The open review and its session, when `review_id` is the open one
+        (the GitHub layer posts it; luxe.github.face.OpenReviews)."""
+        state = self.open
+        if state is None or state.review.id != review_id:
+            return None
+        return state.review, state.session
 
     async def submit(self, action: rv.ReviewAction) -> None:
         """Hand an action to the owner (returns at once unless 256 wait)."""
@@ -151,10 +160,27 @@ class ReviewService:
             await self._settle_interrupted(state)
         else:
             state.review, state.session = loaded.review, loaded.session
+        if isinstance(target, PullRequestTarget):
+            await self._show_github_threads(state, target)
         self.open = state
         await self.emit(rv.GuidedReviewLoaded(action.request_id, to_wire(state.review)))
         await self.emit(rv.ReviewSessionRestored(to_wire(state.session)))
 
+    async def _show_github_threads(self, state: ReviewState, target: PullRequestTarget) -> None:
+        """The pull request's review threads as read-only findings
+        (luxe.github.review_threads); kept as they were when gh cannot answer."""
+        from luxe.github import gh, pulls
+        from luxe.github.review_threads import thread_findings, with_threads
+
+        try:
+            threads = await pulls.threads(state.root, target.number, target.repository)
+        except (gh.GhFailed, gh.GhUnavailable) as error:
+            log.info("review threads of #%s: %s", target.number, error.message)
+            return
+        session = with_threads(state.session, thread_findings(state.review, threads))
+        if session is not state.session:
+            await self._save(state, session)
+            state.session = session
     def _guard(self) -> ReviewGuard:
         gate = self.session.gate
         return ReviewGuard(redact=gate.redact, is_secret_file=gate.is_secret_file)

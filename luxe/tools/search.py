@@ -106,16 +106,47 @@ class GrepTool:
         skipped: set[str],
     ) -> list[str]:
         """ripgrep's matches, minus every line from a secret file (`--null`
-        makes the file name unambiguous; the names found go to `skipped`)."""
+        makes the file name unambiguous). Every secret file in the search's
+        scope goes to `skipped`, whether or not it matched: a count that
+        moved with the pattern would let a model guess a value."""
         assert self.ripgrep is not None
-        argv = [
-            self.ripgrep, "--line-number", "--no-heading", "--color=never", "--null",
-            "--with-filename", "--no-config",
-            f"--regexp={pattern}",
-        ]
+        # The same files as the Python search: hidden ones too (a `.env` is
+        # found, then skipped and counted), minus the same skipped directories.
+        scope = ["--hidden", "--no-config", *(f"--glob=!{name}/" for name in sorted(SKIP_DIRS))]
         if glob:
-            argv.append(f"--glob={glob}")
-        argv += ["--", shown(cwd, root)]
+            scope.append(f"--glob={glob}")
+        where = ["--", shown(cwd, root)]
+        listing = await self._run([self.ripgrep, "--files", "--null", *scope, *where], cwd)
+        for raw in listing.split(b"\0"):
+            shown_name = raw.decode("utf-8", "replace").removeprefix("./")
+            if shown_name and is_secret(str(cwd / shown_name)):
+                skipped.add(shown_name)
+        data = await self._run(
+            [
+                self.ripgrep, "--line-number", "--no-heading", "--color=never", "--null",
+                "--with-filename", f"--regexp={pattern}", *scope, *where,
+            ],
+            cwd,
+        )
+        text = data.decode("utf-8", "replace")
+        lines: list[str] = []
+        for line in text.splitlines():
+            name, sep, rest = line.partition("\0")
+            if not sep:
+                continue
+            # The root is named `.` (never an option-looking word): rg then
+            # prefixes every match with `./`, which the model need not see.
+            name = name.removeprefix("./")
+            if name in skipped or is_secret(str(cwd / name)):
+                continue
+            lines.append(f"{name}:{rest[:MAX_SCANNED_LINE]}")
+            if len(lines) > MAX_MATCHES:
+                break
+        return lines
+
+    async def _run(self, argv: list[str], cwd: Path) -> bytes:
+        """rg's output, capped at RG_OUTPUT_CAP (a line cut by the cap is
+        dropped); its process group always ends with the call."""
         process = await trio.lowlevel.open_process(
             argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL, cwd=cwd, start_new_session=True,
@@ -137,24 +168,8 @@ class GrepTool:
                 await process.stdout.aclose()
         data = b"".join(chunks)
         if size >= RG_OUTPUT_CAP:
-            data = data[: data.rfind(b"\n") + 1]  # a line cut by the cap is dropped
-        text = data.decode("utf-8", "replace")
-        lines: list[str] = []
-        verdicts: dict[str, bool] = {}
-        for line in text.splitlines():
-            name, sep, rest = line.partition("\0")
-            if not sep:
-                continue
-            secret = verdicts.get(name)
-            if secret is None:
-                secret = verdicts[name] = is_secret(str(cwd / name))
-            if secret:
-                skipped.add(name)
-                continue
-            lines.append(f"{name}:{rest[:MAX_SCANNED_LINE]}")
-            if len(lines) > MAX_MATCHES:
-                break
-        return lines
+            data = data[: max(data.rfind(b"\n"), data.rfind(b"\0")) + 1]
+        return data
 
 
 def _cut(line: str) -> str:

@@ -99,47 +99,14 @@ def send_frame(name: str, frame: bytes, timeout: float = WAIT_S) -> bytes:
     return b"".join(chunks)
 
 
-class LauraSession:
-    """One laura host inside a private tmux server (see the module docstring)."""
+class PrivateTmux:
+    """A program in a private tmux server (`tmux -L socket`), seen as a
+    person sees it: the screen's rows, keys, pastes, waits on the screen.
+    Subclasses set `socket`, `env` and `height` and start the session."""
 
-    def __init__(
-        self,
-        tmp_path: Path,
-        command: list[str] | None = None,
-        width: int = 120,
-        height: int = 40,
-        env: dict[str, str] | None = None,
-    ) -> None:
-        self.root = tmp_path / f"laura-{uuid.uuid4().hex[:8]}"
-        self.root.mkdir(parents=True)
-        self.socket = f"lt-{uuid.uuid4().hex[:12]}"
-        self.command = command
-        self.width, self.height = width, height
-        home = self.root / "home"
-        runtime = self.root / "run"
-        for path in (home, runtime, self.root / "config", self.root / "data", self.root / "state"):
-            path.mkdir(mode=0o700)
-        self.env = {
-            "PATH": f"{BIN}:/usr/local/bin:/usr/bin:/bin",
-            "HOME": str(home),
-            "XDG_CONFIG_HOME": str(self.root / "config"),
-            "XDG_DATA_HOME": str(self.root / "data"),
-            "XDG_STATE_HOME": str(self.root / "state"),
-            "XDG_RUNTIME_DIR": str(runtime),
-            "LAURA_RUNTIME": str(runtime / "laura"),
-            "SHELL": "/bin/sh",
-            "PS1": "$ ",
-            "TERM": "xterm-256color",
-            "LANG": "C.UTF-8",
-            "LC_ALL": "C.UTF-8",
-            "TMUX_TMPDIR": str(self.root),
-        }
-        self.env.update(env or {})
-        self.after_path = self.root / "after-exit.txt"
-        self._pid: int | None = None
-        self.started = False
-
-    # --- tmux ---------------------------------------------------------------
+    socket: str
+    env: dict[str, str]
+    height: int
 
     def tmux(self, *args: str, check: bool = True) -> str:
         result = subprocess.run(
@@ -152,25 +119,6 @@ class LauraSession:
         if check and result.returncode != 0:
             raise AssertionError(f"tmux {args} failed: {result.stderr}")
         return result.stdout
-
-    def start(self) -> LauraSession:
-        laura = [LAURA] if self.command is None else [LAURA, "--", *self.command]
-        after = shlex.quote(str(self.after_path))
-        # After laura exits the wrapper records what a user would notice: its
-        # status, the tty modes and whether tmux still sees alt-screen/mouse on.
-        script = (
-            f"{shlex.join(laura)}; status=$?; "
-            f"stty -a > {after}.stty 2>&1; "
-            f"tmux -L {self.socket} display -p "
-            f"'alt=#{{alternate_on}} mouse=#{{mouse_any_flag}} sgr=#{{mouse_sgr_flag}}' > {after}.flags; "
-            f"echo $status > {after}; exec sleep 600"
-        )
-        self.tmux(
-            "new-session", "-d", "-x", str(self.width), "-y", str(self.height), "sh", "-c", script
-        )
-        self.started = True
-        self.wait_for(lambda screen: "Ctrl+P panes" in screen or "locked" in screen)
-        return self
 
     def screen(self) -> list[str]:
         return self.tmux("capture-pane", "-p").split("\n")[: self.height]
@@ -219,6 +167,66 @@ class LauraSession:
                 f"footer never showed {text!r} within {timeout} s; footer {self.footer()!r};"
                 f" screen:\n{self.text()}"
             ) from None
+
+
+class LauraSession(PrivateTmux):
+    """One laura host inside a private tmux server (see the module docstring)."""
+
+    def __init__(
+        self,
+        tmp_path: Path,
+        command: list[str] | None = None,
+        width: int = 120,
+        height: int = 40,
+        env: dict[str, str] | None = None,
+    ) -> None:
+        self.root = tmp_path / f"laura-{uuid.uuid4().hex[:8]}"
+        self.root.mkdir(parents=True)
+        self.socket = f"lt-{uuid.uuid4().hex[:12]}"
+        self.command = command
+        self.width, self.height = width, height
+        home = self.root / "home"
+        runtime = self.root / "run"
+        for path in (home, runtime, self.root / "config", self.root / "data", self.root / "state"):
+            path.mkdir(mode=0o700)
+        self.env = {
+            "PATH": f"{BIN}:/usr/local/bin:/usr/bin:/bin",
+            "HOME": str(home),
+            "XDG_CONFIG_HOME": str(self.root / "config"),
+            "XDG_DATA_HOME": str(self.root / "data"),
+            "XDG_STATE_HOME": str(self.root / "state"),
+            "XDG_RUNTIME_DIR": str(runtime),
+            "LAURA_RUNTIME": str(runtime / "laura"),
+            "SHELL": "/bin/sh",
+            "PS1": "$ ",
+            "TERM": "xterm-256color",
+            "LANG": "C.UTF-8",
+            "LC_ALL": "C.UTF-8",
+            "TMUX_TMPDIR": str(self.root),
+        }
+        self.env.update(env or {})
+        self.after_path = self.root / "after-exit.txt"
+        self._pid: int | None = None
+        self.started = False
+
+    def start(self) -> LauraSession:
+        laura = [LAURA] if self.command is None else [LAURA, "--", *self.command]
+        after = shlex.quote(str(self.after_path))
+        # After laura exits the wrapper records what a user would notice: its
+        # status, the tty modes and whether tmux still sees alt-screen/mouse on.
+        script = (
+            f"{shlex.join(laura)}; status=$?; "
+            f"stty -a > {after}.stty 2>&1; "
+            f"tmux -L {self.socket} display -p "
+            f"'alt=#{{alternate_on}} mouse=#{{mouse_any_flag}} sgr=#{{mouse_sgr_flag}}' > {after}.flags; "
+            f"echo $status > {after}; exec sleep 600"
+        )
+        self.tmux(
+            "new-session", "-d", "-x", str(self.width), "-y", str(self.height), "sh", "-c", script
+        )
+        self.started = True
+        self.wait_for(lambda screen: "Ctrl+P panes" in screen or "locked" in screen)
+        return self
 
     # --- the host -------------------------------------------------------------
 
@@ -279,17 +287,23 @@ class LauraSession:
 
     def close(self) -> None:
         """Kill the tmux server and anything laura left (nothing should be left)."""
-        pids: list[int] = []
-        if self.started:
-            try:
-                wrapper = int(self.tmux("display", "-p", "#{pane_pid}", check=False).strip() or 0)
-            except (ValueError, subprocess.TimeoutExpired):
-                wrapper = 0
-            if wrapper:
-                pids = [wrapper, *descendants_of(wrapper)]
-        subprocess.run(["tmux", "-L", self.socket, "kill-server"], env=self.env, capture_output=True, timeout=WAIT_S)
-        for pid in pids:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
+        close_tmux(self.socket, self.env, self.tmux if self.started else None)
+
+
+def close_tmux(socket: str, env: dict[str, str], tmux: Callable[..., str] | None) -> None:
+    """Kill a private tmux server (`tmux -L socket`) and every process of its
+    pane; `tmux` runs a tmux command on it (None: the server never started)."""
+    pids: list[int] = []
+    if tmux is not None:
+        try:
+            wrapper = int(tmux("display", "-p", "#{pane_pid}", check=False).strip() or 0)
+        except (ValueError, subprocess.TimeoutExpired):
+            wrapper = 0
+        if wrapper:
+            pids = [wrapper, *descendants_of(wrapper)]
+    subprocess.run(["tmux", "-L", socket, "kill-server"], env=env, capture_output=True, timeout=WAIT_S)
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass

@@ -33,7 +33,7 @@ def test_version_and_help(env: dict[str, str], repo: Path) -> None:
     ("args", "message"),
     [
         (["--rpc", "--on-ask", "deny"], "your client answers permission prompts"),
-        ([], "interactive interface is not built yet"),
+        ([], "the interface needs a terminal on stdin and stdout"),
         (["--rpc", "--read-only", "--yolo"], "contradict"),
         (["--rpc", "-c", "--resume", "x"], "contradict"),
         (["--rpc", "--model", "nonsense"], "expected provider/name"),

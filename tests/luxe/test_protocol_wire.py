@@ -74,6 +74,13 @@ def test_the_handshake_path_does_not_import_guided_review() -> None:
     assert out.stdout.strip() == "[]"
 
 
+def test_the_handshake_path_does_not_import_github() -> None:
+    # Neither the GitHub layer nor its frames: both load after ready.
+    code = "import sys, luxe.app, luxe.cli; print([m for m in sys.modules if m.startswith(('luxe.github', 'luxe.protocol.github'))])"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
 def test_the_handshake_is_written_before_trio_loads() -> None:
     # luxe.app writes ready/state_changed itself, then imports trio for the loop.
     code = "import sys, luxe.app; print('trio' in sys.modules)"

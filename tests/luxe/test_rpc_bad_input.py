@@ -11,6 +11,7 @@ from tests.luxe.conftest import SpawnLuxe
 def test_each_class_of_bad_line_is_answered(spawn: SpawnLuxe) -> None:
     luxe = spawn([{"text": "still here"}])
     luxe.handshake()
+    luxe.expect("workspace_updated")  # sent once after ready, on its own
     cases = [
         (b"this is not json", None, "not JSON"),
         (b"[1, 2]", None, "JSON object"),
@@ -81,6 +82,7 @@ def test_fuzz_every_random_line_gets_exactly_one_rejection(spawn: SpawnLuxe) -> 
     lines = [_random_line(rng) for _ in range(300)]
     luxe = spawn([{"text": "survived"}])
     luxe.handshake()
+    luxe.expect("workspace_updated")  # sent once after ready, on its own
     luxe.send_raw(b"".join(line + b"\n" for line in lines))
     for line in lines:
         frame = luxe.next_frame()

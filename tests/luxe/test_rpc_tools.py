@@ -60,7 +60,8 @@ def test_permission_once_always_reject(spawn: SpawnLuxe, repo: Path, env: dict[s
     assert luxe.expect("permission_resolved") == {"id": asked["id"], "reply": "once"}
     assert finished(luxe)["is_error"] is False
     changed = luxe.frames[-2]["content"] if luxe.frames[-2]["kind"] == "file_changed" else None
-    assert changed == {"path": str(repo / "one.txt"), "operation": "write"}
+    assert changed == {"path": str(repo / "one.txt"), "operation": "write",
+                       "diff": "--- a/one.txt\n+++ b/one.txt\n@@ -0,0 +1 @@\n+1\n"}
     assert (repo / "one.txt").read_text() == "1\n"
 
     asked = luxe.expect("permission_requested")

@@ -1,0 +1,269 @@
+"""Slash commands, their completion, `@path` completion and attachments, and
+custom commands (markdown files in ~/.config/luxe/commands/ and, with
+--trust-project, the project's .luxe/commands/).
+
+Every command acts through the controller's `dispatch` (protocol actions) or
+on the interface's own state; none reaches into the engine.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import attrs
+import trio
+
+from luxe.frontends.tui.text import clean
+from luxe.protocol import actions as act
+
+if TYPE_CHECKING:
+    from luxe.frontends.tui.controller import Controller
+
+HELP = {
+    "/help": "keys and commands",
+    "/model": "/model SPEC: switch the model (provider/name or scripted:PATH)",
+    "/mode": "/mode ask|accept-edits|plan: the permission mode",
+    "/thinking": "/thinking off|low|medium|high",
+    "/compact": "summarise older messages into one",
+    "/clear": "start a new session (asks first)",
+    "/resume": "pick one of this directory's sessions",
+    "/sessions": "list sessions",
+    "/cost": "this session's cost and context",
+    "/init": "write an AGENTS.md skeleton (asks first)",
+    "/review": "Guided Review: /review [staged|branch|commit SHA|pr N], then next, ask, fix #N",
+    "/github": "GitHub: issues and pull requests",
+    "/pr": "the branch's pull request",
+    "/exit": "leave (Ctrl+C twice, or Ctrl+D on an empty prompt)",
+}
+KEYS = [
+    ("Enter", "send; while the agent works: steer it"),
+    ("Tab", "while the agent works: queue the message; else complete"),
+    ("Shift+Enter, Ctrl+J, \\+Enter", "new line"),
+    ("Esc", "cancel the turn; queued messages return to the editor"),
+    ("Ctrl+C", "cancel the turn; clear the draft; twice: exit"),
+    ("Shift+Tab", "cycle ask / accept-edits / plan"),
+    ("Up/Down, Ctrl+R", "history, history search; Up on an empty draft while working: the queue"),
+    ("Ctrl+G", "edit the draft in $EDITOR"),
+    ("Ctrl+T / Ctrl+O", "show thinking / the last tool output"),
+    ("Alt+T", "cycle the reasoning effort (off, low, medium, high)"),
+    ("Ctrl+Z", "suspend"),
+    ("@path, !cmd", "attach a file; run a shell command"),
+]
+AGENTS_SKELETON = """# AGENTS.md
+
+## Project
+What this project is, in two sentences.
+
+## Build and test
+- build:
+- test:
+- lint:
+
+## Conventions
+- (one line per rule the agent must follow)
+"""
+
+
+@attrs.frozen
+class CustomCommand:
+    name: str
+    path: Path
+    description: str
+
+
+def custom_commands(cwd: Path, config_dir: Path | None, trust_project: bool) -> dict[str, CustomCommand]:
+    """Custom commands by `/name`; the project's come only with --trust-project."""
+    found: dict[str, CustomCommand] = {}
+    dirs = [config_dir / "commands"] if config_dir else []
+    if trust_project:
+        dirs.append(cwd / ".luxe" / "commands")
+    for directory in dirs:
+        try:
+            entries = sorted(directory.glob("*.md"))
+        except OSError:
+            continue
+        for path in entries:
+            name = "/" + path.stem
+            if name in HELP or not re.fullmatch(r"/[\w.-]+", name):
+                continue
+            try:
+                first = path.read_text(encoding="utf-8", errors="replace").strip().split("\n", 1)[0]
+            except OSError:
+                continue
+            found[name] = CustomCommand(name, path, clean(first.lstrip("# "))[:60])
+    return found
+
+
+_custom: dict[str, CustomCommand] = {}
+
+
+def configure(cwd: Path, config_dir: Path | None, trust_project: bool) -> None:
+    _custom.clear()
+    _custom.update(custom_commands(cwd, config_dir, trust_project))
+
+
+def complete(prefix: str, cwd: Path) -> list[str]:
+    names = [*HELP, *_custom]
+    return [f"{n}  {HELP.get(n) or _custom[n].description}" for n in names if n.startswith(prefix)]
+
+
+def project_files(cwd: Path) -> list[str]:
+    """Files of the project: git's list (tracked and untracked, not ignored),
+    else a bounded walk."""
+    try:
+        done = subprocess.run(
+            ["git", "ls-files", "-co", "--exclude-standard", "-z"],
+            cwd=cwd, stdin=subprocess.DEVNULL, capture_output=True, timeout=2, check=False,
+        )
+        if done.returncode == 0:
+            return [p for p in done.stdout.decode("utf-8", "replace").split("\0") if p][:20000]
+    except (OSError, subprocess.TimeoutExpired):
+        pass
+    found: list[str] = []
+    for root, dirs, files in os.walk(cwd):
+        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        for name in files:
+            found.append(os.path.relpath(os.path.join(root, name), cwd))
+            if len(found) > 5000:
+                return found
+    return found
+
+
+def fuzzy(query: str, candidates: list[str]) -> list[str]:
+    """Candidates holding `query`'s characters in order; tighter matches first."""
+    if not query:
+        return sorted(candidates, key=len)[:50]
+    q = query.lower()
+    scored = []
+    for c in candidates:
+        low = c.lower()
+        if q in low:
+            scored.append((0, low.index(q), len(c), c))
+            continue
+        i = 0
+        for ch in low:
+            if i < len(q) and ch == q[i]:
+                i += 1
+        if i == len(q):
+            scored.append((1, 0, len(c), c))
+    return [c for *_, c in sorted(scored)[:50]]
+
+
+def complete_path(query: str, cwd: Path) -> list[str]:
+    return fuzzy(query, project_files(cwd))
+
+
+def attachments(text: str, cwd: Path) -> list[str]:
+    """`@path` tokens naming a file inside the project: sent as attachments
+    (the session's gate reads them, as for any client)."""
+    found = []
+    for token in re.findall(r"(?:^|\s)@(\S+)", text):
+        path = (cwd / token).resolve()
+        try:
+            path.relative_to(cwd.resolve())
+        except ValueError:
+            continue
+        if path.is_file() and token not in found:
+            found.append(token)
+    return found
+
+
+async def run(ctl: Controller, text: str) -> None:
+    """Run a slash command typed in the editor."""
+    s = ctl.state
+    name, _, arg = text.strip().partition(" ")
+    arg = arg.strip()
+    confirmed = arg == "yes" or s.confirming == name
+    s.confirming = None
+    if name == "/help":
+        lines = [[("keys:", "bold")]]
+        lines += [[("  ", ""), (k.ljust(30), "key"), (v, "")] for k, v in KEYS]
+        lines.append([("commands:", "bold")])
+        lines += [[("  ", ""), (k.ljust(12), "key"), (v, "")] for k, v in HELP.items()]
+        lines += [[("  ", ""), (c.name.ljust(12), "key"), (c.description, "")] for c in _custom.values()]
+        s.commit_lines(lines)
+    elif name == "/model":
+        if not arg:
+            s.commit_text(f"model: {s.status.model} (use /model provider/name to switch)", "dim")
+        else:
+            await ctl.dispatch(act.SetModel(arg))
+    elif name == "/mode":
+        if arg == "plan":
+            await ctl.dispatch(act.SetMode("plan"))
+        elif arg in ("ask", "accept-edits", "read-only", "yolo"):
+            if s.status.mode == "plan":
+                await ctl.dispatch(act.SetMode("build"))
+            await ctl.dispatch(act.SetPermissionMode(arg))  # type: ignore[arg-type]
+        else:
+            s.commit_text("usage: /mode ask|accept-edits|plan|read-only|yolo", "warn")
+    elif name == "/thinking":
+        if arg not in ("off", "low", "medium", "high"):
+            s.commit_text("usage: /thinking off|low|medium|high", "warn")
+        else:
+            await ctl.dispatch(act.SetThinking(arg))  # type: ignore[arg-type]
+    elif name == "/compact":
+        await ctl.dispatch(act.Compact())
+    elif name == "/clear":
+        if confirmed:
+            await ctl.dispatch(act.NewSession())
+        else:
+            s.confirming = name
+            s.commit_text("/clear again (or /clear yes) starts a new session", "warn")
+    elif name == "/resume":
+        if arg:
+            await ctl.dispatch(act.ResumeSession(arg))
+        else:
+            s.sessions_wanted = "resume"
+            await ctl.dispatch(act.ListSessions())
+    elif name == "/sessions":
+        s.sessions_wanted = "list"
+        await ctl.dispatch(act.ListSessions())
+    elif name == "/cost":
+        st = s.status
+        pct = 100 * st.context_used // max(st.context_window, 1)
+        cost = f"${st.cost:.4f}" if st.cost is not None else "unknown (no price for this model)"
+        s.commit_text(f"session cost {cost} · context {st.context_used}/{st.context_window} tokens ({pct}%)", "dim")
+    elif name == "/init":
+        target = ctl.cwd / "AGENTS.md"
+        if target.exists():
+            s.commit_text("AGENTS.md exists already; nothing written", "warn")
+        elif not confirmed:
+            s.confirming = name
+            s.commit_text("/init again (or /init yes) writes AGENTS.md", "warn")
+        else:
+            try:
+                await trio.to_thread.run_sync(_write_new, target, AGENTS_SKELETON)
+                s.commit_text("wrote AGENTS.md: fill it in, the agent reads it at the start of each session", "ok")
+            except OSError as exc:
+                s.commit_text(f"AGENTS.md not written: {exc.strerror}", "err")
+    elif name == "/review":
+        from luxe.frontends.tui import review
+
+        await review.run(ctl, arg)
+    elif name in ("/github", "/pr"):
+        s.commit_text(f"{name} is not available in the interface yet", "warn")
+    elif name in ("/exit", "/quit"):
+        ctl.running = False
+    elif name in _custom:
+        try:
+            body = _custom[name].path.read_text(encoding="utf-8", errors="replace")
+        except OSError as exc:
+            s.commit_text(f"{name}: cannot read {_custom[name].path}: {exc.strerror}", "err")
+            return
+        prompt = body.replace("$ARGUMENTS", arg) if "$ARGUMENTS" in body else (f"{body}\n\n{arg}" if arg else body)
+        if s.busy:
+            s.queue.append(prompt)
+        else:
+            await ctl._send(prompt)
+    else:
+        s.commit_text(f"unknown command {name}: /help lists them", "warn")
+
+
+def _write_new(path: Path, text: str) -> None:
+    """Create `path` with `text`; FileExistsError if it exists (never overwrites)."""
+    with open(path, "x", encoding="utf-8") as f:
+        f.write(text)

@@ -1,0 +1,324 @@
+"""Styled text: spans of (text, role), cell widths, word wrap, and SGR output.
+
+A line is a list of spans; a role names what the text is ("dim", "tool",
+"add"...), and a `Palette` decides how a role looks on this terminal: full
+colour, 16 colours, NO_COLOR (attributes only) or plain (no escapes at all).
+Nothing here does I/O.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+
+import attrs
+from wcwidth import wcswidth, wcwidth
+
+Span = tuple[str, str]
+Line = list[Span]
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def clean(text: str) -> str:
+    """Text safe to draw: tabs expanded, control characters (escape codes an
+    attacker put in a file name or tool output) shown as visible `�`."""
+    return _CONTROL.sub("\ufffd", text.replace("\t", "    "))
+
+
+def cell_width(text: str) -> int:
+    width = wcswidth(text)
+    if width >= 0:
+        return width
+    return sum(max(wcwidth(ch), 0) for ch in text)
+
+
+def line_width(line: Line) -> int:
+    return sum(cell_width(text) for text, _ in line)
+
+
+def truncate(line: Line, width: int) -> Line:
+    """The line cut to at most `width` cells (an ellipsis marks a cut)."""
+    if line_width(line) <= width:
+        return line
+    out: Line = []
+    room = max(width - 1, 0)
+    for text, role in line:
+        if room <= 0:
+            break
+        kept = ""
+        for ch in text:
+            w = max(wcwidth(ch), 0)
+            if w > room:
+                room = 0
+                break
+            kept += ch
+            room -= w
+        if kept:
+            out.append((kept, role))
+    out.append(("…", "dim"))
+    return out
+
+
+def with_cursor(line: Line, col: int) -> Line:
+    """The line with the cell at `col` drawn as the cursor (reverse video).
+    The terminal's own cursor stays hidden at the region's last row, so a
+    terminal that deletes rows below its cursor on resize (tmux) never eats
+    ours."""
+    out: Line = []
+    used = 0
+    placed = False
+    for text, role in line:
+        if placed:
+            out.append((text, role))
+            continue
+        w = cell_width(text)
+        if used + w <= col:
+            out.append((text, role))
+            used += w
+            continue
+        before = ""
+        for i, ch in enumerate(text):
+            if used >= col:
+                if before:
+                    out.append((before, role))
+                out.append((ch, "cursor"))
+                if text[i + 1 :]:
+                    out.append((text[i + 1 :], role))
+                placed = True
+                break
+            before += ch
+            used += max(wcwidth(ch), 0)
+        if not placed:
+            out.append((text, role))
+    if not placed:
+        out.append((" ", "cursor"))
+    return out
+
+
+def _words(line: Line) -> Iterable[tuple[str, str]]:
+    """Split spans into words and single spaces, each keeping its role."""
+    for text, role in line:
+        for piece in re.split(r"( )", text):
+            if piece:
+                yield piece, role
+
+
+def wrap(line: Line, width: int, indent: Line | None = None, hang: Line | None = None) -> list[Line]:
+    """Wrap at word boundaries to `width` cells. `indent` starts the first
+    row, `hang` every following one. A word longer than a row is split."""
+    first = list(indent or [])
+    rest = list(hang or [])
+    width = max(width, 8)
+    rows: list[Line] = []
+    row: Line = list(first)
+    used = line_width(row)
+    prefix_width = used
+    for word, role in _words(line):
+        w = cell_width(word)
+        if word == " ":
+            if used > prefix_width and used + 1 <= width:
+                row.append((" ", role))
+                used += 1
+            continue
+        if used + w > width and used > prefix_width:
+            while row and row[-1][0] == " ":
+                row.pop()
+            rows.append(row)
+            row = list(rest)
+            used = prefix_width = line_width(row)
+        while used + w > width:
+            # A word longer than the row: split it by cells.
+            room = width - used
+            head, tail, head_w = "", word, 0
+            for ch in word:
+                cw = max(wcwidth(ch), 0)
+                if head_w + cw > room:
+                    break
+                head += ch
+                head_w += cw
+            if not head:
+                head, tail = word[0], word[1:]
+            else:
+                tail = word[len(head):]
+            row.append((head, role))
+            rows.append(row)
+            row = list(rest)
+            used = prefix_width = line_width(row)
+            word, w = tail, cell_width(tail)
+        if word:
+            row.append((word, role))
+            used += w
+    rows.append(row)
+    return rows
+
+
+def hard_wrap(line: Line, width: int, prefix: Line | None = None) -> list[Line]:
+    """Wrap by cells, keeping every space (code): each row starts with `prefix`."""
+    lead = list(prefix or [])
+    width = max(width, line_width(lead) + 4)
+    rows: list[Line] = []
+    row, used = list(lead), line_width(lead)
+    for text, role in line:
+        chunk = ""
+        for ch in text:
+            w = max(wcwidth(ch), 0)
+            if used + w > width:
+                if chunk:
+                    row.append((chunk, role))
+                rows.append(row)
+                row, used, chunk = list(lead), line_width(lead), ""
+            chunk += ch
+            used += w
+        if chunk:
+            row.append((chunk, role))
+    rows.append(row)
+    return rows
+
+
+# Roles -> SGR parameters, for 256 colours and for 16.
+_ROLES_256 = {
+    "dim": "2",
+    "bold": "1",
+    "italic": "3",
+    "user": "1;38;5;117",
+    "prompt": "38;5;117",
+    "tool": "38;5;180",
+    "ok": "38;5;114",
+    "err": "38;5;203",
+    "warn": "38;5;221",
+    "add": "38;5;114",
+    "del": "38;5;203",
+    "hunk": "38;5;110",
+    "code": "38;5;223",
+    "heading": "1;38;5;117",
+    "link": "4;38;5;110",
+    "thinking": "2;3",
+    "status": "38;5;245",
+    "mode": "1;38;5;221",
+    "key": "1;38;5;117",
+    "select": "7",
+    "chip": "7;38;5;117",
+    "cursor": "7",
+    "kw": "38;5;176",
+    "str": "38;5;150",
+    "com": "2;38;5;246",
+    "num": "38;5;215",
+    "fn": "38;5;111",
+}
+_ROLES_16 = {
+    "dim": "2",
+    "bold": "1",
+    "italic": "3",
+    "user": "1;36",
+    "prompt": "36",
+    "tool": "33",
+    "ok": "32",
+    "err": "31",
+    "warn": "33",
+    "add": "32",
+    "del": "31",
+    "hunk": "36",
+    "code": "33",
+    "heading": "1;36",
+    "link": "4;34",
+    "thinking": "2;3",
+    "status": "2",
+    "mode": "1;33",
+    "key": "1;36",
+    "select": "7",
+    "chip": "7",
+    "cursor": "7",
+    "kw": "35",
+    "str": "32",
+    "com": "2",
+    "num": "33",
+    "fn": "34",
+}
+# NO_COLOR: attributes only (bold, dim, underline, reverse), never a colour.
+_ROLES_MONO = {
+    "dim": "2",
+    "bold": "1",
+    "italic": "3",
+    "user": "1",
+    "heading": "1",
+    "link": "4",
+    "thinking": "2",
+    "status": "2",
+    "mode": "1",
+    "key": "1",
+    "select": "7",
+    "chip": "7",
+    "cursor": "7",
+    "del": "2",
+}
+
+
+LINK = "link:"  # a span whose role is "link:URL" is a hyperlink to URL
+
+
+@attrs.frozen
+class Palette:
+    """How roles look: `kind` is "256", "16", "mono" (NO_COLOR) or "plain";
+    `links`: the terminal shows OSC 8 hyperlinks."""
+
+    kind: str = "256"
+    links: bool = False
+
+    @property
+    def styled(self) -> bool:
+        return self.kind != "plain"
+
+    @property
+    def colour(self) -> bool:
+        return self.kind in ("256", "16")
+
+    def sgr(self, role: str) -> str:
+        table = {"256": _ROLES_256, "16": _ROLES_16, "mono": _ROLES_MONO}.get(self.kind, {})
+        return table.get(role, "")
+
+    def render(self, line: Line) -> str:
+        """The line as terminal text: every styled span opens with its SGR and
+        closes with a reset, so any prefix of the output ends unstyled."""
+        out = []
+        for text, role in line:
+            url = ""
+            if role.startswith(LINK):
+                url, role = clean(role[len(LINK):]), "link"
+            sgr = self.sgr(role) if role and self.styled else ""
+            shown = f"\x1b[{sgr}m{text}\x1b[0m" if sgr else text
+            if url and self.links and self.styled:
+                shown = f"\x1b]8;;{url}\x1b\\{shown}\x1b]8;;\x1b\\"
+            out.append(shown)
+        return "".join(out)
+
+
+def palette_for(env: Mapping[str, str] | None, plain: bool, colours: int) -> Palette:
+    """The palette for this terminal: plain, NO_COLOR, or by colour count."""
+    if plain:
+        return Palette("plain")
+    links = hyperlinks(env or {})
+    if env is not None and env.get("NO_COLOR", "") != "":
+        return Palette("mono", links)
+    if colours >= 256:
+        return Palette("256", links)
+    if colours >= 8:
+        return Palette("16", links)
+    return Palette("mono", links)
+
+
+def hyperlinks(env: Mapping[str, str]) -> bool:
+    """Whether the terminal shows OSC 8 links: the terminals known to, and
+    never inside tmux or screen (which drop them unless configured)."""
+    if env.get("TMUX") or env.get("STY") or env.get("TERM", "").startswith(("screen", "tmux")):
+        return False
+    if env.get("TERM_PROGRAM") in ("iTerm.app", "WezTerm", "vscode", "ghostty"):
+        return True
+    if "kitty" in env.get("TERM", "") or env.get("TERM") == "xterm-ghostty":
+        return True
+    vte = env.get("VTE_VERSION", "")
+    return vte.isdigit() and int(vte) >= 5000
+
+
+def plain_text(line: Line) -> str:
+    return "".join(text for text, _ in line)

@@ -1,0 +1,410 @@
+"""The interface's state, and what each protocol event does to it.
+
+`ViewState` is everything the screen shows; `apply(state, event, now)`
+changes it for one event. Finished things (the prompt, a complete markdown
+block, a tool call's one-line summary, an edit's diff) are queued in
+`state.commits` as functions of the width: the front end takes them once and
+writes them into scrollback. Everything else is live state, drawn by
+luxe.frontends.tui.draw until it finishes. No I/O here.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable
+from typing import Any
+
+import attrs
+
+from luxe.frontends.tui import review as review_view
+from luxe.frontends.tui.editor import Editor
+from luxe.frontends.tui.markdown import BlockStream, render_block
+from luxe.frontends.tui.text import Line, clean, hard_wrap, wrap
+from luxe.protocol import events as ev
+
+Commit = Callable[[int], list[Line]]
+
+# Bounds on what a running tool keeps and shows.
+TOOL_OUTPUT_CHARS = 64 * 1024
+TOOL_TAIL_LINES = 5
+DIFF_LINES = 40
+KEY_ARGS = {"bash": "command", "read": "path", "write": "path", "edit": "path", "ls": "path",
+            "glob": "pattern", "grep": "pattern", "question": "question"}
+
+
+@attrs.define
+class ToolView:
+    call_id: str
+    name: str
+    args: dict[str, Any]
+    started: float
+    output: str = ""
+
+    def add_output(self, delta: str) -> None:
+        self.output = (self.output + delta)[-TOOL_OUTPUT_CHARS:]
+
+
+@attrs.define
+class Status:
+    model: str = ""
+    model_label: str | None = None
+    mode: str = "build"
+    permission_mode: str = "ask"
+    thinking: str = "off"
+    auto_approve: bool = False
+    streaming: bool = False
+    context_used: int = 0
+    context_window: int = 0
+    cost: float | None = None
+    branch: str = ""
+    session_id: str = ""
+
+
+@attrs.define
+class ViewState:
+    editor: Editor = attrs.Factory(Editor)
+    status: Status = attrs.Factory(Status)
+    commits: list[Commit] = attrs.Factory(list)
+    stream: BlockStream = attrs.Factory(BlockStream)
+    thinking: str = ""
+    show_thinking: bool = False
+    tools: dict[str, ToolView] = attrs.Factory(dict)
+    last_output: tuple[str, str] | None = None  # (title, full output) for Ctrl+O
+    permissions: list[ev.PermissionRequested] = attrs.Factory(list)
+    feedback: bool = False  # typing a reject's feedback line
+    questions: list[ev.QuestionAsked] = attrs.Factory(list)
+    question_cursor: int = 0
+    question_marked: set[int] = attrs.Factory(set)
+    queue: list[str] = attrs.Factory(list)
+    queue_cursor: int | None = None
+    editing_queued: int | None = None  # the queue slot the editor's text came from
+    notice: str = ""
+    completions: list[str] = attrs.Factory(list)
+    completion_index: int = 0
+    turn_started: float | None = None
+    search: str | None = None  # Ctrl+R query while searching history
+    search_hit: int | None = None
+    sessions_wanted: str | None = None  # "list" or "resume" while waiting for sessions_listed
+    picker: list[ev.SessionSummary] = attrs.Factory(list)
+    picker_cursor: int = 0
+    confirming: str | None = None  # a command that asked "again to confirm"
+    review: review_view.ReviewView = attrs.Factory(review_view.ReviewView)
+    focused: bool = True
+    notify: bool = False  # a turn ended while unfocused: ring once
+
+    @property
+    def busy(self) -> bool:
+        return self.status.streaming
+
+    def commit_lines(self, lines: list[Line]) -> None:
+        self.commits.append(lambda width: lines)
+
+    def commit_text(self, text: str, role: str = "", lead: Line | None = None) -> None:
+        spans: Line = [(clean(text), role)]
+        self.commits.append(lambda width: wrap(spans, width, lead, [("  ", "")] if lead else None))
+
+    def take_commits(self) -> list[Commit]:
+        taken, self.commits = self.commits, []
+        return taken
+
+
+def apply(state: ViewState, event: ev.Event, now: float) -> None:
+    """Change `state` for one event."""
+    handler = _HANDLERS.get(type(event))
+    if handler is not None:
+        handler(state, event, now)
+
+
+def _ready(state: ViewState, e: ev.Ready, now: float) -> None:
+    state.status.session_id = e.session_id
+
+
+def _state_changed(state: ViewState, e: ev.StateChanged, now: float) -> None:
+    s = state.status
+    s.model, s.model_label = e.model.id, e.model.label
+    s.context_window = e.model.context_window or s.context_window
+    s.mode, s.permission_mode, s.thinking = e.mode, e.permission_mode, e.thinking
+    s.auto_approve, s.streaming = e.auto_approve, e.streaming
+
+
+def _session_info(state: ViewState, e: ev.SessionInfo, now: float) -> None:
+    state.status.session_id = e.session_id
+    if e.messages == 0:
+        state.commit_text(f"new session {e.session_id}", "dim")
+        return
+    title = f" “{clean(e.title)}”" if e.title else ""
+    state.commit_text(f"resumed session {e.session_id}{title} · {e.messages} messages", "dim")
+
+
+def _turn_started(state: ViewState, e: ev.TurnStarted, now: float) -> None:
+    state.turn_started = now
+    text = clean(e.text)
+    lines = text.split("\n")
+
+    def render(width: int) -> list[Line]:
+        out: list[Line] = [[]]
+        for i, line in enumerate(lines):
+            lead: Line = [("› ", "prompt")] if i == 0 else [("  ", "")]
+            out.extend(wrap([(line, "user")], width, lead, [("  ", "")]))
+        return out
+
+    state.commits.append(render)
+
+
+def _flush_thinking(state: ViewState) -> None:
+    if not state.thinking.strip():
+        state.thinking = ""
+        return
+    text = state.thinking.strip()
+    count = text.count("\n") + 1
+    if state.show_thinking:
+        state.commits.append(lambda width: wrap([(text, "thinking")], width, [("∴ ", "thinking")], [("  ", "")]))
+    else:
+        first = text.split("\n", 1)[0]
+        state.commit_lines([[("∴ ", "thinking"), (clean(first)[:60], "thinking"),
+                             (f" … ({count} lines, Ctrl+T shows thinking)", "dim")]])
+    state.thinking = ""
+
+
+def flush_text(state: ViewState) -> None:
+    """Commit what is left of the streamed answer (its message ended)."""
+    _flush_thinking(state)
+    for block in state.stream.finish():
+        _commit_block(state, block)
+
+
+def _commit_block(state: ViewState, block: str) -> None:
+    """A complete markdown block, set off from what is above by a blank line."""
+    state.commits.append(lambda width: [[], *render_block(block, width)])
+
+
+def _token(state: ViewState, e: ev.TokenDelta, now: float) -> None:
+    if state.thinking:
+        _flush_thinking(state)
+    for block in state.stream.feed(e.delta):
+        _commit_block(state, block)
+
+
+def _thinking(state: ViewState, e: ev.ThinkingDelta, now: float) -> None:
+    state.thinking += e.delta
+
+
+def key_arg(name: str, args: dict[str, Any]) -> str:
+    key = KEY_ARGS.get(name)
+    value = args.get(key) if key else None
+    if value is None:
+        value = next((v for v in args.values() if isinstance(v, str)), "")
+    text = clean(str(value)).replace("\n", " ⏎ ")
+    return text
+
+
+def _tool_started(state: ViewState, e: ev.ToolStarted, now: float) -> None:
+    flush_text(state)
+    state.tools[e.call_id] = ToolView(e.call_id, e.name, dict(e.args), now)
+
+
+def _tool_output(state: ViewState, e: ev.ToolOutputDelta, now: float) -> None:
+    tool = state.tools.get(e.call_id)
+    if tool is not None:
+        tool.add_output(e.delta)
+
+
+def _tool_finished(state: ViewState, e: ev.ToolFinished, now: float) -> None:
+    tool = state.tools.pop(e.call_id, None)
+    args = tool.args if tool else {}
+    elapsed = now - tool.started if tool else 0.0
+    if e.denied:
+        mark, role = "⊘", "warn"
+    elif e.is_error:
+        mark, role = "✗", "err"
+    else:
+        mark, role = "✓", "ok"
+    head: Line = [(f"{mark} ", role), (e.name, "tool"), (" ", "")]
+    arg = key_arg(e.name, args)
+    tail: Line = [(f"  {elapsed:.1f}s", "dim")]
+    if e.summary:
+        tail.append((f" · {clean(e.summary)}", "dim"))
+    if tool is not None and tool.output.strip():
+        state.last_output = (f"{e.name} {arg}", tool.output)
+        tail.append((" · Ctrl+O output", "dim"))
+
+    def render(width: int) -> list[Line]:
+        room = max(width - sum(len(t) for t, _ in head) - sum(len(t) for t, _ in tail), 10)
+        shown = arg if len(arg) <= room else arg[: room - 1] + "…"
+        lines = [[*head, (shown, ""), *tail]]
+        if not e.is_error and not e.denied:
+            lines.extend(edit_diff(e.name, args, width))
+        return lines
+
+    state.commits.append(render)
+
+
+def edit_diff(name: str, args: dict[str, Any], width: int) -> list[Line]:
+    """A coloured unified diff built from an edit's or a write's arguments."""
+    if name == "edit":
+        old = str(args.get("old_string", "")).splitlines()
+        new = str(args.get("new_string", "")).splitlines()
+    elif name == "write":
+        old, new = [], str(args.get("content", "")).splitlines()
+    else:
+        return []
+    out: list[Line] = []
+    for line in list(difflib.unified_diff(old, new, lineterm="", n=2))[2:]:
+        role = "add" if line.startswith("+") else "del" if line.startswith("-") else "hunk" if line.startswith("@@") else "dim"
+        out.extend(hard_wrap([(clean(line), role)], width, [("    ", "")]))
+        if len(out) >= DIFF_LINES:
+            out.append([("    … (diff cut)", "dim")])
+            break
+    return out
+
+
+def _file_changed(state: ViewState, e: ev.FileChanged, now: float) -> None:
+    return None
+
+
+def _permission(state: ViewState, e: ev.PermissionRequested, now: float) -> None:
+    flush_text(state)
+    state.permissions.append(e)
+
+
+def _permission_resolved(state: ViewState, e: ev.PermissionResolved, now: float) -> None:
+    for i, asked in enumerate(state.permissions):
+        if asked.id == e.id:
+            del state.permissions[i]
+            if i == 0:
+                state.feedback = False
+            words = {"once": "allowed once", "always": "allowed for this session",
+                     "reject": "rejected", "auto": "auto-approved", "cancelled": "cancelled"}
+            state.commit_lines([[("  ", ""), (f"{words.get(e.reply, e.reply)}: ", "dim"),
+                                 (asked.tool, "tool"), (" ", ""), (key_arg(asked.tool, asked.args)[:80], "dim")]])
+            return
+
+
+def _question(state: ViewState, e: ev.QuestionAsked, now: float) -> None:
+    flush_text(state)
+    state.questions.append(e)
+    if len(state.questions) == 1:
+        state.question_cursor, state.question_marked = 0, set()
+
+
+def _question_resolved(state: ViewState, e: ev.QuestionResolved, now: float) -> None:
+    for i, asked in enumerate(state.questions):
+        if asked.id == e.id:
+            del state.questions[i]
+            if i == 0:
+                state.question_cursor, state.question_marked = 0, set()
+            answer = "; ".join(str(a) for a in e.reply.get("answered", [])) or "dismissed"
+            state.commit_lines([[("? ", "warn"), (clean(asked.question)[:80], ""), (" → ", "dim"), (clean(answer)[:200], "bold")]])
+            return
+
+
+def _usage(state: ViewState, e: ev.TurnUsage, now: float) -> None:
+    s = state.status
+    s.context_used, s.context_window = e.context_used, e.context_window or s.context_window
+    if e.session_cost_usd is not None:
+        s.cost = e.session_cost_usd
+
+
+def _usage_updated(state: ViewState, e: ev.UsageUpdated, now: float) -> None:
+    s = state.status
+    s.context_used, s.context_window = e.context_used, e.context_window or s.context_window
+    if e.session_cost_usd is not None:
+        s.cost = e.session_cost_usd
+
+
+def _turn_ended(state: ViewState, e: ev.TurnEnded, now: float) -> None:
+    flush_text(state)
+    state.tools.clear()
+    elapsed = now - state.turn_started if state.turn_started is not None else 0.0
+    state.turn_started = None
+    if e.reason == "cancelled":
+        state.commit_text("⏹ cancelled", "warn")
+    elif e.reason not in ("end_turn",):
+        state.commit_text(f"turn ended: {e.reason}" + (f": {e.error}" if e.error else ""), "err")
+    elif elapsed >= 1:
+        state.commit_lines([[(f"  {elapsed:.1f}s", "dim")]])
+    if not state.focused:
+        state.notify = True
+
+
+def _error(state: ViewState, e: ev.Error, now: float) -> None:
+    if e.retryable:
+        wait = f" (retrying in {e.retry_in_s:.0f}s)" if e.retry_in_s else " (retrying)"
+        state.notice = clean(e.message)[:200] + wait
+    else:
+        flush_text(state)
+        state.commit_text(f"error: {e.message}", "err")
+
+
+def _compaction_started(state: ViewState, e: ev.CompactionStarted, now: float) -> None:
+    state.notice = f"compacting {e.tokens_before} tokens…"
+
+
+def _compacted(state: ViewState, e: ev.Compacted, now: float) -> None:
+    state.notice = ""
+    state.commit_text(f"compacted: {e.tokens_before} → {e.tokens_after} tokens", "dim")
+
+
+def _hook(state: ViewState, e: ev.HookFinished, now: float) -> None:
+    if e.decision == "deny" or e.error:
+        what = " ".join(e.command)[:60]
+        state.commit_text(f"hook {e.point} ({what}): {e.decision}" + (f": {e.error}" if e.error else ""), "warn")
+
+
+def _rejected(state: ViewState, e: ev.ActionRejected, now: float) -> None:
+    if e.kind == "steer_turn" and "no turn is running" in e.reason:
+        state.commit_text("(the turn had ended: sent as a new message)", "dim")
+        return
+    state.commit_text(f"⚠ {e.reason}", "warn")
+
+
+def _queued(state: ViewState, e: ev.MessageQueued, now: float) -> None:
+    state.notice = f"queued in the session (position {e.position})"
+
+
+def _sessions(state: ViewState, e: ev.SessionsListed, now: float) -> None:
+    wanted, state.sessions_wanted = state.sessions_wanted, None
+    if wanted == "resume":
+        state.picker = list(e.sessions)
+        state.picker_cursor = 0
+        if not state.picker:
+            state.commit_text("no sessions to resume in this directory", "dim")
+        return
+    if not e.sessions:
+        state.commit_text("no sessions yet", "dim")
+        return
+    lines: list[Line] = [[("sessions:", "bold")]]
+    for s in e.sessions[:30]:
+        lines.append([("  ", ""), (s.id, "key"), (f"  {s.updated_at[:16]}  {s.messages:>4} msgs  ", "dim"),
+                      (clean(s.title)[:60], "")])
+    state.commit_lines(lines)
+
+
+
+_HANDLERS: dict[type, Callable[[ViewState, Any, float], None]] = {
+    ev.Ready: _ready,
+    ev.StateChanged: _state_changed,
+    ev.SessionInfo: _session_info,
+    ev.TurnStarted: _turn_started,
+    ev.TokenDelta: _token,
+    ev.ThinkingDelta: _thinking,
+    ev.ToolStarted: _tool_started,
+    ev.ToolOutputDelta: _tool_output,
+    ev.ToolFinished: _tool_finished,
+    ev.FileChanged: _file_changed,
+    ev.PermissionRequested: _permission,
+    ev.PermissionResolved: _permission_resolved,
+    ev.QuestionAsked: _question,
+    ev.QuestionResolved: _question_resolved,
+    ev.TurnUsage: _usage,
+    ev.UsageUpdated: _usage_updated,
+    ev.TurnEnded: _turn_ended,
+    ev.Error: _error,
+    ev.CompactionStarted: _compaction_started,
+    ev.Compacted: _compacted,
+    ev.HookFinished: _hook,
+    ev.ActionRejected: _rejected,
+    ev.MessageQueued: _queued,
+    ev.SessionsListed: _sessions,
+    **review_view.HANDLERS,
+}

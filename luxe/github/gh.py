@@ -1,0 +1,146 @@
+"""Run the user's gh (and git) for the GitHub layer: one child per call, in
+its own process group, with a timeout, and say in one word why GitHub is not
+reachable when it is not.
+
+`run_gh` owns the process it starts (through `luxe.review.process.run`):
+a timeout or a cancel ends the whole group with the shared
+`terminate_group` before the caller sees `GhUnavailable` or Cancelled. The
+caller's task lives in the session's nursery, so closing the session kills
+every gh still running.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from luxe.review import process
+
+# A read may take this long before the workspace says gh is slow; writes
+# (push, create, merge) get longer.
+READ_TIMEOUT_S = 30.0
+WRITE_TIMEOUT_S = 120.0
+
+
+class GhUnavailable(Exception):
+    """gh cannot answer at all. `status` is what `workspace_updated.github`
+    says: gh_missing, not_authenticated, no_github_remote, offline, or
+    `error: <message>`."""
+
+    def __init__(self, status: str, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+_NOT_AUTHENTICATED = ("gh auth login", "bad credentials", "http 401", "not logged in",
+                      "authentication required", "gh_token")
+_NO_REMOTE = ("none of the git remotes", "no git remotes", "not a git repository",
+              "correspond to the gh_host",
+              "unable to determine", "could not determine base repo")
+_OFFLINE = ("dial tcp", "connection refused", "no such host", "i/o timeout", "proxyconnect",
+            "could not resolve", "network is unreachable", "connection reset", ": eof",
+            "tls handshake", "timeout awaiting", "http 502", "http 503", "http 504")
+
+
+def classify(message: str) -> str:
+    """workspace_updated.github for a gh failure message."""
+    low = message.lower()
+    # First: "none of the git remotes … point to a known GitHub host … use
+    # `gh auth login`" is about the remote, though it names the login.
+    if any(mark in low for mark in _NO_REMOTE):
+        return "no_github_remote"
+    if any(mark in low for mark in _NOT_AUTHENTICATED):
+        return "not_authenticated"
+    if any(mark in low for mark in _OFFLINE):
+        return "offline"
+    return f"error: {message}"
+
+
+async def run(
+    argv: tuple[str, ...],
+    *,
+    cwd: Path,
+    timeout_s: float,
+    stdin: bytes | None = None,
+    env: Mapping[str, str] | None = None,
+) -> process.Completed:
+    """Run `argv` (gh or git) with a timeout. Raises GhUnavailable when the
+    program is missing or the timeout passes (the group is killed first)."""
+    result: process.Completed | None = None
+    with trio.move_on_after(timeout_s):
+        try:
+            result = await process.run(argv, cwd=cwd, stdin=stdin, env=env)
+        except FileNotFoundError:
+            if argv[0] == "gh":
+                raise GhUnavailable("gh_missing", "gh is not installed or not on PATH") from None
+            raise GhUnavailable(f"error: {argv[0]} is not installed", f"{argv[0]} is missing") from None
+    if result is None:
+        raise GhUnavailable("offline", f"{argv[0]} {argv[1]} did not answer in {timeout_s:g} s")
+    return result
+
+
+async def gh(*args: str, cwd: Path, timeout_s: float = READ_TIMEOUT_S,
+             stdin: bytes | None = None) -> process.Completed:
+    return await run(("gh", *args), cwd=cwd, timeout_s=timeout_s, stdin=stdin)
+
+
+async def git(*args: str, cwd: Path, timeout_s: float = READ_TIMEOUT_S) -> process.Completed:
+    return await run(("git", *args), cwd=cwd, timeout_s=timeout_s)
+
+
+async def gh_json(*args: str, cwd: Path, timeout_s: float = READ_TIMEOUT_S) -> Any:
+    """gh's JSON answer; raises GhFailed with gh's message when it fails."""
+    done = await gh(*args, cwd=cwd, timeout_s=timeout_s)
+    if done.returncode != 0:
+        raise GhFailed(done.error_line)
+    try:
+        return json.loads(done.text)
+    except ValueError:
+        raise GhFailed(f"gh {args[0]} {args[1]}: unexpected answer") from None
+
+
+class GhFailed(Exception):
+    """gh ran and refused; `message` is its complaint in one line."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+async def checked(*args: str, cwd: Path, timeout_s: float = WRITE_TIMEOUT_S,
+                  stdin: bytes | None = None) -> str:
+    """Run gh; its stdout, or GhFailed with its complaint."""
+    done = await gh(*args, cwd=cwd, timeout_s=timeout_s, stdin=stdin)
+    if done.returncode != 0:
+        raise GhFailed(done.error_line)
+    return done.text
+
+
+def number_from_url(url: str) -> int | None:
+    found = re.search(r"/pull/(\d+)", url)
+    return int(found.group(1)) if found else None
+
+
+_REPOSITORY = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9._-]+")
+
+
+def checked_repository(repository: str) -> tuple[str, str]:
+    """(owner, name) of `owner/name`; GhFailed for anything else (it goes
+    into gh's arguments and API paths)."""
+    if not _REPOSITORY.fullmatch(repository) or ".." in repository:
+        raise GhFailed(f"repository {repository!r} is not owner/name")
+    owner, name = repository.split("/", 1)
+    return owner, name
+
+
+def repo_args(repository: str | None) -> tuple[str, ...]:
+    if not repository:
+        return ()
+    checked_repository(repository)
+    return ("--repo", repository)

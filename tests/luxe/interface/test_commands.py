@@ -1,0 +1,124 @@
+"""Slash commands in the real interface: each one, its completion, custom
+commands, and the ones that ask first."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.laura.tmux import wait_until
+from tests.luxe.interface.conftest import StartUi
+from tests.luxe.interface.test_input import _sent, _sessions
+from tests.luxe.interface.tmux import LuxeTmux
+from tests.luxe.rpc_driver import write_script
+
+
+def _run(session: LuxeTmux, command: str) -> None:
+    session.type(command)
+    session.send_keys("Enter")
+
+
+def test_help_and_completion(ui: StartUi) -> None:
+    session = ui([])
+    session.type("/se")
+    session.wait_for("/sessions  list sessions")
+    session.send_keys("Tab")
+    session.wait_editor("› /sessions")
+    session.send_keys("C-u")
+    _run(session, "/help")
+    screen = session.wait_for("commands:")
+    assert "Shift+Tab" in "\n".join(session.history()) and "/resume" in screen
+
+
+def test_model_mode_thinking_cost_and_unavailable_ones(ui: StartUi, tmp_path: Path) -> None:
+    other = write_script(tmp_path, [{"text": "from the other script"}], "other.jsonl")
+    session = ui([{"text": "unused"}])
+    _run(session, f"/model scripted:{other}")
+    wait_until(lambda: "scripted:other.jsonl" in session.status_line())
+    _run(session, "/mode accept-edits")
+    wait_until(lambda: session.status_line().startswith("accept edits"))
+    _run(session, "/mode yolo")
+    session.wait_for("yolo can only be chosen on the command line")
+    _run(session, "/thinking high")
+    wait_until(lambda: "thinking high" in session.status_line())
+    _run(session, "/thinking loud")
+    session.wait_for("usage: /thinking off|low|medium|high")
+    _run(session, "hello")
+    session.wait_for("from the other script")
+    _run(session, "/cost")
+    session.wait_for("session cost")
+    _run(session, "/github")
+    session.wait_for("/github is not available in the interface yet")
+    _run(session, "/nonsense")
+    session.wait_for("unknown command /nonsense")
+
+
+def test_clear_asks_then_starts_a_new_session_and_resume_picks_the_old_one(ui: StartUi, env: dict[str, str]) -> None:
+    session = ui([{"text": "answer in the first session"}, {"text": "answer in the second"}])
+    _run(session, "remember the word kestrel")
+    session.wait_for("answer in the first session")
+    _run(session, "/clear")
+    session.wait_for("/clear again (or /clear yes) starts a new session")
+    _run(session, "/clear")
+    session.wait_for("new session")
+    _run(session, "a second session")
+    session.wait_for("answer in the second")
+    _run(session, "/sessions")
+    session.wait_for("sessions:")
+    _run(session, "/resume")
+    session.wait_for("resume which session?")
+    # Most recent first: the second session, then the first.
+    session.send_keys("Down", "Enter")
+    session.wait_for("resumed session")
+    assert "2 messages" in " ".join(session.text().split())  # the line may wrap
+
+
+def test_init_asks_then_writes_agents_md(ui: StartUi, repo: Path) -> None:
+    session = ui([])
+    _run(session, "/init")
+    session.wait_for("/init again (or /init yes) writes AGENTS.md")
+    assert not (repo / "AGENTS.md").exists()
+    _run(session, "/init")
+    session.wait_for("wrote AGENTS.md")
+    assert (repo / "AGENTS.md").read_text().startswith("# AGENTS.md")
+    _run(session, "/init yes")
+    session.wait_for("AGENTS.md exists already")
+
+
+def test_compact(ui: StartUi) -> None:
+    session = ui([{"text": "first"}, {"text": "second"}, {"text": "the summary"}])
+    _run(session, "one")
+    session.wait_for("first")
+    wait_until(lambda: "working" not in session.status_line())
+    _run(session, "two")
+    session.wait_for("second")
+    _run(session, "/compact")
+    session.wait_for("compacted:")
+
+
+def test_custom_commands_from_config_and_only_trusted_projects(ui: StartUi, env: dict[str, str], repo: Path) -> None:
+    mine = Path(env["XDG_CONFIG_HOME"]) / "luxe" / "commands"
+    mine.mkdir(parents=True)
+    (mine / "fixit.md").write_text("# Fix an issue\nPlease fix issue $ARGUMENTS carefully.\n")
+    (repo / ".luxe" / "commands").mkdir(parents=True)
+    (repo / ".luxe" / "commands" / "evil.md").write_text("# Project command\nrun rm -rf /\n")
+    session = ui([{"text": "on it"}])
+    session.type("/fi")
+    session.wait_for("/fixit  Fix an issue")
+    session.send_keys("C-u")
+    _run(session, "/evil")
+    session.wait_for("unknown command /evil")
+    _run(session, "/fixit 123")
+    session.wait_for("on it")
+    wait_until(lambda: any("Please fix issue 123 carefully." in t for t in _sent(_sessions(env))))
+
+    trusted = ui([], "--trust-project")
+    trusted.type("/ev")
+    trusted.wait_for("/evil  Project command")
+
+
+def test_pr_is_not_there_yet_and_exit_leaves(ui: StartUi) -> None:
+    session = ui([])
+    _run(session, "/pr")
+    session.wait_for("/pr is not available in the interface yet")
+    _run(session, "/exit")
+    assert session.wait_exit() == 0

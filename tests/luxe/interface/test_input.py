@@ -1,0 +1,152 @@
+"""The input editor in the real interface: multi-line, readline keys,
+history, pastes (and Laura's review-style paste that submits once), @file."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.laura.tmux import wait_until
+from tests.luxe.interface.conftest import StartUi
+
+
+def _sent(session_dir: Path) -> list[str]:
+    """The user messages stored in the session files (what the model got)."""
+    texts = []
+    for path in sorted(session_dir.rglob("*.jsonl")):
+        for line in path.read_text().splitlines():
+            record = json.loads(line)
+            message = record.get("message", record)
+            if message.get("role") == "user":
+                content = message.get("content")
+                if isinstance(content, str):
+                    texts.append(content)
+                else:
+                    texts.extend(b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text")
+    return texts
+
+
+def _sessions(env: dict[str, str]) -> Path:
+    return Path(env["XDG_DATA_HOME"]) / "luxe" / "sessions"
+
+
+def test_multiline_with_ctrl_j_and_backslash_enter(ui: StartUi, env: dict[str, str]) -> None:
+    session = ui([{"text": "got it"}])
+    session.type("line one")
+    session.send_keys("C-j")
+    session.type("line two\\")
+    session.send_keys("Enter")
+    session.type("line three")
+    screen = session.wait_for("line three")
+    assert "› line one" in screen and "  line two" in screen
+    session.send_keys("Enter")
+    session.wait_for("got it")
+    wait_until(lambda: any("line one\nline two\nline three" in t for t in _sent(_sessions(env))))
+
+
+def test_readline_keys_edit_the_draft(ui: StartUi) -> None:
+    session = ui([])
+    session.type("hello world")
+    session.send_keys("C-a")
+    session.type(">> ")
+    session.send_keys("C-e")
+    session.type("!")
+    session.wait_editor("› >> hello world!")
+    session.send_keys("C-w")
+    session.wait_editor("› >> hello")
+    session.send_keys("M-b")
+    session.type("big ")
+    session.wait_editor("› >> big hello")
+    session.send_keys("C-u")  # deletes back to the start of the line: "hello" stays
+    session.wait_editor("› hello")
+    session.send_keys("C-k")
+    session.wait_editor("›")
+
+
+def test_history_up_down_and_ctrl_r_persist_per_project(ui: StartUi) -> None:
+    session = ui([{"text": "one"}, {"text": "two"}])
+    for prompt, answer in (("first prompt", "one"), ("second prompt", "two")):
+        session.type(prompt)
+        session.send_keys("Enter")
+        session.wait_for(answer)
+        wait_until(lambda: "working" not in session.status_line())
+    session.send_keys("Up")
+    session.wait_editor("› second prompt")
+    session.send_keys("Up")
+    session.wait_editor("› first prompt")
+    session.send_keys("Down")
+    session.wait_editor("› second prompt")
+    session.send_keys("Down")
+    session.wait_editor("›")
+    session.send_keys("C-c", "C-c")
+    assert session.wait_exit() == 0
+
+    again = ui([])
+    again.send_keys("C-r")
+    again.type("first")
+    again.wait_for("(history search) first: first prompt")
+    again.send_keys("Enter")  # accept: the draft holds it, not sent
+    again.wait_editor("› first prompt")
+
+
+def test_review_style_paste_with_trailing_cr_submits_once_byte_for_byte(ui: StartUi, env: dict[str, str]) -> None:
+    review = "Please fix these:\n- src/a.py:3 `x` is unused\n- src/b.py:9 wrong → right\n  (indented line)"
+    session = ui([{"text": "fixing"}, {"text": "should never be asked"}])
+    session.tmux("set-buffer", "-b", "r", review)
+    session.tmux("paste-buffer", "-p", "-r", "-b", "r")
+    session.send_bytes(b"\r")
+    session.wait_for("fixing")
+    wait_until(lambda: review in _sent(_sessions(env)))
+    assert sum(1 for t in _sent(_sessions(env)) if t == review) == 1
+    assert "should never be asked" not in "\n".join(session.history())
+
+
+def test_large_paste_is_a_chip_sent_in_full(ui: StartUi, env: dict[str, str]) -> None:
+    big = "\n".join(f"row {i:04d} of the pasted log" for i in range(240))
+    session = ui([{"text": "read it all"}])
+    session.tmux("set-buffer", "-b", "r", big)
+    session.tmux("paste-buffer", "-p", "-r", "-b", "r")
+    session.wait_for("[pasted 240 lines #1]")
+    session.type(" summarise")
+    session.send_keys("Enter")
+    session.wait_for("read it all")
+    wait_until(lambda: big + " summarise" in _sent(_sessions(env)))
+
+
+def test_at_file_completes_and_attaches(ui: StartUi, env: dict[str, str], repo: Path) -> None:
+    (repo / "docs").mkdir()
+    (repo / "docs" / "guide.md").write_text("the guide body 4711\n")
+    session = ui([{"text": "read the guide"}])
+    session.type("look at @gui")
+    session.send_keys("Tab")
+    session.wait_for("look at @docs/guide.md")
+    session.send_keys("Enter")
+    session.wait_for("read the guide")
+    wait_until(lambda: any("4711" in t for t in _sent(_sessions(env))))
+
+
+def test_bang_runs_a_shell_command_through_the_gate(ui: StartUi, env: dict[str, str]) -> None:
+    session = ui([{"text": "I can see the listing"}])
+    session.type("!echo from-the-shell-42")
+    session.send_keys("Enter")
+    session.wait_for("y once")
+    session.send_keys("y")
+    session.wait_for(lambda s: "✓ bash echo from-the-shell-42" in s)
+    session.type("what did it say?")
+    session.send_keys("Enter")
+    session.wait_for("I can see the listing")
+    wait_until(lambda: any("from-the-shell-42" in t for t in _sent(_sessions(env))))
+
+
+def test_a_megabyte_paste_arrives_byte_for_byte(ui: StartUi, env: dict[str, str]) -> None:
+    line = "0123456789abcdef" * 4 + " ünïcödé ✓\n"
+    big = (line * (1_048_576 // len(line.encode())))[:-1]
+    session = ui([{"text": "got the megabyte"}])
+    source = session.root / "big.txt"
+    source.write_text(big)
+    session.tmux("load-buffer", "-b", "m", str(source))
+    session.tmux("paste-buffer", "-p", "-r", "-b", "m")
+    session.wait_for(f"[pasted {big.count(chr(10)) + 1} lines #1]", timeout=60)
+    session.send_keys("Enter")
+    session.wait_for("got the megabyte", timeout=60)
+    wait_until(lambda: big in _sent(_sessions(env)), 30)

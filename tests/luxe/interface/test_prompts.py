@@ -1,0 +1,102 @@
+"""Permission prompts (y / a / n with a note), the question picker and the
+Shift+Tab mode cycle, in the real interface."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.laura.tmux import wait_until
+from tests.luxe.interface.conftest import StartUi
+from tests.luxe.interface.test_input import _sessions
+
+
+def _tool_results(env: dict[str, str]) -> str:
+    return "\n".join(p.read_text() for p in _sessions(env).rglob("*.jsonl"))
+
+
+def _bash(command: str) -> dict[str, object]:
+    return {"tool_calls": [{"name": "bash", "args": {"command": command}}]}
+
+
+def test_y_runs_once_and_a_allows_for_the_session(ui: StartUi, repo: Path) -> None:
+    session = ui([_bash("echo one > one.txt"), {"text": "did one"},
+                  _bash("echo two > two.txt"), {"text": "did two"},
+                  _bash("echo two > two.txt"), {"text": "again, unasked"}])
+    session.type("first")
+    session.send_keys("Enter")
+    screen = session.wait_for("y once")
+    assert "a always (this exact command, this session)" in screen and "n reject" in screen
+    session.send_keys("y")
+    session.wait_for("did one")
+    assert (repo / "one.txt").read_text() == "one\n"
+    session.type("second")
+    session.send_keys("Enter")
+    session.wait_for("y once")
+    session.send_keys("a")
+    session.wait_for("did two")
+    session.type("third")
+    session.send_keys("Enter")
+    session.wait_for("again, unasked")
+    assert session.text().count("allowed for this session") == 1
+
+
+def test_n_rejects_with_a_note_to_the_model(ui: StartUi, env: dict[str, str], repo: Path) -> None:
+    session = ui([_bash("rm -rf build"), {"text": "understood"}])
+    session.type("clean up")
+    session.send_keys("Enter")
+    session.wait_for("y once")
+    session.send_keys("n")
+    session.wait_for("rejecting: type what the agent should do instead")
+    session.type("use make clean instead")
+    session.send_keys("Enter")
+    session.wait_for("understood")
+    assert "rejected" in session.text()
+    wait_until(lambda: "use make clean instead" in _tool_results(env))
+
+
+def test_question_picker_arrow_choice_and_free_text(ui: StartUi, env: dict[str, str]) -> None:
+    ask = {"tool_calls": [{"name": "question", "args": {"question": "Which colour?", "options": ["red", "green"]}}]}
+    session = ui([ask, {"text": "green it is"}, ask, {"text": "custom noted"}])
+    session.type("choose")
+    session.send_keys("Enter")
+    session.wait_for("Which colour?")
+    session.send_keys("Down", "Enter")
+    session.wait_for("green it is")
+    assert "→ green" in session.text()
+    session.type("again")
+    session.send_keys("Enter")
+    session.wait_for("1. red")
+    session.type("teal, please")
+    session.send_keys("Enter")
+    session.wait_for("custom noted")
+    wait_until(lambda: "teal, please" in _tool_results(env))
+
+
+def test_shift_tab_cycles_modes_and_plan_is_enforced_by_the_engine(ui: StartUi, repo: Path) -> None:
+    write = {"tool_calls": [{"name": "write", "args": {"path": "plan.txt", "content": "x"}}]}
+    session = ui([write, {"text": "could not write"}])
+    assert session.status_line().startswith("ask")
+    session.send_keys("BTab")
+    wait_until(lambda: session.status_line().startswith("accept edits"))
+    session.send_keys("BTab")
+    wait_until(lambda: session.status_line().startswith("plan"))
+    session.type("write the plan file")
+    session.send_keys("Enter")
+    session.wait_for("could not write")
+    assert not (repo / "plan.txt").exists()
+    assert "y once" not in session.text()  # refused by the engine, never asked
+    session.send_keys("BTab")
+    wait_until(lambda: session.status_line().startswith("ask"))
+
+
+
+
+def test_esc_rejects_without_a_note(ui: StartUi, repo: Path) -> None:
+    session = ui([_bash("touch nope.txt"), {"text": "not run"}])
+    session.type("try")
+    session.send_keys("Enter")
+    session.wait_for("y once")
+    session.send_keys("Escape")
+    session.wait_for("not run")
+    assert "rejected: bash" in session.text()
+    assert not (repo / "nope.txt").exists()

@@ -1,0 +1,143 @@
+"""The interface's pure parts: the line editor, the live-region differ (its
+bytes replayed through a reference emulator), streaming markdown, keys."""
+
+from __future__ import annotations
+
+import blessed
+import pyte
+
+from luxe.frontends.tui.editor import Editor
+from luxe.frontends.tui.keys import Focus, Key, KeyDecoder, Paste
+from luxe.frontends.tui.live import LiveRegion
+from luxe.frontends.tui.markdown import BlockStream, render_block
+from luxe.frontends.tui.text import Palette, plain_text, with_cursor, wrap
+
+
+def test_editor_readline_and_chips() -> None:
+    e = Editor()
+    e.insert("hello world")
+    e.word_left()
+    e.kill_to_end()
+    assert e.text == "hello " and e.kill_ring == "world"
+    e.home()
+    e.yank()
+    assert e.text == "worldhello "
+    e.clear()
+    big = "\n".join(str(i) for i in range(50))
+    e.insert("see ")
+    e.paste(big)
+    assert e.text == "see [pasted 50 lines #1]"
+    assert e.expanded() == "see " + big
+    e.backspace()  # a chip goes whole
+    assert e.text == "see " and not e.chips
+
+
+def test_editor_moves_between_lines() -> None:
+    e = Editor()
+    e.insert("ab\ncdef\ng")
+    assert e.up() and e.cursor == len("ab\nc")
+    assert e.up() and e.cursor == 1
+    assert not e.up()
+    assert e.down() and e.down() and not e.down()
+
+
+def _replay(width: int, height: int, chunks: list[str]) -> pyte.HistoryScreen:
+    screen = pyte.HistoryScreen(width, height, history=500)
+    stream = pyte.ByteStream(screen)
+    for chunk in chunks:
+        stream.feed(chunk.encode())
+    return screen
+
+
+def test_live_region_commits_once_and_rewrites_only_changed_rows() -> None:
+    live = LiveRegion(synchronized=False)
+    out = [live.frame(["> ", "status"], (1, 0))]
+    out.append(live.frame(["partial", "> ", "status"], (2, 0)))
+    grown = live.frame(["partial answer", "> ", "status"], (2, 0))
+    assert "status" not in grown and grown.endswith("\r") and " answer" in grown
+    out.append(grown)
+    for i in range(30):
+        out.append(live.frame(["> ", "status"], (1, 0), [f"line {i}"]))
+    screen = _replay(40, 10, out)
+    rows = ["".join(c.data for c in row.values()).rstrip() for row in screen.history.top]
+    rows += [line.rstrip() for line in screen.display]
+    assert [r for r in rows if r.startswith("line")] == [f"line {i}" for i in range(30)]
+    assert sum(r == "status" for r in rows) == 1
+    assert "\x1b[3J" not in "".join(out) and "\x1b[J" not in "".join(out)
+
+
+def test_live_region_shrinks_and_erases() -> None:
+    live = LiveRegion(synchronized=True)
+    first = live.frame(["a", "b", "c"], (2, 0))
+    assert first.startswith("\x1b[?2026h") and first.endswith("\x1b[?2026l")
+    screen = _replay(20, 6, [first, live.frame(["x"], (0, 0)), live.erase()])
+    assert all(not line.strip() for line in screen.display)
+
+
+def test_block_stream_commits_complete_blocks_only() -> None:
+    s = BlockStream()
+    assert s.feed("para one\nstill one") == []
+    assert s.feed("\n\n```py\nx = 1\n") == ["para one\nstill one"]
+    assert s.tail == "```py\nx = 1"
+    assert s.feed("```\n# Head\n") == ["```py\nx = 1\n```", "# Head"]
+    assert s.feed("last") == [] and s.finish() == ["last"]
+
+
+def test_code_is_highlighted_and_keeps_indentation() -> None:
+    lines = render_block("```python\ndef f():\n    return 1\n```", 40)
+    assert plain_text(lines[2]) == "      return 1"
+    assert ("return", "kw") in lines[2]
+
+
+def test_wrap_and_cursor_and_palettes() -> None:
+    rows = wrap([("the quick brown fox jumps", "")], 10)
+    assert [plain_text(r) for r in rows] == ["the quick", "brown fox", "jumps"]
+    assert with_cursor([("ab", "")], 1) == [("a", ""), ("b", "cursor")]
+    assert with_cursor([("ab", "")], 2)[-1] == (" ", "cursor")
+    assert Palette("mono").render([("x", "tool")]) == "x"  # NO_COLOR: no colour role
+    assert Palette("plain").render([("x", "bold")]) == "x"
+    assert "\x1b[1;38;5;117m" in Palette("256").render([("x", "heading")])
+
+
+def test_keys_paste_focus_enter_and_newline() -> None:
+    decoder = KeyDecoder(blessed.Terminal(kind="xterm-256color", force_styling=True))
+    assert decoder.feed(b"\x1b[200~a\rb") == []
+    assert decoder.feed(b"\x1b[201~\r") == [Paste("a\rb"), Key("KEY_ENTER")]
+    assert decoder.feed(b"\n\x1b[I") == [Key("KEY_NEWLINE"), Focus(True)]
+    assert decoder.feed(b"\x1b[27;2;13~") == [Key("KEY_SHIFT_ENTER")]
+    assert decoder.feed(b"\x1b") == [] and decoder.flush() == [Key("KEY_ESCAPE", "\x1b")]
+    assert [k.name for k in decoder.feed(b"\x1bb\x01\x1b[Z")] == ["KEY_ALT_B", "KEY_CTRL_A", "KEY_BTAB"]
+
+
+def test_a_paste_split_anywhere_across_reads_is_one_event() -> None:
+    data = b"x\x1b[200~" + "line ✓\r".encode() * 50 + b"\x1b[201~\r"
+    for split in range(1, len(data), 7):
+        decoder = KeyDecoder(blessed.Terminal(kind="xterm-256color", force_styling=True))
+        events = decoder.feed(data[:split]) + decoder.feed(data[split:])
+        assert events == [Key(None, "x"), Paste("line ✓\r" * 50), Key("KEY_ENTER")], split
+
+
+def test_links_are_osc8_only_where_the_terminal_shows_them() -> None:
+    from luxe.frontends.tui.markdown import inline
+    from luxe.frontends.tui.text import hyperlinks
+
+    spans = inline("see [the docs](https://example.org/a)")
+    linked = Palette("256", links=True).render(spans)
+    assert "\x1b]8;;https://example.org/a\x1b\\" in linked and linked.count("\x1b]8;;\x1b\\") == 1
+    assert "\x1b]8" not in Palette("256").render(spans)
+    assert "\x1b" not in Palette("plain", links=True).render(spans)
+    assert hyperlinks({"TERM_PROGRAM": "WezTerm"}) and not hyperlinks({"TERM_PROGRAM": "WezTerm", "TMUX": "x"})
+    for line in render_block("[x](https://e.org/\x1b]0;pwned\x07)", 80):
+        assert "\x1b]0;" not in Palette("256", links=True).render(line)
+
+
+def test_the_first_frame_needs_no_trio_blessed_or_converter() -> None:
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys, luxe.frontends.tui.frontend, luxe.frontends.tui.entry;"
+        "print(sorted(m for m in ('trio', 'blessed', 'cattrs', 'httpx', 'pygments') if m in sys.modules))"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"

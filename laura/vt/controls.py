@@ -113,8 +113,16 @@ class Controls(ScreenState):
         x, last = self.x, self.columns - 1
         if x >= last:
             return
+        stops = self.tabstops
         for _ in range(count):
-            x = min((t for t in self.tabstops if t > x), default=last)
+            # The next stop is nearly always within 8 columns: look there
+            # first, nearest first, before going over every stop.
+            for near in range(x + 1, min(x + 9, last)):
+                if near in stops:
+                    x = near
+                    break
+            else:
+                x = min((t for t in stops if t > x), default=last)
             if x >= last:
                 x = last
                 break

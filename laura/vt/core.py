@@ -53,6 +53,11 @@ _HARD_ESCAPE = re.compile("\x1b(?!\\[[0-9;:]*m)")
 # C0 controls, DEL and C1 controls that have no effect (not BEL, BS, HT,
 # LF/VT/FF, CR, SO/SI, CAN/SUB, which cancel a sequence, or ESC).
 _IGNORED = re.compile("[\x00-\x06\x10-\x17\x19\x1c-\x1f\x7f-\x9f]+")
+# Lone controls with no effect that the split still cuts out: CAN and SUB
+# (they cancel a sequence, so they are not dropped before it) and an ESC
+# that what followed cancelled. Random bytes are full of them.
+_INERT = frozenset(("\x18", "\x1a", "\x1b"))
+_LINE_FEEDS = frozenset(("\n", "\x0b", "\x0c"))
 
 _DEC_GRAPHICS = str.maketrans({
     "_": " ", "`": "◆", "a": "▒", "b": "␉", "c": "␌", "d": "␍", "e": "␊", "f": "°",
@@ -63,6 +68,9 @@ _DEC_GRAPHICS = str.maketrans({
 
 
 _NON_ASCII = re.compile("[^\x00-\x7f]")
+# Put before each combining character in a chunk's cells, to split them at:
+# a control the split never leaves in text (\x01 is dropped before it).
+_MARK = "\x01"
 
 
 def _narrow(chunk: str) -> bool:
@@ -70,11 +78,11 @@ def _narrow(chunk: str) -> bool:
     can be laid down like ASCII (one cell per character). Random or binary
     output is mostly U+FFFD between controls: this keeps it off the
     per-character path."""
-    if chunk.replace("\ufffd", "").isascii():
-        return True
     pattern = not_narrow()
     if pattern is not None:
         return pattern.search(chunk) is None
+    if chunk.replace("\ufffd", "").isascii():
+        return True
     widths = _WIDTHS
     for char in set(_NON_ASCII.findall(chunk)):
         width = widths.get(char)
@@ -153,15 +161,19 @@ class VirtualTerminal(Controls):
             i += 2
             if chunk:
                 draw(chunk)
-            if token != "\r\n":
+            if token == "\r\n" or token in _LINE_FEEDS:  # LF, VT, FF: an index
+                if token == "\r\n" or self.newline_mode:
+                    self.x = 0
+            else:
                 if token == "\r":  # the commonest lone controls, inline
                     self.x = 0
                 elif token == "\x08":
                     self._backspace()
-                else:
+                elif token == "\t":
+                    self._tab(1)
+                elif token not in _INERT:
                     control(token)
                 continue
-            self.x = 0
             y = self.y
             if y != self.bottom:
                 if y < self.lines - 1:
@@ -174,7 +186,8 @@ class VirtualTerminal(Controls):
                 self._all_dirty = True
             else:
                 self._scroll_up(1)
-            if i >= bulk_from and i + 1 < count and parts[i + 1] == "\r\n":
+            if (i >= bulk_from and i + 1 < count and parts[i + 1] == "\r\n"
+                    and token == "\r\n"):
                 done = self._bulk_lines(parts, i, count)
                 if done == i:
                     bulk_from = i + 2 * _BULK
@@ -373,32 +386,29 @@ class VirtualTerminal(Controls):
                 self._draw(text)
 
     def _draw_unicode(self, chunk: str, style: Style) -> None:
-        """Text with wide or combining characters: cells built per character
-        for those only (runs of one-cell characters are taken whole; without
-        the width table, every non-ASCII character is looked at)."""
+        """Text with wide or combining characters, without a loop over each:
+        one str.replace per distinct one gives a wide character its FILL
+        cell and puts `_MARK` before a combining one; the cells between
+        marks go down in one write each (without the width table, every
+        distinct non-ASCII character is looked up)."""
         special = not_narrow() or _NON_ASCII
-        cells: list[str] = []
-        at = 0
-        for found in special.finditer(chunk):
-            start = found.start()
-            if start > at:
-                cells.append(chunk[at:start])
-            char = found.group()
+        cells = chunk
+        for char in set(special.findall(chunk)):
             width = char_width(char)
-            if width == 1:
-                cells.append(char)
-            elif width == 2:
-                cells.append(char + FILL)
-            else:
-                if cells:
-                    self._write("".join(cells), [0, style])
-                    cells = []
-                self._add_mark(char)
-            at = found.end()
-        if at < len(chunk):
-            cells.append(chunk[at:])
-        if cells:
-            self._write("".join(cells), [0, style])
+            if width == 2:
+                cells = cells.replace(char, char + FILL)
+            elif width == 0:
+                cells = cells.replace(char, _MARK + char)
+        if _MARK not in cells:
+            self._write(cells, [0, style])
+        else:
+            pieces = cells.split(_MARK)
+            if pieces[0]:
+                self._write(pieces[0], [0, style])
+            for piece in islice(pieces, 1, None):
+                self._add_mark(piece[0])
+                if len(piece) > 1:
+                    self._write(piece[1:], [0, style])
         self._last_char = chunk[-1]
 
     def _add_mark(self, mark: str) -> None:
@@ -449,7 +459,11 @@ class VirtualTerminal(Controls):
                 line = self.buffer[self.y]
                 if self.insert_mode:
                     line.insert_blanks(x, cut, PLAIN, columns)
-                line.splice(x, cells[pos : pos + cut], _runs_between(starts, styles, pos, pos + cut, x))
+                if len(styles) == 1:
+                    share = [x, styles[0]]
+                else:
+                    share = _runs_between(starts, styles, pos, pos + cut, x)
+                line.splice(x, cells[pos : pos + cut], share)
                 self._dirty.add(self.y)
             pos += cut
             self.x = x + cut

@@ -56,6 +56,10 @@ class Line:
             self.marks = {k: v for k, v in self.marks.items() if not a <= k < b} or None
         self.text = old[:a] + text + old[b:]
         runs = self.runs
+        if len(runs) == 2 and len(new_runs) == 2 and runs[1] is new_runs[1]:
+            # One style before and after (random or binary output overwriting
+            # itself): the runs stay as they are.
+            return
         if a >= n or (len(runs) == 2 and b >= n):
             # Appending, or replacing the whole tail of a one-run line.
             if a == 0:

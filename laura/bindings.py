@@ -88,8 +88,6 @@ class Bindings:
                     self.handle_mouse(event)
                 elif isinstance(event, OuterFocus):
                     self.host.outer_focused = event.gained
-                elif isinstance(event, Focus):
-                    self.outer_focused = event.gained
             except Exception as exc:  # a bug costs one key, never the session
                 self.host.show_toast(f"internal error: {type(exc).__name__}: {exc}")
 

@@ -7,6 +7,7 @@ LAURA_TAB naming the tab, a scripted model."""
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -133,7 +134,7 @@ def test_a_pane_the_person_closed_stays_closed_until_the_next_turn(
     assert luxe.close() == 0
 
 
-@pytest.mark.parametrize("target", [".env", "link-to-env", "./.env"])
+@pytest.mark.parametrize("target", [".env", "link-to-env", "./.env", "hard-link-to-env", "sub/../.env"])
 def test_show_points_at_files_but_never_a_secret_one(
     tmp_path: Path, laura: LauraSession, target: str
 ) -> None:
@@ -147,6 +148,8 @@ def test_show_points_at_files_but_never_a_secret_one(
         ],
     )
     (tmp_path / "repo" / "link-to-env").symlink_to(".env")
+    os.link(tmp_path / "repo" / ".env", tmp_path / "repo" / "hard-link-to-env")
+    (tmp_path / "repo" / "sub").mkdir()
     turn(luxe, "show me")
     refused = luxe.expect("tool_finished", where=lambda c: c["name"] == "show")
     assert refused["is_error"] and refused["denied"]
@@ -234,4 +237,21 @@ def test_show_edits_false_in_settings_keeps_edits_out_of_panes(
     luxe.expect("turn_ended")
     (pane,) = file_panes(laura)
     assert pane["path"].endswith(".gitignore")
+    assert luxe.close() == 0
+
+
+@pytest.mark.parametrize("target", ["fifo", "sub", "/dev/zero", "missing.py"])
+def test_show_refuses_what_is_not_a_regular_file_and_opens_nothing(
+    tmp_path: Path, laura: LauraSession, target: str
+) -> None:
+    luxe = start_luxe(
+        tmp_path, laura, [{"tool_calls": [call("show", path=target)]}, {"text": "no"}]
+    )
+    os.mkfifo(tmp_path / "repo" / "fifo")
+    (tmp_path / "repo" / "sub").mkdir()
+    turn(luxe, "show it")
+    refused = luxe.expect("tool_finished", where=lambda c: c["name"] == "show")
+    assert refused["is_error"], refused
+    luxe.expect("turn_ended")  # a FIFO was never opened: the turn did not block
+    assert file_panes(laura) == []
     assert luxe.close() == 0

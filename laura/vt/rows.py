@@ -1,0 +1,261 @@
+"""Row-local batches: the feed loop's fast path for text mixed with controls
+that only move the cursor (random or binary output, progress bars).
+
+`RowBatch._batch` takes the (chunk, token) pairs cut by `core.py` while the
+screen is in its plain state (style PLAIN, no insert mode, no DEC line
+drawing, DECAWM on) and keeps the cursor's row as a local string: text
+(wide and combining characters included), CR, BS, HT, line feeds, BEL,
+SO/SI and the controls that do nothing are applied to it with string slices
+and no method call per token, and the `Line` gets its text back once, when
+the cursor leaves the row or before anything else reads the state. It stops
+before a chunk with SGR in it and after any other control (which it hands
+to `Controls._control`), and the per-token path in `core.py` takes over.
+
+It must leave exactly the state that the per-token path leaves:
+`bench/laura_vt_fingerprint.py` compares the two over random and
+control-heavy input. Rows whose style runs are not the one PLAIN run are
+written with `Line.splice`, as the per-token path writes them.
+"""
+
+from __future__ import annotations
+
+from laura.emulator import Alert
+from laura.render.style import PLAIN
+from laura.vt.controls import Controls
+from laura.vt.line import FILL, Line
+from laura.vt.narrow import not_narrow
+from laura.vt.width import MARK, cells_of
+
+BULK = 256  # most lines laid down by one `_bulk_lines`
+_BELL = Alert("bell")
+_LINE_FEEDS = frozenset(("\r\n", "\n", "\x0b", "\x0c"))
+# Tokens that change nothing: CAN and SUB, a cancelled ESC, and every
+# two-character escape sequence but DECSC, DECRC, IND, NEL, RI, HTS and RIS
+# (`Controls._control` ignores them). Random bytes are full of them.
+_NOTHING = frozenset(("\x18", "\x1a", "\x1b", *(
+    "\x1b" + chr(code) for code in range(0x30, 0x7F) if chr(code) not in "[78DEMHc")))
+
+
+class RowBatch(Controls):
+    """The row-local fast path of the feed loop; see the module docstring."""
+
+    def _bulk_lines(self, parts: list[str], i: int, count: int) -> int:
+        raise NotImplementedError  # core.py lays down whole lines
+
+    def _batch(self, parts: list[str], i: int, count: int, bulk_from: int) -> tuple[int, int]:
+        """Apply the pairs parts[i], parts[i + 1], ... (chunk, token) from
+        index `i` on; returns the index of the first pair not applied (`i`
+        when the state does not allow a batch) and `bulk_from` (as in
+        `VirtualTerminal._feed`, for `_bulk_lines` after CR LF)."""
+        if self.style is not PLAIN or self.insert_mode or self._translate or not self.autowrap:
+            return i, bulk_from
+        pattern = not_narrow()
+        columns = self.columns
+        last_column = columns - 1
+        lines = self.lines
+        buffer = self.buffer
+        top, bottom = self.top, self.bottom
+        # The commonest scroll, inline: the top line to history.
+        inline_scroll = top == 0 and bottom == lines - 1 and buffer is self.main_buffer
+        history = self.history
+        newline = self.newline_mode
+        stops = self.tabstops
+        dirty = self._dirty
+        x, y = self.x, self.y
+        line = buffer[y]
+        row = line.text
+        runs = line.runs
+        simple = len(runs) == 2 and runs[1] is PLAIN
+        touched = False
+        last = self._last_char
+        while i < count:
+            chunk = parts[i]
+            if chunk:
+                if "\x1b" in chunk:
+                    break
+                if chunk.isascii() or (pattern is not None and pattern.search(chunk) is None):
+                    end = x + len(chunk)
+                    if end <= columns:
+                        # Fits: as `VirtualTerminal._draw` lays down a one-cell chunk.
+                        n = len(row)
+                        if x == n:
+                            row += chunk  # the one run is PLAIN, or PLAIN is added
+                            if not simple:
+                                line.text = row
+                                runs = line.runs
+                                if runs[-1] is not PLAIN:
+                                    if runs[-2] == x:
+                                        runs[-1] = PLAIN
+                                    else:
+                                        runs += (x, PLAIN)
+                        elif simple:
+                            # As `Line.splice`, whose runs stay as they are.
+                            if x > n:
+                                row = row + " " * (x - n) + chunk
+                            else:
+                                if x and row[x] == FILL:
+                                    row = row[: x - 1] + " " + row[x:]
+                                if end < n and row[end] == FILL:
+                                    row = row[:end] + " " + row[end + 1 :]
+                                row = row[:x] + chunk + row[end:]
+                            if line.marks:
+                                line.marks = {k: v for k, v in line.marks.items()
+                                              if not x <= k < end} or None
+                        else:
+                            line.text = row
+                            line.splice(x, chunk, [x, PLAIN])
+                            row = line.text
+                        x = end
+                        touched = True
+                        last = chunk[-1]
+                        pieces = None
+                    else:
+                        pieces = [chunk]
+                elif pattern is None:
+                    break
+                else:
+                    pieces = cells_of(chunk, pattern).split(MARK)
+                if pieces is not None:
+                    # As `VirtualTerminal._draw_unicode` and `_write` lay it
+                    # down: the cells between combining marks, wrapping.
+                    first = True
+                    for cells in pieces:
+                        if first:
+                            first = False
+                        else:
+                            mark, cells = cells[0], cells[1:]
+                            if x:
+                                at = min(x, columns) - 1
+                                if at < len(row) and row[at] == FILL and at > 0:
+                                    at -= 1
+                                if at < len(row):
+                                    line.add_mark(at, mark)
+                                    touched = True
+                        pos, end = 0, len(cells)
+                        while pos < end:
+                            if x >= columns:
+                                line.wrapped = True
+                                line.text = row
+                                if touched:
+                                    dirty.add(y)
+                                    touched = False
+                                if y == bottom:
+                                    if inline_scroll:
+                                        history.append(buffer.pop(0))
+                                        buffer.append(Line())
+                                        self._all_dirty = True
+                                    else:
+                                        self._scroll_up(1)
+                                elif y < lines - 1:
+                                    y += 1
+                                line = buffer[y]
+                                row = line.text
+                                runs = line.runs
+                                simple = len(runs) == 2 and runs[1] is PLAIN
+                                x = 0
+                            room = columns - x
+                            if end - pos <= room:
+                                cut = end - pos
+                            else:
+                                cut = room
+                                if cells[pos + cut] == FILL:
+                                    cut -= 1  # a wide character never straddles the edge
+                                    if cut == 0 and x == 0:  # it cannot fit at all
+                                        pos += 2
+                                        continue
+                            if cut:
+                                piece = cells[pos : pos + cut]
+                                b = x + cut
+                                if simple:
+                                    n = len(row)
+                                    if x >= n:
+                                        row = row + " " * (x - n) + piece if x > n else row + piece
+                                    else:
+                                        if x and row[x] == FILL:
+                                            row = row[: x - 1] + " " + row[x:]
+                                        if b < n and row[b] == FILL:
+                                            row = row[:b] + " " + row[b + 1 :]
+                                        row = row[:x] + piece + row[b:]
+                                    if line.marks:
+                                        line.marks = {k: v for k, v in line.marks.items()
+                                                      if not x <= k < b} or None
+                                else:
+                                    line.text = row
+                                    line.splice(x, piece, [x, PLAIN])
+                                    row = line.text
+                                touched = True
+                            pos += cut
+                            x += cut
+                            if pos < end:
+                                x = columns
+                    last = chunk[-1]
+            token = parts[i + 1]
+            i += 2
+            if token == "\r":
+                x = 0
+            elif token in _LINE_FEEDS:
+                if token == "\r\n" or newline:
+                    x = 0
+                line.text = row
+                if touched:
+                    dirty.add(y)
+                    touched = False
+                if y != bottom:
+                    if y < lines - 1:
+                        y += 1
+                elif inline_scroll:
+                    history.append(buffer.pop(0))
+                    buffer.append(Line())
+                    self._all_dirty = True
+                else:
+                    self._scroll_up(1)
+                if (i >= bulk_from and i + 1 < count and parts[i + 1] == "\r\n"
+                        and token == "\r\n"):
+                    self.x, self.y, self._last_char = x, y, last
+                    done = self._bulk_lines(parts, i, count)
+                    if done == i:
+                        bulk_from = i + 2 * BULK
+                    else:
+                        i = done
+                        last = self._last_char
+                        if self.style is not PLAIN:
+                            return i, bulk_from
+                line = buffer[y]
+                row = line.text
+                runs = line.runs
+                simple = len(runs) == 2 and runs[1] is PLAIN
+            elif token == "\x08":
+                x = max(0, min(x, last_column) - 1)
+            elif token == "\t":
+                if x < last_column:
+                    # As `Controls._tab`: the next stop is nearly always
+                    # within 8 columns.
+                    for near in range(x + 1, min(x + 9, last_column)):
+                        if near in stops:
+                            x = near
+                            break
+                    else:
+                        x = min((t for t in stops if t > x), default=last_column)
+                    if x >= last_column:
+                        x = last_column
+            elif token in _NOTHING:
+                pass
+            elif token == "\x07":
+                self._alert(_BELL)
+            elif token == "\x0e" or token == "\x0f":
+                self.shift = 1 if token == "\x0e" else 0
+                self._update_translate()
+                if self._translate:
+                    break
+            else:
+                line.text = row
+                if touched:
+                    dirty.add(y)
+                self.x, self.y, self._last_char = x, y, last
+                self._control(token)
+                return i, bulk_from
+        line.text = row
+        if touched:
+            dirty.add(y)
+        self.x, self.y, self._last_char = x, y, last
+        return i, bulk_from

@@ -123,11 +123,11 @@ class RowBatch(Controls):
                     # As `VirtualTerminal._draw_unicode` and `_write` lay it
                     # down: the cells between combining marks, wrapping.
                     first = True
-                    for cells in cells.split(MARK):
+                    for piece in cells.split(MARK):
                         if first:
                             first = False
                         else:
-                            mark, cells = cells[0], cells[1:]
+                            mark, piece = piece[0], piece[1:]
                             if x:
                                 at = min(x, columns) - 1
                                 if at < len(row) and row[at] == FILL and at > 0:
@@ -135,7 +135,7 @@ class RowBatch(Controls):
                                 if at < len(row):
                                     line.add_mark(at, mark)
                                     touched = True
-                        pos, end = 0, len(cells)
+                        pos, end = 0, len(piece)
                         while pos < end:
                             if x >= columns:
                                 line.wrapped = True
@@ -162,24 +162,24 @@ class RowBatch(Controls):
                                 cut = end - pos
                             else:
                                 cut = room
-                                if cells[pos + cut] == FILL:
+                                if piece[pos + cut] == FILL:
                                     cut -= 1  # a wide character never straddles the edge
                                     if cut == 0 and x == 0:  # it cannot fit at all
                                         pos += 2
                                         continue
                             if cut:
-                                piece = cells[pos : pos + cut]
+                                part = piece[pos : pos + cut]
                                 b = x + cut
                                 if simple:
                                     n = len(row)
                                     if x >= n:
-                                        row = row + " " * (x - n) + piece if x > n else row + piece
+                                        row = row + " " * (x - n) + part if x > n else row + part
                                     else:
                                         if x and row[x] == FILL:
                                             row = row[: x - 1] + " " + row[x:]
                                         if b < n and row[b] == FILL:
                                             row = row[:b] + " " + row[b + 1 :]
-                                        row = row[:x] + piece + row[b:]
+                                        row = row[:x] + part + row[b:]
                                     marks = line.marks
                                     if marks:
                                         for k in marks:
@@ -189,7 +189,7 @@ class RowBatch(Controls):
                                                 break
                                 else:
                                     line.text = row
-                                    line.splice(x, piece, [x, PLAIN])
+                                    line.splice(x, part, [x, PLAIN])
                                     row = line.text
                                 touched = True
                             pos += cut

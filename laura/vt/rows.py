@@ -19,6 +19,8 @@ written with `Line.splice`, as the per-token path writes them.
 
 from __future__ import annotations
 
+import re
+
 from laura.emulator import Alert
 from laura.render.style import PLAIN
 from laura.vt.controls import Controls
@@ -34,6 +36,11 @@ _LINE_FEEDS = frozenset(("\r\n", "\n", "\x0b", "\x0c"))
 # (`Controls._control` ignores them). Random bytes are full of them.
 _NOTHING = frozenset(("\x18", "\x1a", "\x1b", *(
     "\x1b" + chr(code) for code in range(0x30, 0x7F) if chr(code) not in "[78DEMHc")))
+# While neither G0 nor G1 is DEC line drawing, SO and SI only choose which
+# one is active: a batch skips them and sets `shift` from the last one.
+_SHIFTS = frozenset(("\x0e", "\x0f"))
+_QUIET = _NOTHING | _SHIFTS
+_NON_ASCII = re.compile("[^\x00-\x7f]")
 
 
 class RowBatch(Controls):
@@ -49,7 +56,10 @@ class RowBatch(Controls):
         `VirtualTerminal._feed`, for `_bulk_lines` after CR LF)."""
         if self.style is not PLAIN or self.insert_mode or self._translate or not self.autowrap:
             return i, bulk_from
+        start = i
         pattern = not_narrow()
+        # Without the table every chunk with a non-ASCII character stops the batch.
+        special = pattern or _NON_ASCII
         columns = self.columns
         last_column = columns - 1
         lines = self.lines
@@ -61,20 +71,23 @@ class RowBatch(Controls):
         newline = self.newline_mode
         stops = self.tabstops
         charsets = self.charsets
+        quiet = _QUIET if "0" not in charsets else _NOTHING
         dirty = self._dirty
         x, y = self.x, self.y
         line = buffer[y]
         row = line.text
+        marks = line.marks
         runs = line.runs
         simple = len(runs) == 2 and runs[1] is PLAIN
         touched = False
         last = self._last_char
-        while i < count:
+        stop = i  # the first pair not applied
+        for i in range(i, count, 2):
             chunk = parts[i]
             if chunk:
                 if "\x1b" in chunk:
                     break
-                if chunk.isascii() or (pattern is not None and pattern.search(chunk) is None):
+                if chunk.isascii() or special.search(chunk) is None:
                     cells = chunk
                     narrow = True
                 elif pattern is None:
@@ -97,12 +110,11 @@ class RowBatch(Controls):
                             if end < n and row[end] == FILL:
                                 row = row[:end] + " " + row[end + 1 :]
                             row = row[:x] + cells + row[end:]
-                        marks = line.marks
                         if marks and (x != n or not narrow):
                             for k in marks:
                                 if x <= k < end:
-                                    line.marks = {k: v for k, v in marks.items()
-                                                  if not x <= k < end} or None
+                                    line.marks = marks = {k: v for k, v in marks.items()
+                                                          if not x <= k < end} or None
                                     break
                     elif narrow and x == n:
                         line.text = row = row + cells
@@ -116,6 +128,7 @@ class RowBatch(Controls):
                         line.text = row
                         line.splice(x, cells, [x, PLAIN])
                         row = line.text
+                        marks = line.marks
                     x = end
                     touched = True
                     last = chunk[-1]
@@ -134,6 +147,7 @@ class RowBatch(Controls):
                                     at -= 1
                                 if at < len(row):
                                     line.add_mark(at, mark)
+                                    marks = line.marks
                                     touched = True
                         pos, end = 0, len(piece)
                         while pos < end:
@@ -154,6 +168,7 @@ class RowBatch(Controls):
                                     y += 1
                                 line = buffer[y]
                                 row = line.text
+                                marks = line.marks
                                 runs = line.runs
                                 simple = len(runs) == 2 and runs[1] is PLAIN
                                 x = 0
@@ -180,30 +195,31 @@ class RowBatch(Controls):
                                         if b < n and row[b] == FILL:
                                             row = row[:b] + " " + row[b + 1 :]
                                         row = row[:x] + part + row[b:]
-                                    marks = line.marks
                                     if marks:
                                         for k in marks:
                                             if x <= k < b:
-                                                line.marks = {k: v for k, v in marks.items()
-                                                              if not x <= k < b} or None
+                                                line.marks = marks = {
+                                                    k: v for k, v in marks.items()
+                                                    if not x <= k < b} or None
                                                 break
                                 else:
                                     line.text = row
                                     line.splice(x, part, [x, PLAIN])
                                     row = line.text
+                                    marks = line.marks
                                 touched = True
                             pos += cut
                             x += cut
                             if pos < end:
                                 x = columns
                     last = chunk[-1]
+            stop = i + 2
             token = parts[i + 1]
-            i += 2
             # Most frequent first (random bytes: about a quarter each for the
             # tokens that do nothing and the line feeds, a sixth SO/SI).
-            if token in _NOTHING:
-                pass
-            elif token in _LINE_FEEDS:
+            if token in quiet:
+                continue
+            if token in _LINE_FEEDS:
                 if token == "\r\n" or newline:
                     x = 0
                 line.text = row
@@ -219,26 +235,20 @@ class RowBatch(Controls):
                     self._all_dirty = True
                 else:
                     self._scroll_up(1)
-                if (token == "\r\n" and i >= bulk_from and i + 1 < count
-                        and parts[i + 1] == "\r\n"):
+                if (token == "\r\n" and stop >= bulk_from and stop + 1 < count
+                        and parts[stop + 1] == "\r\n"):
                     self.x, self.y, self._last_char = x, y, last
-                    done = self._bulk_lines(parts, i, count)
-                    if done == i:
-                        bulk_from = i + 2 * BULK
+                    done = self._bulk_lines(parts, stop, count)
+                    if done == stop:
+                        bulk_from = stop + 2 * BULK
                     else:
-                        i = done
-                        last = self._last_char
-                        if self.style is not PLAIN:
-                            return i, bulk_from
+                        self._settle_shift(parts, start, stop, quiet)
+                        return done, bulk_from
                 line = buffer[y]
                 row = line.text
+                marks = line.marks
                 runs = line.runs
                 simple = len(runs) == 2 and runs[1] is PLAIN
-            elif token == "\x0e" or token == "\x0f":
-                shift = self.shift = 1 if token == "\x0e" else 0
-                if charsets[shift] == "0":  # as `_update_translate`
-                    self._translate = True
-                    break
             elif token == "\r":
                 x = 0
             elif token == "\x08":
@@ -257,15 +267,33 @@ class RowBatch(Controls):
                         x = last_column
             elif token == "\x07":
                 self._alert(_BELL)
+            elif token in _SHIFTS:  # one of G0 and G1 is line drawing
+                shift = self.shift = 1 if token == "\x0e" else 0
+                if charsets[shift] == "0":  # as `_update_translate`
+                    self._translate = True
+                    break
             else:
                 line.text = row
                 if touched:
                     dirty.add(y)
                 self.x, self.y, self._last_char = x, y, last
+                self._settle_shift(parts, start, stop - 2, quiet)
                 self._control(token)
-                return i, bulk_from
+                return stop, bulk_from
         line.text = row
         if touched:
             dirty.add(y)
         self.x, self.y, self._last_char = x, y, last
-        return i, bulk_from
+        self._settle_shift(parts, start, stop, quiet)
+        return stop, bulk_from
+
+    def _settle_shift(self, parts: list[str], start: int, stop: int, quiet: frozenset[str]) -> None:
+        """Set `shift` from the last SO or SI among the tokens of pairs
+        [start, stop) when the batch skipped them (`_QUIET`)."""
+        if quiet is not _QUIET:
+            return
+        for k in range(stop - 1, start, -2):
+            token = parts[k]
+            if token in _SHIFTS:
+                self.shift = 1 if token == "\x0e" else 0
+                return

@@ -48,7 +48,8 @@ def _inputs() -> list[bytes]:
     noise = rnd.randbytes(128 * 1024)
     pieces = [b"\x08", b"\t", b"\r", b"\r\n", b"\x0b", b"\x07", b"\x0e", b"\x0f", b"\x18",
               b"\x1b", b"\x1bH", b"\x1b[3g", b"\x1b[4h", b"\x1b[4l", b"\x1b[?7l", b"\x1b[?7h",
-              b"\x1b[1m", b"\x1b[m", b"\x1b(0", b"\x1b(B", b"\x1b[2;5r", b"\x1b[r", b"\x1b[?6h",
+              b"\x1b[1m", b"\x1b[m", b"\x1b(0", b"\x1b(B", b"\x1b)0", b"\x1b)B",
+              b"\x1b[2;5r", b"\x1b[r", b"\x1b[?6h",
               "漢字".encode(), "e\u0301".encode(), "\ufffd".encode(), b"abcdefgh", b"xyz " * 9]
     mixed = b"".join(rnd.choice(pieces) for _ in range(30_000))
     streams = b"".join(random_stream(seed, steps=200, lines=6, columns=20, wide=True)

@@ -82,7 +82,7 @@ class RowBatch(Controls):
         touched = False
         last = self._last_char
         stop = i  # the first pair not applied
-        for i in range(i, count, 2):
+        for i in range(start, count, 2):
             chunk = parts[i]
             if chunk:
                 if "\x1b" in chunk:

@@ -20,6 +20,7 @@ written with `Line.splice`, as the per-token path writes them.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 
 from laura.emulator import Alert
 from laura.render.style import PLAIN
@@ -69,7 +70,9 @@ class RowBatch(Controls):
         inline_scroll = top == 0 and bottom == lines - 1 and buffer is self.main_buffer
         history = self.history
         newline = self.newline_mode
-        stops = self.tabstops
+        # The tab stops in order (only a control that returns changes them).
+        stops = sorted(self.tabstops)
+        stop_count = len(stops)
         charsets = self.charsets
         quiet = _QUIET if "0" not in charsets else _NOTHING
         dirty = self._dirty
@@ -81,16 +84,17 @@ class RowBatch(Controls):
         simple = len(runs) == 2 and runs[1] is PLAIN
         touched = False
         last = self._last_char
-        stop = i  # the first pair not applied
         for i in range(start, count, 2):
             chunk = parts[i]
             if chunk:
                 if "\x1b" in chunk:
+                    stop = i
                     break
                 if chunk.isascii() or special.search(chunk) is None:
                     cells = chunk
                     narrow = True
                 elif pattern is None:
+                    stop = i
                     break
                 else:
                     cells = cells_of(chunk, pattern)
@@ -213,7 +217,6 @@ class RowBatch(Controls):
                             if pos < end:
                                 x = columns
                     last = chunk[-1]
-            stop = i + 2
             token = parts[i + 1]
             # Most frequent first (random bytes: about a quarter each for the
             # tokens that do nothing and the line feeds, a sixth SO/SI).
@@ -235,14 +238,14 @@ class RowBatch(Controls):
                     self._all_dirty = True
                 else:
                     self._scroll_up(1)
-                if (token == "\r\n" and stop >= bulk_from and stop + 1 < count
-                        and parts[stop + 1] == "\r\n"):
+                if (token == "\r\n" and i + 2 >= bulk_from and i + 3 < count
+                        and parts[i + 3] == "\r\n"):
                     self.x, self.y, self._last_char = x, y, last
-                    done = self._bulk_lines(parts, stop, count)
-                    if done == stop:
-                        bulk_from = stop + 2 * BULK
+                    done = self._bulk_lines(parts, i + 2, count)
+                    if done == i + 2:
+                        bulk_from = done + 2 * BULK
                     else:
-                        self._settle_shift(parts, start, stop, quiet)
+                        self._settle_shift(parts, start, i + 2, quiet)
                         return done, bulk_from
                 line = buffer[y]
                 row = line.text
@@ -254,32 +257,27 @@ class RowBatch(Controls):
             elif token == "\x08":
                 x = max(0, min(x, last_column) - 1)
             elif token == "\t":
-                if x < last_column:
-                    # As `Controls._tab`: the next stop is nearly always
-                    # within 8 columns.
-                    for near in range(x + 1, min(x + 9, last_column)):
-                        if near in stops:
-                            x = near
-                            break
-                    else:
-                        x = min((t for t in stops if t > x), default=last_column)
-                    if x >= last_column:
-                        x = last_column
+                if x < last_column:  # as `Controls._tab`: to the next stop
+                    k = bisect_right(stops, x)
+                    x = min(stops[k], last_column) if k < stop_count else last_column
             elif token == "\x07":
                 self._alert(_BELL)
             elif token in _SHIFTS:  # one of G0 and G1 is line drawing
                 shift = self.shift = 1 if token == "\x0e" else 0
                 if charsets[shift] == "0":  # as `_update_translate`
                     self._translate = True
+                    stop = i + 2
                     break
             else:
                 line.text = row
                 if touched:
                     dirty.add(y)
                 self.x, self.y, self._last_char = x, y, last
-                self._settle_shift(parts, start, stop - 2, quiet)
+                self._settle_shift(parts, start, i, quiet)
                 self._control(token)
-                return stop, bulk_from
+                return i + 2, bulk_from
+        else:
+            stop = count
         line.text = row
         if touched:
             dirty.add(y)

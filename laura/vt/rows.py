@@ -58,9 +58,9 @@ class RowBatch(Controls):
         if self.style is not PLAIN or self.insert_mode or self._translate or not self.autowrap:
             return i, bulk_from
         start = i
-        pattern = not_narrow()
-        # Without the table every chunk with a non-ASCII character stops the batch.
-        special = pattern or _NON_ASCII
+        # The one-cell table, fetched at the first chunk that is not ASCII
+        # (compiling it takes a while); without it such a chunk stops the batch.
+        pattern = special = None
         columns = self.columns
         last_column = columns - 1
         lines = self.lines
@@ -90,15 +90,22 @@ class RowBatch(Controls):
                 if "\x1b" in chunk:
                     stop = i
                     break
-                if chunk.isascii() or special.search(chunk) is None:
+                if chunk.isascii():
                     cells = chunk
                     narrow = True
-                elif pattern is None:
-                    stop = i
-                    break
                 else:
-                    cells = cells_of(chunk, pattern)
-                    narrow = False
+                    if special is None:
+                        pattern = not_narrow()
+                        special = pattern or _NON_ASCII
+                    if special.search(chunk) is None:
+                        cells = chunk
+                        narrow = True
+                    elif pattern is None:
+                        stop = i
+                        break
+                    else:
+                        cells = cells_of(chunk, pattern)
+                        narrow = False
                 end = x + len(cells)
                 if end <= columns and (narrow or MARK not in cells):
                     # Fits: as `VirtualTerminal._draw` lays down a one-cell

@@ -1,6 +1,8 @@
 """GitHub in the interface: the dock's pull request and checks (from
-`workspace_updated`), `/pr` (the branch's pull request and its review
-threads, `load_pull_request`) and `/github` (`refresh_workspace`).
+`workspace_updated`), `/pr [N]` (a pull request and its review threads,
+numbered for `/pr reply` and `/pr resolve`; `load_pull_request`),
+`/github` (`refresh_workspace`), and `GitHubView`, the interface's GitHub
+state. The `/pr` subcommands that publish are luxe.frontends.tui.github_writes.
 
 Everything goes through the protocol's GitHub actions and events, as for
 any client (docs/rpc.md). No I/O here.
@@ -11,7 +13,11 @@ from __future__ import annotations
 import itertools
 from typing import TYPE_CHECKING, Any
 
+import attrs
+
+from luxe.frontends.tui import github_writes
 from luxe.frontends.tui.text import Line, clean
+from luxe.protocol import events as ev
 from luxe.protocol import github as gh
 
 if TYPE_CHECKING:
@@ -19,6 +25,19 @@ if TYPE_CHECKING:
     from luxe.frontends.tui.view import ViewState
 
 _ids = itertools.count(1)
+
+
+@attrs.define
+class GitHubView:
+    """The interface's GitHub state: the branch's pull request (from
+    workspace_updated), the last `/pr`'s threads, the writes asked for, and
+    the confirmation waiting for a key."""
+
+    pull_request: gh.PullRequestInfo | None = None
+    threads: list[gh.ReviewThread] = attrs.Factory(list)
+    asked: dict[str, str] = attrs.Factory(dict)  # request_id -> what to call it when answered
+    merges: dict[str, tuple[str, bool]] = attrs.Factory(dict)  # load request_id -> (method, delete)
+    confirm: github_writes.Confirmation | None = None
 
 
 def dock(pr: gh.PullRequestInfo | None) -> str:
@@ -38,10 +57,16 @@ def dock(pr: gh.PullRequestInfo | None) -> str:
 
 
 async def run(ctl: Controller, name: str, arg: str) -> None:
-    """`/pr [N]` and `/github`."""
-    if name == "/pr":
-        number = int(arg) if arg.isdigit() else None
-        await ctl.dispatch(gh.LoadPullRequest(f"tui-pr-{next(_ids)}", number))
+    """`/pr [N]`, `/pr SUBCOMMAND ...` and `/github`."""
+    verb, _, rest = arg.partition(" ")
+    if name == "/pr" and verb in github_writes.SUBCOMMANDS:
+        await github_writes.run(ctl, verb, rest)
+    elif name == "/pr":
+        number = arg.lstrip("#")
+        if number and not number.isdigit():
+            ctl.state.commit_text(f"unknown /pr {clean(verb)}: /pr [N], or one of {', '.join(github_writes.SUBCOMMANDS)}", "warn")
+            return
+        await ctl.dispatch(gh.LoadPullRequest(f"tui-pr-{next(_ids)}", int(number) if number else None))
         ctl.state.notice = "loading the pull request…"
     else:
         await ctl.dispatch(gh.RefreshWorkspace())
@@ -50,6 +75,7 @@ async def run(ctl: Controller, name: str, arg: str) -> None:
 
 def apply_workspace(state: ViewState, e: gh.WorkspaceUpdated, now: float) -> None:
     state.status.pull_request = dock(e.pull_request)
+    state.github.pull_request = e.pull_request
     if e.branch:
         state.status.branch = e.branch
     if not state.github_wanted:
@@ -86,24 +112,39 @@ def _pull_request(pr: gh.PullRequestInfo) -> list[Line]:
 
 
 def apply_loaded(state: ViewState, e: gh.PullRequestLoaded, now: float) -> None:
+    merge = state.github.merges.pop(e.request_id, None)
+    if merge is not None:
+        github_writes.merge_preview(state, e, *merge)
+        return
     state.notice = ""
+    state.github.threads = list(e.threads)
     lines = _pull_request(e.pull_request)
-    for thread in e.threads:
+    for number, thread in enumerate(e.threads, 1):
         where = f"{thread.path}:{thread.line}" if thread.line else thread.path
         status = "resolved" if thread.resolved else "outdated" if thread.outdated else "open"
-        lines.append([("  ", ""), (clean(where), "tool"), (f" ({status})", "dim")])
+        lines.append([(f"  thread {number} ", "key"), (clean(where), "tool"), (f" ({status})", "dim")])
         for comment in thread.comments:
             lines.append([("    ", ""), (f"{clean(comment.author)}: ", "dim"), (clean(comment.body)[:500], "")])
     state.commit_lines(lines)
 
 
-def apply_failed(state: ViewState, e: Any, now: float) -> None:
+def apply_failed(state: ViewState, e: gh.PullRequestLoadFailed, now: float) -> None:
     state.notice = ""
+    state.github.merges.pop(e.request_id, None)
     state.commit_text(f"GitHub: {e.reason}", "warn")
 
 
+def refused(state: ViewState, e: ev.ActionRejected) -> None:
+    """A GitHub action the engine refused (no --github-writes, read-only):
+    the one line is `action_rejected`'s; here, forget what was waiting for it."""
+    if e.kind in GITHUB_KINDS:
+        state.notice = ""
+
+
+GITHUB_KINDS = frozenset(kind.KIND for kind in gh.GITHUB_ACTIONS)
 HANDLERS: dict[type, Any] = {
     gh.WorkspaceUpdated: apply_workspace,
     gh.PullRequestLoaded: apply_loaded,
     gh.PullRequestLoadFailed: apply_failed,
+    **github_writes.HANDLERS,
 }

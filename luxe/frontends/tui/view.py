@@ -60,6 +60,7 @@ class Status:
     branch: str = ""
     session_id: str = ""
     pull_request: str = ""  # the dock's "PR #7 open ✓3 …1", from workspace_updated
+    github_writes: bool = False  # ready.github_writes
 
 
 @attrs.define
@@ -91,6 +92,7 @@ class ViewState:
     picker_cursor: int = 0
     confirming: str | None = None  # a command that asked "again to confirm"
     github_wanted: bool = False  # /github: print the next workspace_updated
+    github: github_view.GitHubView = attrs.Factory(github_view.GitHubView)
     history_wanted: bool = False  # a session was resumed: show its last messages
     review: review_view.ReviewView = attrs.Factory(review_view.ReviewView)
     focused: bool = True
@@ -121,6 +123,7 @@ def apply(state: ViewState, event: ev.Event, now: float) -> None:
 
 def _ready(state: ViewState, e: ev.Ready, now: float) -> None:
     state.status.session_id = e.session_id
+    state.status.github_writes = e.github_writes
 
 
 def _state_changed(state: ViewState, e: ev.StateChanged, now: float) -> None:
@@ -383,6 +386,7 @@ def _rejected(state: ViewState, e: ev.ActionRejected, now: float) -> None:
     if e.kind == "steer_turn" and "no turn is running" in e.reason:
         state.commit_text("(the turn had ended: sent as a new message)", "dim")
         return
+    github_view.refused(state, e)
     state.commit_text(f"⚠ {e.reason}", "warn")
 
 

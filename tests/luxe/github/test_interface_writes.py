@@ -1,0 +1,169 @@
+"""GitHub writes from the real interface (tmux) through the real gh against
+the fake GitHub: a pull request opened through its preview, the title
+edited, then `y`; a declined preview writes nothing; a comment, a reply and
+a resolve on a numbered thread; a merge asked for and confirmed; and every
+write refused, in one line, without --github-writes."""
+
+from __future__ import annotations
+
+from tests.fakes.github.model import Comment, Thread
+from tests.fakes.github.server import FakeGitHub
+from tests.laura.tmux import wait_until
+from tests.luxe.github.conftest import Checkout, needs_gh, open_fix_retry
+from tests.luxe.interface.conftest import StartUi, ui  # noqa: F401 -- the fixture
+from tests.luxe.interface.tmux import LuxeTmux
+
+pytestmark = needs_gh
+
+DRAFT = {"text": "Retry a failed call twice\n\nA flaky network gets one more try."}
+
+
+def _run(session: LuxeTmux, command: str) -> None:
+    session.type(command)
+    session.send_keys("Enter")
+
+
+def _creates(github: FakeGitHub) -> list[object]:
+    return github.api.calls_named("PullRequestCreate")
+
+
+def _writes(github: FakeGitHub) -> list[str]:
+    """Every call that publishes (REST writes and GraphQL mutations)."""
+    return [name for name, _ in github.api.calls
+            if name.startswith(("POST", "PATCH", "PUT", "DELETE"))
+            or name.endswith(("Create", "Merge", "Update", "Comment", "Reply", "Resolve", "Review"))]
+
+
+def _count(session: LuxeTmux, line: str) -> int:
+    return sum(line in row for row in session.history())
+
+
+def test_open_a_pull_request_through_its_preview_with_an_edited_title(
+    ui: StartUi, github: FakeGitHub, checkout: Checkout  # noqa: F811
+) -> None:
+    checkout.fix_retry(push=False)
+    session = ui([DRAFT], "--github-writes")
+    session.type("/pr op")
+    session.wait_for("/pr open  [draft] [base BRANCH]: preview a pull request")
+    session.send_keys("Enter")  # completes to `/pr open` and runs it
+    screen = session.wait_for("e edit the title")
+    assert "◆ open pull request: Retry a failed call twice  main ← fix-retry" in screen
+    shown = "\n".join(session.history())
+    for expected in ("Pull request preview (drafted by the model)", "title  Retry a failed call twice",
+                     "base   main ← fix-retry", "A flaky network gets one more try.",
+                     "commits (1)", "retry twice"):
+        assert expected in shown, expected
+    assert github.world.repos["o/r"].pulls == {} and _creates(github) == []
+    assert checkout.remote_sha("fix-retry") is None  # nothing pushed yet
+
+    session.send_keys("e")
+    session.wait_editor("› Retry a failed call twice")
+    session.send_keys("C-u")
+    session.type("Retry twice, not forever")
+    session.send_keys("Enter")
+    session.wait_for("◆ open pull request: Retry twice, not forever")
+    assert _creates(github) == []
+    session.send_keys("y")
+    session.wait_for("opened #1 fix-retry  https://ghe.test/o/r/pull/1")
+    assert len(_creates(github)) == 1
+    pull = github.world.repos["o/r"].pulls[1]
+    assert (pull.title, pull.body, pull.baseRefName, pull.headRefName) == (
+        "Retry twice, not forever", "A flaky network gets one more try.", "main", "fix-retry")
+    assert checkout.remote_sha("fix-retry") == checkout.git("rev-parse", "fix-retry")
+    # The dock follows the new pull request.
+    wait_until(lambda: "PR #1 open" in session.status_line())
+    assert "e edit the title" not in session.text()
+
+
+def test_a_declined_preview_writes_nothing(
+    ui: StartUi, github: FakeGitHub, checkout: Checkout  # noqa: F811
+) -> None:
+    checkout.fix_retry(push=False)
+    session = ui([DRAFT], "--github-writes")
+    _run(session, "/pr open")
+    session.wait_for("e edit the title")
+    session.send_keys("n")
+    session.wait_for("not opened: nothing was pushed or published")
+    wait_until(lambda: "e edit the title" not in session.text())
+    # The prompt is gone: keys go to the editor again.
+    session.type("yes")
+    session.wait_editor("› yes")
+    assert github.world.repos["o/r"].pulls == {} and _creates(github) == [] and _writes(github) == []
+    assert checkout.remote_sha("fix-retry") is None
+
+
+def test_comment_reply_and_resolve(
+    ui: StartUi, github: FakeGitHub, checkout: Checkout  # noqa: F811
+) -> None:
+    pull = open_fix_retry(github, checkout)
+    thread = Thread("src/retry.py", 2, [Comment("Why 2?")])
+    pull.threads.append(thread)
+    session = ui([], "--github-writes")
+    _run(session, "/pr comment Thanks,  merging soon.")
+    session.wait_for(f"commented https://ghe.test/o/r/pull/{pull.number}#issuecomment-")
+    assert [c.body for c in pull.issue_comments] == ["Thanks,  merging soon."]
+
+    _run(session, "/pr reply 1 too early")
+    session.wait_for("no thread 1: /pr lists the pull request's threads")
+    _run(session, "/pr")
+    session.wait_for("thread 1 src/retry.py:2 (open)")
+    _run(session, "/pr reply 1 Two is what the API allows.")
+    session.wait_for("thread 1 replied")
+    assert thread.comments[-1].body == "Two is what the API allows."
+    _run(session, "/pr resolve 1")
+    session.wait_for("thread 1 resolved")
+    assert thread.isResolved
+
+
+def test_a_merge_names_the_method_and_number_and_waits_for_y(
+    ui: StartUi, github: FakeGitHub, checkout: Checkout  # noqa: F811
+) -> None:
+    pull = open_fix_retry(github, checkout)
+    session = ui([], "--github-writes")
+    _run(session, "/pr merge")
+    screen = session.wait_for("y merge #1 (merge)")
+    assert "◆ merge #1 Retry twice  main ← fix-retry" in screen and "with merge" in screen
+    session.send_keys("Escape")
+    session.wait_for("not merged: #1 is unchanged")
+    assert pull.state == "OPEN"
+
+    _run(session, "/pr merge #1 squash")
+    session.wait_for("y merge #1 (squash)")
+    assert pull.state == "OPEN" and github.api.calls_named("PullRequestMerge") == []
+    session.send_keys("y")
+    session.wait_for("merged #1 (squash)")
+    assert pull.state == "MERGED" and pull.merge_method == "SQUASH"
+    assert len(github.api.calls_named("PullRequestMerge")) == 1
+
+    _run(session, "/pr merge #1")
+    session.wait_for("#1 is merged: nothing to merge")
+
+
+def test_every_write_is_refused_in_one_line_without_the_flag(
+    ui: StartUi, github: FakeGitHub, checkout: Checkout  # noqa: F811
+) -> None:
+    pull = open_fix_retry(github, checkout)
+    thread = Thread("src/retry.py", 2, [Comment("Why 2?")])
+    pull.threads.append(thread)
+    session = ui([DRAFT])
+    _run(session, "/pr")
+    session.wait_for("thread 1 src/retry.py:2 (open)")  # reading needs no flag
+    for command, kind in [
+        ("/pr open", "preview_pull_request"),
+        ("/pr comment hello", "post_comment"),
+        ("/pr reply 1 hello", "reply_review_thread"),
+        ("/pr resolve 1", "resolve_review_thread"),
+        ("/pr edit #1 title New", "update_pull_request"),
+        ("/pr ready #1", "update_pull_request"),
+        ("/pr merge #1 squash", "merge_pull_request"),
+        ("/pr restack", "plan_restack"),
+    ]:
+        line = f"⚠ {kind}: publishing to GitHub needs --github-writes"
+        before = _count(session, line)
+        _run(session, command)
+        wait_until(lambda: _count(session, line) == before + 1, what=f"{command} refused")
+    assert "◆" not in session.text()  # nothing asked
+    assert _writes(github) == [] and pull.state == "OPEN" and pull.issue_comments == []
+    assert (pull.title, pull.isDraft, len(thread.comments), thread.isResolved) == (
+        "Retry twice", False, 1, False)
+    assert list(github.world.repos["o/r"].pulls) == [pull.number]

@@ -139,6 +139,10 @@ class Controller:
             return
         await self._editor_key(event)
 
+    async def editor_key(self, key: Key) -> None:
+        """A key for the editor alone (a prompt that edits text borrows it)."""
+        await self._editor_key(key)
+
     async def _editor_key(self, key: Key) -> None:
         s, e = self.state, self.state.editor
         name = key.name

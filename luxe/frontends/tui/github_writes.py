@@ -61,6 +61,7 @@ class Confirmation:
     yes: str  # what `y` does, in a word: "open", "merge", "post", "restack"
     action: gh.GitHubAction
     declined: str  # said when the person answers n: what did not happen
+    doing: str  # the notice while the write runs
     title: str | None = None
     editing: bool = False
     saved_draft: str = ""  # the editor's draft while the title is edited
@@ -195,40 +196,45 @@ async def confirm_key(ctl: Controller, key: Key) -> None:
     asked = s.github.confirm
     assert asked is not None
     if asked.editing:
-        if key.name == "KEY_ENTER":
+        if key.name in ("KEY_ENTER", "KEY_ESCAPE", "KEY_CTRL_C"):
             title = s.editor.take().strip()
-            if title:
-                asked.title = title
-                _retitle(asked)
+            if key.name == "KEY_ENTER" and title:
+                retitle(asked, title)
             asked.editing = False
-            s.editor.set(asked.saved_draft)
-        elif key.name in ("KEY_ESCAPE", "KEY_CTRL_C"):
-            asked.editing = False
-            s.editor.clear()
             s.editor.set(asked.saved_draft)
         else:
-            await ctl._editor_key(key)
+            await ctl.editor_key(key)
         return
     choice = (key.text or "").lower() if key.name is None else None
-    if choice == "y":
-        s.github.confirm = None
-        action = asked.action
-        if asked.title is not None and isinstance(action, gh.OpenPullRequest):
-            action = gh.OpenPullRequest(action.request_id, asked.title, action.body, action.draft)
-        s.notice = {"open": "opening…", "merge": "merging…", "post": "posting…",
-                    "restack": "restacking…"}.get(asked.yes, "")
-        await ctl.dispatch(action)
-    elif choice == "n" or key.name in ("KEY_ESCAPE", "KEY_CTRL_C"):
-        s.github.confirm = None
-        s.commit_text(asked.declined, "dim")
+    if choice in ("y", "n") or key.name in ("KEY_ESCAPE", "KEY_CTRL_C"):
+        await answer(ctl, choice == "y")
     elif choice == "e" and asked.title is not None:
         asked.editing = True
         asked.saved_draft = s.editor.take()
         s.editor.set(asked.title)
 
 
-def _retitle(asked: Confirmation) -> None:
-    asked.heading = [asked.heading[0], (clean(asked.title or ""), "bold"), *asked.heading[2:]]
+async def answer(ctl: Controller, yes: bool) -> None:
+    """Answer the waiting confirmation: publish what it shows, or nothing."""
+    s = ctl.state
+    asked = s.github.confirm
+    if asked is None:
+        return
+    s.github.confirm = None
+    if not yes:
+        s.commit_text(asked.declined, "dim")
+        return
+    action = asked.action
+    if asked.title is not None and isinstance(action, gh.OpenPullRequest):
+        action = gh.OpenPullRequest(action.request_id, asked.title, action.body, action.draft)
+    s.notice = asked.doing
+    await ctl.dispatch(action)
+
+
+def retitle(asked: Confirmation, title: str) -> None:
+    """The pull request's title as the person edited it (shown in the heading)."""
+    asked.title = title
+    asked.heading = [asked.heading[0], (clean(title), "bold"), *asked.heading[2:]]
 
 
 def prompt_rows(asked: Confirmation, width: int) -> list[Line]:
@@ -284,7 +290,7 @@ def apply_preview(state: ViewState, e: gh.PullRequestPreview, now: float) -> Non
                  (f"  {clean(e.base)} ← {clean(e.head)}", "dim")],
         rows=[[(f"  pushes {clean(e.head)} and {what}", "dim")]],
         yes="open", action=gh.OpenPullRequest(e.request_id), title=e.title,
-        declined="not opened: nothing was pushed or published",
+        declined="not opened: nothing was pushed or published", doing="pushing and opening…",
     )
 
 
@@ -304,7 +310,7 @@ def merge_preview(state: ViewState, e: gh.PullRequestLoaded, method: str, delete
                                             f" · mergeable: {pr.mergeable or '—'} · {clean(checks)}", "dim")]],
         yes=f"merge #{pr.number} ({method})",
         action=gh.MergePullRequest(request_id("merging"), pr.number, method, delete or None),  # type: ignore[arg-type]
-        declined=f"not merged: #{pr.number} is unchanged",
+        declined=f"not merged: #{pr.number} is unchanged", doing=f"merging #{pr.number}…",
     )
 
 
@@ -331,7 +337,7 @@ def apply_review_preview(state: ViewState, e: gh.PullRequestReviewPreview, now: 
                  (f": {e.verdict}, {count} comment{'s' if count != 1 else ''}{folded}", "bold")],
         rows=[[("  one GitHub review, as the preview above shows", "dim")]],
         yes="post", action=gh.PostPullRequestReview(e.request_id),
-        declined="not posted: nothing was published",
+        declined="not posted: nothing was published", doing="posting the review…",
     )
 
 
@@ -355,7 +361,7 @@ def apply_restack_planned(state: ViewState, e: gh.RestackPlanned, now: float) ->
                  (names, "")],
         rows=[[("  rebases them, force-pushes with lease, retargets their pull requests", "dim")]],
         yes="restack", action=gh.Restack(request_id("restacking"), plan.id),
-        declined="not restacked: no branch moved",
+        declined="not restacked: no branch moved", doing="restacking…",
     )
 
 

@@ -161,9 +161,40 @@ def test_every_write_is_refused_in_one_line_without_the_flag(
         line = f"⚠ {kind}: publishing to GitHub needs --github-writes"
         before = _count(session, line)
         _run(session, command)
-        wait_until(lambda: _count(session, line) == before + 1, what=f"{command} refused")
+        wait_until(lambda line=line, before=before: _count(session, line) == before + 1,
+                   what=f"{command} refused")
     assert "◆" not in session.text()  # nothing asked
     assert _writes(github) == [] and pull.state == "OPEN" and pull.issue_comments == []
     assert (pull.title, pull.isDraft, len(thread.comments), thread.isResolved) == (
         "Retry twice", False, 1, False)
     assert list(github.world.repos["o/r"].pulls) == [pull.number]
+
+
+def test_read_only_wins_over_the_flag(
+    ui: StartUi, github: FakeGitHub, checkout: Checkout  # noqa: F811
+) -> None:
+    pull = open_fix_retry(github, checkout)
+    session = ui([], "--github-writes", "--read-only")
+    _run(session, "/pr merge")
+    session.wait_for("⚠ merge_pull_request: refused in read-only mode (read-only wins over")
+    _run(session, "/pr comment hello")
+    session.wait_for("⚠ post_comment: refused in read-only mode")
+    assert "◆" not in session.text() and _writes(github) == [] and pull.issue_comments == []
+
+
+def test_plain_mode_confirms_with_lines(
+    ui: StartUi, github: FakeGitHub, checkout: Checkout  # noqa: F811
+) -> None:
+    checkout.fix_retry(push=False)
+    session = ui([DRAFT], "--github-writes", "--plain", wait="luxe: ready in")
+    _run(session, "/pr open")
+    session.wait_for("Type y to open, e and a new title to change the title, n to cancel")
+    shown = "\n".join(session.history())
+    assert "Confirm: open pull request: Retry a failed call twice  main ← fix-retry" in shown
+    assert "title  Retry a failed call twice" in shown and "\x1b" not in shown
+    _run(session, "e Retry twice")
+    session.wait_for("Confirm: open pull request: Retry twice  main ← fix-retry")
+    assert _creates(github) == []
+    _run(session, "y")
+    session.wait_for("opened #1 fix-retry  https://ghe.test/o/r/pull/1")
+    assert len(_creates(github)) == 1 and github.world.repos["o/r"].pulls[1].title == "Retry twice"

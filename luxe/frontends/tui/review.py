@@ -58,6 +58,7 @@ class ReviewView:
     chapter: int = 0
     shown: dict[str, int] = attrs.Factory(dict)  # finding id -> thread entries already printed
     fix_states: dict[str, str] = attrs.Factory(dict)
+    verdict_shown: str | None = None  # the verdict last printed ("decision body")
 
 
 def _request() -> str:
@@ -247,14 +248,17 @@ def thread_lines(view: ReviewView, everything: bool = False) -> list[Line]:
             view.fix_states[fid] = fix
             out.append([(f"#{number} ", "key"), (f"fix {fix}", "ok" if fix == "done" else "warn" if fix == "failed" else "dim")])
     verdict = (view.session or {}).get("verdict")
-    if everything and verdict:
+    said = f"{verdict.get('decision')} {verdict.get('body') or ''}" if verdict else None
+    if verdict and (everything or said != view.verdict_shown):
         out.append([("verdict: ", "dim"), (str(verdict.get("decision")), "bold"), (f" {clean(verdict.get('body') or '')}", "")])
+    view.verdict_shown = said
     return out
 
 
 def apply_loaded(state: ViewState, e: rv.GuidedReviewLoaded, now: float) -> None:
     view = state.review
     view.review, view.chapter, view.shown, view.fix_states = e.review, 0, {}, {}
+    view.verdict_shown = None
     state.notice = ""
     review = e.review
     if review.get("empty"):

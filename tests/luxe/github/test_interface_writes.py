@@ -1,8 +1,10 @@
 """GitHub writes from the real interface (tmux) through the real gh against
 the fake GitHub: a pull request opened through its preview, the title
 edited, then `y`; a declined preview writes nothing; a comment, a reply and
-a resolve on a numbered thread; a merge asked for and confirmed; and every
-write refused, in one line, without --github-writes."""
+a resolve on a numbered thread; a merge asked for and confirmed; a restack
+planned then pushed; a Guided Review posted as one GitHub review; every
+write refused, in one line, without --github-writes or in read-only; and
+--plain's confirmation by lines."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ from tests.fakes.github.model import Comment, Thread
 from tests.fakes.github.server import FakeGitHub
 from tests.laura.tmux import wait_until
 from tests.luxe.github.conftest import Checkout, needs_gh, open_fix_retry
+from tests.luxe.github.test_restack import stack  # noqa: F401 -- the fixture
 from tests.luxe.interface.conftest import StartUi, ui  # noqa: F401 -- the fixture
 from tests.luxe.interface.tmux import LuxeTmux
 
@@ -198,3 +201,43 @@ def test_plain_mode_confirms_with_lines(
     _run(session, "y")
     session.wait_for("opened #1 fix-retry  https://ghe.test/o/r/pull/1")
     assert len(_creates(github)) == 1 and github.world.repos["o/r"].pulls[1].title == "Retry twice"
+
+
+def test_restack_shows_the_plan_then_pushes_it_on_y(
+    ui: StartUi, github: FakeGitHub, checkout: Checkout, stack: dict[str, str]  # noqa: F811
+) -> None:
+    repo = github.world.repos["o/r"]
+    session = ui([], "--github-writes")
+    _run(session, "/pr restack")
+    screen = session.wait_for("y restack   n cancel")
+    assert "◆ restack 2 branches: part-2, part-3" in screen
+    shown = "\n".join(session.history())
+    assert "rebase part-2 from part-1 onto main" in shown and "retarget #2 part-1 → main" in shown
+    assert repo.sha("part-2") == stack["part-2"] and repo.pulls[2].baseRefName == "part-1"
+    session.send_keys("y")
+    session.wait_for("restacked: the branches are pushed")
+    assert repo.pulls[2].baseRefName == "main"
+    assert checkout.git("--git-dir", str(repo.path), "log", "--format=%s", "main..part-2") == "add 2"
+    assert checkout.git("rev-parse", "HEAD") == repo.sha("part-3")
+
+
+def test_review_post_previews_the_verdict_and_comments_then_posts_one_review(
+    ui: StartUi, github: FakeGitHub, checkout: Checkout  # noqa: F811
+) -> None:
+    pull = open_fix_retry(github, checkout)
+    session = ui([{"error": "no chapters from the model"}], "--github-writes")
+    _run(session, "/review branch main")
+    session.wait_for("/review next · ask TEXT")
+    _run(session, "/review comment Say why it is two.")
+    session.wait_for("#1 reviewer: Say why it is two.")
+    _run(session, "/review changes Please explain the retry count.")
+    session.wait_for("verdict: request_changes Please explain the retry count.")  # saved
+    _run(session, "/review post")
+    screen = session.wait_for("y post   n cancel")
+    assert f"◆ post a review on #{pull.number}: request_changes, 0 comments, 1 folded into the body" in screen
+    assert "verdict  request_changes" in "\n".join(session.history())
+    assert pull.reviews == []
+    session.send_keys("y")
+    session.wait_for(f"posted the review https://ghe.test/o/r/pull/{pull.number}#pullrequestreview-")
+    (one,) = pull.reviews
+    assert one.event == "REQUEST_CHANGES" and "Say why it is two." in one.body

@@ -37,6 +37,7 @@ class GitHubView:
     threads: list[gh.ReviewThread] = attrs.Factory(list)
     asked: dict[str, str] = attrs.Factory(dict)  # request_id -> what to call it when answered
     merges: dict[str, tuple[str, bool]] = attrs.Factory(dict)  # load request_id -> (method, delete)
+    sent: dict[str, github_writes.Confirmation] = attrs.Factory(dict)  # confirmed opens, offered again if they fail
     confirm: github_writes.Confirmation | None = None
 
 

@@ -228,6 +228,9 @@ async def answer(ctl: Controller, yes: bool) -> None:
     if asked.title is not None and isinstance(action, gh.OpenPullRequest):
         action = gh.OpenPullRequest(action.request_id, asked.title, action.body, action.draft)
     s.notice = asked.doing
+    if isinstance(action, gh.OpenPullRequest):
+        # A failed open can be confirmed again and goes on where it stopped.
+        s.github.sent[action.request_id] = asked
     await ctl.dispatch(action)
 
 
@@ -369,6 +372,7 @@ def apply_done(state: ViewState, e: Any, now: float) -> None:
     """A write's success, in one line (a stack's pull requests, one each)."""
     state.notice = ""
     asked = state.github.asked.pop(e.request_id, "")
+    state.github.sent.pop(e.request_id, None)
     if isinstance(e, gh.PullRequestOpened):
         lines: list[Line] = [[("opened ", "ok"), (f"#{o.number} ", "key"), (clean(o.head), "bold"), ("  ", ""),
                               (clean(o.url), "link:" + clean(o.url))] for o in e.opened]
@@ -398,6 +402,10 @@ def apply_failed(state: ViewState, e: Any, now: float) -> None:
     state.github.merges.pop(e.request_id, None)
     reason = e.message if isinstance(e, gh.RestackFailed) else e.reason
     state.commit_text(f"GitHub: {reason}", "warn")
+    again = state.github.sent.pop(e.request_id, None)
+    if again is not None and state.github.confirm is None:
+        again.rows = [[("  opening failed (above); y tries again from where it stopped", "dim")]]
+        state.github.confirm = again
 
 
 HANDLERS: dict[type, Any] = {

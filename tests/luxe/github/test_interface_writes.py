@@ -8,6 +8,7 @@ write refused, in one line, without --github-writes or in read-only; and
 
 from __future__ import annotations
 
+from tests.fakes.github.api import Failure
 from tests.fakes.github.model import Comment, Thread
 from tests.fakes.github.server import FakeGitHub
 from tests.laura.tmux import wait_until
@@ -241,3 +242,29 @@ def test_review_post_previews_the_verdict_and_comments_then_posts_one_review(
     session.wait_for(f"posted the review https://ghe.test/o/r/pull/{pull.number}#pullrequestreview-")
     (one,) = pull.reviews
     assert one.event == "REQUEST_CHANGES" and "Say why it is two." in one.body
+
+
+def test_a_failing_gh_is_one_line_and_an_open_can_be_confirmed_again(
+    ui: StartUi, github: FakeGitHub, checkout: Checkout  # noqa: F811
+) -> None:
+    checkout.fix_retry(push=False)
+    github.api.failures.append(Failure("PullRequestCreate", 422, "Validation Failed"))
+    session = ui([{"error": "no model"}], "--github-writes")
+    _run(session, "/pr open")
+    session.wait_for("Pull request preview (from the commit messages)")
+    session.send_keys("y")
+    session.wait_for("GitHub: opening the pull request for fix-retry:")
+    screen = session.wait_for("y tries again from where it stopped")
+    assert "Validation Failed" in screen and github.world.repos["o/r"].pulls == {}
+    session.send_keys("y")
+    session.wait_for("opened #1 fix-retry")
+    assert len(github.world.repos["o/r"].pulls) == 1
+
+    # The network gone mid-merge: one line, and the pull request stays open.
+    github.api.failures.append(Failure("PullRequestMerge", 0))
+    _run(session, "/pr merge")
+    session.wait_for("y merge #1 (merge)")
+    session.send_keys("y")
+    session.wait_for(lambda text: "GitHub: " in text.split("opened #1", 1)[-1])
+    assert github.world.repos["o/r"].pulls[1].state == "OPEN"
+    assert "◆" not in session.text()

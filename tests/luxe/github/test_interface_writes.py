@@ -8,6 +8,9 @@ write refused, in one line, without --github-writes or in read-only; and
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
 from tests.fakes.github.api import Failure
 from tests.fakes.github.model import Comment, Thread
 from tests.fakes.github.server import FakeGitHub
@@ -268,3 +271,22 @@ def test_a_failing_gh_is_one_line_and_an_open_can_be_confirmed_again(
     session.wait_for(lambda text: "GitHub: " in text.split("opened #1", 1)[-1])
     assert github.world.repos["o/r"].pulls[1].state == "OPEN"
     assert "◆" not in session.text()
+
+
+def test_without_gh_a_write_says_so_in_one_line(
+    ui: StartUi, github: FakeGitHub, checkout: Checkout, tmp_path: Path  # noqa: F811
+) -> None:
+    checkout.fix_retry(push=False)
+    bin_dir = tmp_path / "bin-without-gh"
+    bin_dir.mkdir()
+    for tool in ("git", "sh", "stty", "sleep", "tmux"):
+        found = shutil.which(tool)
+        assert found is not None, tool
+        (bin_dir / tool).symlink_to(found)
+    session = ui([DRAFT], "--github-writes", env_extra={"PATH": str(bin_dir)})
+    _run(session, "/pr comment hello")
+    session.wait_for("GitHub: gh is not installed or not on PATH")
+    _run(session, "/pr open")
+    wait_until(lambda: _count(session, "GitHub: gh is not installed or not on PATH") == 2)
+    assert "◆" not in session.text() and _writes(github) == []
+    assert checkout.remote_sha("fix-retry") is None

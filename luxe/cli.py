@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from luxe import __version__
 from luxe.options import ON_ASK, OUTPUT_FORMATS, PERMISSION_MODES, Options, PrintOptions
@@ -204,7 +205,7 @@ def parse_args(argv: Sequence[str]) -> Options:
     )
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None) -> NoReturn:
     options = parse_args(sys.argv[1:] if argv is None else argv)
     if options.print is not None:
         from luxe.frontends.print_mode import main_print
@@ -215,8 +216,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return main_interface(options)
     from luxe.app import run
+    from luxe.exit_now import exit_now
 
-    return run(options)
+    # Everything is written and no child is left once run returns: skip the
+    # interpreter's teardown, as -p does (luxe.exit_now).
+    exit_now(run(options))
 
 
 if __name__ == "__main__":

@@ -9,12 +9,18 @@ Exit status 2 means the command line was refused (a message says why).
 from __future__ import annotations
 
 import argparse
+import gc
 import sys
 from collections.abc import Sequence
-from typing import NoReturn
 
 from luxe import __version__
-from luxe.options import ON_ASK, OUTPUT_FORMATS, PERMISSION_MODES, Options, PrintOptions
+
+# The start allocates only what lives on (modules, classes), so the cycle
+# collector would run dozens of times finding nothing: it stays off until
+# the warm-up has built the provider and the system prompt (luxe.app).
+gc.disable()
+
+from luxe.options import ON_ASK, OUTPUT_FORMATS, PERMISSION_MODES, Options, PrintOptions  # noqa: E402
 
 
 class _Formatter(argparse.HelpFormatter):
@@ -205,7 +211,7 @@ def parse_args(argv: Sequence[str]) -> Options:
     )
 
 
-def main(argv: Sequence[str] | None = None) -> NoReturn:
+def main(argv: Sequence[str] | None = None) -> int:
     options = parse_args(sys.argv[1:] if argv is None else argv)
     if options.print is not None:
         from luxe.frontends.print_mode import main_print

@@ -14,13 +14,7 @@ import sys
 from collections.abc import Sequence
 
 from luxe import __version__
-
-# The start allocates only what lives on (modules, classes), so the cycle
-# collector would run dozens of times finding nothing: it stays off until
-# the warm-up has built the provider and the system prompt (luxe.app).
-gc.disable()
-
-from luxe.options import ON_ASK, OUTPUT_FORMATS, PERMISSION_MODES, Options, PrintOptions  # noqa: E402
+from luxe.options import ON_ASK, OUTPUT_FORMATS, PERMISSION_MODES, Options, PrintOptions
 
 
 class _Formatter(argparse.HelpFormatter):
@@ -212,6 +206,10 @@ def parse_args(argv: Sequence[str]) -> Options:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    # The start allocates only what lives on (modules, classes), so the cycle
+    # collector would run dozens of times finding nothing: it stays off until
+    # the warm-up has built the provider and the system prompt (luxe.app).
+    gc.disable()
     options = parse_args(sys.argv[1:] if argv is None else argv)
     if options.print is not None:
         from luxe.frontends.print_mode import main_print

@@ -110,6 +110,14 @@ class PermissionGate(Protocol):
         created or changed, so their values are redacted from then on."""
         ...
 
+    async def settle(self) -> None:
+        """Do, off the event loop, the slow part of knowing the secrets that
+        start-up left out. Called after the handshake (the warm-up) and
+        before a turn's tool calls run; a call after the first waits for its
+        end. Not cancellable midway (it waits for its worker thread, which
+        is bounded); `redact` before it ends waits for it, never skips it."""
+        ...
+
 
 READ_ONLY_TOOLS = frozenset({"read", "grep", "glob", "ls", "question"})
 

@@ -173,6 +173,9 @@ async def run_turn(host: TurnHost, turn: Turn) -> TurnOutcome:
         await _take_answer(host, turn, answer)
         if answer.tool_uses:
             await host.emit(usage_updated(turn, host.model.state().context_window, host.session_cost_usd))
+            # Tool output is redacted: every secret value must be known first,
+            # waited for here rather than inside a redaction on the loop.
+            await host.gate.settle()
             async with trio.open_nursery() as nursery:
                 for call in answer.tool_uses:
                     nursery.start_soon(_run_call, host, safe, hooks, turn, call)

@@ -16,7 +16,6 @@ from typing import Any
 
 import attrs
 
-from luxe.frontends.tui import github as github_view
 from luxe.frontends.tui import review as review_view
 from luxe.frontends.tui.editor import Editor
 from luxe.frontends.tui.markdown import BlockStream, render_block
@@ -117,8 +116,22 @@ class ViewState:
 def apply(state: ViewState, event: ev.Event, now: float) -> None:
     """Change `state` for one event."""
     handler = _HANDLERS.get(type(event))
+    if handler is None and type(event).__module__ == _GITHUB_EVENTS:
+        handler = _github_handlers().get(type(event))
     if handler is not None:
         handler(state, event, now)
+
+
+# GitHub's events (and so their module) exist only once the engine has loaded
+# luxe.protocol.github; the interface's first frame does not wait for it.
+_GITHUB_EVENTS = "luxe.protocol.github"
+
+
+def _github_handlers() -> dict[type, Any]:
+    from luxe.frontends.tui import github as github_view
+
+    _HANDLERS.update(github_view.HANDLERS)
+    return github_view.HANDLERS
 
 
 def _ready(state: ViewState, e: ev.Ready, now: float) -> None:
@@ -440,5 +453,4 @@ _HANDLERS: dict[type, Callable[[ViewState, Any, float], None]] = {
     ev.SessionsListed: _sessions,
     ev.MessagesListed: _messages,
     **review_view.HANDLERS,
-    **github_view.HANDLERS,
 }

@@ -1,8 +1,8 @@
 """GitHub in the interface: the dock's pull request and checks (from
 `workspace_updated`), `/pr [N]` (a pull request and its review threads,
 numbered for `/pr reply` and `/pr resolve`; `load_pull_request`),
-`/github` (`refresh_workspace`), and `GitHubView`, the interface's GitHub
-state. The `/pr` subcommands that publish are luxe.frontends.tui.github_writes.
+and `/github` (`refresh_workspace`). The `/pr` subcommands that publish
+are luxe.frontends.tui.github_writes; the state, github_state.
 
 Everything goes through the protocol's GitHub actions and events, as for
 any client (docs/rpc.md). No I/O here.
@@ -13,11 +13,8 @@ from __future__ import annotations
 import itertools
 from typing import TYPE_CHECKING, Any
 
-import attrs
-
 from luxe.frontends.tui import github_writes
 from luxe.frontends.tui.text import Line, clean
-from luxe.protocol import events as ev
 from luxe.protocol import github as gh
 
 if TYPE_CHECKING:
@@ -25,20 +22,6 @@ if TYPE_CHECKING:
     from luxe.frontends.tui.view import ViewState
 
 _ids = itertools.count(1)
-
-
-@attrs.define
-class GitHubView:
-    """The interface's GitHub state: the branch's pull request (from
-    workspace_updated), the last `/pr`'s threads, the writes asked for, and
-    the confirmation waiting for a key."""
-
-    pull_request: gh.PullRequestInfo | None = None
-    threads: list[gh.ReviewThread] = attrs.Factory(list)
-    asked: dict[str, str] = attrs.Factory(dict)  # request_id -> what to call it when answered
-    merges: dict[str, tuple[str, bool]] = attrs.Factory(dict)  # load request_id -> (method, delete)
-    sent: dict[str, github_writes.Confirmation] = attrs.Factory(dict)  # confirmed opens, offered again if they fail
-    confirm: github_writes.Confirmation | None = None
 
 
 def dock(pr: gh.PullRequestInfo | None) -> str:
@@ -135,14 +118,6 @@ def apply_failed(state: ViewState, e: gh.PullRequestLoadFailed, now: float) -> N
     state.commit_text(f"GitHub: {e.reason}", "warn")
 
 
-def refused(state: ViewState, e: ev.ActionRejected) -> None:
-    """A GitHub action the engine refused (no --github-writes, read-only):
-    the one line is `action_rejected`'s; here, forget what was waiting for it."""
-    if e.kind in GITHUB_KINDS:
-        state.notice = ""
-
-
-GITHUB_KINDS = frozenset(kind.KIND for kind in gh.GITHUB_ACTIONS)
 HANDLERS: dict[type, Any] = {
     gh.WorkspaceUpdated: apply_workspace,
     gh.PullRequestLoaded: apply_loaded,

@@ -21,19 +21,19 @@ from typing import TYPE_CHECKING
 
 import trio
 
-from luxe.frontends.tui import commands, github_writes
-from luxe.frontends.tui import github as github_view
+from luxe.frontends.tui import commands
 from luxe.frontends.tui.controller import Controller
 from luxe.frontends.tui.history import History, history_file
 from luxe.frontends.tui.markdown import BlockStream, render_block
 from luxe.frontends.tui.text import clean, plain_text
-from luxe.frontends.tui.view import ViewState, apply, key_arg
+from luxe.frontends.tui.view import ViewState, apply, is_github_event, key_arg
 from luxe.protocol import Action, Rejection
 from luxe.protocol import actions as act
 from luxe.protocol import events as ev
 
 if TYPE_CHECKING:
     from luxe.frontends.rpc_actions import RpcActions
+    from luxe.frontends.tui.github_writes import Confirmation
 
 Dispatch = Callable[[Action | Rejection], Awaitable[bool]]
 WIDTH = 10_000  # the terminal wraps; a screen reader reads whole lines
@@ -131,7 +131,7 @@ class PlainInterface:
         before = (self.state.status.mode, self.state.status.permission_mode, self.state.status.model)
         asking = self.state.github.confirm
         apply(self.state, event, trio.current_time() if _in_trio() else 0.0)
-        if type(event) in github_view.HANDLERS:
+        if is_github_event(event):
             # GitHub's answers and previews are lines already.
             self._print_commits()
             if self.state.github.confirm is not None and self.state.github.confirm is not asking:
@@ -206,7 +206,7 @@ class PlainInterface:
         elif isinstance(event, ev.Compacted):
             self.say(f"status: compacted {event.tokens_before} to {event.tokens_after} tokens")
 
-    def _ask(self, asked: github_writes.Confirmation) -> None:
+    def _ask(self, asked: Confirmation) -> None:
         title = ", e and a new title to change the title" if asked.title is not None else ""
         self.say(f"Confirm: {plain_text(asked.heading).lstrip('◆ ')}")
         self.say(f"Type y to {asked.yes}{title}, n to cancel (nothing is written).")
@@ -246,6 +246,8 @@ class PlainInterface:
             await controller.dispatch(act.RespondPermission(asked.id, reply, note.strip() or None))  # type: ignore[arg-type]
             return
         if s.github.confirm is not None and not s.questions:
+            from luxe.frontends.tui import github_writes
+
             choice, _, title = line.strip().partition(" ")
             if choice.lower() == "e" and title.strip() and s.github.confirm.title is not None:
                 github_writes.retitle(s.github.confirm, title.strip())

@@ -12,7 +12,7 @@ import shutil
 from pathlib import Path
 
 from tests.fakes.github.api import Failure
-from tests.fakes.github.model import Comment, Thread
+from tests.fakes.github.model import Comment, PullRequest, Thread
 from tests.fakes.github.server import FakeGitHub
 from tests.laura.tmux import wait_until
 from tests.luxe.github.conftest import Checkout, needs_gh, open_fix_retry
@@ -43,6 +43,14 @@ def _writes(github: FakeGitHub) -> list[str]:
 
 def _count(session: LuxeTmux, line: str) -> int:
     return sum(line in row for row in session.history())
+
+
+def _pull_with_a_thread(github: FakeGitHub, checkout: Checkout) -> tuple[PullRequest, Thread]:
+    """fix-retry's pull request (#1) with one open review thread on src/retry.py:2."""
+    pull = open_fix_retry(github, checkout)
+    thread = Thread("src/retry.py", 2, [Comment("Why 2?")])
+    pull.threads.append(thread)
+    return pull, thread
 
 
 def test_open_a_pull_request_through_its_preview_with_an_edited_title(
@@ -102,9 +110,7 @@ def test_a_declined_preview_writes_nothing(
 def test_comment_reply_and_resolve(
     ui: StartUi, github: FakeGitHub, checkout: Checkout  # noqa: F811
 ) -> None:
-    pull = open_fix_retry(github, checkout)
-    thread = Thread("src/retry.py", 2, [Comment("Why 2?")])
-    pull.threads.append(thread)
+    pull, thread = _pull_with_a_thread(github, checkout)
     session = ui([], "--github-writes")
     _run(session, "/pr comment Thanks,  merging soon.")
     session.wait_for(f"commented https://ghe.test/o/r/pull/{pull.number}#issuecomment-")
@@ -149,9 +155,7 @@ def test_a_merge_names_the_method_and_number_and_waits_for_y(
 def test_every_write_is_refused_in_one_line_without_the_flag(
     ui: StartUi, github: FakeGitHub, checkout: Checkout  # noqa: F811
 ) -> None:
-    pull = open_fix_retry(github, checkout)
-    thread = Thread("src/retry.py", 2, [Comment("Why 2?")])
-    pull.threads.append(thread)
+    pull, thread = _pull_with_a_thread(github, checkout)
     session = ui([DRAFT])
     _run(session, "/pr")
     session.wait_for("thread 1 src/retry.py:2 (open)")  # reading needs no flag

@@ -1,7 +1,8 @@
 """GitHub writes from the real interface (tmux) through the real gh against
 the fake GitHub: a pull request opened through its preview, the title
 edited, then `y`; a declined preview writes nothing; a comment, a reply and
-a resolve on a numbered thread; a merge asked for and confirmed; a restack
+a resolve on a numbered thread; edit, draft and ready; a merge asked for and
+confirmed; a restack
 planned then pushed; a Guided Review posted as one GitHub review; every
 write refused, in one line, without --github-writes or in read-only; and
 --plain's confirmation by lines."""
@@ -294,3 +295,30 @@ def test_without_gh_a_write_says_so_in_one_line(
     wait_until(lambda: _count(session, "GitHub: gh is not installed or not on PATH") == 2)
     assert "◆" not in session.text() and _writes(github) == []
     assert checkout.remote_sha("fix-retry") is None
+
+
+def test_edit_ready_and_draft_change_the_branchs_pull_request(
+    ui: StartUi, github: FakeGitHub, checkout: Checkout  # noqa: F811
+) -> None:
+    session = ui([], "--github-writes")
+    _run(session, "/pr draft")
+    session.wait_for("no pull request for this branch: name one, /pr draft #N")
+    pull = open_fix_retry(github, checkout)
+    checkout.git("push", "-q", "origin", "main:release")
+    _run(session, "/github")  # the dock learns the branch's pull request
+    wait_until(lambda: "PR #1 open" in session.status_line())
+    _run(session, "/pr edit title Retry 2x, not forever")
+    session.wait_for("updated #1")
+    _run(session, "/pr edit base release")
+    wait_until(lambda: _count(session, "updated #1") == 2)
+    _run(session, "/pr draft")
+    wait_until(lambda: _count(session, "updated #1") == 3)
+    assert (pull.title, pull.baseRefName, pull.isDraft) == ("Retry 2x, not forever", "release", True)
+    _run(session, "/pr ready #1")
+    wait_until(lambda: _count(session, "updated #1") == 4)
+    assert pull.isDraft is False
+    _run(session, "/pr edit colour blue")
+    session.wait_for("usage: /pr edit [#N] title|body|base TEXT")
+    _run(session, "/pr edit base nowhere")
+    session.wait_for("GitHub: ")
+    assert pull.baseRefName == "release"

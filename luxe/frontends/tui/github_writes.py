@@ -10,7 +10,7 @@ the action's `*_failed` event, each drawn as one line. What Luxe prepares
 (a pull request, a review) or what cannot be taken back (a merge, a
 restack) is shown first and waits for `y`; nothing is dispatched before.
 What the person typed in full (a comment, a reply, a new title) is sent on
-Enter. The state lives in `ViewState.github` (luxe.frontends.tui.github);
+Enter. The state lives in `ViewState.github` (luxe.frontends.tui.github_state);
 `run` dispatches, `confirm_key` answers a confirmation, the `apply_*`
 change the state for an event. No I/O here.
 """

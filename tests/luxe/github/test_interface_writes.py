@@ -2,10 +2,10 @@
 the fake GitHub: a pull request opened through its preview, the title
 edited, then `y`; a declined preview writes nothing; a comment, a reply and
 a resolve on a numbered thread; edit, draft and ready; a merge asked for and
-confirmed; a restack
-planned then pushed; a Guided Review posted as one GitHub review; every
-write refused, in one line, without --github-writes or in read-only; and
---plain's confirmation by lines."""
+confirmed; a restack planned then pushed; a Guided Review posted as one
+GitHub review; every write refused, in one line, without --github-writes,
+in read-only or without gh; a failing gh and a cut connection, each one
+line, and a failed open confirmed again; and --plain's confirmation."""
 
 from __future__ import annotations
 

@@ -274,8 +274,8 @@ def apply_preview(state: ViewState, e: gh.PullRequestPreview, now: float) -> Non
         out: list[Line] = [[], [("Pull request preview ", "heading"), (f"({drafted})", "dim")]]
         stacked = e.pull_requests[:-1]
         for one in stacked:
-            out.append([("  opens first: ", "dim"), (clean(one.head), "key"), (f" → {clean(one.base)}: ", "dim"),
-                        (clean(one.title), "")])
+            out.append([("  opens first: ", "dim"), (f"{clean(one.base)} ← {clean(one.head)}", "key"),
+                        (": ", "dim"), (clean(one.title), "")])
         out.append([("  title  ", "dim"), (clean(e.title), "bold")])
         out.append([("  base   ", "dim"), (f"{clean(e.base)} ← {clean(e.head)}", "")])
         out.append([("  body", "dim")])
@@ -287,11 +287,12 @@ def apply_preview(state: ViewState, e: gh.PullRequestPreview, now: float) -> Non
 
     state.commits.append(render)
     count = len(e.pull_requests)
-    what = "open this pull request" if count == 1 else f"open these {count} pull requests, bottom-up"
+    what = (f"pushes {clean(e.head)} and opens this pull request" if count == 1
+            else f"pushes each branch and opens these {count} pull requests, bottom-up")
     state.github.confirm = Confirmation(
         heading=[("◆ open pull request: ", "warn"), (clean(e.title), "bold"),
                  (f"  {clean(e.base)} ← {clean(e.head)}", "dim")],
-        rows=[[(f"  pushes {clean(e.head)} and {what}", "dim")]],
+        rows=[[(f"  {what}", "dim")]],
         yes="open", action=gh.OpenPullRequest(e.request_id), title=e.title,
         declined="not opened: nothing was pushed or published", doing="pushing and opening…",
     )

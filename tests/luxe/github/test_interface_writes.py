@@ -322,3 +322,21 @@ def test_edit_ready_and_draft_change_the_branchs_pull_request(
     _run(session, "/pr edit base nowhere")
     session.wait_for("GitHub: ")
     assert pull.baseRefName == "release"
+
+
+def test_a_stack_previews_each_pull_request_and_opens_them_bottom_up(
+    ui: StartUi, github: FakeGitHub, checkout: Checkout  # noqa: F811
+) -> None:
+    checkout.branch("part-1", {"one.txt": "1\n"}, "add one", push=False)
+    checkout.branch("part-2", {"two.txt": "2\n"}, "add two", push=False)
+    session = ui([{"error": "model unavailable"}] * 2, "--github-writes")
+    _run(session, "/pr open")
+    screen = session.wait_for("pushes each branch and opens these 2 pull requests, bottom-up")
+    assert "◆ open pull request: add two  part-1 ← part-2" in screen
+    assert "opens first: main ← part-1: add one" in "\n".join(session.history())
+    assert _creates(github) == []
+    session.send_keys("y")
+    session.wait_for("opened #2 part-2  https://ghe.test/o/r/pull/2")
+    assert "opened #1 part-1  https://ghe.test/o/r/pull/1" in session.text()
+    pulls = github.world.repos["o/r"].pulls
+    assert [(p.headRefName, p.baseRefName) for p in pulls.values()] == [("part-1", "main"), ("part-2", "part-1")]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from typing import Any
 
 from tests.fakes.github.api import Failure
 from tests.fakes.github.model import Comment, PullRequest, Thread
@@ -31,7 +32,7 @@ def _run(session: LuxeTmux, command: str) -> None:
     session.send_keys("Enter")
 
 
-def _creates(github: FakeGitHub) -> list[object]:
+def _creates(github: FakeGitHub) -> list[Any]:
     return github.api.calls_named("PullRequestCreate")
 
 
@@ -81,7 +82,8 @@ def test_open_a_pull_request_through_its_preview_with_an_edited_title(
     assert _creates(github) == []
     session.send_keys("y")
     session.wait_for("opened #1 fix-retry  https://ghe.test/o/r/pull/1")
-    assert len(_creates(github)) == 1
+    (created,) = _creates(github)
+    assert created["input"]["title"] == "Retry twice, not forever"
     pull = github.world.repos["o/r"].pulls[1]
     assert (pull.title, pull.body, pull.baseRefName, pull.headRefName) == (
         "Retry twice, not forever", "A flaky network gets one more try.", "main", "fix-retry")

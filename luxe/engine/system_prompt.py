@@ -99,6 +99,7 @@ def project_instructions(cwd: Path, gate: PermissionGate) -> str:
 async def build_system_prompt(cwd: Path, tools: list[ToolSpec], gate: PermissionGate) -> str:
     import platform  # ~9 ms at import time: only the first turn pays it
 
+    await gate.settle()  # the instruction files are checked against every secret file
     git = await git_summary(cwd)
     tool_lines = "\n".join(f"- {t.name}: {t.description}" for t in tools)
     instructions = project_instructions(cwd, gate)

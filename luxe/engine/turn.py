@@ -154,6 +154,10 @@ class TurnHost(Protocol):
 async def run_turn(host: TurnHost, turn: Turn) -> TurnOutcome:
     """The loop: prompt hooks, then model call / tool calls until the model
     stops asking for tools, the guard trips, or the provider fails."""
+    # Every secret file and value must be known before anything of the turn
+    # is checked or redacted: waited for here, not inside a redaction on
+    # the loop (the scan itself runs in a worker thread).
+    await host.gate.settle()
     safe = _Redacting(host.gate)
     hooks = safe.hooks(host.hooks)
     if turn.shell is not None:
@@ -173,9 +177,6 @@ async def run_turn(host: TurnHost, turn: Turn) -> TurnOutcome:
         await _take_answer(host, turn, answer)
         if answer.tool_uses:
             await host.emit(usage_updated(turn, host.model.state().context_window, host.session_cost_usd))
-            # Tool output is redacted: every secret value must be known first,
-            # waited for here rather than inside a redaction on the loop.
-            await host.gate.settle()
             async with trio.open_nursery() as nursery:
                 for call in answer.tool_uses:
                     nursery.start_soon(_run_call, host, safe, hooks, turn, call)

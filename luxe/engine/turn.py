@@ -157,6 +157,7 @@ async def run_turn(host: TurnHost, turn: Turn) -> TurnOutcome:
     safe = _Redacting(host.gate)
     hooks = safe.hooks(host.hooks)
     if turn.shell is not None:
+        await host.gate.settle()  # a bash call is checked against every secret file
         return await run_shell(host, safe, hooks, turn, turn.shell)
     submitted = await hooks.run("UserPromptSubmit", other_event({"content": turn.text}))
     if submitted.blocked:

@@ -317,3 +317,22 @@ def test_the_deferred_walk_is_done_before_anything_is_checked(
         for value in (ENV_VALUE, "nm-deferred-Zq81Xw"):
             assert not leaked(value, luxe, server), value
         assert luxe.close() == 0
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_shell_command_right_after_ready_waits_for_the_walk(
+    mode: str, repo: Path, env: dict[str, str]
+) -> None:
+    """`!cat notes.txt` (run_shell) as the first thing: the hard link to a
+    deep .env is refused as a secret file, as it is later in the session."""
+    deep = repo / "x" / "y"
+    deep.mkdir(parents=True)
+    (deep / ".env").write_text(f"DEEP={ENV_VALUE}\n")
+    os.link(deep / ".env", repo / "notes.txt")
+    with hostile_luxe([{"text": "ok"}], mode, "--auto-approve", cwd=repo, env=env) as (luxe, server):
+        luxe.send("run_shell", {"command": "cat notes.txt"})
+        frames = luxe.collect_until("turn_ended")
+        finished = next(f["content"] for f in frames if f["kind"] == "tool_finished")
+        assert finished["denied"] and "secret" in finished["reason"], finished
+        assert not leaked(ENV_VALUE, luxe, server)
+        assert luxe.close() == 0

@@ -523,12 +523,14 @@ async def _warm_up(session: Session, model: ModelChoice) -> None:
     try:
         session.tools  # noqa: B018 -- builds the tools (imports their modules)
         # The provider's imports run in a thread while git (for the system
-        # prompt) runs as a child process, and the secrets' first full scan
-        # in another thread: none waits for the others.
+        # prompt) runs as a child process: neither waits for the other.
         async with trio.open_nursery() as nursery:
             nursery.start_soon(build_provider)
             nursery.start_soon(session.system_prompt)
-            nursery.start_soon(session.gate.settle)
+        # Then the secrets' first full scan, in a worker thread: after them,
+        # so it does not compete with the first request for the interpreter
+        # (it overlaps the answer instead; whatever needs it waits for it).
+        await session.gate.settle()
     finally:
         # Off since luxe.cli's import: the start's imports are done, and
         # what they made lives on, so the collector never scans it again.

@@ -530,11 +530,14 @@ class SecretFiles:
         self.paths: tuple[str, ...] = ()
         self.redactor = Redactor()
         self._lock = threading.RLock()
-        # git and the walk of skipped directories run after the handshake
-        # (`settle`, in a worker thread), or at the first redaction if that
-        # comes first.
+        # Before the handshake only the user's credential files are stat'ed
+        # (and the provider's key known): the walk of the project and git's
+        # history wait for `settle`, run in a worker thread after the
+        # handshake and awaited by everything that reads through the gate
+        # (a turn, the system prompt, a review), or for the first redaction
+        # if that comes first. A big checkout no longer delays the first frame.
         self._deferred = True
-        self.rescan(history=False, deep=False)
+        self._update(self._home_stats())
 
     def is_secret(self, path: str) -> bool:
         """True when `path` names a secret file by its name or is (a hard link
@@ -543,8 +546,10 @@ class SecretFiles:
             return True
         return bool(self.keys) and file_key(path) in self.keys
 
-    def _home_files(self) -> list[str]:
-        return home_secret_files(self.home) if self.home else []
+    def _home_stats(self) -> dict[str, _Signature]:
+        """The user's credential files that exist, by their signatures."""
+        files = home_secret_files(self.home) if self.home else []
+        return {p: s for p in files if (s := _signature(p, follow=True)) is not None}
 
     def settle(self) -> bool:
         """Do what start-up left out, once: the walk of skipped directories
@@ -567,9 +572,8 @@ class SecretFiles:
     def _rescan(self, *, history: bool, deep: bool) -> bool:
         named, by_inode = _walk_project(self.root, self._skipped_cache, deep=deep)
         stats = {p: s for p in named if (s := _signature(p)) is not None}
-        for p in self._home_files():
-            if (s := _signature(p, follow=True)) is not None:
-                stats.setdefault(p, s)
+        for p, s in self._home_stats().items():
+            stats.setdefault(p, s)
         changed = self._update(stats, force=history and self._refresh_history())
         links = [
             p

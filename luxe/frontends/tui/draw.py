@@ -39,8 +39,9 @@ def live_rows(state: ViewState, width: int, height: int, now: float) -> tuple[li
             for line in clean_lines(tool.output)[-TOOL_TAIL_LINES:]:
                 top.append(truncate([("  │ ", "dim"), (line, "dim")], width))
     middle = _prompt(state, width) + _picker(state, width) + _queue(state, width)
-    if state.notice:
-        middle.append(truncate([(state.notice, "warn")], width))
+    for notice in (state.retrying, state.notice):
+        if notice:
+            middle.append(truncate([(notice, "warn")], width))
     editor, cursor = _editor(state, width)
     bottom = [*_completions(state, width), _status(state, width, now)]
     budget = max(height - 1, 3) - len(middle) - len(editor) - len(bottom)

@@ -82,6 +82,9 @@ class ViewState:
     queue_cursor: int | None = None
     editing_queued: int | None = None  # the queue slot the editor's text came from
     notice: str = ""
+    # A retryable failure the engine is waiting out: shown until the stream
+    # resumes or the turn ends (a notice would outlive both).
+    retrying: str = ""
     completions: list[str] = attrs.Factory(list)
     completion_index: int = 0
     turn_started: float | None = None
@@ -229,6 +232,7 @@ def _commit_block(state: ViewState, block: str) -> None:
 
 
 def _token(state: ViewState, e: ev.TokenDelta, now: float) -> None:
+    state.retrying = ""
     if state.thinking:
         _flush_thinking(state)
     for block in state.stream.feed(e.delta):
@@ -236,6 +240,7 @@ def _token(state: ViewState, e: ev.TokenDelta, now: float) -> None:
 
 
 def _thinking(state: ViewState, e: ev.ThinkingDelta, now: float) -> None:
+    state.retrying = ""
     state.thinking += e.delta
 
 
@@ -365,6 +370,7 @@ def _usage_updated(state: ViewState, e: ev.UsageUpdated, now: float) -> None:
 def _turn_ended(state: ViewState, e: ev.TurnEnded, now: float) -> None:
     flush_text(state)
     state.tools.clear()
+    state.retrying = ""
     elapsed = now - state.turn_started if state.turn_started is not None else 0.0
     state.turn_started = None
     if e.reason == "cancelled":
@@ -379,8 +385,9 @@ def _turn_ended(state: ViewState, e: ev.TurnEnded, now: float) -> None:
 
 def _error(state: ViewState, e: ev.Error, now: float) -> None:
     if e.retryable:
-        wait = f" (retrying in {e.retry_in_s:.0f}s)" if e.retry_in_s else " (retrying)"
-        state.notice = clean(e.message)[:200] + wait
+        # When first: a narrow terminal cuts the message, never the wait.
+        when = f" in {e.retry_in_s:.0f}s" if e.retry_in_s else ""
+        state.retrying = f"retrying{when} · {clean(e.message)[:200]}"
     else:
         flush_text(state)
         state.commit_text(f"error: {e.message}", "err")

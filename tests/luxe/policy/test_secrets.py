@@ -103,7 +103,9 @@ def test_encoded_forms_are_redacted_at_every_alignment_and_split(
 def test_secret_files_know_hard_links_and_notice_changes(tmp_path: Path) -> None:
     (tmp_path / ".env").write_text("API_KEY=first-value-1\n")
     files = SecretFiles(str(tmp_path))
+    assert not files.is_secret(str(tmp_path / "notes.txt"))
     os.link(tmp_path / ".env", tmp_path / "notes.txt")
+    assert files.settle()  # the project's walk, deferred past start-up
     assert files.is_secret(str(tmp_path / "notes.txt"))
     assert not files.is_secret(str(tmp_path / "other.txt"))
     (tmp_path / ".env").write_text("API_KEY=second-value-2\n")

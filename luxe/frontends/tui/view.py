@@ -18,6 +18,7 @@ import attrs
 
 from luxe.frontends.tui import review as review_view
 from luxe.frontends.tui.editor import Editor
+from luxe.frontends.tui.github_state import GitHubView
 from luxe.frontends.tui.markdown import BlockStream, render_block
 from luxe.frontends.tui.text import Line, clean, hard_wrap, wrap
 from luxe.protocol import events as ev
@@ -59,6 +60,7 @@ class Status:
     branch: str = ""
     session_id: str = ""
     pull_request: str = ""  # the dock's "PR #7 open ✓3 …1", from workspace_updated
+    github_writes: bool = False  # ready.github_writes
 
 
 @attrs.define
@@ -93,6 +95,7 @@ class ViewState:
     picker_cursor: int = 0
     confirming: str | None = None  # a command that asked "again to confirm"
     github_wanted: bool = False  # /github: print the next workspace_updated
+    github: GitHubView = attrs.Factory(GitHubView)
     history_wanted: bool = False  # a session was resumed: show its last messages
     review: review_view.ReviewView = attrs.Factory(review_view.ReviewView)
     focused: bool = True
@@ -117,7 +120,7 @@ class ViewState:
 def apply(state: ViewState, event: ev.Event, now: float) -> None:
     """Change `state` for one event."""
     handler = _HANDLERS.get(type(event))
-    if handler is None and type(event).__module__ == _GITHUB_EVENTS:
+    if handler is None and is_github_event(event):
         handler = _github_handlers().get(type(event))
     if handler is not None:
         handler(state, event, now)
@@ -126,6 +129,11 @@ def apply(state: ViewState, event: ev.Event, now: float) -> None:
 # GitHub's events (and so their module) exist only once the engine has loaded
 # luxe.protocol.github; the interface's first frame does not wait for it.
 _GITHUB_EVENTS = "luxe.protocol.github"
+
+
+def is_github_event(event: ev.Event) -> bool:
+    """One of GitHub's events, told without loading their module."""
+    return type(event).__module__ == _GITHUB_EVENTS
 
 
 def _github_handlers() -> dict[type, Any]:
@@ -137,6 +145,7 @@ def _github_handlers() -> dict[type, Any]:
 
 def _ready(state: ViewState, e: ev.Ready, now: float) -> None:
     state.status.session_id = e.session_id
+    state.status.github_writes = e.github_writes
 
 
 def _state_changed(state: ViewState, e: ev.StateChanged, now: float) -> None:
@@ -403,6 +412,7 @@ def _rejected(state: ViewState, e: ev.ActionRejected, now: float) -> None:
     if e.kind == "steer_turn" and "no turn is running" in e.reason:
         state.commit_text("(the turn had ended: sent as a new message)", "dim")
         return
+    state.notice = ""  # what waited for the action ("loading…") is over
     state.commit_text(f"⚠ {e.reason}", "warn")
 
 

@@ -302,6 +302,7 @@ def main() -> None:
     parser.add_argument("--idle-s", type=float, default=30.0)
     parser.add_argument("--turns", type=int, default=200)
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--only", nargs="*", help="measure only these (startup, echo, bytes, paste, idle, rss)")
     args = parser.parse_args()
     with workspace() as tmp:
         root = Path(tmp)
@@ -313,6 +314,8 @@ def main() -> None:
             ("idle", lambda r: idle_cpu(r, args.idle_s)),
             ("rss", lambda r: rss_after_turns(r, args.turns)),
         ):
+            if args.only and name not in args.only:
+                continue
             (root / name).mkdir()
             run(root / name)
 

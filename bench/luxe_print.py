@@ -105,10 +105,19 @@ def run_rpc(project: Path, env: dict[str, str]) -> Timing:
     return started, answered, exited, rss, cpu
 
 
-def python_pass() -> tuple[float, float]:
-    """(wall ms, CPU ms) of `python -c pass` with the same interpreter."""
+# What any trio program pays before its first request: trio's own import, the
+# way luxe imports it (luxe.trio_loader), and nothing else; then the same plus
+# what any httpx program pays (httpx imported, one AsyncClient made, as luxe
+# makes it for a plain-http endpoint). No program on the house's core
+# dependencies can send its first request sooner.
+TRIO_FLOOR = "import luxe.trio_loader as loader; loader.import_trio()"
+HTTPX_FLOOR = TRIO_FLOOR + "; import httpx; httpx.AsyncClient(verify=False)"
+
+
+def python_pass(code: str = "pass") -> tuple[float, float]:
+    """(wall ms, CPU ms) of `python -c CODE` with the same interpreter."""
     started = time.monotonic()
-    proc = subprocess.Popen([sys.executable, "-c", "pass"])
+    proc = subprocess.Popen([sys.executable, "-c", code])
     exited, _, cpu = _reap(proc.pid)
     proc.returncode = 0
     return (exited - started) * 1000, cpu
@@ -122,6 +131,8 @@ def main() -> None:
     check_interpreter()
     baseline: list[float] = []
     baseline_cpu: list[float] = []
+    floor: list[float] = []
+    floor_httpx: list[float] = []
     kinds = {"-p text": Sample(), "-p one tool": Sample(), "--rpc text": Sample()}
     steps = TEXT + (TEXT + ONE_TOOL + TEXT) * RUNS  # the warm-up run, then the rounds
     with workspace() as tmp, FakeLLMServer(steps) as server:
@@ -142,6 +153,8 @@ def main() -> None:
             wall, cpu = python_pass()
             baseline.append(wall)
             baseline_cpu.append(cpu)
+            floor.append(python_pass(TRIO_FLOOR)[0])
+            floor_httpx.append(python_pass(HTTPX_FLOOR)[0])
             for name, runner in (
                 ("-p text", lambda: run_print([], project, env)),
                 ("-p one tool", lambda: run_print([], project, env)),
@@ -161,6 +174,14 @@ def main() -> None:
         f"(n={len(baseline)}), same rounds; load average {os.getloadavg()[0]:.1f}"
     )
     print(
+        f"python -c 'import trio' (the floor of any trio program's first request): "
+        f"median {med(floor):.1f} ms wall (baseline x{med(floor) / base:.1f}), same rounds"
+    )
+    print(
+        f"python -c 'import trio, httpx; httpx.AsyncClient()' (trio + httpx floor): "
+        f"median {med(floor_httpx):.1f} ms wall (baseline x{med(floor_httpx) / base:.1f}), same rounds"
+    )
+    print(
         f"{'':16} {'first request':>14} {'answer':>10} {'answer->exit':>13} {'peak RSS':>10}"
         f" {'CPU':>9}   (medians; targets: request <= 150 ms, exit <= 30 ms, RSS <= 50 MiB)"
     )
@@ -173,10 +194,15 @@ def main() -> None:
         print(
             f"luxe {name:<11} {med(s.request):11.1f} ms {med(s.answer):7.1f} ms "
             f"{med(s.exit):10.1f} ms {max(s.rss):6.1f} MiB {med(s.cpu):6.0f} ms   "
-            f"(request = baseline x{med(s.request) / base:.1f}, "
+            f"(request = baseline x{med(s.request) / base:.1f} = trio + httpx floor "
+            f"+{med(s.request) - med(floor_httpx):.0f} ms, "
             f"CPU = baseline x{med(s.cpu) / base_cpu:.1f})"
         )
-    print(json.dumps({"python_pass_ms": base, "python_pass_cpu_ms": base_cpu, **figures}))
+    print(json.dumps({
+        "python_pass_ms": base, "python_pass_cpu_ms": base_cpu, "trio_import_ms": med(floor),
+        "trio_httpx_floor_ms": med(floor_httpx),
+        **figures,
+    }))
 
 
 if __name__ == "__main__":

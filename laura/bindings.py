@@ -17,7 +17,7 @@ from laura.commands import Context, Move, Workspace
 from laura.keys import Event, Key, Mouse, Paste
 from laura.keys import Focus as OuterFocus  # the user's terminal gained or lost focus
 from laura.layout import SHELL
-from laura.protocol import Close, DiffView, Error, Focus, Highlight
+from laura.protocol import DiffView, Error, Focus, Highlight
 from laura.review_ui import ReviewUI
 from laura.tab import Tab, inner
 
@@ -33,7 +33,7 @@ HOST_KEYS: KeyTable = {
     Key("q", ctrl=True): ("ask-quit", None),
 }
 
-# The focused file pane (after the review's keys, laura/review_ui.py).
+# The focused file pane.
 FILE_PANE_KEYS: KeyTable = {
     "escape": ("focus", Focus(pane=SHELL)),
     "up": ("move-cursor", Move(-1)),
@@ -44,7 +44,16 @@ FILE_PANE_KEYS: KeyTable = {
     "right": ("scroll-sideways", Move(1)),
     Key("h"): ("highlight", Highlight()),
     Key("d"): ("diffview", DiffView()),
-    Key("x"): ("close", Close()),
+    Key("x"): ("close-pane", Move(0)),
+    # The review (laura/review_ui.py): prompts, and the threads' keys.
+    Key("c"): ("comment-prompt", Move(0)),
+    Key("S"): ("review-prompt", Move(0)),
+    Key("s", shift=True): ("review-prompt", Move(0)),
+    Key("r"): ("fold-thread", Move(0)),
+    Key("n"): ("jump-thread", Move(1)),
+    Key("N"): ("jump-thread", Move(-1)),
+    Key("n", shift=True): ("jump-thread", Move(-1)),
+    Key("r", ctrl=True): ("refresh", Move(0)),
 }
 
 # The tab menu (Ctrl+T); any other key closes it.
@@ -126,10 +135,6 @@ class Bindings:
             tab.shell.key(key)
 
     def _file_pane_key(self, tab: Tab, key: Key) -> None:
-        pane = tab.panes[tab.focus]
-        area = tab.pane_inner(pane)
-        if self.review_ui.file_key(tab, pane, key, area, self.host.show_toast):
-            return
         binding = bound(FILE_PANE_KEYS, key)
         if binding is not None:
             self.run(tab, binding)

@@ -27,6 +27,7 @@ from laura.layout import LayoutError
 from laura.panes.file import FilePane
 from laura.protocol import (
     REQUEST_TYPES,
+    Close,
     Error,
     Ok,
     ProtocolError,
@@ -42,6 +43,15 @@ from laura.tab import Tab
 Mode = str | None  # "panes" | "tabs" | "quit" | "help" | "rename" | None
 
 
+class ReviewPrompts(Protocol):
+    """The review's modal prompts (laura.review_ui.ReviewUI is the one): each
+    opener answers like a command, refusing with why."""
+
+    def begin_comment(self, tab: Tab, pane: FilePane, area: Rect) -> Response: ...
+    def begin_review(self, tab: Tab, pane: FilePane) -> Response: ...
+    def ask_close(self, tab: Tab, pane: FilePane) -> Response: ...
+
+
 class Workspace(Protocol):
     """What commands need of the host (laura.app.Host is the one)."""
 
@@ -49,6 +59,9 @@ class Workspace(Protocol):
     typed: str  # the panes popup's digits, or the tab name being typed
     locked: bool
     outer_focused: bool  # the user's terminal has focus (its focus reports)
+
+    @property
+    def review_ui(self) -> ReviewPrompts: ...
 
     def current(self) -> Tab | None: ...
     def quit(self, code: int = 0) -> None: ...
@@ -89,18 +102,51 @@ def _request(answer: Callable[[Tab, Any], Response]) -> Command:
     return lambda context, request: answer(context.tab, request)
 
 
-def _view(change: Callable[[FilePane, Rect, int], None]) -> Command:
-    """A command that moves a file pane's view by `Move.amount`."""
+def _on_pane(act: Callable[[Context, FilePane, Rect, int], Response]) -> Command:
+    """A command on one file pane (`Move.pane`, or the focused one), with
+    `Move.amount` as its argument."""
 
     def run(context: Context, move: Move) -> Response:
         tab = context.tab
         pane = tab.panes.get(tab.focus if move.pane is None else move.pane)
         if pane is None:
             return Error("no file pane focused")
-        change(pane, tab.pane_inner(pane), move.amount)
-        return Ok()
+        return act(context, pane, tab.pane_inner(pane), move.amount)
 
     return run
+
+
+def _view(change: Callable[[FilePane, Rect, int], None]) -> Command:
+    """A command that changes a file pane's view by `Move.amount`."""
+
+    def act(context: Context, pane: FilePane, area: Rect, amount: int) -> Response:
+        change(pane, area, amount)
+        return Ok()
+
+    return _on_pane(act)
+
+
+def _fold_thread(pane: FilePane, area: Rect, _: int) -> None:
+    pane.review.book.toggle(pane.anchor_at(pane.cursor, area.width))
+    pane.clamp(area)
+
+
+def _refresh(pane: FilePane, area: Rect, _: int) -> None:
+    pane.refresh()
+    pane.clamp(area)
+
+
+def _jump_thread(context: Context, pane: FilePane, area: Rect, step: int) -> Response:
+    if pane.jump_to_thread(step > 0, area):
+        return Ok()
+    return Error("no threads in this pane")
+
+
+def _close_pane(context: Context, pane: FilePane, area: Rect, _: int) -> Response:
+    """`x`: close the pane, or first ask when closing would discard threads."""
+    if pane.review.has_threads:
+        return context.workspace.review_ui.ask_close(context.tab, pane)
+    return context.tab.close(Close(pane=pane.id))
 
 
 def _mode(mode: Mode) -> Command:
@@ -153,6 +199,17 @@ COMMANDS: dict[str, Command] = {
     "scroll": _view(lambda pane, area, rows: pane.scroll_by(rows, area)),
     "scroll-page": _view(lambda pane, area, pages: pane.scroll_by(pages * max(area.height, 1), area)),
     "scroll-sideways": _view(lambda pane, area, steps: pane.scroll_sideways(steps, area)),
+    # A file pane's review (keys): threads, and the prompts of laura/review_ui.py.
+    "fold-thread": _view(_fold_thread),
+    "jump-thread": _on_pane(_jump_thread),
+    "refresh": _view(_refresh),
+    "comment-prompt": _on_pane(
+        lambda context, pane, area, _: context.workspace.review_ui.begin_comment(context.tab, pane, area)
+    ),
+    "review-prompt": _on_pane(
+        lambda context, pane, area, _: context.workspace.review_ui.begin_review(context.tab, pane)
+    ),
+    "close-pane": _on_pane(_close_pane),
     # The host (keys only).
     "lock": _host(_toggle_lock, closes_menu=False),
     "help": _mode("help"),

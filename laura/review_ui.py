@@ -1,11 +1,12 @@
 """The person's side of the inline review in the host: keys, prompt, footer.
 
-`ReviewUI` is what the host consults for a focused file pane's review keys
-(`c`, `S`, `r`, `n`/`N`, Ctrl+R, `x` with threads) and, while a comment or
-review-body prompt is open, for every key. It draws the prompt over the
-bottom of the shell pane and says what the footer should read. It owns no
-task: the only side effect beyond the tab's state is handing the review's
-bytes to the shell pane's PTY writer.
+`ReviewUI` owns the review's modal state: the comment or review-body prompt
+that the `comment-prompt` and `review-prompt` commands open (`c` and `S` on a
+focused file pane, laura/commands.py), the close question `x` asks on a pane
+with threads, and, while one of those is open, every key. It draws the
+prompt over the bottom of the shell pane and says what the footer should
+read. It owns no task: the only side effect beyond the tab's state is
+handing the review's bytes to the shell pane's PTY writer.
 
 Ready gating fails closed: until the tab received `ready`, `c` and `S` only
 say why; nothing is ever written into the PTY for them.
@@ -25,7 +26,7 @@ from laura.commands import Context
 from laura.keys import Key
 from laura.layout import SHELL
 from laura.panes.file import FilePane
-from laura.protocol import Close, Rect
+from laura.protocol import Close, Error, Ok, Rect, Response
 from laura.render.canvas import Canvas, text_width
 from laura.render.style import PLAIN
 from laura.review.cards import visible
@@ -126,48 +127,36 @@ class ReviewUI:
                 self.confirm_close = None
         return self.draft is not None or self.confirm_close is not None
 
-    # -- keys ------------------------------------------------------------------
+    # -- the commands that open a prompt (laura/commands.py) --------------------
 
-    def file_key(self, tab: Tab, pane: FilePane, key: Key, area: Rect, toast: Toast) -> bool:
-        """A key on a focused file pane; True when it was a review key."""
-        if key == Key("c"):
-            if not tab.ready:
-                toast(NOT_READY)
-                return True
-            anchor = pane.anchor_at(pane.cursor, area.width)
-            if anchor is None:
-                toast("no line here to comment on")
-                return True
-            comment = pane.review.book.begin_comment(anchor)
-            editor = DraftEditor(comment.prefill)
-            self.draft = Draft(DraftKind.COMMENT, tab, pane.id, editor, comment)
-            return True
-        if key in (Key("S"), Key("s", shift=True)):
-            if not tab.ready:
-                toast(NOT_READY)
-            elif not pane.review.has_threads:
-                toast(NO_THREADS)
-            else:
-                editor = DraftEditor(pane.review.failed_body or "")
-                self.draft = Draft(DraftKind.REVIEW, tab, pane.id, editor)
-            return True
-        if key == Key("r"):
-            anchor = pane.anchor_at(pane.cursor, area.width)
-            pane.review.book.toggle(anchor)
-            pane.clamp(area)
-            return True
-        if key in (Key("n"), Key("N"), Key("n", shift=True)):
-            if not pane.jump_to_thread(key == Key("n"), area):
-                toast("no threads in this pane")
-            return True
-        if key == Key("r", ctrl=True):
-            pane.refresh()
-            pane.clamp(area)
-            return True
-        if key == Key("x") and pane.review.has_threads:
-            self.confirm_close = (tab, pane.id)
-            return True
-        return False
+    def begin_comment(self, tab: Tab, pane: FilePane, area: Rect) -> Response:
+        """`c`: a comment prompt on the line under the cursor."""
+        if not tab.ready:
+            return Error(NOT_READY)
+        anchor = pane.anchor_at(pane.cursor, area.width)
+        if anchor is None:
+            return Error("no line here to comment on")
+        comment = pane.review.book.begin_comment(anchor)
+        editor = DraftEditor(comment.prefill)
+        self.draft = Draft(DraftKind.COMMENT, tab, pane.id, editor, comment)
+        return Ok()
+
+    def begin_review(self, tab: Tab, pane: FilePane) -> Response:
+        """`S`: the review-body prompt, before the review is submitted."""
+        if not tab.ready:
+            return Error(NOT_READY)
+        if not pane.review.has_threads:
+            return Error(NO_THREADS)
+        editor = DraftEditor(pane.review.failed_body or "")
+        self.draft = Draft(DraftKind.REVIEW, tab, pane.id, editor)
+        return Ok()
+
+    def ask_close(self, tab: Tab, pane: FilePane) -> Response:
+        """`x` on a pane with threads: ask before they are discarded."""
+        self.confirm_close = (tab, pane.id)
+        return Ok()
+
+    # -- keys while a prompt or question is open ---------------------------------
 
     def key(self, key: Key, toast: Toast) -> None:
         """A key while `active`: the close question or the open prompt."""

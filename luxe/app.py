@@ -17,7 +17,8 @@ docs/architecture.md):
             ├── reader task (front.serve_input: stdin lines -> actions, or
             │   `luxe -p`'s driver: one prompt, on-ask answers, timeout)
             ├── signal watcher (SIGTERM/SIGINT/SIGHUP -> close)
-            └── warm-up (imports the tools and the provider, builds the system prompt)
+            └── warm-up (imports the tools and the provider, builds the system
+                prompt, finishes the secrets' first scan in a worker thread)
 
 close, EOF, a signal or a broken stdout all set one `stop` event; then the
 session cancels its turn (processes die, turn_ended is sent), SessionEnd runs,
@@ -26,6 +27,7 @@ the event channel closes and the writer flushes the last frames.
 
 from __future__ import annotations
 
+import gc
 import logging
 import os
 import signal
@@ -507,10 +509,10 @@ async def _watch_signals(signals: AsyncIterator[int], stop: trio.Event, front: F
 
 async def _warm_up(session: Session, model: ModelChoice) -> None:
     """After ready: import the provider and build the system prompt, so the
-    first turn does not wait for them. Failures surface in that turn."""
+    first turn does not wait for them. Failures surface in that turn. Then
+    the cycle collector, off since luxe.cli was imported, is turned on."""
     import trio
 
-    session.tools  # noqa: B018 -- builds the tools (imports their modules)
 
     async def build_provider() -> None:
         try:
@@ -518,8 +520,19 @@ async def _warm_up(session: Session, model: ModelChoice) -> None:
         except ProviderError as exc:
             log.info("provider not ready: %s", exc.message)
 
-    # The provider's imports run in a thread while git (for the system
-    # prompt) runs as a child process: neither waits for the other.
-    async with trio.open_nursery() as nursery:
-        nursery.start_soon(build_provider)
-        nursery.start_soon(session.system_prompt)
+    try:
+        session.tools  # noqa: B018 -- builds the tools (imports their modules)
+        # The provider's imports run in a thread while git (for the system
+        # prompt) runs as a child process: neither waits for the other.
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(build_provider)
+            nursery.start_soon(session.system_prompt)
+        # Then the secrets' first full scan, in a worker thread: after them,
+        # so it does not compete with the first request for the interpreter
+        # (it overlaps the answer instead; whatever needs it waits for it).
+        await session.gate.settle()
+    finally:
+        # Off since luxe.cli's import: the start's imports are done, and
+        # what they made lives on, so the collector never scans it again.
+        gc.freeze()
+        gc.enable()

@@ -9,6 +9,7 @@ Exit status 2 means the command line was refused (a message says why).
 from __future__ import annotations
 
 import argparse
+import gc
 import sys
 from collections.abc import Sequence
 
@@ -205,6 +206,10 @@ def parse_args(argv: Sequence[str]) -> Options:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    # The start allocates only what lives on (modules, classes), so the cycle
+    # collector would run dozens of times finding nothing: it stays off until
+    # the warm-up has built the provider and the system prompt (luxe.app).
+    gc.disable()
     options = parse_args(sys.argv[1:] if argv is None else argv)
     if options.print is not None:
         from luxe.frontends.print_mode import main_print
@@ -215,8 +220,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return main_interface(options)
     from luxe.app import run
+    from luxe.exit_now import exit_now
 
-    return run(options)
+    # Everything is written and no child is left once run returns: skip the
+    # interpreter's teardown, as -p does (luxe.exit_now).
+    exit_now(run(options))
 
 
 if __name__ == "__main__":

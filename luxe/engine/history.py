@@ -163,11 +163,20 @@ def message_from_data(data: dict[str, Any]) -> Message:
 def _block_from_data(data: dict[str, Any]) -> UserContent | AssistantContent:
     kind = data["type"]
     if kind == "text":
-        return TextBlock(data["text"])
+        return TextBlock(_text(data, "text"))
     if kind == "thinking":
-        return ThinkingBlock(data["text"], data.get("signature"), data.get("redacted_data"))
+        return ThinkingBlock(_text(data, "text"), data.get("signature"), data.get("redacted_data"))
     if kind == "tool_use":
-        return ToolUseBlock(data["id"], data["name"], dict(data["input"]))
+        return ToolUseBlock(_text(data, "id"), _text(data, "name"), dict(data["input"]))
     if kind == "tool_result":
-        return ToolResultBlock(data["tool_use_id"], data["content"], bool(data["is_error"]))
+        return ToolResultBlock(_text(data, "tool_use_id"), _text(data, "content"), bool(data["is_error"]))
     raise TypeError(f"unknown block type {kind!r}")
+
+
+def _text(data: dict[str, Any], key: str) -> str:
+    """A stored block's text field; TypeError when it is not text (a file
+    luxe did not write: the record is skipped, never drawn or sent)."""
+    value = data[key]
+    if not isinstance(value, str):
+        raise TypeError(f"{key} is {type(value).__name__}, not text")
+    return value

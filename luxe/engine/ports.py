@@ -110,6 +110,18 @@ class PermissionGate(Protocol):
         created or changed, so their values are redacted from then on."""
         ...
 
+    async def settle(self) -> None:
+        """Do, off the event loop, the slow part of knowing the secrets that
+        start-up left out (the walk of the project, git's history). Called
+        after the handshake (the warm-up), and awaited before anything is
+        checked or redacted: a turn's attachments, hook answers and tool
+        calls, the instruction files, a review. A call after
+        the first waits for its end. Not cancellable midway (it waits for its
+        worker thread, which is bounded). Until it ends, `check` knows secret
+        files by name and the user's credentials only, so every engine path
+        that checks awaits it first; `redact` waits for it, never skips it."""
+        ...
+
 
 READ_ONLY_TOOLS = frozenset({"read", "grep", "glob", "ls", "question"})
 

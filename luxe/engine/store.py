@@ -127,13 +127,17 @@ class SessionStore:
         return SessionFile(self.directory / f"{sid}.jsonl", sid, cwd, _now())
 
     def open(self, session_id: str) -> SessionFile:
-        """Load a session by id; raises SessionNotFound with a clear message."""
+        """Load a session by id; raises SessionNotFound with a clear message
+        (also for a file that is not a session, or cannot be read)."""
         if not session_id or "/" in session_id or session_id.startswith("."):
             raise SessionNotFound(f"no session {session_id!r}")
         path = self.directory / f"{session_id}.jsonl"
         if not path.is_file():
             raise SessionNotFound(f"no session {session_id!r} in {self.directory}")
-        return _load(path, repair=True)
+        try:
+            return _load(path, repair=True)
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise SessionNotFound(f"{session_id} is not a session file") from exc
 
     def latest_for(self, cwd: str) -> str | None:
         """The id of the most recently updated session started in `cwd`."""

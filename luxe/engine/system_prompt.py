@@ -96,9 +96,16 @@ def project_instructions(cwd: Path, gate: PermissionGate) -> str:
     return "\n\n".join(parts)
 
 
+def _has_instructions(cwd: Path) -> bool:
+    """Whether an instruction file (or a link by that name) is there."""
+    return any(os.path.lexists(cwd / name) for name in PROJECT_FILES)
+
+
 async def build_system_prompt(cwd: Path, tools: list[ToolSpec], gate: PermissionGate) -> str:
     import platform  # ~9 ms at import time: only the first turn pays it
 
+    if _has_instructions(cwd):
+        await gate.settle()  # an instruction file is checked against every secret file
     git = await git_summary(cwd)
     tool_lines = "\n".join(f"- {t.name}: {t.description}" for t in tools)
     instructions = project_instructions(cwd, gate)

@@ -157,11 +157,14 @@ async def run_turn(host: TurnHost, turn: Turn) -> TurnOutcome:
     safe = _Redacting(host.gate)
     hooks = safe.hooks(host.hooks)
     if turn.shell is not None:
+        await host.gate.settle()  # a bash call is checked against every secret file
         return await run_shell(host, safe, hooks, turn, turn.shell)
     submitted = await hooks.run("UserPromptSubmit", other_event({"content": turn.text}))
     if submitted.blocked:
         return TurnOutcome("denied", submitted.reason or "a UserPromptSubmit hook blocked the prompt")
     await hooks.run("BeforeAgentStart", other_event({}))
+    if turn.attachments:
+        await host.gate.settle()  # an attachment is checked against every secret file
     await host.record(UserMessage(_prompt(host, safe, turn, submitted.context)))
     system = await host.system_prompt()
     for _ in range(host.max_turns):
@@ -173,6 +176,11 @@ async def run_turn(host: TurnHost, turn: Turn) -> TurnOutcome:
         await _take_answer(host, turn, answer)
         if answer.tool_uses:
             await host.emit(usage_updated(turn, host.model.state().context_window, host.session_cost_usd))
+            # Every secret file and value must be known before a call is
+            # checked or its output redacted: the first request did not wait
+            # for the scan (it overlaps the model's answer, in a worker
+            # thread), a tool call does.
+            await host.gate.settle()
             async with trio.open_nursery() as nursery:
                 for call in answer.tool_uses:
                     nursery.start_soon(_run_call, host, safe, hooks, turn, call)
@@ -386,6 +394,8 @@ class _RedactedHooks:
 
     async def run(self, point: HookPoint, event: Mapping[str, Any]) -> HookOutcome:
         outcome = await self._hooks.run(point, event)
+        if outcome.reason or outcome.context:
+            await self._gate.settle()  # waited for here, not inside a redaction on the loop
         redact = self._gate.redact
         return HookOutcome(
             blocked=outcome.blocked,

@@ -19,6 +19,7 @@ import trio
 
 from luxe.protocol import events as ev
 from luxe.protocol import github as gp
+from luxe.protocol.github import write_refusal
 
 if TYPE_CHECKING:
     from luxe.engine.session import Session
@@ -35,18 +36,6 @@ class OpenReviews(Protocol):
     """Where the GitHub layer reads the open Guided Review (to post it)."""
 
     def open_review(self, review_id: str) -> tuple[Review, ReviewSession] | None: ...
-
-
-def write_refusal(kind: str, *, github_writes: bool, permission_mode: str) -> str | None:
-    """Why a GitHub write is refused, or None. Read-only wins over the flag."""
-    if permission_mode == "read-only":
-        return f"{kind}: refused in read-only mode (read-only wins over --github-writes)"
-    if not github_writes:
-        return (
-            f"{kind}: publishing to GitHub needs --github-writes "
-            "(start luxe with --github-writes to allow it)"
-        )
-    return None
 
 
 class GitHubFace:

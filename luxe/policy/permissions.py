@@ -300,14 +300,16 @@ class PolicyGate:
     root: str
     permission_mode: str = "ask"
     rules: RuleSet = attrs.field(factory=RuleSet)
+    # The values to redact when there is no `secret_files` (tests, tools).
     redactor: Redactor = attrs.field(factory=Redactor)
     cwd: str | None = None
     home: str = attrs.field(factory=lambda: os.path.expanduser("~"))
     categories: Mapping[str, Category] = DEFAULT_CATEGORIES
-    # The project's secret files, kept fresh; when set, its values replace
-    # `redactor` whenever they change.
+    # The project's secret files, kept fresh; when set, its redactor is the
+    # one used (it is replaced whenever their values change).
     secret_files: SecretFiles | None = None
     _session_allows: set[str] = attrs.field(factory=set)
+    _settled: Any = attrs.field(default=None, init=False)  # a trio.Event once settle has begun
 
     def facts(self, tool: str, args: Mapping[str, Any]) -> CallFacts:
         return gather_facts(
@@ -346,8 +348,7 @@ class PolicyGate:
     def redact(self, text: str, *, cut_start: bool = False, cut_end: bool = False) -> str:
         """`text` without the values of known secrets; with `cut_start` /
         `cut_end`, a piece of a value left at that edge by a truncation too."""
-        self._refresh(rescan=False)
-        return self.redactor.redact(text, cut_start=cut_start, cut_end=cut_end)
+        return self._refreshed(rescan=False).redact(text, cut_start=cut_start, cut_end=cut_end)
 
     def is_secret_file(self, path: str) -> bool:
         """For tools that walk directories (grep): is this file a secret,
@@ -360,18 +361,39 @@ class PolicyGate:
         """After a call that may have written files, look for new or changed
         secret files so their values are redacted from now on."""
         if self.categories.get(tool, "other") != "read":
-            self._refresh(rescan=True)
+            self._refreshed(rescan=True)
 
-    def _refresh(self, *, rescan: bool) -> None:
+    async def settle(self) -> None:
+        """Finish the secret files' first scan (the walk of skipped
+        directories, git's history) in a worker thread, so it never holds
+        the event loop; a later call waits for the first one's end. A
+        redaction before then waits for the values too (SecretFiles' lock)."""
+        if self.secret_files is None:
+            return
+        import trio
+
+        if self._settled is not None:
+            await self._settled.wait()
+            return
+        self._settled = trio.Event()
+        try:
+            await trio.to_thread.run_sync(self.secret_files.settle)
+        finally:
+            self._settled.set()
+
+    def _refreshed(self, *, rescan: bool) -> Redactor:
+        """The redactor for every value known now: the secret files are
+        re-checked first (with `rescan`, looked for again)."""
         files = self.secret_files
         if files is None:
-            return
-        changed = files.rescan() if rescan else files.refresh_known()
-        if changed:
-            self.redactor = files.redactor
+            return self.redactor
+        if rescan:
+            files.rescan()
+        else:
+            files.refresh_known()
+        return files.redactor
 
     def stream_redactor(self) -> StreamRedactor:
         """For live output (one per tool call): catches a secret split
         across chunks. The engine uses it when a gate offers it."""
-        self._refresh(rescan=False)
-        return StreamRedactor(self.redactor)
+        return StreamRedactor(self._refreshed(rescan=False))

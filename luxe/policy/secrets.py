@@ -12,6 +12,7 @@ import base64
 import fnmatch
 import os
 import re
+import threading
 from pathlib import PurePosixPath
 
 import attrs
@@ -502,8 +503,11 @@ class SecretFiles:
     `stat` each, before every redaction pass); `rescan` walks the project again
     for new ones and asks git again when HEAD, the refs or the index moved
     (after a call that may have written files). Either rereads the values
-    only when something changed. Not thread-safe: the engine calls it from
-    its one trio thread.
+    only when something changed. The engine calls it from its one trio
+    thread, except `settle`, which the gate runs in a worker thread: every
+    method that walks or rereads holds one lock, so a redaction that comes
+    while the deferred first scan runs waits for its values rather than go
+    without them.
     """
 
     def __init__(
@@ -525,10 +529,15 @@ class SecretFiles:
         # secrets and the hard links to them under other names.
         self.paths: tuple[str, ...] = ()
         self.redactor = Redactor()
-        # git and the walk of skipped directories run at the first
-        # redaction, not before the handshake.
+        self._lock = threading.RLock()
+        # Before the handshake only the user's credential files are stat'ed
+        # (and the provider's key known): the walk of the project and git's
+        # history wait for `settle`, run in a worker thread after the
+        # handshake and awaited by everything that reads through the gate
+        # (a turn, the system prompt, a review), or for the first redaction
+        # if that comes first. A big checkout no longer delays the first frame.
         self._deferred = True
-        self.rescan(history=False, deep=False)
+        self._update(self._home_stats())
 
     def is_secret(self, path: str) -> bool:
         """True when `path` names a secret file by its name or is (a hard link
@@ -537,18 +546,34 @@ class SecretFiles:
             return True
         return bool(self.keys) and file_key(path) in self.keys
 
-    def _home_files(self) -> list[str]:
-        return home_secret_files(self.home) if self.home else []
+    def _home_stats(self) -> dict[str, _Signature]:
+        """The user's credential files that exist, by their signatures."""
+        files = home_secret_files(self.home) if self.home else []
+        return {p: s for p in files if (s := _signature(p, follow=True)) is not None}
+
+    def settle(self) -> bool:
+        """Do what start-up left out, once: the walk of skipped directories
+        and git's history (True when that changed the values). Safe in a
+        worker thread; a second call, or one after the first redaction,
+        does nothing."""
+        with self._lock:
+            if not self._deferred:
+                return False
+            self._deferred = False
+            return self.rescan()
 
     def rescan(self, *, history: bool = True, deep: bool = True) -> bool:
         """Walk the project for secret files (and, with `history`, ask git
         again if HEAD, the refs or the index moved); True when the set or any
         of them changed (the values were then reread)."""
+        with self._lock:
+            return self._rescan(history=history, deep=deep)
+
+    def _rescan(self, *, history: bool, deep: bool) -> bool:
         named, by_inode = _walk_project(self.root, self._skipped_cache, deep=deep)
         stats = {p: s for p in named if (s := _signature(p)) is not None}
-        for p in self._home_files():
-            if (s := _signature(p, follow=True)) is not None:
-                stats.setdefault(p, s)
+        for p, s in self._home_stats().items():
+            stats.setdefault(p, s)
         changed = self._update(stats, force=history and self._refresh_history())
         links = [
             p
@@ -572,17 +597,16 @@ class SecretFiles:
 
     def refresh_known(self) -> bool:
         """Re-stat the known secret files; True when one changed or vanished
-        (the first call does what start-up left out: the walk of skipped
-        directories and git's history)."""
-        if self._deferred:
-            self._deferred = False
-            return self.rescan()
-        stats = {
-            p: s
-            for p in self._stats
-            if (s := _signature(p, follow=not p.startswith(self.root))) is not None
-        }
-        return self._update(stats)
+        (the first call does what start-up left out, unless `settle` has)."""
+        with self._lock:
+            if self._deferred:
+                return self.settle()
+            stats = {
+                p: s
+                for p in self._stats
+                if (s := _signature(p, follow=not p.startswith(self.root))) is not None
+            }
+            return self._update(stats)
 
     def _update(self, stats: dict[str, _Signature], *, force: bool = False) -> bool:
         if stats == self._stats and not force:

@@ -173,6 +173,21 @@ GITHUB_WRITE_ACTIONS: tuple[type, ...] = tuple(
     cls for cls in GITHUB_ACTIONS if cls not in (RefreshWorkspace, LoadPullRequest)
 )
 
+
+def write_refusal(kind: str, *, github_writes: bool, permission_mode: str) -> str | None:
+    """Why the GitHub write `kind` is refused, or None. Read-only wins over
+    the flag. The session refuses with this; a client that knows `ready`'s
+    github_writes and the permission mode may say it before asking."""
+    if permission_mode == "read-only":
+        return f"{kind}: refused in read-only mode (read-only wins over --github-writes)"
+    if not github_writes:
+        return (
+            f"{kind}: publishing to GitHub needs --github-writes "
+            "(start luxe with --github-writes to allow it)"
+        )
+    return None
+
+
 # -- events -----------------------------------------------------------------------
 
 

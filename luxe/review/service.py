@@ -146,6 +146,7 @@ class ReviewService:
     async def _load(self, action: rv.LoadGuidedReview) -> None:
         try:
             target = target_from_wire(action.target)
+            await self.session.gate.settle()  # secret files known before any is shown
             loaded = await load_review(
                 self.cwd, target, propose=self._chapter_source(), guard=self._guard()
             )

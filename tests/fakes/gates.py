@@ -69,3 +69,6 @@ class ModeGate:
 
     def tool_ran(self, tool: str) -> None:
         return None
+
+    async def settle(self) -> None:
+        return None

@@ -32,6 +32,8 @@ from laura.terminal import open_terminal
 from laura.vt import VirtualTerminal
 from tests.laura.tmux import RECORDER, alive
 
+from .keyhost import press
+
 WAIT_S = 30.0
 
 
@@ -64,12 +66,11 @@ async def test_a_review_reaches_a_live_child_and_waits_for_a_retry_once_it_is_go
     assert isinstance(apply(tab, Open(path="f.txt")), Opened)
     apply(tab, Ready(session="pty"))
     file_pane = tab.panes[1]
-    area = tab.pane_inner(file_pane)
     ui = ReviewUI()  # the real writer: the tab's shell pane
     toasts: list[str] = []
 
     def submit(body: str) -> None:
-        assert ui.file_key(tab, file_pane, Key("S"), area, toasts.append)
+        press(ui, tab, file_pane, Key("S"), toasts.append)
         ui.paste(body)
         ui.key(Key("enter"), toasts.append)
 

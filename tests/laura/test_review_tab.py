@@ -22,6 +22,8 @@ from laura.review.prompt import NOT_READY, SUBMIT_FAILED
 from laura.review_ui import ReviewUI, shell_writer
 from laura.tab import Tab
 
+from .keyhost import press
+
 
 @pytest.fixture
 def tab(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Tab:
@@ -57,16 +59,15 @@ def type_text(ui: ReviewUI, text: str, toasts: list[str]) -> None:
 def test_a_failed_submission_keeps_everything_and_enter_retries(tab: Tab, tmp_path: Path) -> None:
     apply(tab, Ready(session="s1"))
     file_pane = tab.panes[1]
-    area = tab.pane_inner(file_pane)
     writer = Writer()
     ui = ReviewUI(writer)
     toasts: list[str] = []
 
-    assert ui.file_key(tab, file_pane, Key("c"), area, toasts.append)
+    press(ui, tab, file_pane, Key("c"), toasts.append)
     type_text(ui, "hm", toasts)
     ui.key(Key("enter"), toasts.append)
     assert file_pane.review.book.count == 1
-    assert ui.file_key(tab, file_pane, Key("S"), area, toasts.append)
+    press(ui, tab, file_pane, Key("S"), toasts.append)
     type_text(ui, "body", toasts)
     ui.key(Key("enter"), toasts.append)
 
@@ -96,31 +97,29 @@ def test_a_failed_submission_keeps_everything_and_enter_retries(tab: Tab, tmp_pa
 def test_esc_after_a_failure_keeps_the_threads_and_s_offers_the_body_again(tab: Tab) -> None:
     apply(tab, Ready())
     file_pane = tab.panes[1]
-    area = tab.pane_inner(file_pane)
     ui = ReviewUI(Writer())
     toasts: list[str] = []
     apply(tab, Comment(line=2, body="agent note", pane=1))
-    ui.file_key(tab, file_pane, Key("S"), area, toasts.append)
+    press(ui, tab, file_pane, Key("S"), toasts.append)
     type_text(ui, "first try", toasts)
     ui.key(Key("enter"), toasts.append)
     ui.key(Key("escape"), toasts.append)
     assert ui.draft is None
     assert file_pane.review.book.count == 1
-    ui.file_key(tab, file_pane, Key("S"), area, toasts.append)
+    press(ui, tab, file_pane, Key("S"), toasts.append)
     assert ui.draft is not None
     assert ui.draft.editor.text == "first try"
 
 
 def test_before_ready_c_and_s_only_say_why(tab: Tab) -> None:
     file_pane = tab.panes[1]
-    area = tab.pane_inner(file_pane)
     writer = Writer()
     writer.working = True
     ui = ReviewUI(writer)
     toasts: list[str] = []
     apply(tab, Comment(line=1, body="shown even before ready", pane=1))
     for key in (Key("c"), Key("S")):
-        assert ui.file_key(tab, file_pane, key, area, toasts.append)
+        press(ui, tab, file_pane, key, toasts.append)
         assert not ui.active
     assert toasts == [NOT_READY, NOT_READY]
     assert writer.received == []
@@ -171,13 +170,12 @@ def test_the_journal_records_what_the_agent_did(tab: Tab, tmp_path: Path) -> Non
 def test_a_paste_lands_in_the_prompt_and_s_without_threads_says_so(tab: Tab) -> None:
     apply(tab, Ready())
     file_pane = tab.panes[1]
-    area = tab.pane_inner(file_pane)
     ui = ReviewUI(Writer())
     toasts: list[str] = []
-    assert ui.file_key(tab, file_pane, Key("S"), area, toasts.append)
+    press(ui, tab, file_pane, Key("S"), toasts.append)
     assert not ui.active
     assert toasts == ["no comments to submit: press c on a line first"]
-    ui.file_key(tab, file_pane, Key("c"), area, toasts.append)
+    press(ui, tab, file_pane, Key("c"), toasts.append)
     ui.paste("two\r\nlines")
     ui.key(Key("enter"), toasts.append)
     [thread] = file_pane.review.book.threads()
@@ -187,9 +185,8 @@ def test_a_paste_lands_in_the_prompt_and_s_without_threads_says_so(tab: Tab) -> 
 def test_escape_cancels_a_comment_and_changes_nothing(tab: Tab) -> None:
     apply(tab, Ready())
     file_pane = tab.panes[1]
-    area = tab.pane_inner(file_pane)
     ui = ReviewUI(Writer())
-    ui.file_key(tab, file_pane, Key("c"), area, [].append)
+    press(ui, tab, file_pane, Key("c"), [].append)
     type_text(ui, "never mind", [])
     ui.key(Key("escape"), [].append)
     assert not ui.active
@@ -213,7 +210,7 @@ def test_a_prompt_whose_pane_was_closed_lets_go_of_the_keyboard(tab: Tab) -> Non
     apply(tab, Ready())
     file_pane = tab.panes[1]
     ui = ReviewUI(Writer())
-    ui.file_key(tab, file_pane, Key("c"), tab.pane_inner(file_pane), [].append)
+    press(ui, tab, file_pane, Key("c"), [].append)
     assert ui.active
     assert apply(tab, Close(pane=1)) == Ok()  # no threads yet: the agent may close it
     assert not ui.active
@@ -232,7 +229,7 @@ def test_a_comment_prompt_holds_its_pane_until_it_closes(tab: Tab, tmp_path: Pat
 
     # Esc with no threads: the held change reloads once the prompt is gone.
     file_pane.move_cursor(1, area)
-    ui.file_key(tab, file_pane, Key("c"), area, toasts.append)
+    press(ui, tab, file_pane, Key("c"), toasts.append)
     f.write_text("new\nalpha\nbeta\n")
     assert tab.poll_files() is False
     assert b'"content_rows":2,' in answer(tab, b'{"type":"layout"}\n')  # a request polls too
@@ -245,7 +242,7 @@ def test_a_comment_prompt_holds_its_pane_until_it_closes(tab: Tab, tmp_path: Pat
     # Enter adds a thread: the change held under the prompt freezes the pane.
     file_pane.move_cursor(1, area)
     assert file_pane.anchor_at(file_pane.cursor, area.width) == (3, 3)  # on beta
-    ui.file_key(tab, file_pane, Key("c"), area, toasts.append)
+    press(ui, tab, file_pane, Key("c"), toasts.append)
     type_text(ui, "on beta", toasts)
     f.write_text("beta moved\n")
     assert tab.poll_files() is False
@@ -262,7 +259,7 @@ def test_the_agent_cannot_replace_a_pane_under_a_comment_prompt(tab: Tab, tmp_pa
     (tmp_path / "other.txt").write_text("other\n")
     file_pane = tab.panes[1]
     ui = ReviewUI(Writer())
-    ui.file_key(tab, file_pane, Key("c"), tab.pane_inner(file_pane), [].append)
+    press(ui, tab, file_pane, Key("c"), [].append)
     assert apply(tab, Open(path="other.txt", panel=1)) == Error(
         "pane #1 has a comment being typed by the user — "
         "try again once they have saved or cancelled it"
@@ -277,17 +274,16 @@ def test_the_journal_counts_threads_and_comments_apart(tab: Tab, tmp_path: Path)
     called the thread count `comments`)."""
     apply(tab, Ready(session="counts"))
     file_pane = tab.panes[1]
-    area = tab.pane_inner(file_pane)
     writer = Writer()
     writer.working = True
     ui = ReviewUI(writer)
     toasts: list[str] = []
     apply(tab, Comment(line=1, body="agent on alpha", pane=1))
     apply(tab, Comment(line=2, body="agent on beta", pane=1))
-    ui.file_key(tab, file_pane, Key("c"), area, toasts.append)  # the cursor is on alpha
+    press(ui, tab, file_pane, Key("c"), toasts.append)  # the cursor is on alpha
     type_text(ui, "a reply", toasts)
     ui.key(Key("enter"), toasts.append)
-    ui.file_key(tab, file_pane, Key("S"), area, toasts.append)
+    press(ui, tab, file_pane, Key("S"), toasts.append)
     ui.key(Key("enter"), toasts.append)
     assert len(writer.received) == 1
     journal = tmp_path / "state/laura/sessions/counts.ndjson"

@@ -42,6 +42,20 @@ def test_switching_is_refused_while_a_turn_runs_and_for_unknown_ids(spawn: Spawn
     assert luxe.close() == 0
 
 
+def test_resuming_a_file_that_is_not_a_session_is_refused(spawn: SpawnLuxe, env: dict[str, str]) -> None:
+    sessions = Path(env["XDG_DATA_HOME"]) / "luxe" / "sessions"
+    sessions.mkdir(parents=True, exist_ok=True)
+    (sessions / "20261201-000000-0bad0bad.jsonl").write_bytes(b"\x00\xffnot json\n")
+    luxe = spawn([{"text": "still here"}])
+    luxe.handshake()
+    luxe.send("resume_session", {"session_id": "20261201-000000-0bad0bad"})
+    rejected = luxe.expect("action_rejected")
+    assert rejected["reason"] == "resume_session: 20261201-000000-0bad0bad is not a session file"
+    luxe.send("submit_user_message", {"text": "and now?"})
+    assert luxe.expect("turn_ended")["reason"] == "end_turn"
+    assert luxe.close() == 0
+
+
 def test_permission_mode_changes_but_never_to_yolo(spawn: SpawnLuxe) -> None:
     luxe = spawn([])
     luxe.handshake()

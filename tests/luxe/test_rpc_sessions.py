@@ -177,3 +177,18 @@ def test_compact_summarises_older_messages(spawn: SpawnLuxe, env: dict[str, str]
     assert info["messages"] == 6
     assert again.close() == 0
     assert any(r["type"] == "compaction" for r in session_records(env, ready["session_id"]))
+
+
+def test_after_close_the_session_and_the_log_are_on_disk(spawn: SpawnLuxe, env: dict[str, str]) -> None:
+    """luxe --rpc ends with os._exit (no interpreter teardown, luxe.exit_now):
+    what it recorded and logged must be complete when its exit is seen."""
+    luxe = spawn([{"text": "the answer"}])
+    session_id = luxe.handshake()["session_id"]
+    luxe.send("submit_user_message", {"text": "ask"})
+    assert luxe.expect("turn_ended")["reason"] == "end_turn"
+    assert luxe.close() == 0
+    messages = [r["message"] for r in session_records(env, session_id) if r["type"] == "message"]
+    assert [m["role"] for m in messages] == ["user", "assistant"]
+    assert messages[-1]["content"][0]["text"] == "the answer"
+    log = (Path(env["XDG_STATE_HOME"]) / "luxe" / "luxe.log").read_text()
+    assert f"session {session_id} ended" in log.splitlines()[-1]

@@ -36,7 +36,7 @@ HELP = {
     "/init": "write an AGENTS.md skeleton (asks first)",
     "/review": "Guided Review: /review [staged|branch|commit SHA|pr N], then next, ask, fix #N",
     "/github": "the branch, its upstream and its pull request with checks",
-    "/pr": "/pr [N]: a pull request (the branch's) with its review threads",
+    "/pr": "/pr [N]: a pull request (the branch's) with its threads; /pr open|comment|reply|merge|…",
     "/exit": "leave (Ctrl+C twice, or Ctrl+D on an empty prompt)",
 }
 KEYS = [
@@ -106,7 +106,36 @@ def configure(cwd: Path, config_dir: Path | None, trust_project: bool) -> None:
     _custom.update(custom_commands(cwd, config_dir, trust_project))
 
 
+def subcommands() -> dict[str, dict[str, str]]:
+    """Commands with subcommands: each subcommand with its one-line usage."""
+    from luxe.frontends.tui import github_writes, review
+
+    return {
+        name: {sub: f"{args + ': ' if args else ''}{does}" for sub, (args, does) in table.items()}
+        for name, table in (("/pr", github_writes.SUBCOMMANDS), ("/review", review.SUBCOMMANDS))
+    }
+
+
+def completable(text: str) -> bool:
+    """A command name being typed, or a subcommand's (`/pr me`)."""
+    if not text.startswith("/") or "\n" in text:
+        return False
+    name, space, rest = text.partition(" ")
+    return not space or (name in subcommands() and " " not in rest)
+
+
+def completes_on_enter(text: str) -> bool:
+    """Enter takes the highlighted completion, then runs the command: for a
+    command's name, and for a subcommand begun (`/pr me`; `/pr ` alone runs `/pr`)."""
+    _, space, rest = text.partition(" ")
+    return completable(text) and (not space or bool(rest))
+
+
 def complete(prefix: str, cwd: Path) -> list[str]:
+    name, space, rest = prefix.partition(" ")
+    if space:
+        subs = subcommands().get(name, {})
+        return [f"{name} {sub}  {usage}" for sub, usage in subs.items() if sub.startswith(rest)]
     names = [*HELP, *_custom]
     return [f"{n}  {HELP.get(n) or _custom[n].description}" for n in names if n.startswith(prefix)]
 
@@ -183,7 +212,10 @@ async def run(ctl: Controller, text: str) -> None:
         lines = [[("keys:", "bold")]]
         lines += [[("  ", ""), (k.ljust(30), "key"), (v, "")] for k, v in KEYS]
         lines.append([("commands:", "bold")])
-        lines += [[("  ", ""), (k.ljust(12), "key"), (v, "")] for k, v in HELP.items()]
+        subs = subcommands()
+        for k, v in HELP.items():
+            lines.append([("  ", ""), (k.ljust(12), "key"), (v, "")])
+            lines += [[("    ", ""), (sub.ljust(10), "key"), (usage, "dim")] for sub, usage in subs.get(k, {}).items()]
         lines += [[("  ", ""), (c.name.ljust(12), "key"), (c.description, "")] for c in _custom.values()]
         s.commit_lines(lines)
     elif name == "/model":

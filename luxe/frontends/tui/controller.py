@@ -123,6 +123,11 @@ class Controller:
         if s.questions:
             await self._question_key(event)
             return
+        if s.github.confirm is not None:
+            from luxe.frontends.tui import github_writes
+
+            await github_writes.confirm_key(self, event)
+            return
         if s.picker:
             await self._picker_key(event)
             return
@@ -133,6 +138,10 @@ class Controller:
             self._search_key(event)
             return
         await self._editor_key(event)
+
+    async def editor_key(self, key: Key) -> None:
+        """A key for the editor alone (a prompt that edits text borrows it)."""
+        await self._editor_key(key)
 
     async def _editor_key(self, key: Key) -> None:
         s, e = self.state, self.state.editor
@@ -148,7 +157,7 @@ class Controller:
                 e.newline()
             elif s.completions and s.completions[0].startswith("@"):
                 self._accept_completion()  # takes the file; a second Enter sends
-            elif s.completions and e.text.startswith("/") and " " not in e.text:
+            elif s.completions and commands.completes_on_enter(e.text):
                 self._accept_completion()
                 await self._enter()
             else:
@@ -239,7 +248,7 @@ class Controller:
         """After an edit: refresh completions for a slash command or @path."""
         s, e = self.state, self.state.editor
         s.notice = ""
-        if e.text.startswith("/") and " " not in e.text and "\n" not in e.text:
+        if commands.completable(e.text):
             s.completions = commands.complete(e.text, self.cwd)
             s.completion_index = 0
         elif s.completions:
@@ -255,7 +264,7 @@ class Controller:
             elif found:
                 s.completions = ["@" + f for f in found[:8]]
                 s.completion_index = 0
-        elif e.text.startswith("/"):
+        elif commands.completable(e.text):
             s.completions = commands.complete(e.text, self.cwd)
 
     def _accept_completion(self) -> None:
@@ -266,7 +275,7 @@ class Controller:
             start, _ = e.token_at_cursor()
             e.replace_token(start, choice + " ")
         else:
-            e.set(choice.split(" ", 1)[0] + " ")
+            e.set(choice.split("  ", 1)[0] + " ")
 
     async def _queue_paste(self) -> None:
         """A pasted block submitted while the agent works becomes the next

@@ -2,7 +2,8 @@
 
 `live_rows(state, width, height, now)` never changes the state. From the top:
 the streaming answer's open block and thinking, running tools with their
-output's tail, a permission prompt or question picker, the queue, a notice,
+output's tail, a permission prompt (or a GitHub write's confirmation) or
+question picker, the queue, a notice,
 the editor, completions, and the status line (always one row). The region
 never takes more than height - 1 rows: the streaming part loses its oldest
 rows first.
@@ -38,8 +39,9 @@ def live_rows(state: ViewState, width: int, height: int, now: float) -> tuple[li
             for line in clean_lines(tool.output)[-TOOL_TAIL_LINES:]:
                 top.append(truncate([("  │ ", "dim"), (line, "dim")], width))
     middle = _prompt(state, width) + _picker(state, width) + _queue(state, width)
-    if state.notice:
-        middle.append(truncate([(state.notice, "warn")], width))
+    for notice in (state.retrying, state.notice):
+        if notice:
+            middle.append(truncate([(notice, "warn")], width))
     editor, cursor = _editor(state, width)
     bottom = [*_completions(state, width), _status(state, width, now)]
     budget = max(height - 1, 3) - len(middle) - len(editor) - len(bottom)
@@ -63,6 +65,10 @@ def clean_lines(text: str) -> list[str]:
 
 def _prompt(state: ViewState, width: int) -> list[Line]:
     if not state.permissions:
+        if state.github.confirm is not None:
+            from luxe.frontends.tui.github_writes import prompt_rows
+
+            return prompt_rows(state.github.confirm, width)
         return []
     asked = state.permissions[0]
     rows: list[Line] = [[("◆ ", "warn"), (asked.tool, "tool"), (" wants to run", "bold")]]

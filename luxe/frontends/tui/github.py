@@ -1,6 +1,8 @@
 """GitHub in the interface: the dock's pull request and checks (from
-`workspace_updated`), `/pr` (the branch's pull request and its review
-threads, `load_pull_request`) and `/github` (`refresh_workspace`).
+`workspace_updated`), `/pr [N]` (a pull request and its review threads,
+numbered for `/pr reply` and `/pr resolve`; `load_pull_request`),
+and `/github` (`refresh_workspace`). The `/pr` subcommands that publish
+are luxe.frontends.tui.github_writes; the state, github_state.
 
 Everything goes through the protocol's GitHub actions and events, as for
 any client (docs/rpc.md). No I/O here.
@@ -11,6 +13,7 @@ from __future__ import annotations
 import itertools
 from typing import TYPE_CHECKING, Any
 
+from luxe.frontends.tui import github_writes
 from luxe.frontends.tui.text import Line, clean
 from luxe.protocol import github as gh
 
@@ -38,10 +41,16 @@ def dock(pr: gh.PullRequestInfo | None) -> str:
 
 
 async def run(ctl: Controller, name: str, arg: str) -> None:
-    """`/pr [N]` and `/github`."""
-    if name == "/pr":
-        number = int(arg) if arg.isdigit() else None
-        await ctl.dispatch(gh.LoadPullRequest(f"tui-pr-{next(_ids)}", number))
+    """`/pr [N]`, `/pr SUBCOMMAND ...` and `/github`."""
+    verb, _, rest = arg.partition(" ")
+    if name == "/pr" and verb in github_writes.SUBCOMMANDS:
+        await github_writes.run(ctl, verb, rest)
+    elif name == "/pr":
+        number = arg.lstrip("#")
+        if number and not number.isdigit():
+            ctl.state.commit_text(f"unknown /pr {clean(verb)}: /pr [N], or one of {', '.join(github_writes.SUBCOMMANDS)}", "warn")
+            return
+        await ctl.dispatch(gh.LoadPullRequest(f"tui-pr-{next(_ids)}", int(number) if number else None))
         ctl.state.notice = "loading the pull request…"
     else:
         await ctl.dispatch(gh.RefreshWorkspace())
@@ -50,6 +59,7 @@ async def run(ctl: Controller, name: str, arg: str) -> None:
 
 def apply_workspace(state: ViewState, e: gh.WorkspaceUpdated, now: float) -> None:
     state.status.pull_request = dock(e.pull_request)
+    state.github.pull_request = e.pull_request
     if e.branch:
         state.status.branch = e.branch
     if not state.github_wanted:
@@ -86,19 +96,25 @@ def _pull_request(pr: gh.PullRequestInfo) -> list[Line]:
 
 
 def apply_loaded(state: ViewState, e: gh.PullRequestLoaded, now: float) -> None:
+    merge = state.github.merges.pop(e.request_id, None)
+    if merge is not None:
+        github_writes.merge_preview(state, e, *merge)
+        return
     state.notice = ""
+    state.github.threads = list(e.threads)
     lines = _pull_request(e.pull_request)
-    for thread in e.threads:
+    for number, thread in enumerate(e.threads, 1):
         where = f"{thread.path}:{thread.line}" if thread.line else thread.path
         status = "resolved" if thread.resolved else "outdated" if thread.outdated else "open"
-        lines.append([("  ", ""), (clean(where), "tool"), (f" ({status})", "dim")])
+        lines.append([(f"  thread {number} ", "key"), (clean(where), "tool"), (f" ({status})", "dim")])
         for comment in thread.comments:
             lines.append([("    ", ""), (f"{clean(comment.author)}: ", "dim"), (clean(comment.body)[:500], "")])
     state.commit_lines(lines)
 
 
-def apply_failed(state: ViewState, e: Any, now: float) -> None:
+def apply_failed(state: ViewState, e: gh.PullRequestLoadFailed, now: float) -> None:
     state.notice = ""
+    state.github.merges.pop(e.request_id, None)
     state.commit_text(f"GitHub: {e.reason}", "warn")
 
 
@@ -106,4 +122,5 @@ HANDLERS: dict[type, Any] = {
     gh.WorkspaceUpdated: apply_workspace,
     gh.PullRequestLoaded: apply_loaded,
     gh.PullRequestLoadFailed: apply_failed,
+    **github_writes.HANDLERS,
 }

@@ -35,9 +35,9 @@ class History:
         entries: list[str] = []
         if path is not None:
             try:
-                for line in path.read_text(encoding="utf-8").splitlines():
+                for line in path.read_bytes().splitlines():
                     try:
-                        value = json.loads(line)
+                        value = json.loads(line)  # not UTF-8 or not JSON: that line is skipped
                     except ValueError:
                         continue
                     if isinstance(value, str):

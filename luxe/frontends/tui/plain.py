@@ -6,8 +6,9 @@ Output is one line per finished thing, labelled: `you:`, `luxe:`,
 is the terminal's own line editing (canonical mode, echo on): a line is a
 prompt (or a steer while the agent works, or a slash command, or `!cmd`),
 the answer to a waiting permission prompt (`y`, `a`, `n` and an optional
-note) or to a question (a number, your own text, or an empty line to
-dismiss). Ctrl+D or /exit leaves; Ctrl+C is the terminal's interrupt, which
+note), to a question (a number, your own text, or an empty line to
+dismiss) or to a GitHub write's confirmation (`y`, `n`, or `e` and a new
+title). Ctrl+D or /exit leaves; Ctrl+C is the terminal's interrupt, which
 ends the session cleanly. Same actions, same events as every front end.
 """
 
@@ -25,13 +26,14 @@ from luxe.frontends.tui.controller import Controller
 from luxe.frontends.tui.history import History, history_file
 from luxe.frontends.tui.markdown import BlockStream, render_block
 from luxe.frontends.tui.text import clean, plain_text
-from luxe.frontends.tui.view import ViewState, apply, key_arg
+from luxe.frontends.tui.view import ViewState, apply, is_github_event, key_arg
 from luxe.protocol import Action, Rejection
 from luxe.protocol import actions as act
 from luxe.protocol import events as ev
 
 if TYPE_CHECKING:
     from luxe.frontends.rpc_actions import RpcActions
+    from luxe.frontends.tui.github_writes import Confirmation
 
 Dispatch = Callable[[Action | Rejection], Awaitable[bool]]
 WIDTH = 10_000  # the terminal wraps; a screen reader reads whole lines
@@ -127,7 +129,14 @@ class PlainInterface:
 
     def _show(self, event: ev.Event) -> None:
         before = (self.state.status.mode, self.state.status.permission_mode, self.state.status.model)
+        asking = self.state.github.confirm
         apply(self.state, event, trio.current_time() if _in_trio() else 0.0)
+        if is_github_event(event):
+            # GitHub's answers and previews are lines already.
+            self._print_commits()
+            if self.state.github.confirm is not None and self.state.github.confirm is not asking:
+                self._ask(self.state.github.confirm)
+            return
         self.state.take_commits()  # this face says things its own way
         s = self.state.status
         if isinstance(event, ev.Ready):
@@ -197,6 +206,11 @@ class PlainInterface:
         elif isinstance(event, ev.Compacted):
             self.say(f"status: compacted {event.tokens_before} to {event.tokens_after} tokens")
 
+    def _ask(self, asked: Confirmation) -> None:
+        title = ", e and a new title to change the title" if asked.title is not None else ""
+        self.say(f"Confirm: {plain_text(asked.heading).lstrip('◆ ')}")
+        self.say(f"Type y to {asked.yes}{title}, n to cancel (nothing is written).")
+
     # -- input ------------------------------------------------------------------
 
     async def read(self, dispatch: Dispatch) -> None:
@@ -230,6 +244,19 @@ class PlainInterface:
                 self.say("Type y, a or n (n and a note tells the agent why).")
                 return
             await controller.dispatch(act.RespondPermission(asked.id, reply, note.strip() or None))  # type: ignore[arg-type]
+            return
+        if s.github.confirm is not None and not s.questions:
+            from luxe.frontends.tui import github_writes
+
+            choice, _, title = line.strip().partition(" ")
+            if choice.lower() == "e" and title.strip() and s.github.confirm.title is not None:
+                github_writes.retitle(s.github.confirm, title.strip())
+                self._ask(s.github.confirm)
+            elif choice.lower() in ("y", "n") and not title:
+                await github_writes.answer(controller, choice.lower() == "y")
+                self._print_commits()
+            else:
+                self._ask(s.github.confirm)
             return
         if s.questions:
             asked_q = s.questions[0]

@@ -26,8 +26,28 @@ if TYPE_CHECKING:
 USAGE = (
     "/review [working|staged|branch [BASE]|commit SHA|pr N]  load; then /review next|prev|N "
     "(chapters), ask TEXT, comment TEXT, reply #N TEXT, fix #N [TEXT], resolve #N, threads, "
-    "approve, changes TEXT, commit"
+    "approve, changes TEXT, commit, post [N]"
 )
+# `/review` subcommands (arguments, what it does), for completion and /help.
+SUBCOMMANDS = {
+    "working": ("", "review the working tree's changes (the default)"),
+    "staged": ("", "review the staged changes"),
+    "branch": ("[BASE]", "review the branch against BASE"),
+    "commit": ("[SHA]", "review a commit; alone, with a review open: commit it chapter by chapter"),
+    "range": ("A B", "review the commits from A to B"),
+    "pr": ("N", "review pull request N"),
+    "next": ("", "the next chapter (prev, or a number, for others)"),
+    "prev": ("", "the previous chapter"),
+    "ask": ("TEXT", "ask the agent about the chapter"),
+    "comment": ("TEXT", "a comment, not sent"),
+    "reply": ("#N TEXT", "reply on finding N, sent to the agent"),
+    "fix": ("#N [TEXT]", "ask the agent to fix finding N"),
+    "resolve": ("#N", "resolve finding N (reopen, delete likewise)"),
+    "threads": ("", "every finding with its thread, and the verdict"),
+    "approve": ("[TEXT]", "the verdict: approve"),
+    "changes": ("TEXT", "the verdict: request changes"),
+    "post": ("[N]", "preview the review as one GitHub review; y posts it"),
+}
 _ids = itertools.count(1)
 
 
@@ -38,6 +58,7 @@ class ReviewView:
     chapter: int = 0
     shown: dict[str, int] = attrs.Factory(dict)  # finding id -> thread entries already printed
     fix_states: dict[str, str] = attrs.Factory(dict)
+    verdict_shown: str | None = None  # the verdict last printed ("decision body")
 
 
 def _request() -> str:
@@ -170,6 +191,11 @@ async def run(ctl: Controller, arg: str) -> None:
         await edit("verdict", verdict="request_changes", body=text)
     elif verb == "commit":
         await ctl.dispatch(rv.CommitReviewChapters(_request(), review_id))
+    elif verb == "post" and (len(words) == 1 or (len(words) == 2 and words[1].lstrip("#").isdigit())):
+        from luxe.frontends.tui import github_writes
+
+        number = int(words[1].lstrip("#")) if len(words) == 2 else None
+        await github_writes.post_review(ctl, review_id, number)
     else:
         s.commit_text(f"usage: {USAGE}", "warn")
 
@@ -222,14 +248,17 @@ def thread_lines(view: ReviewView, everything: bool = False) -> list[Line]:
             view.fix_states[fid] = fix
             out.append([(f"#{number} ", "key"), (f"fix {fix}", "ok" if fix == "done" else "warn" if fix == "failed" else "dim")])
     verdict = (view.session or {}).get("verdict")
-    if everything and verdict:
+    said = f"{verdict.get('decision')} {verdict.get('body') or ''}" if verdict else None
+    if verdict and (everything or said != view.verdict_shown):
         out.append([("verdict: ", "dim"), (str(verdict.get("decision")), "bold"), (f" {clean(verdict.get('body') or '')}", "")])
+    view.verdict_shown = said
     return out
 
 
 def apply_loaded(state: ViewState, e: rv.GuidedReviewLoaded, now: float) -> None:
     view = state.review
     view.review, view.chapter, view.shown, view.fix_states = e.review, 0, {}, {}
+    view.verdict_shown = None
     state.notice = ""
     review = e.review
     if review.get("empty"):

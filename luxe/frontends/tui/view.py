@@ -16,9 +16,9 @@ from typing import Any
 
 import attrs
 
-from luxe.frontends.tui import github as github_view
 from luxe.frontends.tui import review as review_view
 from luxe.frontends.tui.editor import Editor
+from luxe.frontends.tui.github_state import GitHubView
 from luxe.frontends.tui.markdown import BlockStream, render_block
 from luxe.frontends.tui.text import Line, clean, hard_wrap, wrap
 from luxe.protocol import events as ev
@@ -60,6 +60,7 @@ class Status:
     branch: str = ""
     session_id: str = ""
     pull_request: str = ""  # the dock's "PR #7 open ✓3 …1", from workspace_updated
+    github_writes: bool = False  # ready.github_writes
 
 
 @attrs.define
@@ -81,6 +82,9 @@ class ViewState:
     queue_cursor: int | None = None
     editing_queued: int | None = None  # the queue slot the editor's text came from
     notice: str = ""
+    # A retryable failure the engine is waiting out: shown until the stream
+    # resumes or the turn ends (a notice would outlive both).
+    retrying: str = ""
     completions: list[str] = attrs.Factory(list)
     completion_index: int = 0
     turn_started: float | None = None
@@ -91,6 +95,7 @@ class ViewState:
     picker_cursor: int = 0
     confirming: str | None = None  # a command that asked "again to confirm"
     github_wanted: bool = False  # /github: print the next workspace_updated
+    github: GitHubView = attrs.Factory(GitHubView)
     history_wanted: bool = False  # a session was resumed: show its last messages
     review: review_view.ReviewView = attrs.Factory(review_view.ReviewView)
     focused: bool = True
@@ -115,12 +120,32 @@ class ViewState:
 def apply(state: ViewState, event: ev.Event, now: float) -> None:
     """Change `state` for one event."""
     handler = _HANDLERS.get(type(event))
+    if handler is None and is_github_event(event):
+        handler = _github_handlers().get(type(event))
     if handler is not None:
         handler(state, event, now)
 
 
+# GitHub's events (and so their module) exist only once the engine has loaded
+# luxe.protocol.github; the interface's first frame does not wait for it.
+_GITHUB_EVENTS = "luxe.protocol.github"
+
+
+def is_github_event(event: ev.Event) -> bool:
+    """One of GitHub's events, told without loading their module."""
+    return type(event).__module__ == _GITHUB_EVENTS
+
+
+def _github_handlers() -> dict[type, Any]:
+    from luxe.frontends.tui import github as github_view
+
+    _HANDLERS.update(github_view.HANDLERS)
+    return github_view.HANDLERS
+
+
 def _ready(state: ViewState, e: ev.Ready, now: float) -> None:
     state.status.session_id = e.session_id
+    state.status.github_writes = e.github_writes
 
 
 def _state_changed(state: ViewState, e: ev.StateChanged, now: float) -> None:
@@ -207,6 +232,7 @@ def _commit_block(state: ViewState, block: str) -> None:
 
 
 def _token(state: ViewState, e: ev.TokenDelta, now: float) -> None:
+    state.retrying = ""
     if state.thinking:
         _flush_thinking(state)
     for block in state.stream.feed(e.delta):
@@ -214,6 +240,7 @@ def _token(state: ViewState, e: ev.TokenDelta, now: float) -> None:
 
 
 def _thinking(state: ViewState, e: ev.ThinkingDelta, now: float) -> None:
+    state.retrying = ""
     state.thinking += e.delta
 
 
@@ -343,6 +370,7 @@ def _usage_updated(state: ViewState, e: ev.UsageUpdated, now: float) -> None:
 def _turn_ended(state: ViewState, e: ev.TurnEnded, now: float) -> None:
     flush_text(state)
     state.tools.clear()
+    state.retrying = ""
     elapsed = now - state.turn_started if state.turn_started is not None else 0.0
     state.turn_started = None
     if e.reason == "cancelled":
@@ -357,8 +385,9 @@ def _turn_ended(state: ViewState, e: ev.TurnEnded, now: float) -> None:
 
 def _error(state: ViewState, e: ev.Error, now: float) -> None:
     if e.retryable:
-        wait = f" (retrying in {e.retry_in_s:.0f}s)" if e.retry_in_s else " (retrying)"
-        state.notice = clean(e.message)[:200] + wait
+        # When first: a narrow terminal cuts the message, never the wait.
+        when = f" in {e.retry_in_s:.0f}s" if e.retry_in_s else ""
+        state.retrying = f"retrying{when} · {clean(e.message)[:200]}"
     else:
         flush_text(state)
         state.commit_text(f"error: {e.message}", "err")
@@ -383,6 +412,7 @@ def _rejected(state: ViewState, e: ev.ActionRejected, now: float) -> None:
     if e.kind == "steer_turn" and "no turn is running" in e.reason:
         state.commit_text("(the turn had ended: sent as a new message)", "dim")
         return
+    state.notice = ""  # what waited for the action ("loading…") is over
     state.commit_text(f"⚠ {e.reason}", "warn")
 
 
@@ -436,5 +466,4 @@ _HANDLERS: dict[type, Callable[[ViewState, Any, float], None]] = {
     ev.SessionsListed: _sessions,
     ev.MessagesListed: _messages,
     **review_view.HANDLERS,
-    **github_view.HANDLERS,
 }

@@ -25,8 +25,19 @@ def test_help_and_completion(ui: StartUi) -> None:
     session.wait_editor("› /sessions")
     session.send_keys("C-u")
     _run(session, "/help")
-    screen = session.wait_for("commands:")
-    assert "Shift+Tab" in "\n".join(session.history()) and "/resume" in screen
+    session.wait_for("/exit       leave")
+    shown = "\n".join(session.history())
+    assert "commands:" in shown and "Shift+Tab" in shown and "/resume" in shown
+    # Every /pr subcommand, with its arguments.
+    assert "    merge     [#N] [merge|squash|rebase] [delete-branch]: asks, then merges" in shown
+    assert "    post      [N]: preview the review as one GitHub review; y posts it" in shown
+    # Completion lists a command's subcommands; Tab takes one.
+    session.type("/pr re")
+    screen = session.wait_for("/pr restack  plan rebasing a stack")
+    assert "/pr reply  T TEXT: reply to thread T" in screen and "/pr resolve  T: resolve thread T" in screen
+    session.send_keys("Down", "Tab")
+    session.wait_editor("› /pr resolve")
+    session.send_keys("C-u")
 
 
 def test_model_mode_thinking_cost_and_unavailable_ones(ui: StartUi, tmp_path: Path) -> None:

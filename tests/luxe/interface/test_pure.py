@@ -168,3 +168,33 @@ def test_the_dock_shows_the_pull_request_and_its_checks() -> None:
     pr = gh.PullRequestInfo(7, "https://x/7", "Retry", "open", False, "main", "fix", None, None, checks)
     assert dock(pr) == "PR #7 open ✓1 ✗1 …1"
     assert dock(None) == ""
+
+
+def test_subcommand_completion_and_when_enter_takes_it() -> None:
+    from pathlib import Path
+
+    from luxe.frontends.tui import commands
+
+    assert [c.split("  ")[0] for c in commands.complete("/pr re", Path("."))] == [
+        "/pr reply", "/pr resolve", "/pr ready", "/pr restack"]
+    assert [c.split("  ")[0] for c in commands.complete("/review po", Path("."))] == ["/review post"]
+    assert commands.complete("/pr 7", Path(".")) == []
+    assert commands.completable("/pr") and commands.completable("/pr me")
+    assert not commands.completable("/pr merge #1") and not commands.completable("/model x")
+    assert not commands.completable("/pr me\nmore") and not commands.completable("hello")
+    # `/pr ` lists them all, but Enter then runs `/pr` itself.
+    assert commands.completes_on_enter("/pr me") and not commands.completes_on_enter("/pr ")
+
+
+def test_a_confirmation_keeps_its_keys_and_shows_an_edited_title() -> None:
+    from luxe.frontends.tui.github_writes import Confirmation, prompt_rows, retitle
+    from luxe.protocol import github as gh
+
+    asked = Confirmation(heading=[("◆ open pull request: ", "warn"), ("Old", "bold"), ("  main ← fix", "dim")],
+                         rows=[], yes="open", action=gh.OpenPullRequest("p"), declined="", doing="",
+                         title="Old")
+    keys = plain_text(prompt_rows(asked, 80)[-1])
+    assert keys == "  y open   e edit the title   n cancel (nothing is written)"
+    retitle(asked, "New \x1b[31mtitle")
+    assert plain_text(prompt_rows(asked, 80)[0]) == "◆ open pull request: New \ufffd[31mtitle  main ← fix"
+    assert plain_text(prompt_rows(asked, 80)[-1]) == keys

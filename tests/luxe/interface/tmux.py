@@ -6,6 +6,7 @@
     ui.history() -> list[str]          # scrollback + screen (capture-pane -S -)
     ui.send_keys("C-c", "C-c"); ui.wait_exit() == 0
     ui.after_exit()                    # `stty -a` recorded by the wrapper shell
+    ui.cursor_shown()                  # the pane's cursor is visible
     ui.luxe_pid                        # for /proc checks
 
 The wrapper shell runs luxe, then records its status and the tty modes, then
@@ -118,6 +119,10 @@ class LuxeTmux(PrivateTmux):
     def wait_exit(self, timeout: float = WAIT_S) -> int:
         wait_until(lambda: self.after.exists() and self.after.read_text().strip(), timeout)
         return int(self.after.read_text().strip())
+
+    def cursor_shown(self) -> bool:
+        """Whether the pane's cursor is visible (after exit: luxe showed it again)."""
+        return self.tmux("display", "-p", "#{cursor_flag}").strip() == "1"
 
     def after_exit(self) -> str:
         path = Path(f"{self.after}.stty")

@@ -285,3 +285,54 @@ def test_secret_files_under_skipped_directories_are_redacted(
     ]
     values = ("nm-Wq4Ez7Ty", "venv-Rt8Yu2Io", "pyc-Op6As1Df")
     one_turn_leaks_nothing(calls, mode, values, cwd=repo, env=env)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_the_deferred_walk_is_done_before_anything_is_checked(
+    mode: str, repo: Path, env: dict[str, str]
+) -> None:
+    """The project's walk for secret files runs after the handshake, in a
+    worker thread; nothing of the first turn may be checked before it ends.
+    Hard links to secrets found only by that walk (deep in the tree, and in a
+    skipped directory), as an attachment, as AGENTS.md and as the first tool
+    call's file, right after ready."""
+    deep = repo / "a" / "b" / "c"
+    deep.mkdir(parents=True)
+    (deep / ".env.local").write_text(f"DEEP={ENV_VALUE}\n")
+    skipped = repo / "node_modules" / "pkg"
+    skipped.mkdir(parents=True)
+    (skipped / ".env").write_text("NM_TOKEN=nm-deferred-Zq81Xw\n")
+    os.link(deep / ".env.local", repo / "notes.txt")
+    os.link(skipped / ".env", repo / "AGENTS.md")
+    os.link(deep / ".env.local", repo / "summary.md")
+    steps = [{"tool_calls": [call("read", path="summary.md")]}, {"text": "ok"}]
+    with hostile_luxe(steps, mode, "--auto-approve", cwd=repo, env=env) as (luxe, server):
+        luxe.send("submit_user_message", {"text": "go", "attachments": [{"path": "notes.txt"}]})
+        assert luxe.collect_until("turn_ended")[-1]["content"]["reason"] == "end_turn"
+        first = server.bodies[0]
+        assert "refused" in str(first["messages"][0]["content"])  # the attachment
+        assert "NM_TOKEN" not in str(first.get("system"))  # AGENTS.md left out
+        results = tool_results(server.bodies[1])
+        assert "secret" in results[0], results
+        for value in (ENV_VALUE, "nm-deferred-Zq81Xw"):
+            assert not leaked(value, luxe, server), value
+        assert luxe.close() == 0
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_shell_command_right_after_ready_waits_for_the_walk(
+    mode: str, repo: Path, env: dict[str, str]
+) -> None:
+    """`!cat notes.txt` (run_shell) as the first thing: the hard link to a
+    deep .env is refused as a secret file, as it is later in the session."""
+    deep = repo / "x" / "y"
+    deep.mkdir(parents=True)
+    (deep / ".env").write_text(f"DEEP={ENV_VALUE}\n")
+    os.link(deep / ".env", repo / "notes.txt")
+    with hostile_luxe([{"text": "ok"}], mode, "--auto-approve", cwd=repo, env=env) as (luxe, server):
+        luxe.send("run_shell", {"command": "cat notes.txt"})
+        frames = luxe.collect_until("turn_ended")
+        finished = next(f["content"] for f in frames if f["kind"] == "tool_finished")
+        assert finished["denied"] and "secret" in finished["reason"], finished
+        assert not leaked(ENV_VALUE, luxe, server)
+        assert luxe.close() == 0

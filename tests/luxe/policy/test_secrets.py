@@ -103,7 +103,9 @@ def test_encoded_forms_are_redacted_at_every_alignment_and_split(
 def test_secret_files_know_hard_links_and_notice_changes(tmp_path: Path) -> None:
     (tmp_path / ".env").write_text("API_KEY=first-value-1\n")
     files = SecretFiles(str(tmp_path))
+    assert not files.is_secret(str(tmp_path / "notes.txt"))
     os.link(tmp_path / ".env", tmp_path / "notes.txt")
+    assert files.settle()  # the project's walk, deferred past start-up
     assert files.is_secret(str(tmp_path / "notes.txt"))
     assert not files.is_secret(str(tmp_path / "other.txt"))
     (tmp_path / ".env").write_text("API_KEY=second-value-2\n")
@@ -115,3 +117,69 @@ def test_secret_files_know_hard_links_and_notice_changes(tmp_path: Path) -> None
     assert files.rescan()
     assert files.redactor.redact("third-value-3") == "[REDACTED:TOKEN]"
     assert str(tmp_path / "notes.txt") in files.paths
+
+
+def _repo_with_hidden_values(root: Path) -> tuple[str, str]:
+    """A value only git's history holds (a committed, then removed .env) and
+    one only a skipped directory holds: what the deferred first scan finds."""
+    from tests.helpers.gitrepo import git
+
+    git(root, "init", "-q")
+    (root / ".env").write_text("REMOVED=history-only-Kq7Wz3\n")
+    git(root, "add", "-f", ".env")
+    git(root, "commit", "-qm", "env")
+    git(root, "rm", "-q", ".env")
+    git(root, "commit", "-qm", "no env")
+    (root / ".venv" / "lib").mkdir(parents=True)
+    (root / ".venv" / "lib" / ".env").write_text("SKIPPED=skipped-only-Pv5Ry8\n")
+    return "history-only-Kq7Wz3", "skipped-only-Pv5Ry8"
+
+
+def test_a_redaction_during_the_first_scan_waits_for_its_values(tmp_path: Path) -> None:
+    """The first full scan runs in a worker thread (the gate's `settle`); a
+    redaction that comes meanwhile on another thread never goes without the
+    values it will find."""
+    import threading
+
+    from luxe.policy.permissions import PolicyGate
+
+    hidden = _repo_with_hidden_values(tmp_path)
+    files = SecretFiles(str(tmp_path))
+    gate = PolicyGate(str(tmp_path), secret_files=files)
+    scan = threading.Thread(target=files.settle)
+    scan.start()
+    out = gate.redact(" ".join(hidden))
+    scan.join()
+    assert out == "[REDACTED:REMOVED] [REDACTED:SKIPPED]", out
+    assert not files.settle()  # once only
+
+
+def test_settle_finds_the_deferred_values_off_the_event_loop(tmp_path: Path) -> None:
+    """`settle` awaited twice at once: both return once the values are known,
+    and the scan ran once, in a thread other than the loop's."""
+    import threading
+
+    import trio
+
+    from luxe.policy.permissions import PolicyGate
+
+    hidden = _repo_with_hidden_values(tmp_path)
+    files = SecretFiles(str(tmp_path))
+    gate = PolicyGate(str(tmp_path), secret_files=files)
+    scans: list[int] = []
+    real = files.rescan
+
+    def rescan(*, history: bool = True, deep: bool = True) -> bool:
+        scans.append(threading.get_ident())
+        return real(history=history, deep=deep)
+
+    files.rescan = rescan  # type: ignore[method-assign]
+
+    async def main() -> None:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(gate.settle)
+            nursery.start_soon(gate.settle)
+        assert gate.redact(" ".join(hidden)) == "[REDACTED:REMOVED] [REDACTED:SKIPPED]"
+
+    trio.run(main)
+    assert len(scans) == 1 and scans[0] != threading.get_ident(), scans

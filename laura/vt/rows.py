@@ -44,6 +44,26 @@ _QUIET = _NOTHING | _SHIFTS
 _NON_ASCII = re.compile("[^\x00-\x7f]")
 
 
+def _overwrite(row: str, a: int, b: int, cells: str) -> str:
+    """`row` with cells [a, b) replaced by `cells` (a < len(row)), as
+    `Line.splice` leaves its text: the other half of a wide character cut by
+    either edge becomes a blank."""
+    if a and row[a] == FILL:
+        row = row[: a - 1] + " " + row[a:]
+    if b < len(row) and row[b] == FILL:
+        row = row[:b] + " " + row[b + 1 :]
+    return row[:a] + cells + row[b:]
+
+
+def _unmark(marks: dict[int, str], a: int, b: int) -> dict[int, str] | None:
+    """`marks` without the ones on cells [a, b), as `Line.splice` leaves
+    them (the same dict when none is there)."""
+    for k in marks:
+        if a <= k < b:
+            return {k: v for k, v in marks.items() if not a <= k < b} or None
+    return marks
+
+
 class RowBatch(Controls):
     """The row-local fast path of the feed loop; see the module docstring."""
 
@@ -116,17 +136,9 @@ class RowBatch(Controls):
                         if x >= n:
                             row = row + " " * (x - n) + cells if x > n else row + cells
                         else:
-                            if x and row[x] == FILL:
-                                row = row[: x - 1] + " " + row[x:]
-                            if end < n and row[end] == FILL:
-                                row = row[:end] + " " + row[end + 1 :]
-                            row = row[:x] + cells + row[end:]
+                            row = _overwrite(row, x, end, cells)
                         if marks and (x != n or not narrow):
-                            for k in marks:
-                                if x <= k < end:
-                                    line.marks = marks = {k: v for k, v in marks.items()
-                                                          if not x <= k < end} or None
-                                    break
+                            line.marks = marks = _unmark(marks, x, end)
                     elif narrow and x == n:
                         line.text = row = row + cells
                         runs = line.runs
@@ -201,18 +213,9 @@ class RowBatch(Controls):
                                     if x >= n:
                                         row = row + " " * (x - n) + part if x > n else row + part
                                     else:
-                                        if x and row[x] == FILL:
-                                            row = row[: x - 1] + " " + row[x:]
-                                        if b < n and row[b] == FILL:
-                                            row = row[:b] + " " + row[b + 1 :]
-                                        row = row[:x] + part + row[b:]
+                                        row = _overwrite(row, x, b, part)
                                     if marks:
-                                        for k in marks:
-                                            if x <= k < b:
-                                                line.marks = marks = {
-                                                    k: v for k, v in marks.items()
-                                                    if not x <= k < b} or None
-                                                break
+                                        line.marks = marks = _unmark(marks, x, b)
                                 else:
                                     line.text = row
                                     line.splice(x, part, [x, PLAIN])

@@ -12,9 +12,11 @@ before a chunk with SGR in it and after any other control (which it hands
 to `Controls._control`), and the per-token path in `core.py` takes over.
 
 It must leave exactly the state that the per-token path leaves:
-`bench/laura_vt_fingerprint.py` compares the two over random and
-control-heavy input. Rows whose style runs are not the one PLAIN run are
-written with `Line.splice`, as the per-token path writes them.
+`tests/laura/vt/test_rows.py` compares the two over random and
+control-heavy input, and `bench/laura_vt_fingerprint.py` a digest of the
+whole state between two commits. Rows whose style runs are not the one
+PLAIN run are written with `Line.splice`, as the per-token path writes them.
+Pure computation on the emulator's state: no I/O, nothing to cancel.
 """
 
 from __future__ import annotations

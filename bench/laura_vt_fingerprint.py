@@ -29,8 +29,10 @@ import argparse
 import hashlib
 import random
 import time
+from pathlib import Path
 
 from laura.vt import VirtualTerminal
+from laura.vt import core as vt_core
 from laura.vt.line import Line
 
 SIZES = ((50, 200), (24, 80), (40, 120), (7, 33), (3, 5), (1, 1), (2, 9))
@@ -200,6 +202,7 @@ def main() -> None:
         "alphabet": _alphabet(rnd, size // 2),
         "controls": _controls(rnd, size),
     }
+    print(f"laura.vt from {Path(vt_core.__file__).parent}")
     total = hashlib.sha256()
     start = time.perf_counter()
     for name, data in inputs.items():

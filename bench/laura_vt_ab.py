@@ -8,7 +8,9 @@ The other checkout is a directory holding a `laura` package, e.g.
     python bench/laura_vt_ab.py /tmp/vt-main [--input random] [--mb 2] [--pairs 6]
 
 Inputs: `random` (random bytes, `\\n` -> `\\r\\n` as a PTY's onlcr delivers),
-and `plain`, `colour`, `tui` as in bench/laura_emulator.py. Each process
+`plain`, `colour`, `tui` as in bench/laura_emulator.py, and `tui-plain`
+(every row redrawn with CUP, text and EL, no colour: the cursor-addressed
+output of a program without colours). Each process
 feeds the input in 4 KiB reads (as laura's PTY reader does) and reports
 the best of three runs in CPU time.
 """
@@ -29,6 +31,14 @@ import importlib.util, random, sys, time
 kind, size, lines, columns = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 if kind == "random":
     data = random.Random(1).randbytes(size)
+elif kind == "tui-plain":
+    rnd, words, frames, total = random.Random(1), ["alpha", "beta", "src/main.py", "  "], [], 0
+    while total < size:
+        rows = "".join(f"\x1b[{y + 1};1H{rnd.choice(words) * rnd.randint(1, 8)}\x1b[K"
+                       for y in range(lines))
+        frames.append("\x1b[H" + rows)
+        total += len(frames[-1])
+    data = "".join(frames).encode()[:size]
 else:
     spec = importlib.util.spec_from_file_location("emulator_bench", sys.argv[5])
     bench = importlib.util.module_from_spec(spec)
@@ -67,7 +77,9 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("other", help="directory holding the other checkout's laura package")
-    parser.add_argument("--input", default="random", choices=["random", "plain", "colour", "tui"])
+    parser.add_argument(
+        "--input", default="random", choices=["random", "plain", "colour", "tui", "tui-plain"]
+    )
     parser.add_argument("--mb", type=float, default=2.0)
     parser.add_argument("--pairs", type=int, default=6)
     parser.add_argument("--size", default="50x200", help="LINESxCOLUMNS (default 50x200)")

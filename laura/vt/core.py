@@ -45,8 +45,11 @@ _TAIL = re.compile(
     "\x1b(?:\\[[0-?]*[ -/]*|[ -/]*|\\][^\x07\x1b]*|[P_^X][^\x1b]*)\\Z"
 )
 _HELD_LIMIT = 1 << 16  # longer unterminated strings (OSC/DCS) are discarded
-# Pairs taken token by token after a row-local batch could not start.
+# Pairs taken token by token after a row-local batch could not start, or
+# stopped within _SHORT pairs (a full-screen program's cursor moves: the
+# per-token path costs less than a batch per pair).
 _RETRY = 8
+_SHORT = 2
 # When a read holds no control but CR LF pairs and SGR sequences (`cat` of a
 # file, `ls --color`), str.split cuts it ten times faster than _SPLIT can.
 _ODD_CONTROL = re.compile("[\x00-\x09\x0b\x0c\x0e-\x1a\x1c-\x1f\x7f-\x9f]")
@@ -165,15 +168,16 @@ class VirtualTerminal(RowBatch):
         control = self._control
         count = len(parts) - 1
         bulk_from = 0  # no bulk attempt before this index (after a failed one)
-        batch_from = 0  # no batch attempt before this index (after a failed one)
+        batch_from = 0  # no batch attempt before this index (after a short one)
         i = 0
         while i < count:
             if i >= batch_from:
                 done, bulk_from = self._batch(parts, i, count, bulk_from)
+                if done - i <= 2 * _SHORT:
+                    batch_from = done + 2 * _RETRY
                 if done > i:
                     i = done
                     continue
-                batch_from = i + 2 * _RETRY
             chunk = parts[i]
             token = parts[i + 1]
             i += 2

@@ -13,7 +13,7 @@ tests/laura/echo_probe.py). Scenarios, each in a fresh laura:
   random    100 MB of random bytes `cat` in another tab of the same laura
             (the emulator parses every byte; the typing tab's shell echoes)
 
-    python bench/laura_stalls.py [--lines N] [--random-mb N] [--keys N]
+    python bench/laura_stalls.py [--lines N] [--random-mb N] [--keys N] [--only random]
 
 Prints p50, p99 and max per scenario, and p99 over idle p99. The machine is
 shared: read the ratios, not the absolute figures, and the load average
@@ -63,7 +63,9 @@ def measure(
     """Start laura (tab 1 hosting `command`, default the shell), run `setup`
     (which starts the work and returns "is it done?"), then type until it is
     done and at least `keys` keys were timed."""
-    session = LauraSession(root / name, command=command, width=160, height=45).start()
+    # PYTHONPATH passes through, to measure another checkout's laura package.
+    env = {"PYTHONPATH": os.environ["PYTHONPATH"]} if os.environ.get("PYTHONPATH") else None
+    session = LauraSession(root / name, command=command, width=160, height=45, env=env).start()
     probe = EchoProbe(session)
     try:
         probe.key(KEY)  # warm
@@ -88,6 +90,9 @@ def main() -> None:
     parser.add_argument("--lines", type=int, default=1_000_000)
     parser.add_argument("--random-mb", type=float, default=100.0)
     parser.add_argument("--keys", type=int, default=100)
+    parser.add_argument(
+        "--only", default="", help="comma-separated scenarios to run (idle always runs)"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
@@ -147,6 +152,9 @@ def main() -> None:
             ("gitdiff", opened(tracked), None),
             ("random", flood, ["sh", "-c", waiter]),
         ]
+        if args.only:
+            wanted = {"idle", *args.only.split(",")}
+            scenarios = [scenario for scenario in scenarios if scenario[0] in wanted]
         results: dict[str, list[float]] = {}
         for name, setup, command in scenarios:
             results[name] = measure(root, name, args.keys, setup, command)

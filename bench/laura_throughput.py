@@ -98,6 +98,8 @@ def run_in_tmux(command: str, home: Path) -> float:
         "LANG": "C.UTF-8",
         "TMUX_TMPDIR": str(home),
     }
+    if os.environ.get("PYTHONPATH"):  # to measure another checkout's laura package
+        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
     tmux = ["tmux", "-L", server, "-f", "/dev/null"]
     start = time.perf_counter()
     try:

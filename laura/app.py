@@ -14,11 +14,12 @@
 
 All state lives in this trio thread. It changes only in the input, signal,
 poller and connection tasks (each ends with `changed()`: relayout, then ask
-for a frame) and in the PTY reader (the emulator; `mark_dirty()`). The render
-task only reads: `draw()` is a projection of the state. Socket requests
-apply synchronously in their connection task, so the UI never waits for a
-client and a client never waits for the UI. A tab's task ends when its child
-exits (or it is closed); the host ends when the last tab has gone.
+for a frame) and in the PTY reader (the emulator; `mark_dirty()` when its tab
+is on view or its child rang). The render task only reads: `draw()` is a
+projection of the state. Socket requests apply synchronously in their
+connection task, so the UI never waits for a client and a client never waits
+for the UI. A tab's task ends when its child exits (or it is closed); the
+host ends when the last tab has gone.
 """
 
 from __future__ import annotations
@@ -158,7 +159,7 @@ class Host:
                     self.cwd,
                 ) as terminal:
                     tab.shell = ShellPane(terminal)
-                    terminal.on_output = self.mark_dirty
+                    terminal.on_output = lambda: self._tab_output(runtime)
                     async with trio.open_nursery() as nursery:
                         tab.loader.cap = self.settings.max_file_bytes
                         tab.loader.attach(nursery, self.changed)
@@ -245,6 +246,16 @@ class Host:
     def mark_dirty(self) -> None:
         """Ask for a frame (the child's output changed its screen)."""
         self._dirty.set()
+
+    def _tab_output(self, runtime: TabRuntime) -> None:
+        """A tab's child wrote: ask for a frame if the tab is on view, or if
+        its child rang or notified (alerts go out with a frame). Only the
+        current tab is drawn, so a flood in another tab costs no drawing."""
+        shell = runtime.tab.shell
+        if (runtime in self.tabs and self.tabs[self.active] is not runtime
+                and (shell is None or not shell.emulator.alerts)):
+            return
+        self.mark_dirty()
 
     def changed(self) -> None:
         """The state changed (a key, a request, a reload, a tab came or went,

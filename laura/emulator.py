@@ -49,6 +49,9 @@ class Emulator(Protocol):
         """Bells and notifications since the last call, oldest first."""
         ...
 
+    # The alerts `take_alerts` would return now (read only).
+    alerts: list[Alert]
+
     def take_dirty(self) -> set[int]:
         """Rows changed since the last call (all rows after a resize or scroll)."""
         ...

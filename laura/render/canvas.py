@@ -8,6 +8,8 @@ span from the first to the last differing cell). Pure: no terminal, no trio.
 from __future__ import annotations
 
 from functools import lru_cache
+from itertools import compress, repeat
+from typing import cast
 
 from wcwidth import wcwidth
 
@@ -45,6 +47,52 @@ def _is_control(char: str) -> bool:
     return char < " " or "\x7f" <= char <= "\x9f"
 
 
+# The width of each character `put` met, for laying a text down without a
+# call per character. Bounded; cleared when full.
+_WIDTHS: dict[str, int] = {}
+_WIDTHS_LIMIT = 100_000
+
+
+def _widths(text: str) -> list[int] | None:
+    """`char_width` of each character of `text`, or None if one is a
+    control (drawn as a symbol: `put` goes character by character)."""
+    found = list(map(_WIDTHS.get, text))
+    if None not in found:
+        return cast(list[int], found)
+    if len(_WIDTHS) > _WIDTHS_LIMIT:
+        _WIDTHS.clear()
+    for char in set(text):
+        if char not in _WIDTHS:
+            if _is_control(char):
+                return None
+            _WIDTHS[char] = char_width(char)
+    return list(map(_WIDTHS.__getitem__, text))
+
+
+def _lay_down(row: list[Cell], x: int, end: int, text: str, widths: list[int], style: Style) -> None:
+    """Write `text` (no control, `widths` its characters' widths) into
+    row[x:end] as `Canvas.put` does character by character."""
+    if 0 not in widths:
+        cells = list(zip(text, repeat(style)))
+        if end - x != len(text):  # the right halves of wide characters
+            for at in reversed(list(compress(range(len(text)), map((2).__eq__, widths)))):
+                cells.insert(at + 1, ("", style))
+    else:
+        cells = []
+        for char, width in zip(text, widths, strict=True):
+            if width:
+                cells.append((char, style))
+                if width == 2:
+                    cells.append(("", style))
+            elif cells:  # a combining mark joins the cell before
+                previous, previous_style = cells[-1]
+                cells[-1] = (previous + char, previous_style)
+            elif x > 0:
+                previous, previous_style = row[x - 1]
+                row[x - 1] = (previous + char, previous_style)
+    row[x:end] = cells
+
+
 def text_width(text: str) -> int:
     return sum(char_width(char) for char in text)
 
@@ -69,8 +117,14 @@ class Canvas:
             # The common case, one slice assignment instead of a loop per cell.
             end = min(x + len(text), limit)
             if end > x:
-                row[x:end] = [(char, style) for char in text[: end - x]]
+                row[x:end] = zip(text[: end - x], repeat(style))
             return max(end, x)
+        widths = _widths(text) if x >= 0 else None
+        if widths is not None:
+            end = x + sum(widths)
+            if end <= limit:  # it all fits: as the loop below, without calls per character
+                _lay_down(row, x, end, text, widths, style)
+                return end
         for char in text:
             if _is_control(char):
                 char = visible_control(char)

@@ -1,4 +1,5 @@
-"""How many cells a character takes: 0 (combining), 1, or 2 (East Asian wide).
+"""How many cells a character takes: 0 (combining), 1, or 2 (East Asian wide),
+and a chunk of text as the cells it fills.
 
 Decided from the stdlib's Unicode database, memoised per character; no native
 dependency. ASCII never gets here: the emulator checks `str.isascii()` first.
@@ -6,9 +7,15 @@ dependency. ASCII never gets here: the emulator checks `str.isascii()` first.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
+from laura.vt.line import FILL
+
 _CACHE: dict[str, int] = {}
+# Put before each combining character in a chunk's cells, to split them at:
+# a control the split never leaves in text (\x01 is dropped before it).
+MARK = "\x01"
 
 
 def char_width(char: str) -> int:
@@ -35,3 +42,17 @@ def _compute(char: str) -> int:
     if unicodedata.east_asian_width(char) in ("W", "F"):
         return 2
     return 1
+
+
+def cells_of(chunk: str, special: re.Pattern[str]) -> str:
+    """`chunk` as cells, without a loop over its characters: one
+    str.replace per distinct character `special` finds gives a wide one its
+    FILL cell and puts `MARK` before a combining one."""
+    cells = chunk
+    for char in set(special.findall(chunk)):
+        width = char_width(char)
+        if width == 2:
+            cells = cells.replace(char, char + FILL)
+        elif width == 0:
+            cells = cells.replace(char, MARK + char)
+    return cells

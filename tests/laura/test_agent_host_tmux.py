@@ -115,6 +115,26 @@ def test_bells_notifications_and_links_reach_the_terminal_laura_runs_in(
     assert b"now" not in data[opened:closed]
 
 
+def test_a_bell_in_a_tab_not_on_view_still_reaches_the_terminal(
+    laura_session: Make, tmp_path: Path
+) -> None:
+    # Only the current tab is drawn, so another tab's output asks for no
+    # frame, except when its child rang: the bell goes out with a frame.
+    go = tmp_path / "go"
+    script = tmp_path / "ring.sh"
+    script.write_text(
+        f"#!/bin/sh\nwhile [ ! -e {go} ]; do sleep 0.1; done\nprintf 'rang\\a'\nexec sleep 600\n"
+    )
+    script.chmod(script.stat().st_mode | stat.S_IXUSR)
+    session = laura_session(command=[str(script)])
+    session.send_keys("C-t", "n")
+    wait_until(lambda: len(session.tabs()) == 2)
+    assert session.tmux("display", "-p", "#{window_bell_flag}").strip() == "0"
+    go.touch()
+    wait_until(lambda: session.tmux("display", "-p", "#{window_bell_flag}").strip() == "1")
+    assert "rang" not in session.text()  # tab 1 is still not on view
+
+
 def fake_luxe(bin_dir: Path, out: Path) -> None:
     """A stand-in `luxe` on PATH that records how laura started it."""
     bin_dir.mkdir()

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import random
+
+import pytest
+
+from laura.render import canvas as module
 from laura.render.canvas import Canvas, frame_diff
 from laura.render.style import Style
 
@@ -51,3 +56,32 @@ def test_control_characters_are_drawn_as_symbols_never_sent_raw() -> None:
     assert canvas.text()[0].rstrip() == "a␛]0;x␇b␡\ufffdc"
     output = frame_diff(None, canvas)
     assert "\x1b]" not in output and "\x07" not in output and "\x9b" not in output
+
+
+def test_text_laid_down_in_one_go_matches_the_cell_by_cell_path(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Wide characters, combining marks (also first, joining the cell
+    # before), controls and clipping, at random places: `put`'s one-go path
+    # must leave the cells and return the column its per-character loop does.
+    alphabet = ["a", " ", "漢", "\u0301", "é", "\ufffd", "\x1b", "\x9b", "ｗ", "\u200b", "😀", "ж"]
+    rnd = random.Random(7)
+    cases = []
+    for _ in range(3000):
+        width = rnd.randint(1, 12)
+        puts = [("".join(rnd.choice(alphabet) for _ in range(rnd.randint(0, 10))),
+                 rnd.randint(-2, width + 2), rnd.choice([None, rnd.randint(0, width + 2)]),
+                 rnd.choice([Style(), Style(bold=True)])) for _ in range(rnd.randint(1, 4))]
+        cases.append((width, puts))
+
+    def draw() -> list[tuple[list[int], list]]:
+        out = []
+        for width, puts in cases:
+            canvas = Canvas(width, 1)
+            ends = [canvas.put(x, 0, text, style, right) for text, x, right, style in puts]
+            out.append((ends, canvas.rows))
+        return out
+
+    one_go = draw()
+    monkeypatch.setattr(module, "_widths", lambda text: None)
+    assert draw() == one_go

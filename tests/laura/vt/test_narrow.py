@@ -11,6 +11,7 @@ import pytest
 from laura.vt import VirtualTerminal
 from laura.vt import core as vt_core
 from laura.vt.narrow import not_narrow
+from laura.vt.rows import RowBatch
 from laura.vt.width import char_width
 
 
@@ -35,6 +36,8 @@ def test_random_bytes_draw_the_same_screen_with_and_without_the_narrow_path(
     fast = VirtualTerminal(24, 80)
     for at in range(0, len(data), 4096):
         fast.feed(data[at : at + 4096])
+    # The per-token path, one character at a time for anything not ASCII.
+    monkeypatch.setattr(RowBatch, "_batch", lambda self, parts, i, count, bulk: (i, bulk))
     monkeypatch.setattr(vt_core, "_narrow", lambda chunk: False)
     slow = VirtualTerminal(24, 80)
     for at in range(0, len(data), 4096):

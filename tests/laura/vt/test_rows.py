@@ -1,0 +1,80 @@
+"""The row-local batches (laura/vt/rows.py) leave exactly the state the
+per-token path leaves, and the controls dropped before the split are exactly
+the ones with no effect."""
+
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+
+from laura.vt import VirtualTerminal
+from laura.vt import core as vt_core
+from laura.vt import rows as vt_rows
+from laura.vt.line import Line
+from laura.vt.rows import RowBatch
+from tests.laura.vt.streams import random_stream
+
+
+def _line(line: Line) -> tuple:
+    # Style runs as drawn: equal neighbours merged, empty ones dropped.
+    return line.text, line.spans(10_000), line.wrapped, line.marks
+
+
+def _state(vt: VirtualTerminal) -> tuple:
+    return (
+        [_line(line) for line in vt.history],
+        [_line(line) for line in vt.main_buffer],
+        [_line(line) for line in vt.alt_buffer],
+        vt.alt_screen, vt.x, vt.y, vt.style, vt.top, vt.bottom, vt.autowrap, vt.origin,
+        vt.insert_mode, vt.newline_mode, vt.charsets, vt.shift, vt._last_char,
+        sorted(vt.tabstops), vt.title, vt.alerts, vt.errors,
+    )
+
+
+def _fed(data: bytes, lines: int, columns: int, seed: int) -> VirtualTerminal:
+    rnd = random.Random(seed)
+    vt = VirtualTerminal(lines, columns)
+    at = 0
+    while at < len(data):
+        step = rnd.choice((1, 3, 64, 4096, 4096, rnd.randint(1, 20_000)))
+        vt.feed(data[at : at + step])
+        at += step
+    return vt
+
+
+def _inputs() -> list[bytes]:
+    rnd = random.Random(18)
+    noise = rnd.randbytes(128 * 1024)
+    pieces = [b"\x08", b"\t", b"\r", b"\r\n", b"\x0b", b"\x07", b"\x0e", b"\x0f", b"\x18",
+              b"\x1b", b"\x1bH", b"\x1b[3g", b"\x1b[4h", b"\x1b[4l", b"\x1b[?7l", b"\x1b[?7h",
+              b"\x1b[1m", b"\x1b[m", b"\x1b(0", b"\x1b(B", b"\x1b)0", b"\x1b)B",
+              b"\x1b[2;5r", b"\x1b[r", b"\x1b[?6h",
+              "漢字".encode(), "e\u0301".encode(), "\ufffd".encode(), b"abcdefgh", b"xyz " * 9]
+    mixed = b"".join(rnd.choice(pieces) for _ in range(30_000))
+    streams = b"".join(random_stream(seed, steps=200, lines=6, columns=20, wide=True)
+                       for seed in range(40))
+    return [noise.replace(b"\n", b"\r\n"), noise, mixed, streams]
+
+
+@pytest.mark.parametrize("table", [True, False], ids=["one-cell table", "other Unicode"])
+@pytest.mark.parametrize("size", [(24, 80), (6, 20), (3, 7), (1, 1)])
+def test_batches_leave_the_state_the_per_token_path_leaves(
+        size: tuple[int, int], table: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    if not table:  # as on a Python whose Unicode data is another version
+        monkeypatch.setattr(vt_rows, "not_narrow", lambda: None)
+        monkeypatch.setattr(vt_core, "not_narrow", lambda: None)
+    inputs = _inputs()
+    batched = [_state(_fed(data, *size, seed)) for seed, data in enumerate(inputs)]
+    monkeypatch.setattr(RowBatch, "_batch", lambda self, parts, i, count, bulk: (i, bulk))
+    for seed, data in enumerate(inputs):
+        assert batched[seed] == _state(_fed(data, *size, seed)), f"input {seed}"
+
+
+def test_the_controls_dropped_as_bytes_are_the_inert_ones() -> None:
+    inert = re.compile("[\x00-\x06\x10-\x17\x19\x1c-\x1f\x7f-\x9f]+")
+    every = "".join(chr(code) for code in range(0x10000) if not 0xD800 <= code <= 0xDFFF)
+    assert vt_core._without_ignored(every) == inert.sub("", every)
+    noise = random.Random(1).randbytes(64 * 1024).decode("utf-8", "replace")
+    assert vt_core._without_ignored(noise) == inert.sub("", noise)

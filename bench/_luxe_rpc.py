@@ -36,8 +36,15 @@ def check_interpreter() -> None:
 
 
 def isolated_env(root: Path, extra: Mapping[str, str]) -> dict[str, str]:
+    """This environment with private XDG and HOME directories under `root`,
+    no provider or luxe variable but `extra`'s, and bytecode written and
+    read as for any user (this workplace sets PYTHONDONTWRITEBYTECODE,
+    which would make every start compile what changed since the last
+    cached run)."""
     env = {
-        k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OPENAI_", "LUXE_"))
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("ANTHROPIC_", "OPENAI_", "LUXE_")) and k != "PYTHONDONTWRITEBYTECODE"
     }
     for name, sub in (
         ("HOME", "home"),
@@ -50,6 +57,18 @@ def isolated_env(root: Path, extra: Mapping[str, str]) -> dict[str, str]:
         env[name] = str(root / sub)
     env.update(extra)
     return env
+
+
+def fake_model_env(root: Path, base_url: str) -> dict[str, str]:
+    """`isolated_env` with the default model on the fake model server at `base_url`."""
+    return isolated_env(
+        root,
+        {
+            "ANTHROPIC_BASE_URL": base_url,
+            "ANTHROPIC_API_KEY": "bench",
+            "LUXE_MODEL": "anthropic/claude-sonnet-4-5",
+        },
+    )
 
 
 def workspace() -> tempfile.TemporaryDirectory[str]:

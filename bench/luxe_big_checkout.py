@@ -26,7 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _luxe_rpc import LUXE, check_interpreter, isolated_env, workspace
+from _luxe_rpc import LUXE, check_interpreter, fake_model_env, workspace
 
 from tests.fakes.llm_server import FakeLLMServer
 from tests.helpers.gitrepo import git
@@ -98,15 +98,7 @@ def main() -> None:
     with workspace() as tmp, FakeLLMServer(ONE_TOOL * (2 * args.rounds + 2)) as server:
         root = Path(tmp)
         repos = {"tiny": make_repo(root / "tiny", 0), "big": make_repo(root / "big", args.files)}
-        env = isolated_env(
-            root,
-            {
-                "ANTHROPIC_BASE_URL": server.base_url,
-                "ANTHROPIC_API_KEY": "bench",
-                "LUXE_MODEL": "anthropic/claude-sonnet-4-5",
-            },
-        )
-        env.pop("PYTHONDONTWRITEBYTECODE", None)  # users run luxe from __pycache__
+        env = fake_model_env(root, server.base_url)
         for size in ("tiny", "big"):  # one unmeasured run each: caches warm
             ready_ms(repos[size], env)
             print_run(repos[size], env, server)

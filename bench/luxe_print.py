@@ -31,7 +31,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _luxe_rpc import LUXE, check_interpreter, isolated_env, project_dir, workspace
+from _luxe_rpc import LUXE, check_interpreter, fake_model_env, project_dir, workspace
 
 from tests.fakes.llm_server import FakeLLMServer
 
@@ -138,15 +138,7 @@ def main() -> None:
     with workspace() as tmp, FakeLLMServer(steps) as server:
         root = Path(tmp)
         project = project_dir(root)
-        env = isolated_env(
-            root,
-            {
-                "ANTHROPIC_BASE_URL": server.base_url,
-                "ANTHROPIC_API_KEY": "bench",
-                "LUXE_MODEL": "anthropic/claude-sonnet-4-5",
-            },
-        )
-        env.pop("PYTHONDONTWRITEBYTECODE", None)  # users run luxe from __pycache__
+        env = fake_model_env(root, server.base_url)
         # One unmeasured run fills __pycache__.
         run_print([], project, env)
         for _ in range(RUNS):

@@ -88,16 +88,18 @@ def kill_tagged(var: str, token: str, *, children_only: bool = True) -> list[int
     killed: list[int] = []
     narrow = children_only and _subreaper
     for _ in range(8 if narrow else 2):
-        found = False
+        found = unsure = False
         candidates = _children() if narrow else None
         for pid in _pids() if candidates is None else candidates:
             if pid == me or pid in killed:
                 continue
-            try:
-                with open(f"/proc/{pid}/environ", "rb") as f:
-                    environ = f.read()
-            except OSError:
-                continue  # gone, or not ours to read
+            environ = _environ(pid)
+            if environ is None:
+                # A child whose environment cannot be read yet (it is in
+                # the middle of an exec: `setsid bash -c 'exec sleep'`) is
+                # looked at again, or it would outlive its call.
+                unsure = unsure or narrow
+                continue
             if needle in environ:
                 try:
                     os.kill(pid, signal.SIGKILL)
@@ -105,12 +107,28 @@ def kill_tagged(var: str, token: str, *, children_only: bool = True) -> list[int
                     continue
                 killed.append(pid)
                 found = True
-        if not found:
-            break
-        if narrow:
+        if found and narrow:
             _reap(killed, wait_s=1.0)  # their children are ours once they are dead
+        elif unsure:
+            time.sleep(0.002)
+        elif not found:
+            break
     _reap(killed)
     return killed
+
+
+def _environ(pid: int) -> bytes | None:
+    """A living process's environment block; None while it cannot be read
+    (gone or exiting, not ours, or between the two halves of an exec)."""
+    info = _stat(pid)
+    if info is None or info[0] in ("Z", "X"):
+        return b""  # gone or a zombie: holds nothing, nothing to wait for
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as f:
+            environ = f.read()
+    except OSError:
+        return None if _stat(pid) is not None else b""
+    return environ or None
 
 
 def descendants(root: int) -> list[int]:

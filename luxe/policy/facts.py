@@ -15,14 +15,17 @@ import json
 import os
 import re
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import attrs
 
 from luxe.policy.rules import PathName, path_name
 from luxe.policy.secrets import FileKey, file_key
-from luxe.policy.shell import ShellLine, analyse
-from luxe.policy.shell_search import recursive_search
+
+if TYPE_CHECKING:
+    # The shell analyser loads with the first bash call, not with the gate:
+    # the interface's first frame and `ready` come before it.
+    from luxe.policy.shell import ShellLine
 
 Category = Literal["read", "edit", "bash", "other"]
 
@@ -135,6 +138,8 @@ def gather_facts(
     if tool == "bash":
         command = args.get("command")
         command = command if isinstance(command, str) else ""
+        from luxe.policy.shell import analyse
+
         # The few variables whose value Luxe knows as bash will see it.
         shell = analyse(command, {"HOME": home, "PWD": cwd})
         shell_paths = _shell_paths(shell, cwd=cwd, root=root, home=home)
@@ -186,6 +191,8 @@ def _secret_search(
     that the search does not exclude by name."""
     if not secret_paths:
         return None
+    from luxe.policy.shell_search import recursive_search
+
     for cmd in shell.commands:
         search = recursive_search(cmd.words)
         if search is None:

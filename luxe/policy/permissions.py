@@ -22,7 +22,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Mapping
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import attrs
 
@@ -38,7 +38,9 @@ from luxe.policy.secrets import (
     glob_may_name_secret,
     is_secret_path,
 )
-from luxe.policy.shell import ShellLine, may_mutate
+
+if TYPE_CHECKING:
+    from luxe.policy.shell import ShellLine  # loaded with the first bash call (luxe.policy.facts)
 
 PermissionMode = Literal["ask", "accept-edits", "read-only", "yolo"]
 PERMISSION_MODES: tuple[PermissionMode, ...] = ("ask", "accept-edits", "read-only", "yolo")
@@ -195,6 +197,8 @@ def call_mutates(facts: CallFacts) -> bool:
     if facts.category == "read":
         return False
     if facts.category == "bash":
+        from luxe.policy.shell import may_mutate
+
         command = facts.command or ""
         return may_mutate(command) or publishes(command) is not None
     return True

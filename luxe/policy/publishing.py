@@ -11,8 +11,6 @@ it reads the command line only.
 
 from __future__ import annotations
 
-from luxe.policy.shell import analyse
-
 PR_WRITES = frozenset({"create", "merge", "comment", "review", "edit", "close", "ready", "reopen"})
 ISSUE_WRITES = frozenset(
     {"create", "comment", "close", "edit", "reopen", "delete", "transfer", "lock", "unlock",
@@ -108,6 +106,8 @@ def publishes(line: str) -> str | None:
     """The publishing command on `line` (e.g. "gh pr merge"), or None. A
     line whose commands cannot be told apart (command substitution) that
     mentions gh or git is taken as publishing."""
+    from luxe.policy.shell import analyse  # loaded with the first bash call
+
     parsed = analyse(line)
     for command in parsed.commands:
         found = _command_publishes(command.words)

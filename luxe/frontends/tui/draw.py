@@ -11,10 +11,8 @@ rows first.
 
 from __future__ import annotations
 
-from wcwidth import wcwidth
-
 from luxe.frontends.tui.markdown import render_block
-from luxe.frontends.tui.text import Line, clean, truncate, wrap
+from luxe.frontends.tui.text import Line, char_width, clean, truncate, wrap
 from luxe.frontends.tui.view import TOOL_TAIL_LINES, ViewState, key_arg
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
@@ -144,7 +142,7 @@ def _editor(state: ViewState, width: int) -> tuple[list[Line], tuple[int, int]]:
         for ch in logical:
             if pos == index:
                 cursor = (len(rows), used)
-            w = max(wcwidth(ch), 0) if ch >= " " and not "\x7f" <= ch <= "\x9f" else 1
+            w = char_width(ch) if ch >= " " and not "\x7f" <= ch <= "\x9f" else 1
             if used + w > width:
                 row.append((chunk, ""))
                 rows.append(row)
@@ -164,7 +162,7 @@ def _editor(state: ViewState, width: int) -> tuple[list[Line], tuple[int, int]]:
 
 
 def _cells(text: str) -> int:
-    return sum(max(wcwidth(ch), 0) for ch in text)
+    return sum(char_width(ch) for ch in text)
 
 
 def _completions(state: ViewState, width: int) -> list[Line]:

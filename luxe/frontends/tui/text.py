@@ -9,10 +9,9 @@ Nothing here does I/O.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 import attrs
-from wcwidth import wcswidth, wcwidth
 
 Span = tuple[str, str]
 Line = list[Span]
@@ -26,11 +25,40 @@ def clean(text: str) -> str:
     return _CONTROL.sub("\ufffd", text.replace("\t", "    "))
 
 
+# Printable ASCII and the glyphs the interface draws itself: one cell each
+# (a test checks every one against wcwidth). Text made of nothing else is
+# measured without wcwidth, which then loads with the first other character
+# (its import is some 10 ms, which the first frame does not pay).
+NARROW = frozenset(chr(c) for c in range(0x20, 0x7F)) | frozenset(
+    "›⎇…◆✓✗⊘⏹│─·←→↑↓⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+)
+_measure: tuple[Callable[[str], int], Callable[[str], int]] | None = None
+
+
+def _wcwidth() -> tuple[Callable[[str], int], Callable[[str], int]]:
+    """wcwidth's (wcwidth, wcswidth), imported on first use."""
+    global _measure
+    if _measure is None:
+        from wcwidth import wcswidth, wcwidth
+
+        _measure = (wcwidth, wcswidth)
+    return _measure
+
+
+def char_width(ch: str) -> int:
+    """The cells one character takes (0 for a control or a combining mark)."""
+    if ch in NARROW:
+        return 1
+    return max(_wcwidth()[0](ch), 0)
+
+
 def cell_width(text: str) -> int:
-    width = wcswidth(text)
+    if NARROW.issuperset(text):
+        return len(text)
+    width = _wcwidth()[1](text)
     if width >= 0:
         return width
-    return sum(max(wcwidth(ch), 0) for ch in text)
+    return sum(char_width(ch) for ch in text)
 
 
 def line_width(line: Line) -> int:
@@ -48,7 +76,7 @@ def truncate(line: Line, width: int) -> Line:
             break
         kept = ""
         for ch in text:
-            w = max(wcwidth(ch), 0)
+            w = char_width(ch)
             if w > room:
                 room = 0
                 break
@@ -88,7 +116,7 @@ def with_cursor(line: Line, col: int) -> Line:
                 placed = True
                 break
             before += ch
-            used += max(wcwidth(ch), 0)
+            used += char_width(ch)
         if not placed:
             out.append((text, role))
     if not placed:
@@ -132,7 +160,7 @@ def wrap(line: Line, width: int, indent: Line | None = None, hang: Line | None =
             room = width - used
             head, tail, head_w = "", word, 0
             for ch in word:
-                cw = max(wcwidth(ch), 0)
+                cw = char_width(ch)
                 if head_w + cw > room:
                     break
                 head += ch
@@ -162,7 +190,7 @@ def hard_wrap(line: Line, width: int, prefix: Line | None = None) -> list[Line]:
     for text, role in line:
         chunk = ""
         for ch in text:
-            w = max(wcwidth(ch), 0)
+            w = char_width(ch)
             if used + w > width:
                 if chunk:
                     row.append((chunk, role))

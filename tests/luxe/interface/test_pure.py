@@ -137,10 +137,28 @@ def test_the_first_frame_needs_no_trio_blessed_or_converter() -> None:
 
     probe = (
         "import sys, luxe.frontends.tui.frontend, luxe.frontends.tui.entry;"
-        "print(sorted(m for m in ('trio', 'blessed', 'cattrs', 'httpx', 'pygments') if m in sys.modules))"
+        "print(sorted(m for m in ('trio', 'blessed', 'cattrs', 'httpx', 'pygments', 'wcwidth')"
+        " if m in sys.modules))"
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
+
+
+def test_text_measured_without_wcwidth_is_measured_as_wcwidth_would() -> None:
+    """The interface's own glyphs and ASCII skip wcwidth (the first frame
+    does not load it); every one of them is one cell there too, and mixed
+    text (wide, combining, emoji) still goes to wcwidth."""
+    from wcwidth import wcswidth, wcwidth
+
+    from luxe.frontends.tui.text import NARROW, cell_width, char_width
+
+    for ch in NARROW:
+        assert wcwidth(ch) == 1 and char_width(ch) == 1, repr(ch)
+    for text in ("› ask  model  ctx 0%  ⎇ main", "日本語 › x", "e\u0301", "👍🏽 ok", "a\x1bb"):
+        expected = wcswidth(text)
+        if expected < 0:
+            expected = sum(max(wcwidth(ch), 0) for ch in text)
+        assert cell_width(text) == expected, text
 
 
 def test_colour_fallbacks_from_the_environment() -> None:

@@ -105,9 +105,11 @@ class PermissionGate(Protocol):
         tools that walk directories (grep) skip such files."""
         ...
 
-    def tool_ran(self, tool: str) -> None:
-        """Told after a call ran: the gate may look for secret files the call
-        created or changed, so their values are redacted from then on."""
+    async def tool_ran(self, tool: str) -> None:
+        """Told after a call ran, before its output is redacted: the gate may
+        look for secret files the call created or changed, so their values
+        are redacted from then on. The look runs off the event loop (a walk
+        of a big checkout takes a few hundred ms); a cancel waits for it."""
         ...
 
     async def settle(self) -> None:

@@ -448,7 +448,7 @@ async def _run_call(host: TurnHost, safe: _Redacting, hooks: HookRunner, turn: T
     turn.running_calls[call.id] = call.name
     result, denied = await _decide_and_run(host, hooks, call)
     if not denied:
-        host.gate.tool_ran(call.name)
+        await host.gate.tool_ran(call.name)
     result = safe.result(result)
     content = result.content
     if not denied:

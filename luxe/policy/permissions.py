@@ -352,7 +352,7 @@ class PolicyGate:
     def redact(self, text: str, *, cut_start: bool = False, cut_end: bool = False) -> str:
         """`text` without the values of known secrets; with `cut_start` /
         `cut_end`, a piece of a value left at that edge by a truncation too."""
-        return self._refreshed(rescan=False).redact(text, cut_start=cut_start, cut_end=cut_end)
+        return self._refreshed().redact(text, cut_start=cut_start, cut_end=cut_end)
 
     def is_secret_file(self, path: str) -> bool:
         """For tools that walk directories (grep): is this file a secret,
@@ -361,11 +361,16 @@ class PolicyGate:
             return self.secret_files.is_secret(path)
         return is_secret_path(path)
 
-    def tool_ran(self, tool: str) -> None:
+    async def tool_ran(self, tool: str) -> None:
         """After a call that may have written files, look for new or changed
-        secret files so their values are redacted from now on."""
-        if self.categories.get(tool, "other") != "read":
-            self._refreshed(rescan=True)
+        secret files so their values are redacted from now on: in a worker
+        thread (SecretFiles' lock keeps a redaction meanwhile waiting)."""
+        files = self.secret_files
+        if files is None or self.categories.get(tool, "other") == "read":
+            return
+        import trio
+
+        await trio.to_thread.run_sync(files.rescan)
 
     async def settle(self) -> None:
         """Finish the secret files' first scan (the walk of skipped
@@ -385,19 +390,16 @@ class PolicyGate:
         finally:
             self._settled.set()
 
-    def _refreshed(self, *, rescan: bool) -> Redactor:
-        """The redactor for every value known now: the secret files are
-        re-checked first (with `rescan`, looked for again)."""
+    def _refreshed(self) -> Redactor:
+        """The redactor for every value known now (the known secret files
+        re-checked first)."""
         files = self.secret_files
         if files is None:
             return self.redactor
-        if rescan:
-            files.rescan()
-        else:
-            files.refresh_known()
+        files.refresh_known()
         return files.redactor
 
     def stream_redactor(self) -> StreamRedactor:
         """For live output (one per tool call): catches a secret split
         across chunks. The engine uses it when a gate offers it."""
-        return StreamRedactor(self._refreshed(rescan=False))
+        return StreamRedactor(self._refreshed())

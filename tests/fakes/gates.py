@@ -67,7 +67,7 @@ class ModeGate:
     def is_secret_file(self, path: str) -> bool:
         return is_secret_path(path)
 
-    def tool_ran(self, tool: str) -> None:
+    async def tool_ran(self, tool: str) -> None:
         return None
 
     async def settle(self) -> None:

@@ -25,11 +25,9 @@ import contextlib
 import io
 import logging
 import os
-import shlex
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
@@ -38,7 +36,6 @@ from typing import TYPE_CHECKING, TextIO
 import attrs
 
 from luxe.frontends.tui.draw import live_rows
-from luxe.frontends.tui.history import History, history_file
 from luxe.frontends.tui.live import LiveRegion
 from luxe.frontends.tui.terminal import MODES_OFF, Tty
 from luxe.frontends.tui.text import Palette, palette_for, with_cursor
@@ -84,7 +81,8 @@ class Interface:
         self.first_prompt = first_prompt
         self.pick_session = pick_session
         self.config_dir, self.trust_project = config_dir, trust_project
-        self._history = History.load(history_file(state_dir, cwd))
+        # Read with the first key, not before the first frame.
+        self.state_dir = state_dir
         self._stdio = _StdioToLog(state_dir / "luxe.log")
         self._urgent = False
         self._suspended = False
@@ -303,7 +301,10 @@ class Interface:
         self._loop_state()
         await self._loop_state().ready.wait()
         commands.configure(self.cwd, self.config_dir, self.trust_project)
-        self.controller = controller = Controller(self.state, dispatch, self._history, self.cwd, self)
+        from luxe.frontends.tui.history import History, history_file
+
+        history = History.load(history_file(self.state_dir, self.cwd))
+        self.controller = controller = Controller(self.state, dispatch, history, self.cwd, self)
         await controller.show_history()
         if self.pick_session:
             self.state.sessions_wanted = "resume"
@@ -364,6 +365,9 @@ class Interface:
 
     async def edit_externally(self, text: str) -> str | None:
         """Ctrl+G: the draft in $VISUAL/$EDITOR; None if it failed."""
+        import shlex
+        import tempfile
+
         import trio
 
         editor = self.env.get("VISUAL") or self.env.get("EDITOR") or "vi"

@@ -336,3 +336,63 @@ def test_a_shell_command_right_after_ready_waits_for_the_walk(
         assert finished["denied"] and "secret" in finished["reason"], finished
         assert not leaked(ENV_VALUE, luxe, server)
         assert luxe.close() == 0
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_more_spellings_right_after_ready(mode: str, repo: Path, env: dict[str, str]) -> None:
+    """Attached at once after ready, before the walk may have ended: an
+    option-looking hard link and one with no extension to a deep secret, an
+    absolute and a relative symlink to it, and a FIFO (answered, never read:
+    the turn does not freeze). The first tool call reads the option-looking
+    name."""
+    deep = repo / "p" / "q" / "r"
+    deep.mkdir(parents=True)
+    (deep / ".env.production").write_text(f"PROD={ENV_VALUE}\n")
+    os.link(deep / ".env.production", repo / "--config.md")
+    os.link(deep / ".env.production", repo / "Makefile2")
+    (repo / "abs.md").symlink_to(deep / ".env.production")
+    (repo / "rel.md").symlink_to("p/q/r/.env.production")
+    os.mkfifo(repo / "pipe.md")
+    names = ["--config.md", "Makefile2", "abs.md", "rel.md"]
+    steps = [{"tool_calls": [call("read", path="--config.md")]}, {"text": "ok"}]
+    with hostile_luxe(steps, mode, "--auto-approve", cwd=repo, env=env) as (luxe, server):
+        attached = [{"path": name} for name in [*names, "pipe.md"]]
+        luxe.send("submit_user_message", {"text": "go", "attachments": attached})
+        assert luxe.collect_until("turn_ended")[-1]["content"]["reason"] == "end_turn"
+        content = str(server.bodies[0]["messages"][0]["content"])
+        assert content.count("names a secret file") == len(names), content
+        assert "not a regular file" in content  # the FIFO
+        assert "secret" in tool_results(server.bodies[1])[0]
+        assert not leaked(ENV_VALUE, luxe, server)
+        assert luxe.close() == 0
+
+
+@pytest.mark.parametrize("mode", ["accept-edits", "yolo"])
+@pytest.mark.parametrize(
+    "made",
+    ["svc/deep/.env.production", "node_modules/pkg/.env", "conf/.npmrc"],
+)
+def test_a_secret_a_call_creates_is_known_to_the_next_call(
+    made: str, mode: str, repo: Path, env: dict[str, str]
+) -> None:
+    """A repository script (its text hidden from the policy) writes a new
+    secret file and a log holding its value; the look after the call, now in
+    a worker thread, must know the value before the next call's output."""
+    value = "made-by-script-Hq2Wz9Lp"
+    line = f"//registry.example.invalid/:_authToken={value}" if made.endswith(".npmrc") else f"KEY={value}"
+    (repo / "gen.sh").write_text(
+        f"mkdir -p {Path(made).parent}\nprintf '%s\\n' '{line}' > {made}\n"
+        f"printf 'the value is %s\\n' '{value}' > out.log\n"
+    )
+    steps = [
+        {"tool_calls": [call("bash", command="sh gen.sh")]},
+        {"tool_calls": [call("read", path="out.log")]},
+        {"text": "ok"},
+    ]
+    with hostile_luxe(steps, mode, "--auto-approve", cwd=repo, env=env) as (luxe, server):
+        frames = run_turn(luxe)
+        assert frames[-1]["content"]["reason"] == "end_turn"
+        assert (repo / made).exists()
+        assert "[REDACTED" in tool_results(server.bodies[2])[-1], tool_results(server.bodies[2])
+        assert not leaked(value, luxe, server)
+        assert luxe.close() == 0

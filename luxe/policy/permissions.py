@@ -40,6 +40,8 @@ from luxe.policy.secrets import (
 )
 
 if TYPE_CHECKING:
+    import trio
+
     from luxe.policy.shell import ShellLine  # loaded with the first bash call (luxe.policy.facts)
 
 PermissionMode = Literal["ask", "accept-edits", "read-only", "yolo"]
@@ -313,7 +315,7 @@ class PolicyGate:
     # one used (it is replaced whenever their values change).
     secret_files: SecretFiles | None = None
     _session_allows: set[str] = attrs.field(factory=set)
-    _settled: Any = attrs.field(default=None, init=False)  # a trio.Event once settle has begun
+    _settled: trio.Event | None = attrs.field(default=None, init=False)  # set once settle has begun
 
     def facts(self, tool: str, args: Mapping[str, Any]) -> CallFacts:
         return gather_facts(

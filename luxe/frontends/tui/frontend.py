@@ -29,7 +29,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
@@ -37,6 +37,7 @@ import attrs
 
 from luxe.frontends.tui.draw import live_rows
 from luxe.frontends.tui.live import LiveRegion
+from luxe.frontends.tui.person import Dispatch, PersonFace
 from luxe.frontends.tui.terminal import MODES_OFF, Tty
 from luxe.frontends.tui.text import Palette, palette_for, with_cursor
 from luxe.frontends.tui.view import ViewState, apply
@@ -45,20 +46,17 @@ from luxe.protocol import events as ev
 if TYPE_CHECKING:
     import trio
 
-    from luxe.frontends.rpc_actions import RpcActions
     from luxe.frontends.tui.controller import Controller
     from luxe.hosting.panes import LauraPanes
-    from luxe.protocol import Action, Rejection
 
 log = logging.getLogger("luxe.tui")
 
 FRAME_S = 1 / 30
 SPINNER_S = 0.1
 ESC_WAIT_S = 0.05
-Dispatch = Callable[["Action | Rejection"], Awaitable[bool]]
 
 
-class Interface:
+class Interface(PersonFace):
     def __init__(
         self,
         *,
@@ -103,22 +101,6 @@ class Interface:
 
             self._sync = _Sync(trio.Event(), trio.Event(), trio.Event(), trio.Lock())
         return self._sync
-
-    def signalled(self, signum: int) -> None:
-        return None
-
-    def closing(self) -> None:
-        """Nothing to release early: the terminal is drawn to until the
-        session's last event, then restored (serve_output's finally)."""
-        return None
-
-    def exit_status(self) -> int:
-        return 0
-
-    async def serve_input(self, actions: RpcActions, stop: trio.Event) -> None:
-        """Keys until the person leaves; then the session stops."""
-        await self.read(actions.dispatch)
-        stop.set()
 
     def handshake(self, events: list[ev.Event]) -> None:
         """The handshake: take the terminal and draw the first frame now

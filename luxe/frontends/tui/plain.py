@@ -15,7 +15,7 @@ ends the session cleanly. Same actions, same events as every front end.
 from __future__ import annotations
 
 import os
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -25,21 +25,19 @@ from luxe.frontends.tui import commands
 from luxe.frontends.tui.controller import Controller
 from luxe.frontends.tui.history import History, history_file
 from luxe.frontends.tui.markdown import BlockStream, render_block
+from luxe.frontends.tui.person import Dispatch, PersonFace
 from luxe.frontends.tui.text import clean, plain_text
 from luxe.frontends.tui.view import ViewState, apply, is_github_event, key_arg
-from luxe.protocol import Action, Rejection
 from luxe.protocol import actions as act
 from luxe.protocol import events as ev
 
 if TYPE_CHECKING:
-    from luxe.frontends.rpc_actions import RpcActions
     from luxe.frontends.tui.github_writes import Confirmation
 
-Dispatch = Callable[[Action | Rejection], Awaitable[bool]]
 WIDTH = 10_000  # the terminal wraps; a screen reader reads whole lines
 
 
-class PlainInterface:
+class PlainInterface(PersonFace):
     def __init__(
         self, *, cwd: Path, state_dir: Path, config_dir: Path, env: Mapping[str, str],
         trust_project: bool = False, first_prompt: str | None = None, output_fd: int = 1,
@@ -69,25 +67,9 @@ class PlainInterface:
             except OSError:
                 return
 
-    def signalled(self, signum: int) -> None:
-        return None
-
     def release(self) -> None:
         """Nothing to give back: this face never changes the terminal."""
         return None
-
-    def closing(self) -> None:
-        """Nothing to release early: the terminal is drawn to until the
-        session's last event, then restored (serve_output's finally)."""
-        return None
-
-    def exit_status(self) -> int:
-        return 0
-
-    async def serve_input(self, actions: RpcActions, stop: trio.Event) -> None:
-        """Keys until the person leaves; then the session stops."""
-        await self.read(actions.dispatch)
-        stop.set()
 
     def handshake(self, events: list[ev.Event]) -> None:
         for event in events:

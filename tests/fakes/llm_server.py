@@ -386,8 +386,10 @@ class _Handler(BaseHTTPRequestHandler):
         out = _ChunkWriter(self.wfile)
         for event in events:
             if event is STALL:
-                out.flush()
+                # Record before flushing: the client may act on the flushed text
+                # (and ask for the outcome) before this thread runs again.
                 record.outcome = "stalled"
+                out.flush()
                 self._stall()
                 return
             if event is CUT:

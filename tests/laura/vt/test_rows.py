@@ -1,11 +1,9 @@
 """The row-local batches (laura/vt/rows.py) leave exactly the state the
-per-token path leaves, and the controls dropped before the split are exactly
-the ones with no effect."""
+per-token path leaves."""
 
 from __future__ import annotations
 
 import random
-import re
 
 import pytest
 
@@ -71,10 +69,3 @@ def test_batches_leave_the_state_the_per_token_path_leaves(
     for seed, data in enumerate(inputs):
         assert batched[seed] == _state(_fed(data, *size, seed)), f"input {seed}"
 
-
-def test_the_controls_dropped_as_bytes_are_the_inert_ones() -> None:
-    inert = re.compile("[\x00-\x06\x10-\x17\x19\x1c-\x1f\x7f-\x9f]+")
-    every = "".join(chr(code) for code in range(0x10000) if not 0xD800 <= code <= 0xDFFF)
-    assert vt_core._without_ignored(every) == inert.sub("", every)
-    noise = random.Random(1).randbytes(64 * 1024).decode("utf-8", "replace")
-    assert vt_core._without_ignored(noise) == inert.sub("", noise)

@@ -29,6 +29,7 @@ from laura.render.style import PLAIN
 from laura.vt.controls import Controls
 from laura.vt.line import FILL, Line
 from laura.vt.narrow import not_narrow
+from laura.vt.screen import ALERT_LIMIT
 from laura.vt.width import MARK, cells_of
 
 BULK = 256  # most lines laid down by one `_bulk_lines`
@@ -106,6 +107,8 @@ class RowBatch(Controls):
         simple = len(runs) == 2 and runs[1] is PLAIN
         touched = False
         last = self._last_char
+        drawn = ""  # the last chunk drawn: `last` is its last character
+        bells = 0  # rung at the end (nothing in between reads the alerts)
         for i in range(start, count, 2):
             chunk = parts[i]
             if chunk:
@@ -137,8 +140,12 @@ class RowBatch(Controls):
                         # As `Line.splice`, whose one PLAIN run stays as it is.
                         if x >= n:
                             row = row + " " * (x - n) + cells if x > n else row + cells
-                        else:
-                            row = _overwrite(row, x, end, cells)
+                        else:  # as `_overwrite`, inline
+                            if x and row[x] == FILL:
+                                row = row[: x - 1] + " " + row[x:]
+                            if end < n and row[end] == FILL:
+                                row = row[:end] + " " + row[end + 1 :]
+                            row = row[:x] + cells + row[end:]
                         if marks and (x != n or not narrow):
                             line.marks = marks = _unmark(marks, x, end)
                     elif narrow and x == n:
@@ -156,7 +163,7 @@ class RowBatch(Controls):
                         marks = line.marks
                     x = end
                     touched = True
-                    last = chunk[-1]
+                    drawn = chunk
                 else:
                     # As `VirtualTerminal._draw_unicode` and `_write` lay it
                     # down: the cells between combining marks, wrapping.
@@ -228,7 +235,7 @@ class RowBatch(Controls):
                             x += cut
                             if pos < end:
                                 x = columns
-                    last = chunk[-1]
+                    drawn = chunk
             token = parts[i + 1]
             # Most frequent first (random bytes: about a quarter each for the
             # tokens that do nothing and the line feeds, a sixth SO/SI).
@@ -252,12 +259,12 @@ class RowBatch(Controls):
                     self._scroll_up(1)
                 if (token == "\r\n" and i + 2 >= bulk_from and i + 3 < count
                         and parts[i + 3] == "\r\n"):
-                    self.x, self.y, self._last_char = x, y, last
+                    self.x, self.y, self._last_char = x, y, drawn[-1] if drawn else last
                     done = self._bulk_lines(parts, i + 2, count)
                     if done == i + 2:
                         bulk_from = done + 2 * BULK
                     else:
-                        self._settle_shift(parts, start, i + 2, quiet)
+                        self._settle(parts, start, i + 2, quiet, bells)
                         return done, bulk_from
                 line = buffer[y]
                 row = line.text
@@ -273,7 +280,7 @@ class RowBatch(Controls):
                     k = bisect_right(stops, x)
                     x = min(stops[k], last_column) if k < stop_count else last_column
             elif token == "\x07":
-                self._alert(_BELL)
+                bells += 1
             elif token in _SHIFTS:  # one of G0 and G1 is line drawing
                 shift = self.shift = 1 if token == "\x0e" else 0
                 if charsets[shift] == "0":  # as `_update_translate`
@@ -284,8 +291,8 @@ class RowBatch(Controls):
                 line.text = row
                 if touched:
                     dirty.add(y)
-                self.x, self.y, self._last_char = x, y, last
-                self._settle_shift(parts, start, i, quiet)
+                self.x, self.y, self._last_char = x, y, drawn[-1] if drawn else last
+                self._settle(parts, start, i, quiet, bells)
                 self._control(token)
                 return i + 2, bulk_from
         else:
@@ -293,13 +300,18 @@ class RowBatch(Controls):
         line.text = row
         if touched:
             dirty.add(y)
-        self.x, self.y, self._last_char = x, y, last
-        self._settle_shift(parts, start, stop, quiet)
+        self.x, self.y, self._last_char = x, y, drawn[-1] if drawn else last
+        self._settle(parts, start, stop, quiet, bells)
         return stop, bulk_from
 
-    def _settle_shift(self, parts: list[str], start: int, stop: int, quiet: frozenset[str]) -> None:
-        """Set `shift` from the last SO or SI among the tokens of pairs
-        [start, stop) when the batch skipped them (`_QUIET`)."""
+    def _settle(self, parts: list[str], start: int, stop: int, quiet: frozenset[str],
+                bells: int) -> None:
+        """What a batch leaves for its end: the `bells` it counted are rung
+        (the alerts keep the last `ALERT_LIMIT`: more ring as that many), and
+        `shift` is set from the last SO or SI among the tokens of pairs
+        [start, stop) when it skipped them (`_QUIET`)."""
+        for _ in range(min(bells, ALERT_LIMIT)):
+            self._alert(_BELL)
         if quiet is not _QUIET:
             return
         for k in range(stop - 1, start, -2):

@@ -49,8 +49,11 @@ def cells_of(chunk: str, special: re.Pattern[str]) -> str:
     str.replace per distinct character `special` finds gives a wide one its
     FILL cell and puts `MARK` before a combining one."""
     cells = chunk
+    widths = _CACHE
     for char in set(special.findall(chunk)):
-        width = char_width(char)
+        width = widths.get(char)
+        if width is None:
+            width = char_width(char)
         if width == 2:
             cells = cells.replace(char, char + FILL)
         elif width == 0:

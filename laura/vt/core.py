@@ -66,7 +66,8 @@ _HARD_ESCAPE = re.compile("\x1b(?!\\[[0-9;:]*m)")
 # U+0080-U+009F, is two bytes in UTF-8), one character for one character,
 # and as ASCII breaks a UTF-8 sequence just as it did, so the decoder groups
 # every other byte as before. Then one str.replace drops them all, where a
-# regex or a round trip through bytes would cost several times more.
+# round trip through bytes (what ASCII reads still take: `_decode`) would
+# cost several times more.
 _IGNORED_BYTES = bytes((*range(0x00, 0x07), *range(0x10, 0x18), 0x19, *range(0x1C, 0x20), 0x7F))
 _TO_NUL = bytes.maketrans(_IGNORED_BYTES, bytes(len(_IGNORED_BYTES)))
 _C1_BYTES = re.compile(b"\xc2[\x80-\x9f]")
@@ -108,16 +109,35 @@ def _narrow(chunk: str) -> bool:
     return True
 
 
+def _decode(data: bytes) -> tuple[str, bytes, bool]:
+    """`data` (starting with the bytes left from the last read) decoded,
+    the incomplete UTF-8 sequence at its end (left for the next read), and
+    whether the controls that have no effect are marked, each as one NUL
+    (see `_TO_NUL`; a C1 control split across two reads is found too). ASCII
+    is not marked (there is no sequence to keep whole): its inert controls
+    stay as they came, for `_without_ignored`, and output without any (most
+    ASCII output) costs no pass over the bytes."""
+    if data.isascii():
+        return data.decode("ascii"), b"", False
+    return (*_decode_marked(data), True)
+
+
 def _decode_marked(data: bytes) -> tuple[str, bytes]:
-    """`data` decoded, each control that has no effect as one NUL (see
-    `_TO_NUL`), and the incomplete UTF-8 sequence at its end, left for the
-    next read. `data` starts with the bytes left from the last read, so a C1
-    control split across two reads is found as well."""
+    """`_decode` with the inert controls marked."""
     marked = data.translate(_TO_NUL)
     if b"\xc2" in marked:
         marked = _C1_BYTES.sub(b"\0", marked)
     text, used = codecs.utf_8_decode(marked, "replace", False)
     return text, marked[used:]
+
+
+def _without_ignored(text: str) -> str:
+    """`text` without the controls that have no effect (`_IGNORED_BYTES`
+    and C1)."""
+    data = text.encode("utf-8", "surrogatepass").translate(None, _IGNORED_BYTES)
+    if b"\xc2" in data:
+        data = _C1_BYTES.sub(b"", data)
+    return data.decode("utf-8", "surrogatepass")
 
 
 def _runs_between(starts: list[int], styles: list, a: int, b: int, base: int) -> list:
@@ -156,10 +176,10 @@ class VirtualTerminal(RowBatch):
 
     def _feed(self, data: bytes) -> None:
         data = self._undecoded + data
-        text, self._undecoded = _decode_marked(data)
+        text, self._undecoded, marked = _decode(data)
         held = self._held
         if held:
-            text = _IGNORED.sub("\0", held) + text
+            text = (_IGNORED.sub("\0", held) if marked else held) + text
             self._held = ""
         if self._in_string:
             end = re.search("[\x07\x1b]", text)
@@ -170,7 +190,7 @@ class VirtualTerminal(RowBatch):
         last_esc = text.rfind("\x1b")
         if last_esc >= 0:
             text = self._hold_tail(text, last_esc)
-            if "\0" in self._held:
+            if marked and "\0" in self._held:
                 # The held tail as it came (the state keeps what was read).
                 came = held + codecs.utf_8_decode(data, "replace", False)[0]
                 self._held = came[len(came) - len(self._held):]
@@ -182,7 +202,11 @@ class VirtualTerminal(RowBatch):
         else:
             # Controls that do nothing are dropped before the split: random
             # or binary output is full of them, and each would cost a token.
-            parts = _SPLIT.split(text.replace("\0", "") if "\0" in text else text)
+            if not marked:
+                text = _without_ignored(text)
+            elif "\0" in text:
+                text = text.replace("\0", "")
+            parts = _SPLIT.split(text)
         draw = self._draw
         control = self._control
         count = len(parts) - 1

@@ -11,8 +11,11 @@ import random
 import re
 from itertools import pairwise
 
+import pytest
+
 from laura.vt import VirtualTerminal
 from laura.vt import core as vt_core
+from tests.laura.vt.test_rows import _state
 
 _INERT = re.compile("[\x00-\x06\x10-\x17\x19\x1c-\x1f\x7f-\x9f]")
 _IGNORED_BYTES = [bytes((code,)) for code in (*range(0x07), *range(0x10, 0x18), 0x19,
@@ -41,7 +44,10 @@ def _check_decode(reads: list[bytes]) -> None:
     left = b""
     for data in reads:
         expected = plain.decode(data)
-        text, left = vt_core._decode_marked(left + data)
+        text, left, marked = vt_core._decode(left + data)
+        if not marked:  # ASCII: as it came
+            assert text == expected
+            continue
         assert len(text) == len(expected), (reads, text, expected)
         assert text.replace("\0", "") == _INERT.sub("", expected), (reads, text, expected)
         for got, want in zip(text, expected, strict=True):
@@ -113,3 +119,28 @@ def test_a_held_tail_keeps_the_controls_as_they_were_read() -> None:
     vt.feed(b"d\x07")
     assert (vt.title, vt._held, vt.errors) == ("abc\ufffd\ufffdd", "", 0)
     assert vt.main_buffer[0].text == "ok"
+
+
+def test_ascii_reads_unmarked_leave_the_state_marked_reads_leave(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """ASCII reads skip the marks (`_decode`): the same input with every
+    read marked leaves the same state, held tails included."""
+    rnd = random.Random(11)
+    ascii = [b"\x00", b"\x05", b"\x7f", b"\x1b", b"\x1b[", b"\x1b]0;", b"\x1bP", b"\x1b\\", b"\x07",
+             b"\x18", b"\r\n", b"\x08", b"\x0e", b"\x1b(0", b"1", b";", b"m", b"H", b"q", b"ab"]
+    other = [b"\xc2", b"\x85", b"\xe6\xbc", b"\xa2", "\u0301".encode()]
+    data = b"".join(rnd.choice(other if rnd.random() < 0.01 else ascii) for _ in range(40_000))
+
+    def fed() -> tuple:
+        reads = random.Random(5)
+        vt = VirtualTerminal(8, 30)
+        at = 0
+        while at < len(data):
+            step = reads.choice((1, 3, 7, 64, 256))
+            vt.feed(data[at : at + step])
+            at += step
+        return (_state(vt), vt._held, vt._in_string)
+
+    unmarked = fed()
+    monkeypatch.setattr(vt_core, "_decode", lambda data: (*vt_core._decode_marked(data), True))
+    assert fed() == unmarked

@@ -275,7 +275,8 @@ def _prompt(host: TurnHost, safe: _Redacting, turn: Turn, hook_context: str | No
         # (secret files) still apply; an "ask" is answered by the attaching.
         verdict = host.gate.check("read", {"path": path}, agent_mode=host.mode)  # type: ignore[arg-type]
         if verdict.decision == "deny":
-            content.append(TextBlock(f"<attachment path={path!r}>refused: {verdict.reason}</attachment>"))
+            reason = verdict.reason.removeprefix("refused: ")  # the gate's own reasons say it
+            content.append(TextBlock(f"<attachment path={path!r}>refused: {reason}</attachment>"))
         else:
             content.append(TextBlock(safe.text(_attachment(host.cwd, path))))
     for extra in (turn.context, hook_context):

@@ -10,7 +10,6 @@ luxe.frontends.tui.draw until it finishes. No I/O here.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable
 from typing import Any
 
@@ -22,6 +21,7 @@ from luxe.frontends.tui.github_state import GitHubView
 from luxe.frontends.tui.markdown import BlockStream, render_block
 from luxe.frontends.tui.text import Line, clean, hard_wrap, wrap
 from luxe.protocol import events as ev
+from luxe.record import state
 
 Commit = Callable[[int], list[Line]]
 
@@ -33,7 +33,7 @@ KEY_ARGS = {"bash": "command", "read": "path", "write": "path", "edit": "path", 
             "glob": "pattern", "grep": "pattern", "question": "question"}
 
 
-@attrs.define
+@state
 class ToolView:
     call_id: str
     name: str
@@ -45,7 +45,7 @@ class ToolView:
         self.output = (self.output + delta)[-TOOL_OUTPUT_CHARS:]
 
 
-@attrs.define
+@state
 class Status:
     model: str = ""
     model_label: str | None = None
@@ -63,7 +63,7 @@ class Status:
     github_writes: bool = False  # ready.github_writes
 
 
-@attrs.define
+@state
 class ViewState:
     editor: Editor = attrs.Factory(Editor)
     status: Status = attrs.Factory(Status)
@@ -304,6 +304,8 @@ def edit_diff(name: str, args: dict[str, Any], width: int) -> list[Line]:
     else:
         return []
     out: list[Line] = []
+    import difflib  # with the first edit shown, not before the first frame
+
     for line in list(difflib.unified_diff(old, new, lineterm="", n=2))[2:]:
         role = "add" if line.startswith("+") else "del" if line.startswith("-") else "hunk" if line.startswith("@@") else "dim"
         out.extend(hard_wrap([(clean(line), role)], width, [("    ", "")]))

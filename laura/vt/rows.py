@@ -141,14 +141,15 @@ class RowBatch(Controls):
                     if special is None:
                         pattern = not_narrow()
                         special = pattern or _NON_ASCII
-                    if special.search(chunk) is None:
+                    found = special.search(chunk)
+                    if found is None:
                         cells = chunk
                         narrow = True
                     elif pattern is None:
                         stop = back
                         break
                     else:
-                        cells = cells_of(chunk, pattern)
+                        cells = cells_of(chunk, pattern, found.start())
                         narrow = False
                 end = x + len(cells)
                 if end <= columns and (narrow or MARK not in cells):

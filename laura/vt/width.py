@@ -44,13 +44,14 @@ def _compute(char: str) -> int:
     return 1
 
 
-def cells_of(chunk: str, special: re.Pattern[str]) -> str:
+def cells_of(chunk: str, special: re.Pattern[str], start: int = 0) -> str:
     """`chunk` as cells, without a loop over its characters: one
-    str.replace per distinct character `special` finds gives a wide one its
-    FILL cell and puts `MARK` before a combining one."""
+    str.replace per distinct character `special` finds (from `start`, when
+    the caller knows there is none before) gives a wide one its FILL cell and
+    puts `MARK` before a combining one."""
     cells = chunk
     widths = _CACHE
-    for char in set(special.findall(chunk)):
+    for char in set(special.findall(chunk, start)):
         width = widths.get(char)
         if width is None:
             width = char_width(char)

@@ -32,13 +32,18 @@ def _state(vt: VirtualTerminal) -> tuple:
 
 
 def _fed(data: bytes, lines: int, columns: int, seed: int) -> VirtualTerminal:
+    """`vt` after `data` in random reads; its `alerts` are all it raised, taken
+    after each read as the host takes them (so none is lost to the limit)."""
     rnd = random.Random(seed)
     vt = VirtualTerminal(lines, columns)
+    taken = []
     at = 0
     while at < len(data):
         step = rnd.choice((1, 3, 64, 4096, 4096, rnd.randint(1, 20_000)))
         vt.feed(data[at : at + step])
+        taken += vt.take_alerts()
         at += step
+    vt.alerts = taken
     return vt
 
 
@@ -53,16 +58,18 @@ def _inputs() -> list[bytes]:
     mixed = b"".join(rnd.choice(pieces) for _ in range(30_000))
     streams = b"".join(random_stream(seed, steps=200, lines=6, columns=20, wide=True)
                        for seed in range(40))
-    # Text before tokens that do nothing goes down joined to the next chunk:
-    # runs of them, ended by SGR (the batch stops and the per-token path
-    # starts where the run began), by a control, by the end of a read, or
-    # by SO/SI once line drawing is designated.
-    quiet = [b"\x18", b"\x1a", "\x1b漢".encode(), b"\x1bb", b"\x1bZ", b"\x0e", b"\x0f"]
-    others = [b"\x1b[1m", b"\x1b[m", b"\x1b)0", b"\x1b)B", b"\x1b(0", b"\x1b(B", b"\x07", b"\r",
-              b"\r\n", b"\x08", b"\x1bD", "漢".encode(), "e\u0301".encode(), "\ufffd".encode(),
-              b"ab", b"xyz" * 30]
-    joined = b"".join(rnd.choice(quiet) if rnd.random() < 0.6 else rnd.choice(others)
-                      for _ in range(20_000))
+    # Text before tokens that do nothing (or BEL) goes down joined to the
+    # next chunk: runs of them, ended by SGR (the batch stops and the
+    # per-token path starts where the run began, its bells uncounted), by a
+    # control, by the end of a read, or by SO/SI once line drawing is
+    # designated.
+    texts = ["漢".encode(), "e\u0301".encode(), "\ufffd".encode(), b"ab", b"xyz" * 30]
+    joinable = [b"\x18", b"\x1a", "\x1b漢".encode(), b"\x1bb", b"\x1bZ", b"\x0e", b"\x0f", b"\x07"]
+    others = [b"\x1b[1m", b"\x1b[m", b"\x1b)0", b"\x1b)B", b"\x1b(0", b"\x1b(B", b"\r", b"\r\n",
+              b"\x08", b"\x1bD"]
+    joined = b"".join((rnd.choice(texts) if rnd.random() < 0.6 else b"")
+                      + rnd.choice(joinable if rnd.random() < 0.6 else others)
+                      for _ in range(12_000))
     return [noise.replace(b"\n", b"\r\n"), noise, mixed, streams, joined]
 
 

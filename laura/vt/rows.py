@@ -277,8 +277,12 @@ class RowBatch(Controls):
                         y += 1
                 elif inline_scroll:
                     history.append(buffer.pop(0))
-                    buffer.append(Line())
+                    line = Line()
+                    buffer.append(line)
                     self._all_dirty = True
+                    if token != "\r\n" or i + 2 < bulk_from or i + 3 >= count or parts[i + 3] != "\r\n":
+                        row, marks, simple = "", None, True  # the new line's, as `Line()` is
+                        continue
                 else:
                     self._scroll_up(1)
                 if (token == "\r\n" and i + 2 >= bulk_from and i + 3 < count

@@ -31,19 +31,36 @@ _SGR_AHEAD = "(?![0-9;:]*m)"
 _SPLIT = re.compile(
     "(\r\n"
     f"|\x1b\\[{_SGR_AHEAD}[0-?]*[ -/]*[@-~]"
-    # Strings end at BEL/ST, or are cut short by any other ESC, which may be
-    # one _hold_tail kept back for the next read (hence the \Z).
-    "|\x1b\\][^\x07\x1b]*(?:\x07|\x1b\\\\|(?=\x1b)|\\Z)"
-    "|\x1b[P_^X][^\x1b]*(?:\x1b\\\\|(?=\x1b)|\\Z)"
+    # Strings end at BEL/ST, or are cut short by CAN, SUB or any other ESC
+    # (which may be one _hold_tail kept back for the next read: hence the \Z).
+    "|\x1b\\][^\x07\x18\x1a\x1b]*(?:\x07|\x1b\\\\|(?=[\x18\x1a\x1b])|\\Z)"
+    "|\x1b[P_^X][^\x18\x1a\x1b]*(?:\x1b\\\\|(?=[\x18\x1a\x1b])|\\Z)"
     "|\x1b[ -/]*[0-Z\\\\-~]"
     "|[\x00-\x1a\x1c-\x1f\x7f-\x9f]"
     f"|\x1b(?!\\[[0-9;:]*m))"
 )
 _SGR = re.compile("\x1b\\[([0-9;:]*)m")
-# A sequence cut off by the end of the input: held until more arrives.
+# A sequence cut off by the end of the input: held until more arrives. The
+# controls that do not cancel a sequence may sit inside it (see _SEQUENCE).
 _TAIL = re.compile(
-    "\x1b(?:\\[[0-?]*[ -/]*|[ -/]*|\\][^\x07\x1b]*|[P_^X][^\x1b]*)\\Z"
+    "\x1b[\x00-\x17\x19\x1c-\x1f\x7f-\x9f]*(?:\\[[0-?\x00-\x17\x19\x1c-\x1f\x7f-\x9f]*"
+    "[ -/\x00-\x17\x19\x1c-\x1f\x7f-\x9f]*|[ -/\x00-\x17\x19\x1c-\x1f\x7f-\x9f]*"
+    "|\\][^\x07\x18\x1a\x1b]*|[P_^X][^\x18\x1a\x1b]*)\\Z"
 )
+# An escape or control sequence with a control inside it (BEL, BS, HT,
+# LF/VT/FF, CR, SO/SI: the ones left after _without_ignored) or ended by a
+# character that is not ASCII. As in xterm and tmux, the controls take
+# effect where they stand and the sequence goes on (so they are moved out in
+# front of it); as in xterm, a character that is not ASCII abandons the
+# sequence and is not drawn (the sequence becomes a CAN, which draws nothing
+# and cancels an ESC before it).
+_SEQUENCE = re.compile(
+    "\x1b(?=(?:\\[[0-?]*[ -/]*|[ -/]*)[\x07-\x0f\x80-\U0010ffff])"
+    "(?:[\x07-\x0f]*\\[[\x07-\x0f0-?]*[\x07-\x0f -/]*|[\x07-\x0f -/]*)"
+    "([^\x00-\x7f])?"
+)
+_INSIDE = re.compile("[\x07-\x0f]")
+_CANCEL = re.compile("[\x18\x1a]")
 _HELD_LIMIT = 1 << 16  # longer unterminated strings (OSC/DCS) are discarded
 # Pairs taken token by token after a row-local batch could not start, or
 # stopped within _SHORT pairs (a full-screen program's cursor moves: the
@@ -107,6 +124,20 @@ def _without_ignored(text: str) -> str:
     return data.decode("utf-8", "surrogatepass")
 
 
+def _untangled(text: str) -> str:
+    """`text` with the sequences `_SEQUENCE` finds rewritten: their controls
+    in front of them, and an abandoned one as a CAN."""
+
+    def untangle(match: re.Match[str]) -> str:
+        sequence = match.group()
+        controls = "".join(_INSIDE.findall(sequence))
+        if match.group(1) is not None:
+            return controls + "\x18"
+        return controls + _INSIDE.sub("", sequence)
+
+    return _SEQUENCE.sub(untangle, text)
+
+
 def _runs_between(starts: list[int], styles: list, a: int, b: int, base: int) -> list:
     """Runs (given as parallel starts/styles) restricted to cells [a, b) and
     moved so that a lands on base; flat, first start == base."""
@@ -146,7 +177,7 @@ class VirtualTerminal(RowBatch):
             text = self._held + text
             self._held = ""
         if self._in_string:
-            end = re.search("[\x07\x1b]", text)
+            end = re.search("[\x07\x18\x1a\x1b]", text)
             if end is None:
                 return
             self._in_string = False
@@ -163,7 +194,10 @@ class VirtualTerminal(RowBatch):
             # Controls that do nothing are dropped before the split (as
             # xterm and tmux ignore them, even inside a sequence): random or
             # binary output is full of them, and each would cost a token.
-            parts = _SPLIT.split(_without_ignored(text))
+            text = _without_ignored(text)
+            if "\x1b" in text:
+                text = _untangled(text)
+            parts = _SPLIT.split(text)
         draw = self._draw
         control = self._control
         count = len(parts) - 1
@@ -304,7 +338,9 @@ class VirtualTerminal(RowBatch):
             # A final lone ESC may begin the ST of a string sequence.
             start = text.rfind("\x1b", 0, cut)
             kind = text[start + 1 : start + 2] if start >= 0 else ""
-            if kind in ("P", "_", "^", "X") or (kind == "]" and text.find("\x07", start, cut) < 0):
+            ended = _CANCEL.search(text, start, cut) is not None
+            if not ended and (kind in ("P", "_", "^", "X")
+                              or (kind == "]" and text.find("\x07", start, cut) < 0)):
                 cut = start
         if cut == len(text):
             return text
@@ -434,9 +470,12 @@ class VirtualTerminal(RowBatch):
         x = min(x, self.columns) - 1
         if x < len(line.text) and line.text[x] == FILL and x > 0:
             x -= 1
-        if x < len(line.text):
-            line.add_mark(x, mark)
-            self._dirty.add(self.y)
+        if x >= len(line.text):
+            # A cell never written is a blank, and takes the mark as a
+            # written blank does (as in xterm and tmux).
+            line.splice(x, " ", [x, PLAIN])
+        line.add_mark(x, mark)
+        self._dirty.add(self.y)
 
     def _write(self, cells: str, runs: list) -> None:
         """Write cells (runs relative to cells[0]) at the cursor, wrapping and

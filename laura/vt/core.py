@@ -36,6 +36,10 @@ _SPLIT = re.compile(
     "|\x1b\\][^\x07\x18\x1a\x1b]*(?:\x07|\x1b\\\\|(?=[\x18\x1a\x1b])|\\Z)"
     "|\x1b[P_^X][^\x18\x1a\x1b]*(?:\x1b\\\\|(?=[\x18\x1a\x1b])|\\Z)"
     "|\x1b[ -/]*[0-Z\\\\-~]"
+    # A sequence cancelled by CAN, SUB or ESC (maybe held back for the next
+    # read: hence the \Z) before its final byte: consumed, drawing nothing
+    # (as in xterm and tmux).
+    "|\x1b(?:\\[[0-?]*[ -/]*|[ -/]+)(?=[\x18\x1a\x1b]|\\Z)"
     "|[\x00-\x1a\x1c-\x1f\x7f-\x9f]"
     f"|\x1b(?!\\[[0-9;:]*m))"
 )
@@ -48,14 +52,14 @@ _TAIL = re.compile(
     "|\\][^\x07\x18\x1a\x1b]*|[P_^X][^\x18\x1a\x1b]*)\\Z"
 )
 # An escape or control sequence with a control inside it (BEL, BS, HT,
-# LF/VT/FF, CR, SO/SI: the ones left after _without_ignored) or ended by a
-# character that is not ASCII. As in xterm and tmux, the controls take
-# effect where they stand and the sequence goes on (so they are moved out in
-# front of it); as in xterm, a character that is not ASCII abandons the
-# sequence and is not drawn (the sequence becomes a CAN, which draws nothing
-# and cancels an ESC before it).
+# LF/VT/FF, CR, SO/SI: the ones left after _without_ignored), or ended by a
+# character that is not ASCII. As in xterm and tmux, the controls take effect
+# where they stand and the sequence goes on (so they are moved out in front
+# of it); as in xterm, a character that is not ASCII abandons the sequence
+# and is not drawn (it becomes a CAN, which draws nothing and cancels an ESC
+# before it).
 _SEQUENCE = re.compile(
-    "\x1b(?=(?:\\[[0-?]*[ -/]*|[ -/]*)[\x07-\x0f\x80-\U0010ffff])"
+    "\x1b(?=(?:\\[[0-?]*+[ -/]*+|[ -/]*+)[\x07-\x0f\x80-\U0010ffff])"
     "(?:[\x07-\x0f]*\\[[\x07-\x0f0-?]*[\x07-\x0f -/]*|[\x07-\x0f -/]*)"
     "([^\x00-\x7f])?"
 )
@@ -185,7 +189,8 @@ class VirtualTerminal(RowBatch):
         last_esc = text.rfind("\x1b")
         if last_esc >= 0:
             text = self._hold_tail(text, last_esc)
-        if (_ODD_CONTROL.search(text) is None and _HARD_ESCAPE.search(text) is None
+        odd = _ODD_CONTROL.search(text)
+        if (odd is None and _HARD_ESCAPE.search(text) is None
                 and text.count("\r") == text.count("\n") == text.count("\r\n")):
             lines = text.split("\r\n")
             parts = ["\r\n"] * (2 * len(lines) - 1)
@@ -195,8 +200,9 @@ class VirtualTerminal(RowBatch):
             # xterm and tmux ignore them, even inside a sequence): random or
             # binary output is full of them, and each would cost a token.
             text = _without_ignored(text)
-            if "\x1b" in text:
-                text = _untangled(text)
+            if "\x1b" in text and (odd is not None or not text.isascii()
+                                   or "\r" in text or "\n" in text):
+                text = _untangled(text)  # only those can be inside a sequence
             parts = _SPLIT.split(text)
         draw = self._draw
         control = self._control

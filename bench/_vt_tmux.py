@@ -36,6 +36,7 @@ import codecs
 import ctypes
 import functools
 import re
+from collections.abc import Callable
 
 from laura.vt.core import _DEC_GRAPHICS
 from laura.vt.width import char_width
@@ -47,11 +48,13 @@ _LINE_DRAWING = re.compile("\x0e([^\x0f]*)\x0f?")
 
 
 @functools.cache
-def _wcwidth() -> ctypes._CFuncPtr:  # type: ignore[name-defined]
+def _wcwidth() -> Callable[[int], int]:
+    """glibc's wcwidth in a UTF-8 locale, as tmux measures characters."""
     libc = ctypes.CDLL(None)
     if not libc.setlocale(_LC_CTYPE, b"C.UTF-8"):
         raise RuntimeError("no C.UTF-8 locale: glibc's widths are not known")
-    return libc.wcwidth
+    wcwidth: Callable[[int], int] = libc.wcwidth
+    return wcwidth
 
 
 @functools.cache

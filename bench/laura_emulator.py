@@ -37,8 +37,6 @@ import uuid
 from collections.abc import Callable
 from pathlib import Path
 
-from _vt_tmux import laura_view, plain_capture, tmux_equivalent
-
 from laura.vt import VirtualTerminal
 
 SIZE_MB = float(sys.argv[1]) if len(sys.argv) > 1 else 20.0
@@ -182,6 +180,8 @@ def wait_for(predicate: Callable[[], bool], timeout: float) -> bool:
 
 def settled_screen(tmux: Tmux) -> list[str]:
     """The pane's rows once two captures in a row agree."""
+    from _vt_tmux import plain_capture  # bench/ is on the path when run as a script
+
     previous: list[str] = []
     for _ in range(100):
         now = [row.rstrip() for row in plain_capture(tmux("capture-pane", "-p", "-e"))[:LINES]]
@@ -250,6 +250,10 @@ def end_to_end(path: Path, work: Path, laura: str | None) -> tuple[float, float 
 
 
 def main() -> None:
+    # Imported here: bench/laura_vt_ab.py loads this file for generate() alone,
+    # without bench/ on the path.
+    from _vt_tmux import laura_view, tmux_equivalent
+
     size = int(SIZE_MB * 1024 * 1024)
     has_tmux = shutil.which("tmux") is not None
     with tempfile.TemporaryDirectory() as tmp:

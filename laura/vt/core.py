@@ -30,16 +30,15 @@ from laura.vt.width import MARK, cells_of, char_width
 _SGR_AHEAD = "(?![0-9;:]*m)"
 _SPLIT = re.compile(
     "(\r\n"
-    f"|\x1b\\[{_SGR_AHEAD}[0-?]*[ -/]*[@-~]"
+    # A sequence cancelled by CAN, SUB or ESC before its final byte (the ESC
+    # maybe held back for the next read: hence the \Z) is cut out too and
+    # draws nothing, as in xterm and tmux.
+    f"|\x1b\\[{_SGR_AHEAD}[0-?]*+[ -/]*+(?:[@-~]|(?=[\x18\x1a\x1b]|\\Z))"
     # Strings end at BEL/ST, or are cut short by CAN, SUB or any other ESC
     # (which may be one _hold_tail kept back for the next read: hence the \Z).
     "|\x1b\\][^\x07\x18\x1a\x1b]*(?:\x07|\x1b\\\\|(?=[\x18\x1a\x1b])|\\Z)"
     "|\x1b[P_^X][^\x18\x1a\x1b]*(?:\x1b\\\\|(?=[\x18\x1a\x1b])|\\Z)"
-    "|\x1b[ -/]*[0-Z\\\\-~]"
-    # A sequence cancelled by CAN, SUB or ESC (maybe held back for the next
-    # read: hence the \Z) before its final byte: consumed, drawing nothing
-    # (as in xterm and tmux).
-    "|\x1b(?:\\[[0-?]*[ -/]*|[ -/]+)(?=[\x18\x1a\x1b]|\\Z)"
+    "|\x1b(?:[ -/]*+[0-Z\\\\-~]|[ -/]++(?=[\x18\x1a\x1b]|\\Z))"
     "|[\x00-\x1a\x1c-\x1f\x7f-\x9f]"
     f"|\x1b(?!\\[[0-9;:]*m))"
 )

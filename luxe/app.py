@@ -38,8 +38,6 @@ from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING
 
-import attrs
-
 from luxe import __version__
 from luxe.config import Paths, SettingsError, load_settings, paths_from_env
 from luxe.engine.model import ProviderError
@@ -53,6 +51,7 @@ from luxe.policy.rules_files import PermissionsFileError
 from luxe.protocol import events as ev
 from luxe.providers import models
 from luxe.providers.choice import ModelChoice
+from luxe.record import record
 
 if TYPE_CHECKING:
     # Loaded after the handshake has been written (see run).
@@ -131,7 +130,7 @@ def _setup_logging(paths: Paths, verbose: bool) -> None:
         root.addHandler(err)
 
 
-@attrs.frozen
+@record
 class Startup:
     """Everything `run` settled before the event loop starts (each of it a
     reason to refuse to start), handed to `_main` as one value."""

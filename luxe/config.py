@@ -16,11 +16,12 @@ from pathlib import Path
 import attrs
 
 from luxe.lsp.servers import LspSettings, parse_lsp_settings
+from luxe.record import record
 
 DEFAULT_MAX_TURNS = 50
 
 
-@attrs.frozen
+@record
 class Paths:
     config_dir: Path
     sessions_dir: Path
@@ -50,7 +51,7 @@ def paths_from_env(env: Mapping[str, str]) -> Paths:
     )
 
 
-@attrs.frozen
+@record
 class Settings:
     """The keys of settings.json this build reads; unknown keys are ignored."""
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-import attrs
+from luxe.record import record
 
 PERMISSION_MODES = ("ask", "accept-edits", "read-only", "yolo")
 OUTPUT_FORMATS = ("text", "json", "stream-json")
@@ -24,7 +24,7 @@ class PrintOptions(NamedTuple):
     timeout_s: float | None = None
 
 
-@attrs.frozen
+@record
 class Options:
     rpc: bool = False
     model: str | None = None

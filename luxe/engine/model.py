@@ -14,18 +14,18 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any, Literal, Protocol
 
-import attrs
+from luxe.record import record
 
 # -- history -----------------------------------------------------------------
 
 
-@attrs.frozen
+@record
 class TextBlock:
     text: str
     type: Literal["text"] = "text"
 
 
-@attrs.frozen
+@record
 class ThinkingBlock:
     """Model reasoning. `signature` must be sent back verbatim (Anthropic)."""
 
@@ -36,7 +36,7 @@ class ThinkingBlock:
     type: Literal["thinking"] = "thinking"
 
 
-@attrs.frozen
+@record
 class ToolUseBlock:
     id: str
     name: str
@@ -44,7 +44,7 @@ class ToolUseBlock:
     type: Literal["tool_use"] = "tool_use"
 
 
-@attrs.frozen
+@record
 class ToolResultBlock:
     tool_use_id: str
     content: str
@@ -56,7 +56,7 @@ UserContent = TextBlock | ToolResultBlock
 AssistantContent = TextBlock | ThinkingBlock | ToolUseBlock
 
 
-@attrs.frozen
+@record
 class Usage:
     input_tokens: int = 0
     output_tokens: int = 0
@@ -64,13 +64,13 @@ class Usage:
     cache_write_tokens: int = 0
 
 
-@attrs.frozen
+@record
 class UserMessage:
     content: tuple[UserContent, ...]
     role: Literal["user"] = "user"
 
 
-@attrs.frozen
+@record
 class AssistantMessage:
     content: tuple[AssistantContent, ...]
     stop_reason: str | None = None  # end_turn | tool_use | max_tokens | ...
@@ -85,7 +85,7 @@ class AssistantMessage:
 Message = UserMessage | AssistantMessage
 
 
-@attrs.frozen
+@record
 class ToolSpec:
     """What the model is told about one tool (JSON Schema for its input)."""
 
@@ -97,7 +97,7 @@ class ToolSpec:
 ThinkingLevel = Literal["off", "low", "medium", "high"]
 
 
-@attrs.frozen
+@record
 class ModelRequest:
     model: str  # the provider's own model name, without the "provider/" prefix
     system: str
@@ -110,19 +110,19 @@ class ModelRequest:
 # -- streaming events (provider -> engine) ------------------------------------
 
 
-@attrs.frozen
+@record
 class TextDelta:
     block: int  # index of the content block in the assistant message
     text: str  # only the new text
 
 
-@attrs.frozen
+@record
 class ThinkingDelta:
     block: int
     text: str
 
 
-@attrs.frozen
+@record
 class ToolCallStarted:
     """A tool_use block began; its arguments are still streaming."""
 
@@ -131,12 +131,12 @@ class ToolCallStarted:
     name: str
 
 
-@attrs.frozen
+@record
 class UsageUpdate:
     usage: Usage  # cumulative for this request
 
 
-@attrs.frozen
+@record
 class RetryScheduled:
     """The provider will retry after `retry_in_s`; the engine announces it."""
 

@@ -12,10 +12,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Literal, Protocol
 
-import attrs
-
 from luxe.engine.model import Provider, Usage
 from luxe.protocol import events as ev
+from luxe.record import record
 
 Decision = Literal["allow", "ask", "deny"]
 AgentMode = Literal["build", "plan"]
@@ -55,7 +54,7 @@ class ModelSource(Protocol):
         ...
 
 
-@attrs.frozen
+@record
 class PermissionVerdict:
     decision: Decision
     reason: str  # told to the model on deny, shown to the client on ask
@@ -128,7 +127,7 @@ class PermissionGate(Protocol):
 READ_ONLY_TOOLS = frozenset({"read", "grep", "glob", "ls", "question"})
 
 
-@attrs.frozen
+@record
 class HookOutcome:
     """The combined result of every hook at one point."""
 

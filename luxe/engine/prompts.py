@@ -17,12 +17,13 @@ import attrs
 import trio
 
 from luxe.protocol import events as ev
+from luxe.record import record, state
 
 Emit = Callable[[ev.Event], Awaitable[None]]
 PERMISSION_OPTIONS = ["once", "always", "reject"]
 
 
-@attrs.define
+@state
 class _Pending:
     kind: str  # "permission" | "question"
     done: trio.Event = attrs.Factory(trio.Event)
@@ -30,7 +31,7 @@ class _Pending:
     message: str | None = None
 
 
-@attrs.frozen
+@record
 class PermissionReply:
     reply: str  # once | always | reject | auto | cancelled
     message: str | None = None

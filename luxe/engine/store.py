@@ -26,6 +26,7 @@ import attrs
 from luxe.engine.history import message_from_data, message_to_data
 from luxe.engine.model import Message, TextBlock, UserMessage
 from luxe.protocol.text import scrub, scrub_data
+from luxe.record import state
 
 
 class SessionNotFound(Exception):
@@ -41,7 +42,7 @@ def new_session_id() -> str:
     return datetime.now(UTC).strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:8]
 
 
-@attrs.define
+@state
 class SessionFile:
     """One session's file and the messages it holds (after compactions)."""
 

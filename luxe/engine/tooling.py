@@ -12,17 +12,16 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
-import attrs
-
 from luxe.engine.model import ToolSpec
 from luxe.engine.ports import StreamRedaction
+from luxe.record import record
 
 
 class ToolError(Exception):
     """A tool failed in a way the model should read (bad path, no match, ...)."""
 
 
-@attrs.frozen
+@record
 class ToolResult:
     content: str  # what the model reads
     is_error: bool = False

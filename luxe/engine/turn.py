@@ -60,6 +60,7 @@ from luxe.engine.ports import (
 from luxe.engine.prompts import Prompts
 from luxe.engine.tooling import Tool, ToolError, ToolResult, check_args
 from luxe.protocol import events as ev
+from luxe.record import record
 
 log = logging.getLogger("luxe.turn")
 
@@ -67,7 +68,7 @@ log = logging.getLogger("luxe.turn")
 MAX_DENIAL_REASON = 2000
 
 
-@attrs.frozen
+@record
 class TurnOutcome:
     """How a turn ended: `reason` as in `turn_ended`, the model's last text."""
 
@@ -76,7 +77,7 @@ class TurnOutcome:
     final_text: str = ""
 
 
-@attrs.frozen
+@record
 class CallRecord:
     """One finished tool call of a turn, kept for whoever waits on the turn
     (Guided Review tells a fix whose edits were all denied from a real one)."""
@@ -275,7 +276,8 @@ def _prompt(host: TurnHost, safe: _Redacting, turn: Turn, hook_context: str | No
         # (secret files) still apply; an "ask" is answered by the attaching.
         verdict = host.gate.check("read", {"path": path}, agent_mode=host.mode)  # type: ignore[arg-type]
         if verdict.decision == "deny":
-            content.append(TextBlock(f"<attachment path={path!r}>refused: {verdict.reason}</attachment>"))
+            reason = verdict.reason.removeprefix("refused: ")  # the gate's own reasons say it
+            content.append(TextBlock(f"<attachment path={path!r}>refused: {reason}</attachment>"))
         else:
             content.append(TextBlock(safe.text(_attachment(host.cwd, path))))
     for extra in (turn.context, hook_context):

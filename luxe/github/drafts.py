@@ -11,7 +11,6 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-import attrs
 import trio
 
 from luxe.engine.model import (
@@ -25,6 +24,7 @@ from luxe.engine.model import (
 from luxe.engine.session import ModelSource
 from luxe.github import gh
 from luxe.protocol import github as gp
+from luxe.record import record
 
 log = logging.getLogger("luxe.github")
 
@@ -43,7 +43,7 @@ class DraftError(Exception):
         self.message = message
 
 
-@attrs.frozen
+@record
 class StackLink:
     head: str
     base: str
@@ -143,8 +143,8 @@ async def commits(cwd: Path, base: str, head: str) -> list[tuple[str, str, str]]
     text = await _git_text(cwd, "log", "--reverse", "--format=%H%x1f%s%x1f%b%x1e",
                            f"{base}..{head}")
     out = []
-    for record in text.split("\x1e"):
-        parts = record.strip("\n").split("\x1f")
+    for entry in text.split("\x1e"):
+        parts = entry.strip("\n").split("\x1f")
         if len(parts) == 3:
             out.append((parts[0], parts[1], parts[2].strip()))
     return out

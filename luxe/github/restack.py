@@ -30,6 +30,7 @@ import trio
 from luxe.github import gh
 from luxe.protocol import events as ev
 from luxe.protocol import github as gp
+from luxe.record import record
 
 Emit = Callable[[ev.Event], Awaitable[None]]
 
@@ -42,7 +43,7 @@ class RestackError(Exception):
         self.message = message
 
 
-@attrs.frozen
+@record
 class _Move:
     """One branch to move: replay `cut..head_sha` onto `onto` (a branch
     name whose new tip is known by then, or a remote ref)."""

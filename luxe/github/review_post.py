@@ -6,16 +6,15 @@ folded into the review's body, and the preview lists those.
 
 from __future__ import annotations
 
-import attrs
-
 from luxe.protocol import github as gp
+from luxe.record import record
 from luxe.review.diffparse import parse_diff
 from luxe.review.model import LineAnchor, RangeAnchor, Review, ReviewSession
 
 FOLDED_HEADING = "Comments on lines outside this pull request's diff:"
 
 
-@attrs.frozen
+@record
 class DraftReview:
     verdict: gp.Verdict
     body: str

@@ -18,8 +18,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-import attrs
-
+from luxe.record import record
 from luxe.review.process import child_env
 
 TIMEOUT_S = 60.0
@@ -36,7 +35,7 @@ class StartError(Exception):
     pass
 
 
-@attrs.frozen
+@record
 class Start:
     cwd: Path
     context: str | None

@@ -23,12 +23,12 @@ import re
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
-import attrs
 import trio
 
 from luxe.github import gh, pulls
 from luxe.protocol import events as ev
 from luxe.protocol import github as gp
+from luxe.record import record
 
 log = logging.getLogger("luxe.github")
 
@@ -41,7 +41,7 @@ POLL_ENV = "LUXE_GITHUB_POLL_S"
 _GIT_OR_GH = re.compile(r"(^|[\s;&|(`$])(git|gh)(\s|$)")
 
 
-@attrs.frozen
+@record
 class GitStatus:
     branch: str | None = None
     upstream: str | None = None

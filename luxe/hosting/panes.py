@@ -20,11 +20,11 @@ from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-import attrs
 import trio
 
 from luxe.hosting.link import LauraLink
 from luxe.protocol import events as ev
+from luxe.record import record
 
 log = logging.getLogger("luxe.hosting")
 
@@ -32,7 +32,7 @@ GIT_TIMEOUT_S = 2.0
 _HUNK = re.compile(rb"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@", re.MULTILINE)
 
 
-@attrs.frozen
+@record
 class EditView:
     """How an edited file is shown: in diff view when git tracks it and it
     differs from HEAD, with its changed lines (new side) lit."""

@@ -24,9 +24,9 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 
-import attrs
 import trio
 
+from luxe.record import state
 from luxe.tools.process import terminate_group
 
 log = logging.getLogger("luxe.lsp")
@@ -48,7 +48,7 @@ class LspError(Exception):
         self.code = code
 
 
-@attrs.define
+@state
 class Published:
     """The latest `publishDiagnostics` for one document."""
 

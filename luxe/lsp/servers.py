@@ -20,6 +20,8 @@ from typing import Any
 
 import attrs
 
+from luxe.record import record
+
 AFTER_EDIT_TIMEOUT_S = 5.0
 OFF_VALUES = ("0", "false", "no", "off")
 
@@ -51,7 +53,7 @@ LANGUAGE_IDS: Mapping[str, str] = {
 }
 
 
-@attrs.frozen
+@record
 class ServerSpec:
     """One language server: `command` is what runs (its program looked up
     by `find_servers`), `extensions` the files it checks, `markers` the
@@ -101,7 +103,7 @@ BUILTIN_SERVERS: tuple[ServerSpec, ...] = (
 )
 
 
-@attrs.frozen
+@record
 class ServerOverride:
     """One entry of settings.json `lsp`: keyed by server name, it adds a
     server (a new name, with `command` and `ext`), replaces a built-in's
@@ -113,7 +115,7 @@ class ServerOverride:
     disabled: bool = False
 
 
-@attrs.frozen
+@record
 class LspSettings:
     """settings.json `lsp`: `false` turns diagnostics on edit off; an
     object maps server names to overrides."""

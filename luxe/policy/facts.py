@@ -17,10 +17,9 @@ import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
-import attrs
-
 from luxe.policy.rules import PathName, path_name
 from luxe.policy.secrets import FileKey, file_key
+from luxe.record import record
 
 if TYPE_CHECKING:
     # The shell analyser loads with the first bash call, not with the gate:
@@ -53,14 +52,14 @@ MAX_SHELL_WORDS = 256
 MAX_GLOB_EXPANSION = 256
 
 
-@attrs.frozen
+@record
 class ResolvedPath:
     given: str  # as the model wrote it
     lexical: PathName  # joined with the cwd, `.`/`..` folded, symlinks kept
     real: PathName  # every symlink followed
 
 
-@attrs.frozen
+@record
 class CallFacts:
     tool: str
     category: Category

@@ -20,10 +20,10 @@ import select
 import subprocess
 from collections.abc import Mapping
 
-import attrs
 import trio
 
 from luxe.policy.hooks_config import HookDefinition
+from luxe.record import record
 from luxe.tools.escapees import kill_tagged
 from luxe.tools.process import terminate_group
 
@@ -33,7 +33,7 @@ STDOUT_CAP = 1 << 20  # a decision is a few hundred bytes; more is a broken hook
 STDERR_TAIL = 2048
 
 
-@attrs.frozen
+@record
 class HookRun:
     """The raw result of running one hook process."""
 

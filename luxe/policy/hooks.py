@@ -19,13 +19,13 @@ import os
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
-import attrs
 import trio
 
 from luxe.engine.ports import HookOutcome, HookPoint
 from luxe.policy.hook_process import STDOUT_CAP, HookRun, run_hook_process
 from luxe.policy.hooks_config import HookConfig, HookDefinition
 from luxe.protocol.events import HookFinished
+from luxe.record import record
 
 log = logging.getLogger("luxe.policy.hooks")
 
@@ -35,7 +35,7 @@ CONTEXT_POINTS = frozenset({"AfterToolUse", "UserPromptSubmit"})
 CANCELLED_REPORT_S = 0.1
 
 
-@attrs.frozen
+@record
 class HookVerdict:
     deny: bool = False
     reason: str | None = None

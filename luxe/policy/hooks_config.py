@@ -18,6 +18,7 @@ import attrs
 
 from luxe.engine.ports import HookPoint
 from luxe.policy.rules_files import config_dir
+from luxe.record import record
 
 HOOK_POINTS: tuple[str, ...] = get_args(HookPoint)
 OnTimeout = Literal["allow", "deny", "ask"]
@@ -25,7 +26,7 @@ DEFINITION_FIELDS = frozenset({"command", "timeout_ms", "on_timeout"})
 DEFAULT_TIMEOUT_MS = 5000
 
 
-@attrs.frozen
+@record
 class HookDefinition:
     command: tuple[str, ...]
     timeout_ms: int = DEFAULT_TIMEOUT_MS
@@ -37,7 +38,7 @@ class HookDefinition:
         return self.on_timeout == "deny"  # "ask" behaves as allow (spec)
 
 
-@attrs.frozen
+@record
 class HookConfig:
     hooks: Mapping[str, tuple[HookDefinition, ...]] = attrs.field(factory=dict)
     errors: tuple[str, ...] = ()

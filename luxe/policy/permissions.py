@@ -38,6 +38,7 @@ from luxe.policy.secrets import (
     glob_may_name_secret,
     is_secret_path,
 )
+from luxe.record import record, state
 
 if TYPE_CHECKING:
     import trio
@@ -50,7 +51,7 @@ PERMISSION_MODES: tuple[PermissionMode, ...] = ("ask", "accept-edits", "read-onl
 MODE_STRICTNESS: Mapping[str, int] = {"read-only": 0, "ask": 1, "accept-edits": 2, "yolo": 3}
 
 
-@attrs.frozen
+@record
 class RuleSet:
     deny: tuple[Rule, ...] = ()
     ask: tuple[Rule, ...] = ()
@@ -298,7 +299,7 @@ def _mode_default(facts: CallFacts, mode: str) -> PermissionVerdict:
 # -- the gate ----------------------------------------------------------------
 
 
-@attrs.define
+@state
 class PolicyGate:
     """The engine's PermissionGate. Owns the session's `always` answers; the
     rules and mode are fixed for the session (a client cannot change them)."""

@@ -21,7 +21,7 @@ import os
 import re
 from collections.abc import Iterable
 
-import attrs
+from luxe.record import record
 
 _RULE = re.compile(r"^\s*(\*|[A-Za-z_][A-Za-z0-9_.:-]*)\s*(?:\((.*)\))?\s*$", re.DOTALL)
 
@@ -30,7 +30,7 @@ class RuleError(ValueError):
     """A pattern that does not parse; the message says why."""
 
 
-@attrs.frozen
+@record
 class Rule:
     tool: str  # lower-case tool name, or "*" for every tool
     glob: str | None  # None: every call of the tool
@@ -88,7 +88,7 @@ def path_glob_regex(glob: str, fold_case: bool = False) -> re.Pattern[str]:
     return re.compile("".join(out), re.DOTALL | (re.IGNORECASE if fold_case else 0))
 
 
-@attrs.frozen
+@record
 class PathName:
     """One name of a file: absolute (normalised) and, when it lies under the
     project root, relative to it (posix form)."""

@@ -16,10 +16,9 @@ import json
 import os
 from collections.abc import Mapping
 
-import attrs
-
 from luxe.policy.permissions import MODE_STRICTNESS, PERMISSION_MODES, RuleSet
 from luxe.policy.rules import Rule, RuleError, parse_rule
+from luxe.record import record
 
 KEYS = ("allow", "ask", "deny", "mode")
 
@@ -30,14 +29,14 @@ class PermissionsFileError(Exception):
         self.path, self.line, self.reason = path, line, reason
 
 
-@attrs.frozen
+@record
 class PermissionsFile:
     path: str
     rules: RuleSet
     mode: str | None
 
 
-@attrs.frozen
+@record
 class LoadedPermissions:
     rules: RuleSet
     global_mode: str | None

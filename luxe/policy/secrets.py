@@ -19,6 +19,7 @@ import attrs
 
 from luxe.policy.secret_sources import git_history_secrets, history_signature, home_secret_files
 from luxe.policy.secret_values import MIN_SECRET_LENGTH, secret_values_from_file
+from luxe.record import record
 
 # `.env` and `.env.*` hold secrets by convention; these suffixes are the
 # conventional *templates* checked into repositories, so they stay readable.
@@ -217,7 +218,7 @@ def _trie_regex(words: set[str] | frozenset[str]) -> str:
 MIN_EDGE_PIECE = 8
 
 
-@attrs.frozen
+@record
 class Redactor:
     """Replaces every known secret value in a text with `[REDACTED:<name>]`:
     the value in any case, reversed, in hex, or in base64. A value spanning

@@ -13,11 +13,10 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-import attrs
-
 from luxe.policy.shell_git import git_reads_only
 from luxe.policy.shell_readers import READER_CHECKS, harmless_assignment
 from luxe.policy.shell_words import SEPARATORS, Operator, Word, lex
+from luxe.record import record
 
 _SEPARATORS = frozenset({*SEPARATORS, "{", "}"})
 _WRITING_REDIRECTIONS = frozenset({">", ">>", ">|", "&>", "&>>", "<>", ">&"})
@@ -28,7 +27,7 @@ _KEYWORDS = frozenset({"!", "if", "then", "else", "elif", "do", "while", "until"
 MAX_NESTING = 8
 
 
-@attrs.frozen
+@record
 class SimpleCommand:
     words: tuple[str, ...]  # program and arguments: quotes removed, braces expanded
     writes_file: bool  # has an output redirection to something other than /dev/null or a fd
@@ -42,7 +41,7 @@ class SimpleCommand:
         return " ".join(self.words)
 
 
-@attrs.frozen
+@record
 class ShellLine:
     commands: tuple[SimpleCommand, ...]  # those of substitutions too
     opaque: bool  # command substitution, backticks, or a line that does not parse

@@ -9,7 +9,7 @@ every secret file by name (see docs/permissions.md).
 
 from __future__ import annotations
 
-import attrs
+from luxe.record import record
 
 _GREPS = frozenset({"grep", "egrep", "fgrep"})
 _ALWAYS_RECURSIVE = frozenset({"rg", "ag"})
@@ -33,7 +33,7 @@ _LONG_WITH_VALUE = frozenset(
 )
 
 
-@attrs.frozen
+@record
 class RecursiveSearch:
     roots: tuple[str, ...]  # directories (or files) searched, as written; () = the cwd
     excludes: tuple[str, ...]  # file-name globs the command leaves out

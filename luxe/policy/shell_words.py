@@ -18,7 +18,7 @@ from __future__ import annotations
 import itertools
 import re
 
-import attrs
+from luxe.record import record
 
 # Markers for unquoted brace-expansion syntax and for unresolved parts.
 _LBRACE, _COMMA, _RBRACE, _UNRESOLVED = "\ue000", "\ue001", "\ue002", "\ue003"
@@ -38,7 +38,7 @@ _ANSI_C = {
 }
 
 
-@attrs.frozen
+@record
 class Word:
     """One shell word after quote removal (before brace expansion)."""
 
@@ -65,12 +65,12 @@ class Word:
         return [f.replace(_UNRESOLVED, "*") for f in brace_expand(self.value)]
 
 
-@attrs.frozen
+@record
 class Operator:
     text: str  # a separator, or a redirection operator
 
 
-@attrs.frozen
+@record
 class Lexed:
     tokens: tuple[Word | Operator, ...]
     nested: tuple[str, ...]  # text of command substitutions, lexed by the caller

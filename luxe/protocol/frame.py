@@ -1,41 +1,17 @@
-"""The base of every frame class: one shared `__repr__` and `__eq__`.
+"""The base of every frame class.
 
-Frames are declared `@frame` (frozen, slotted attrs classes without their own
-generated repr/eq): generating those two methods per class was two thirds of
-the cost of defining the ~40 frame classes, which `luxe --rpc` pays before it
-can send `ready`. The shared methods behave the same way.
+Frames are declared `@frame`: records (luxe.record), frozen and slotted attrs
+classes with one shared `__repr__`, `__eq__` and `__hash__`, which
+`luxe --rpc` can define quickly enough to send `ready` early.
 """
 
 from __future__ import annotations
 
-from typing import Any, TypeVar, dataclass_transform
-
-import attrs
-
-T = TypeVar("T", bound=type)
+from luxe.record import record as frame
 
 
 class Frame:
     __slots__ = ()
 
-    def __repr__(self) -> str:
-        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in _names(type(self)))
-        return f"{type(self).__name__}({fields})"
 
-    def __eq__(self, other: object) -> bool:
-        if type(self) is not type(other):
-            return NotImplemented
-        return all(getattr(self, name) == getattr(other, name) for name in _names(type(self)))
-
-    __hash__ = None  # type: ignore[assignment]
-
-
-@dataclass_transform(frozen_default=True)
-def frame(cls: T) -> T:
-    """Declare a frame class (it must derive from Frame)."""
-    result: Any = attrs.frozen(eq=False, repr=False)(cls)
-    return result
-
-
-def _names(cls: type) -> list[str]:
-    return [f.name for f in attrs.fields(cls)]
+__all__ = ["Frame", "frame"]

@@ -21,6 +21,6 @@ _encoder = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 
 def encode_plain_event(event: Event) -> bytes:
     """One event as one line of UTF-8 JSON, as encode_event writes it."""
-    content = attrs.asdict(event, recurse=True)  # type: ignore[arg-type]
+    content = attrs.asdict(event, recurse=True)
     frame = {"kind": event.KIND, "content": content} if content else {"kind": event.KIND}
     return (escape_c1(scrub(_encoder.encode(frame))) + "\n").encode("utf-8")

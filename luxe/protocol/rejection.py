@@ -7,10 +7,10 @@ loading cattrs.
 
 from __future__ import annotations
 
-import attrs
+from luxe.record import record
 
 
-@attrs.frozen
+@record
 class Rejection:
     """Why a line is not an action; `kind` is the line's kind when it had one,
     `request_id` the line's `request_id` when it was a string (so an action

@@ -49,7 +49,7 @@ class EditReview(Frame):
 
     def edit_fields(self) -> dict[str, Any]:
         """The edit as `luxe.review.edits.edit_from_wire` reads it."""
-        fields = attrs.asdict(self)  # type: ignore[arg-type]  # a @frame class is attrs
+        fields = attrs.asdict(self)
         for name in ("request_id", "review_id"):
             fields.pop(name)
         return {name: value for name, value in fields.items() if value is not None}

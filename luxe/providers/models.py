@@ -10,15 +10,14 @@ from __future__ import annotations
 
 import re
 
-import attrs
-
 from luxe.engine.model import Usage
+from luxe.record import record
 
 DEFAULT_MODEL = "anthropic/claude-sonnet-4-5"
 DEFAULT_CONTEXT_WINDOW = 128_000
 
 
-@attrs.frozen
+@record
 class ModelInfo:
     provider: str
     name: str

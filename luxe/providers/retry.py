@@ -27,6 +27,7 @@ from luxe.engine.model import (
     ThinkingDelta,
     ToolCallStarted,
 )
+from luxe.record import record
 
 T = TypeVar("T")
 
@@ -50,7 +51,7 @@ class RetryableError(Exception):
         self.retry_after_s = retry_after_s
 
 
-@attrs.frozen
+@record
 class RetryPolicy:
     max_retries: int = 4
     base_delay_s: float = 1.0

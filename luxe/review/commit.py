@@ -21,8 +21,7 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-import attrs
-
+from luxe.record import record
 from luxe.review import process
 from luxe.review.diff import GIT_CONFIG, ReviewLoadError, parse_read, read_diff
 from luxe.review.diffparse import FilePatch, HunkPatch
@@ -39,7 +38,7 @@ class CommitRefused(Exception):
         self.reason = reason
 
 
-@attrs.frozen
+@record
 class ChapterCommit:
     chapter_id: str
     sha: str

@@ -18,9 +18,9 @@ import shutil
 import tempfile
 from pathlib import Path
 
-import attrs
 import trio
 
+from luxe.record import record
 from luxe.review import process
 from luxe.review.diffparse import DiffParseError, ParsedDiff, parse_diff, short_hash
 from luxe.review.model import (
@@ -62,7 +62,7 @@ class ReviewLoadError(Exception):
         self.reason = reason
 
 
-@attrs.frozen
+@record
 class DiffRead:
     """A target's diff as read, before parsing."""
 

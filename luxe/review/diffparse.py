@@ -20,8 +20,7 @@ import hashlib
 import re
 from collections.abc import Iterator
 
-import attrs
-
+from luxe.record import record
 from luxe.review.model import DiffLine, FileStatus, Hunk, ReviewFile
 
 _HUNK_HEADER = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
@@ -32,7 +31,7 @@ class DiffParseError(ValueError):
     """The text is not a diff git could have written; names the line."""
 
 
-@attrs.frozen
+@record
 class HunkPatch:
     hunk_id: str
     old_start: int
@@ -43,7 +42,7 @@ class HunkPatch:
     body: tuple[str, ...]  # the lines after the header, as git wrote them
 
 
-@attrs.frozen
+@record
 class FilePatch:
     """One file's patch as git wrote it: its header lines and its hunks."""
 
@@ -55,7 +54,7 @@ class FilePatch:
     text_hunks: bool  # False when the file's one hunk stands for a change with no lines
 
 
-@attrs.frozen
+@record
 class ParsedDiff:
     revision_id: str
     files: tuple[ReviewFile, ...]

@@ -12,10 +12,11 @@ from typing import Any
 
 import attrs
 
+from luxe.record import record
 from luxe.review.model import Anchor, Decision, Severity, WireError, from_wire
 
 
-@attrs.frozen
+@record
 class CommentEdit:
     anchor: Anchor
     body: str
@@ -23,14 +24,14 @@ class CommentEdit:
     send: bool = False
 
 
-@attrs.frozen
+@record
 class ReplyEdit:
     finding_id: str
     body: str
     send: bool = False
 
 
-@attrs.frozen
+@record
 class FixEdit:
     """Ask the agent to fix a finding, or a new one at `anchor` with `body`."""
 
@@ -40,7 +41,7 @@ class FixEdit:
     send: bool = False
 
 
-@attrs.frozen
+@record
 class BodyEdit:
     """`edit`: change the finding's comment (the first entry of its thread)."""
 
@@ -48,22 +49,22 @@ class BodyEdit:
     body: str
 
 
-@attrs.frozen
+@record
 class ResolveEdit:
     finding_id: str
 
 
-@attrs.frozen
+@record
 class ReopenEdit:
     finding_id: str
 
 
-@attrs.frozen
+@record
 class DeleteEdit:
     finding_id: str
 
 
-@attrs.frozen
+@record
 class VerdictEdit:
     verdict: Decision
     body: str = ""

@@ -13,6 +13,7 @@ from typing import Literal
 
 import attrs
 
+from luxe.record import record
 from luxe.review.edits import (
     BodyEdit,
     CommentEdit,
@@ -52,7 +53,7 @@ class EditFailed(Exception):
         self.reason = reason
 
 
-@attrs.frozen
+@record
 class EditResult:
     session: ReviewSession
     # The finding the edit created or touched, and whether it asks the agent

@@ -18,6 +18,7 @@ import attrs
 import trio
 
 from luxe.engine.model import ModelRequest, Provider, ProviderError, StreamEvent
+from luxe.record import record
 from luxe.review.chapters import (
     PROPOSE_CHAPTERS,
     ChaptersInvalid,
@@ -43,7 +44,7 @@ MAX_MODEL_HUNKS = 600
 ChapterSource = Callable[[Review], Awaitable[tuple[Chapter, ...]]]
 
 
-@attrs.frozen
+@record
 class LoadedReview:
     review: Review
     session: ReviewSession

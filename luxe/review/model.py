@@ -17,37 +17,39 @@ import cattrs
 from cattrs.gen import make_dict_unstructure_fn
 from cattrs.v import format_exception
 
+from luxe.record import record
+
 # -- targets -------------------------------------------------------------------
 
 
-@attrs.frozen
+@record
 class WorkingTreeTarget:
     """Staged and unstaged changes against HEAD, untracked files included."""
 
     kind: Literal["working_tree"] = "working_tree"
 
 
-@attrs.frozen
+@record
 class StagedTarget:
     """The index against HEAD."""
 
     kind: Literal["staged"] = "staged"
 
 
-@attrs.frozen
+@record
 class CommitTarget:
     sha: str
     kind: Literal["commit"] = "commit"
 
 
-@attrs.frozen
+@record
 class RangeTarget:
     base: str
     head: str
     kind: Literal["range"] = "range"
 
 
-@attrs.frozen
+@record
 class BranchTarget:
     """HEAD against its merge-base with `base` (default: the default branch)."""
 
@@ -55,7 +57,7 @@ class BranchTarget:
     kind: Literal["branch"] = "branch"
 
 
-@attrs.frozen
+@record
 class PullRequestTarget:
     number: int
     repository: str | None = None  # owner/name; None for the checkout's own
@@ -72,7 +74,7 @@ LineKind = Literal["context", "add", "del"]
 FileStatus = Literal["added", "modified", "deleted", "renamed", "copied"]
 
 
-@attrs.frozen
+@record
 class DiffLine:
     kind: LineKind
     old_line: int | None
@@ -80,7 +82,7 @@ class DiffLine:
     text: str
 
 
-@attrs.frozen
+@record
 class Hunk:
     """One hunk of one file. A file with no text hunks (binary, a pure rename,
     a mode change, an empty new file) gets one hunk with no lines, so every
@@ -96,7 +98,7 @@ class Hunk:
     lines: tuple[DiffLine, ...]
 
 
-@attrs.frozen
+@record
 class ReviewFile:
     id: str
     path: str
@@ -108,7 +110,7 @@ class ReviewFile:
     language: str | None
 
 
-@attrs.frozen
+@record
 class Chapter:
     id: str
     title: str
@@ -132,7 +134,7 @@ def empty_note(target: Target) -> str:
     return f"Nothing to review: pull request #{target.number} changes no files."
 
 
-@attrs.frozen
+@record
 class Review:
     id: str
     revision_id: str
@@ -167,7 +169,7 @@ Decision = Literal["approve", "request_changes", "comment"]
 DECISIONS: tuple[str, ...] = ("approve", "request_changes", "comment")
 
 
-@attrs.frozen
+@record
 class LineAnchor:
     file_id: str
     hunk_id: str
@@ -176,7 +178,7 @@ class LineAnchor:
     kind: Literal["line"] = "line"
 
 
-@attrs.frozen
+@record
 class RangeAnchor:
     file_id: str
     hunk_id: str
@@ -186,13 +188,13 @@ class RangeAnchor:
     kind: Literal["range"] = "range"
 
 
-@attrs.frozen
+@record
 class FileAnchor:
     file_id: str
     kind: Literal["file"] = "file"
 
 
-@attrs.frozen
+@record
 class ReviewAnchor:
     kind: Literal["review"] = "review"
 
@@ -200,7 +202,7 @@ class ReviewAnchor:
 Anchor = LineAnchor | RangeAnchor | FileAnchor | ReviewAnchor
 
 
-@attrs.frozen
+@record
 class ThreadEntry:
     # An Author, or `github:<login>` on a finding shown from a GitHub thread.
     author: str
@@ -208,13 +210,13 @@ class ThreadEntry:
     at: str  # ISO 8601, UTC
 
 
-@attrs.frozen
+@record
 class Fix:
     state: FixState
     report: str | None = None
 
 
-@attrs.frozen
+@record
 class Finding:
     id: str
     anchor: Anchor
@@ -228,14 +230,14 @@ class Finding:
     read_only: bool = False
 
 
-@attrs.frozen
+@record
 class Verdict:
     decision: Decision
     body: str
     at: str
 
 
-@attrs.frozen
+@record
 class ReviewSession:
     id: str  # the review's id: one session per review
     review_id: str

@@ -13,15 +13,15 @@ from collections.abc import Mapping, Sequence
 from functools import partial
 from pathlib import Path
 
-import attrs
 import trio
 
+from luxe.record import record
 from luxe.tools.process import terminate_group
 
 TERM_GRACE_S = 1.0
 
 
-@attrs.frozen
+@record
 class Completed:
     returncode: int
     stdout: bytes

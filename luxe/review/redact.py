@@ -16,12 +16,13 @@ from pathlib import Path
 import attrs
 
 from luxe.policy.secrets import is_secret_path
+from luxe.record import record
 from luxe.review.model import DiffLine, Hunk, Review
 
 SECRET_PLACEHOLDER = "[secret file changed: its contents are not shown]"
 
 
-@attrs.frozen
+@record
 class ReviewGuard:
     """The session's redactor and its test for secret files (by identity too)."""
 

@@ -18,8 +18,7 @@ import re
 import tempfile
 from pathlib import Path
 
-import attrs
-
+from luxe.record import record
 from luxe.review.model import Review, ReviewSession, WireError, from_wire, to_wire
 
 FORMAT_VERSION = 1
@@ -32,7 +31,7 @@ class StoreError(Exception):
     """A stored session that cannot be read or written; says which and why."""
 
 
-@attrs.frozen
+@record
 class StoredReview:
     session: ReviewSession
     review: Review

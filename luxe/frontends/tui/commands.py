@@ -14,11 +14,11 @@ import subprocess
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import attrs
 import trio
 
 from luxe.frontends.tui.text import clean
 from luxe.protocol import actions as act
+from luxe.record import record
 
 if TYPE_CHECKING:
     from luxe.frontends.tui.controller import Controller
@@ -68,7 +68,7 @@ What this project is, in two sentences.
 """
 
 
-@attrs.frozen
+@record
 class CustomCommand:
     name: str
     path: Path

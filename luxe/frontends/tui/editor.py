@@ -12,6 +12,8 @@ import re
 
 import attrs
 
+from luxe.record import state
+
 # A paste longer than this (in lines or characters) becomes a chip.
 CHIP_LINES = 10
 CHIP_CHARS = 2000
@@ -19,7 +21,7 @@ CHIP_CHARS = 2000
 _WORD = re.compile(r"\w")
 
 
-@attrs.define
+@state
 class Editor:
     text: str = ""
     cursor: int = 0

@@ -33,8 +33,6 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-import attrs
-
 from luxe.frontends.tui.draw import live_rows
 from luxe.frontends.tui.live import LiveRegion
 from luxe.frontends.tui.person import Dispatch, PersonFace
@@ -42,6 +40,7 @@ from luxe.frontends.tui.terminal import MODES_OFF, Tty
 from luxe.frontends.tui.text import Palette, palette_for, with_cursor
 from luxe.frontends.tui.view import ViewState, apply
 from luxe.protocol import events as ev
+from luxe.record import state
 
 if TYPE_CHECKING:
     import trio
@@ -377,7 +376,7 @@ class Interface(PersonFace):
                 self._suspended = False
 
 
-@attrs.define
+@state
 class _Sync:
     """The render loop's wake-ups and the lock that orders writes to the terminal."""
 

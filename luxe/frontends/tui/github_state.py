@@ -14,12 +14,14 @@ from typing import TYPE_CHECKING
 
 import attrs
 
+from luxe.record import state
+
 if TYPE_CHECKING:
     from luxe.frontends.tui.github_writes import Confirmation
     from luxe.protocol.github import PullRequestInfo, ReviewThread
 
 
-@attrs.define
+@state
 class GitHubView:
     pull_request: PullRequestInfo | None = None
     threads: list[ReviewThread] = attrs.Factory(list)  # `/pr`'s, numbered from 1

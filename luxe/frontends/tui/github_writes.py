@@ -21,10 +21,9 @@ import itertools
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-import attrs
-
 from luxe.frontends.tui.text import Line, clean, truncate, wrap
 from luxe.protocol import github as gh
+from luxe.record import state
 
 if TYPE_CHECKING:
     from luxe.frontends.tui.controller import Controller
@@ -50,7 +49,7 @@ BODY_LINES = 12
 COMMIT_LINES = 20
 
 
-@attrs.define
+@state
 class Confirmation:
     """A prepared write waiting for `y` (or `n`, Esc). `action` is what `y`
     dispatches; `title` is the pull request title `e` edits (None: no title

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import attrs
 
+from luxe.record import state
+
 log = logging.getLogger("luxe.tui")
 
 MAX_ENTRIES = 1000
@@ -25,7 +27,7 @@ def history_file(state_dir: Path, cwd: Path) -> Path:
     return state_dir / "history" / f"{digest}.jsonl"
 
 
-@attrs.define
+@state
 class History:
     path: Path | None
     entries: list[str] = attrs.Factory(list)
@@ -73,7 +75,7 @@ class History:
         return None
 
 
-@attrs.define
+@state
 class Browse:
     """Up/Down through history; the draft is kept and comes back at the end."""
 

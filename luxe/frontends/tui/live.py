@@ -21,6 +21,7 @@ from collections.abc import Sequence
 import attrs
 
 from luxe.frontends.tui.text import cell_width
+from luxe.record import state
 
 SYNC_BEGIN = "\x1b[?2026h"
 SYNC_END = "\x1b[?2026l"
@@ -61,7 +62,7 @@ def _grown_tail(old: str, new: str) -> tuple[int, str] | None:
     return cell_width(visible(old)), new[cut:]
 
 
-@attrs.define
+@state
 class LiveRegion:
     """What is on screen below the scrollback (the previous frame)."""
 

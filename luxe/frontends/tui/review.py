@@ -18,6 +18,7 @@ import attrs
 
 from luxe.frontends.tui.text import Line, clean, hard_wrap
 from luxe.protocol import review as rv
+from luxe.record import state
 
 if TYPE_CHECKING:
     from luxe.frontends.tui.controller import Controller
@@ -51,7 +52,7 @@ SUBCOMMANDS = {
 _ids = itertools.count(1)
 
 
-@attrs.define
+@state
 class ReviewView:
     review: dict[str, Any] | None = None
     session: dict[str, Any] | None = None

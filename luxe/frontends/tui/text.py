@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping
 
-import attrs
+from luxe.record import record
 
 Span = tuple[str, str]
 Line = list[Span]
@@ -285,7 +285,7 @@ _ROLES_MONO = {
 LINK = "link:"  # a span whose role is "link:URL" is a hyperlink to URL
 
 
-@attrs.frozen
+@record
 class Palette:
     """How roles look: `kind` is "256", "16", "mono" (NO_COLOR) or "plain";
     `links`: the terminal shows OSC 8 hyperlinks."""

@@ -22,6 +22,7 @@ from luxe.frontends.tui.github_state import GitHubView
 from luxe.frontends.tui.markdown import BlockStream, render_block
 from luxe.frontends.tui.text import Line, clean, hard_wrap, wrap
 from luxe.protocol import events as ev
+from luxe.record import state
 
 Commit = Callable[[int], list[Line]]
 
@@ -33,7 +34,7 @@ KEY_ARGS = {"bash": "command", "read": "path", "write": "path", "edit": "path", 
             "glob": "pattern", "grep": "pattern", "question": "question"}
 
 
-@attrs.define
+@state
 class ToolView:
     call_id: str
     name: str
@@ -45,7 +46,7 @@ class ToolView:
         self.output = (self.output + delta)[-TOOL_OUTPUT_CHARS:]
 
 
-@attrs.define
+@state
 class Status:
     model: str = ""
     model_label: str | None = None
@@ -63,7 +64,7 @@ class Status:
     github_writes: bool = False  # ready.github_writes
 
 
-@attrs.define
+@state
 class ViewState:
     editor: Editor = attrs.Factory(Editor)
     status: Status = attrs.Factory(Status)

@@ -310,7 +310,8 @@ def test_the_deferred_walk_is_done_before_anything_is_checked(
         luxe.send("submit_user_message", {"text": "go", "attachments": [{"path": "notes.txt"}]})
         assert luxe.collect_until("turn_ended")[-1]["content"]["reason"] == "end_turn"
         first = server.bodies[0]
-        assert "refused" in str(first["messages"][0]["content"])  # the attachment
+        attachment = str(first["messages"][0]["content"])
+        assert "refused: refused" not in attachment and "secret file" in attachment, attachment
         assert "NM_TOKEN" not in str(first.get("system"))  # AGENTS.md left out
         results = tool_results(server.bodies[1])
         assert "secret" in results[0], results

@@ -48,6 +48,12 @@ def _screen(data: bytes, cut: int | None = None) -> tuple[list[str], tuple[int, 
     return [row for row in vt.display() if row], vt.cursor
 
 
+def _assert_every_cut(data: bytes, rows: list[str], cursor: tuple[int, int]) -> None:
+    """The same screen whether `data` comes in one read or in two, cut anywhere."""
+    for cut in (None, *range(1, len(data))):
+        assert _screen(data, cut) == (rows, cursor), cut
+
+
 # -- a control inside an escape sequence acts, and the sequence goes on --------
 
 CONTROL_INSIDE = [
@@ -65,8 +71,7 @@ CONTROL_INSIDE = [
 @pytest.mark.parametrize(("data", "rows", "cursor"), CONTROL_INSIDE)
 def test_a_control_inside_a_sequence_acts_and_the_sequence_goes_on(
         data: bytes, rows: list[str], cursor: tuple[int, int]) -> None:
-    for cut in (None, *range(1, len(data))):
-        assert _screen(data, cut) == (rows, cursor), cut
+    _assert_every_cut(data, rows, cursor)
 
 
 # -- CAN, SUB or ESC cancel a sequence before its final byte ----------------------
@@ -84,8 +89,7 @@ CANCELLED = [
 @pytest.mark.parametrize(("data", "rows", "cursor"), CANCELLED)
 def test_a_cancelled_sequence_draws_nothing(
         data: bytes, rows: list[str], cursor: tuple[int, int]) -> None:
-    for cut in (None, *range(1, len(data))):
-        assert _screen(data, cut) == (rows, cursor), cut
+    _assert_every_cut(data, rows, cursor)
 
 
 # -- CAN and SUB end a string (OSC, APC, PM, SOS, DCS) ----------------------------
@@ -101,15 +105,13 @@ STRINGS = [
 
 @pytest.mark.parametrize(("data", "rows", "cursor"), STRINGS)
 def test_can_and_sub_end_a_string(data: bytes, rows: list[str], cursor: tuple[int, int]) -> None:
-    for cut in (None, *range(1, len(data))):
-        assert _screen(data, cut) == (rows, cursor), cut
+    _assert_every_cut(data, rows, cursor)
 
 
 def test_can_and_sub_end_a_dcs_as_in_xterm() -> None:
     # tmux passes a DCS through to its own terminal and ends it only at ST.
     for data in (b"ab\x1bPq\x18xy", b"ab\x1bP1$r\x1axy"):
-        for cut in (None, *range(1, len(data))):
-            assert _screen(data, cut) == (["abxy"], (4, 0)), (data, cut)
+        _assert_every_cut(data, ["abxy"], (4, 0))
 
 
 def test_a_long_string_cut_short_by_can_ends_there() -> None:
@@ -134,8 +136,7 @@ def test_a_character_that_is_not_ascii_abandons_a_sequence(
         data: bytes, rows: list[str], cursor: tuple[int, int]) -> None:
     # xterm: a character above U+00FF outside the ground state returns to it
     # and is not drawn; tmux skips the byte and goes on with the sequence.
-    for cut in (None, *range(1, len(data))):
-        assert _screen(data, cut) == (rows, cursor), cut
+    _assert_every_cut(data, rows, cursor)
 
 
 def test_esc_k_is_ignored_and_malformed_utf8_is_u_fffd_as_in_xterm() -> None:

@@ -26,6 +26,11 @@ the same stand-ins (`laura_view`):
   `-e` (which marks those cells with SO/SI) and translated with the same
   table (`plain_capture`).
 
+Not made equivalent (it depends on where the cursor is): BS or CUB from a
+pending wrap moves from the last column in xterm and laura.vt, from one past
+it in tmux (docs/laura-vt.md). The bench's inputs do not end on it at
+200x50; other sizes and seeds can, and then differ in that one cell.
+
 Not a benchmark itself (`make bench` runs it and it says so). Pure
 computation; nothing to cancel.
 """

@@ -11,7 +11,6 @@ non-dumpable, which hides /proc/<pid>/environ from other processes.
 
 from __future__ import annotations
 
-import ctypes
 import logging
 import os
 import sys
@@ -58,6 +57,8 @@ def _blank_original(names: set[str]) -> bool:
 
 
 def _not_dumpable() -> None:
+    import ctypes  # only where /proc/self/mem could not be written
+
     try:
         ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
     except (OSError, AttributeError):

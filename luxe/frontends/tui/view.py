@@ -10,7 +10,6 @@ luxe.frontends.tui.draw until it finishes. No I/O here.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable
 from typing import Any
 
@@ -305,6 +304,8 @@ def edit_diff(name: str, args: dict[str, Any], width: int) -> list[Line]:
     else:
         return []
     out: list[Line] = []
+    import difflib  # with the first edit shown, not before the first frame
+
     for line in list(difflib.unified_diff(old, new, lineterm="", n=2))[2:]:
         role = "add" if line.startswith("+") else "del" if line.startswith("-") else "hunk" if line.startswith("@@") else "dim"
         out.extend(hard_wrap([(clean(line), role)], width, [("    ", "")]))

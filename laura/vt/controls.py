@@ -138,6 +138,8 @@ class Controls(ScreenState):
 
     def _esc(self, body: str) -> None:
         final = body[-1]
+        if final < "0":
+            return  # cancelled before its final byte (core._SPLIT)
         if len(body) == 1:
             if final == "7":
                 self._save_cursor()

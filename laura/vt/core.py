@@ -35,20 +35,40 @@ _SGR_AHEAD = "(?![0-9;:]*m)"
 _SPLIT = re.compile(
     "([\x00-\x1f\x7f-\x9f]"
     "(?:(?<=\r)\n"
-    f"|(?<=\x1b)(?:\\[{_SGR_AHEAD}[0-?]*[ -/]*[@-~]"
-    # Strings end at BEL/ST, or are cut short by any other ESC, which may be
-    # one _hold_tail kept back for the next read (hence the \Z).
-    "|\\][^\x07\x1b]*(?:\x07|\x1b\\\\|(?=\x1b)|\\Z)"
-    "|[P_^X][^\x1b]*(?:\x1b\\\\|(?=\x1b)|\\Z)"
-    "|[ -/]*[0-Z\\\\-~]"
+    # A sequence cancelled by CAN, SUB or ESC before its final byte (the ESC
+    # maybe held back for the next read: hence the \Z) is cut out too and
+    # draws nothing, as in xterm and tmux.
+    f"|(?<=\x1b)(?:\\[{_SGR_AHEAD}[0-?]*+[ -/]*+(?:[@-~]|(?=[\x18\x1a\x1b]|\\Z))"
+    # Strings end at BEL/ST, or are cut short by CAN, SUB or any other ESC
+    # (which may be one _hold_tail kept back for the next read: hence the \Z).
+    "|\\][^\x07\x18\x1a\x1b]*(?:\x07|\x1b\\\\|(?=[\x18\x1a\x1b])|\\Z)"
+    "|[P_^X][^\x18\x1a\x1b]*(?:\x1b\\\\|(?=[\x18\x1a\x1b])|\\Z)"
+    "|[ -/]*+[0-Z\\\\-~]|[ -/]++(?=[\x18\x1a\x1b]|\\Z)"
     "|(?!\\[[0-9;:]*m))"  # a lone ESC (not the start of SGR)
     "|(?<!\x1b)))"  # any other control, alone
 )
 _SGR = re.compile("\x1b\\[([0-9;:]*)m")
-# A sequence cut off by the end of the input: held until more arrives.
+# A sequence cut off by the end of the input: held until more arrives. The
+# controls that do not cancel a sequence may sit inside it (see _SEQUENCE).
 _TAIL = re.compile(
-    "\x1b(?:\\[[0-?]*[ -/]*|[ -/]*|\\][^\x07\x1b]*|[P_^X][^\x1b]*)\\Z"
+    "\x1b[\x00-\x17\x19\x1c-\x1f\x7f-\x9f]*(?:\\[[0-?\x00-\x17\x19\x1c-\x1f\x7f-\x9f]*"
+    "[ -/\x00-\x17\x19\x1c-\x1f\x7f-\x9f]*|[ -/\x00-\x17\x19\x1c-\x1f\x7f-\x9f]*"
+    "|\\][^\x07\x18\x1a\x1b]*|[P_^X][^\x18\x1a\x1b]*)\\Z"
 )
+# An escape or control sequence with a control inside it (BEL, BS, HT,
+# LF/VT/FF, CR, SO/SI: the ones left after _without_ignored), or ended by a
+# character that is not ASCII. As in xterm and tmux, the controls take effect
+# where they stand and the sequence goes on (so they are moved out in front
+# of it); as in xterm, a character that is not ASCII abandons the sequence
+# and is not drawn (it becomes a CAN, which draws nothing and cancels an ESC
+# before it).
+_SEQUENCE = re.compile(
+    "\x1b(?=(?:\\[[0-?]*+[ -/]*+|[ -/]*+)[\x07-\x0f\x80-\U0010ffff])"
+    "(?:[\x07-\x0f]*\\[[\x07-\x0f0-?]*[\x07-\x0f -/]*|[\x07-\x0f -/]*)"
+    "([^\x00-\x7f])?"
+)
+_INSIDE = re.compile("[\x07-\x0f]")
+_CANCEL = re.compile("[\x18\x1a]")
 _HELD_LIMIT = 1 << 16  # longer unterminated strings (OSC/DCS) are discarded
 # Pairs taken token by token after a row-local batch could not start, or
 # stopped within _SHORT pairs (a full-screen program's cursor moves: the
@@ -140,6 +160,20 @@ def _without_ignored(text: str) -> str:
     return data.decode("utf-8", "surrogatepass")
 
 
+def _untangled(text: str) -> str:
+    """`text` with the sequences `_SEQUENCE` finds rewritten: their controls
+    in front of them, and an abandoned one as a CAN."""
+
+    def untangle(match: re.Match[str]) -> str:
+        sequence = match.group()
+        controls = "".join(_INSIDE.findall(sequence))
+        if match.group(1) is not None:
+            return controls + "\x18"
+        return controls + _INSIDE.sub("", sequence)
+
+    return _SEQUENCE.sub(untangle, text)
+
+
 def _runs_between(starts: list[int], styles: list, a: int, b: int, base: int) -> list:
     """Runs (given as parallel starts/styles) restricted to cells [a, b) and
     moved so that a lands on base; flat, first start == base."""
@@ -182,7 +216,7 @@ class VirtualTerminal(RowBatch):
             text = (_IGNORED.sub("\0", held) if marked else held) + text
             self._held = ""
         if self._in_string:
-            end = re.search("[\x07\x1b]", text)
+            end = re.search("[\x07\x18\x1a\x1b]", text)
             if end is None:
                 return
             self._in_string = False
@@ -194,18 +228,23 @@ class VirtualTerminal(RowBatch):
                 # The held tail as it came (the state keeps what was read).
                 came = held + codecs.utf_8_decode(data, "replace", False)[0]
                 self._held = came[len(came) - len(self._held):]
-        if (_ODD_CONTROL.search(text) is None and _HARD_ESCAPE.search(text) is None
+        odd = _ODD_CONTROL.search(text)
+        if (odd is None and _HARD_ESCAPE.search(text) is None
                 and text.count("\r") == text.count("\n") == text.count("\r\n")):
             lines = text.split("\r\n")
             parts = ["\r\n"] * (2 * len(lines) - 1)
             parts[0::2] = lines
         else:
-            # Controls that do nothing are dropped before the split: random
-            # or binary output is full of them, and each would cost a token.
+            # Controls that do nothing are dropped before the split (as
+            # xterm and tmux ignore them, even inside a sequence): random or
+            # binary output is full of them, and each would cost a token.
             if not marked:
                 text = _without_ignored(text)
             elif "\0" in text:
                 text = text.replace("\0", "")
+            if "\x1b" in text and (odd is not None or not text.isascii()
+                                   or "\r" in text or "\n" in text):
+                text = _untangled(text)  # only those can be inside a sequence
             parts = _SPLIT.split(text)
         draw = self._draw
         control = self._control
@@ -347,7 +386,9 @@ class VirtualTerminal(RowBatch):
             # A final lone ESC may begin the ST of a string sequence.
             start = text.rfind("\x1b", 0, cut)
             kind = text[start + 1 : start + 2] if start >= 0 else ""
-            if kind in ("P", "_", "^", "X") or (kind == "]" and text.find("\x07", start, cut) < 0):
+            ended = _CANCEL.search(text, start, cut) is not None
+            if not ended and (kind in ("P", "_", "^", "X")
+                              or (kind == "]" and text.find("\x07", start, cut) < 0)):
                 cut = start
         if cut == len(text):
             return text
@@ -477,9 +518,12 @@ class VirtualTerminal(RowBatch):
         x = min(x, self.columns) - 1
         if x < len(line.text) and line.text[x] == FILL and x > 0:
             x -= 1
-        if x < len(line.text):
-            line.add_mark(x, mark)
-            self._dirty.add(self.y)
+        if x >= len(line.text):
+            # A cell never written is a blank, and takes the mark as a
+            # written blank does (as in xterm and tmux).
+            line.splice(x, " ", [x, PLAIN])
+        line.add_mark(x, mark)
+        self._dirty.add(self.y)
 
     def _write(self, cells: str, runs: list) -> None:
         """Write cells (runs relative to cells[0]) at the cursor, wrapping and

@@ -206,10 +206,13 @@ class RowBatch(Controls):
                                 at = min(x, columns) - 1
                                 if at < len(row) and row[at] == FILL and at > 0:
                                     at -= 1
-                                if at < len(row):
-                                    line.add_mark(at, mark)
-                                    marks = line.marks
-                                    touched = True
+                                if at >= len(row):  # as `_add_mark`: a blank takes it
+                                    line.text = row
+                                    line.splice(at, " ", [at, PLAIN])
+                                    row = line.text
+                                line.add_mark(at, mark)
+                                marks = line.marks
+                                touched = True
                         pos, end = 0, len(piece)
                         while pos < end:
                             if x >= columns:

@@ -16,6 +16,10 @@ _CACHE: dict[str, int] = {}
 # Put before each combining character in a chunk's cells, to split them at:
 # a control the split never leaves in text (\x01 is dropped before it).
 MARK = "\x01"
+# Blocks whose unassigned code points are wide (EastAsianWidth.txt): CJK
+# Extension A, CJK Unified Ideographs, CJK Compatibility Ideographs, planes 2 and 3.
+_WIDE_UNASSIGNED = ((0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xF900, 0xFAFF),
+                    (0x20000, 0x2FFFD), (0x30000, 0x3FFFD))
 
 
 def char_width(char: str) -> int:
@@ -39,6 +43,11 @@ def _compute(char: str) -> int:
         return 0
     if 0x1160 <= code <= 0x11FF:
         return 0  # Hangul medial vowels and final consonants join the syllable
+    if category == "Cn":
+        # Unassigned: one cell (as xterm has it), but in the blocks where
+        # Unicode's EastAsianWidth.txt makes them wide by default (this
+        # Python's unicodedata calls every unassigned code point wide).
+        return 2 if any(a <= code <= b for a, b in _WIDE_UNASSIGNED) else 1
     if unicodedata.east_asian_width(char) in ("W", "F"):
         return 2
     return 1

@@ -23,10 +23,10 @@ _IGNORED_BYTES = [bytes((code,)) for code in (*range(0x07), *range(0x10, 0x18), 
 # The plain alternation: what the split must cut, token for token.
 _PLAIN_SPLIT = re.compile(
     "(\r\n"
-    "|\x1b\\[(?![0-9;:]*m)[0-?]*[ -/]*[@-~]"
-    "|\x1b\\][^\x07\x1b]*(?:\x07|\x1b\\\\|(?=\x1b)|\\Z)"
-    "|\x1b[P_^X][^\x1b]*(?:\x1b\\\\|(?=\x1b)|\\Z)"
-    "|\x1b[ -/]*[0-Z\\\\-~]"
+    "|\x1b\\[(?![0-9;:]*m)[0-?]*+[ -/]*+(?:[@-~]|(?=[\x18\x1a\x1b]|\\Z))"
+    "|\x1b\\][^\x07\x18\x1a\x1b]*(?:\x07|\x1b\\\\|(?=[\x18\x1a\x1b])|\\Z)"
+    "|\x1b[P_^X][^\x18\x1a\x1b]*(?:\x1b\\\\|(?=[\x18\x1a\x1b])|\\Z)"
+    "|\x1b(?:[ -/]*+[0-Z\\\\-~]|[ -/]++(?=[\x18\x1a\x1b]|\\Z))"
     "|[\x00-\x1a\x1c-\x1f\x7f-\x9f]"
     "|\x1b(?!\\[[0-9;:]*m))"
 )

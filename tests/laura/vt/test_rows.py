@@ -54,7 +54,10 @@ def _inputs() -> list[bytes]:
               b"\x1b", b"\x1bH", b"\x1b[3g", b"\x1b[4h", b"\x1b[4l", b"\x1b[?7l", b"\x1b[?7h",
               b"\x1b[1m", b"\x1b[m", b"\x1b(0", b"\x1b(B", b"\x1b)0", b"\x1b)B",
               b"\x1b[2;5r", b"\x1b[r", b"\x1b[?6h",
-              "漢字".encode(), "e\u0301".encode(), "\ufffd".encode(), b"abcdefgh", b"xyz " * 9]
+              "漢字".encode(), "e\u0301".encode(), "\ufffd".encode(), b"abcdefgh", b"xyz " * 9,
+              # Broken sequences, and a mark after cells never written.
+              b"\x1b[2\r", b"\x1b(\n", b"\x1b\xe4\xb8\x80", b"\x1b[1;", b"\x1b]0;t",
+              b"\x1b[3C\xcc\x81", b"\x0b\xcc\x81"]
     mixed = b"".join(rnd.choice(pieces) for _ in range(30_000))
     streams = b"".join(random_stream(seed, steps=200, lines=6, columns=20, wide=True)
                        for seed in range(40))

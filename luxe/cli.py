@@ -1,7 +1,7 @@
 """`luxe` command line: argv -> Options, then the composition root (through
 print mode's entry point for `-p`).
 
-Only argparse and the standard library load before `--help`/`--version`
+Only argparse, attrs (the options) and the standard library load before `--help`/`--version`
 answer; trio and the engine load after the flags are known to be good.
 Exit status 2 means the command line was refused (a message says why).
 """

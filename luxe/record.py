@@ -16,6 +16,7 @@ it.
 
 from __future__ import annotations
 
+import threading
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import attrs
@@ -24,6 +25,7 @@ T = TypeVar("T", bound=type)
 
 _EQ: dict[type, tuple[str, ...]] = {}
 _REPR: dict[type, tuple[str, ...]] = {}
+_SHOWING = threading.local()  # ids of the objects being shown, per thread
 
 
 def _eq_names(cls: type) -> tuple[str, ...]:
@@ -42,8 +44,16 @@ def _repr_names(cls: type) -> tuple[str, ...]:
 
 def _repr(self: Any) -> str:
     cls = type(self)
-    fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in _repr_names(cls))
-    return f"{cls.__qualname__.rsplit('>.', 1)[-1]}({fields})"
+    name = cls.__qualname__.rsplit(">.", 1)[-1]
+    showing: set[int] = _SHOWING.__dict__.setdefault("ids", set())
+    if id(self) in showing:
+        return "..."  # a state that holds itself, as attrs shows it
+    showing.add(id(self))
+    try:
+        fields = ", ".join(f"{field}={getattr(self, field)!r}" for field in _repr_names(cls))
+    finally:
+        showing.discard(id(self))
+    return f"{name}({fields})"
 
 
 def _eq(self: Any, other: object) -> bool:

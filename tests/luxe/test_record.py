@@ -64,3 +64,17 @@ def test_a_record_is_frozen_and_a_state_is_not() -> None:
     m = mutable(1)
     m.x = 2
     assert m == mutable(2) and attrs.evolve(m, y="c") == mutable(2, "c")
+
+
+def test_a_state_that_holds_itself_shows_as_attrs_shows_it() -> None:
+    shown = []
+    for decorate in (state, attrs.define):
+
+        @decorate
+        class Node:
+            parent: Any = None
+
+        node = Node()
+        node.parent = [node]
+        shown.append(repr(node))
+    assert shown[0] == shown[1] == "Node(parent=[...])"

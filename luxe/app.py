@@ -176,6 +176,12 @@ def run(
     if front is None:
         front = RpcFrontEnd()
     front.handshake(_handshake(startup))
+    from luxe.tools.escapees import become_subreaper
+
+    # Orphans of tool calls become our children: killed at exit at the latest.
+    # (No child exists before the loop starts, so after the handshake is soon
+    # enough, and the first frame does not wait for ctypes.)
+    become_subreaper()
     from luxe.trio_loader import import_trio
 
     trio = import_trio()
@@ -225,14 +231,11 @@ def _start(options: Options, env: Mapping[str, str], paths: Paths) -> Startup:
         raise _Refused(f"refusing to start: invalid permissions file: {exc}") from exc
     from luxe.policy.environ_scrub import forget_variables
     from luxe.policy.secret_sources import provider_variables
-    from luxe.tools.escapees import become_subreaper
 
     # The provider has its key (ModelChoice keeps a copy of `env`); no tool,
     # hook or language server gets it, and /proc/<luxe>/environ no longer
     # shows it. The redactor knows its value (make_gate).
     forget_variables(provider_variables(env))
-    # Orphans of tool calls become our children: killed at exit at the latest.
-    become_subreaper()
     from luxe.policy.setup import build_hook_config
 
     hook_config = build_hook_config(cwd=cwd, trust_project=options.trust_project, env=env)

@@ -11,6 +11,8 @@ from luxe.record import record as frame
 
 
 class Frame:
+    """What every frame class derives from (for isinstance and typing)."""
+
     __slots__ = ()
 
 

@@ -12,7 +12,6 @@ with that PATH (`server_env`).
 from __future__ import annotations
 
 import os
-import shutil
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -228,7 +227,13 @@ def find_program(program: str, env: Mapping[str, str]) -> str | None:
         return program if os.access(program, os.X_OK) and os.path.isfile(program) else None
     if os.sep in program:
         return None  # relative to what? Never to the repository being edited.
-    return shutil.which(program, path=search_path(env))
+    # As shutil.which, without loading shutil (and its compressors) before
+    # `ready` and the first frame.
+    for directory in search_path(env).split(os.pathsep):
+        candidate = os.path.join(directory, program)
+        if os.access(candidate, os.X_OK) and os.path.isfile(candidate):
+            return candidate
+    return None
 
 
 def find_servers(settings: LspSettings, env: Mapping[str, str]) -> list[ServerSpec]:

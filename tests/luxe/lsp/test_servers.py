@@ -4,6 +4,7 @@ project roots."""
 from __future__ import annotations
 
 import json
+import os
 import stat
 import sys
 from pathlib import Path
@@ -80,6 +81,26 @@ def test_a_relative_path_entry_cannot_plant_a_server(
     assert "gopls" not in names(found)
     settings = parse_lsp_settings({"mine": {"ext": [".x"], "command": ["bin/gopls"]}})
     assert "mine" not in names(find_servers(settings, {"PATH": "/usr/bin"}))
+
+
+def test_only_an_executable_file_counts_and_the_first_on_path_wins(tmp_path: Path) -> None:
+    # Earlier entries hold a `gopls` that is not a program: a file without
+    # the execute bit, a directory, a FIFO; the real one comes after them,
+    # and a later copy is not taken.
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    (plain / "gopls").write_text("#!/bin/sh\nexit 0\n")
+    (tmp_path / "dir" / "gopls").mkdir(parents=True)
+    (tmp_path / "fifo").mkdir()
+    os.mkfifo(tmp_path / "fifo" / "gopls", 0o755)
+    real = program(tmp_path / "real", "gopls")
+    program(tmp_path / "later", "gopls")
+    entries = ("plain", "dir", "fifo", "real", "later")
+    env = {"PATH": os.pathsep.join(str(tmp_path / entry) for entry in entries)}
+    found = [spec for spec in find_servers(LspSettings(), env) if spec.name == "gopls"]
+    assert [spec.command[0] for spec in found] == [str(real)]
+    env = {"PATH": os.pathsep.join(str(tmp_path / entry) for entry in entries[:3])}
+    assert "gopls" not in names(find_servers(LspSettings(), env))
 
 
 def test_beside_luxes_interpreter_counts_as_installed() -> None:

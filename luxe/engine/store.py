@@ -16,8 +16,7 @@ from __future__ import annotations
 
 import json
 import os
-import uuid
-from datetime import UTC, datetime
+import time
 from pathlib import Path
 from typing import Any
 
@@ -33,13 +32,19 @@ class SessionNotFound(Exception):
     pass
 
 
+def _iso(seconds: float) -> str:
+    """UTC, as `datetime.isoformat(timespec="seconds")` writes it (with
+    time's functions: datetime and uuid stay off the path to the first frame)."""
+    return time.strftime("%Y-%m-%dT%H:%M:%S+00:00", time.gmtime(seconds))
+
+
 def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
+    return _iso(time.time())
 
 
 def new_session_id() -> str:
     # Time first so ids sort by creation; the random tail keeps them unique.
-    return datetime.now(UTC).strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:8]
+    return time.strftime("%Y%m%d-%H%M%S-", time.gmtime()) + os.urandom(4).hex()
 
 
 @state
@@ -70,7 +75,7 @@ class SessionFile:
             mtime = self.path.stat().st_mtime
         except FileNotFoundError:
             return self.created_at
-        return datetime.fromtimestamp(mtime, UTC).isoformat(timespec="seconds")
+        return _iso(mtime)
 
     def append_message(self, message: Message) -> None:
         """Write one completed message and fsync it (creates the file first)."""

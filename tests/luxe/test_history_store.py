@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import re
+from datetime import UTC, datetime
 from pathlib import Path
 
 from luxe.engine.history import CANCELLED_RESULT, History
@@ -15,7 +18,7 @@ from luxe.engine.model import (
     Usage,
     UserMessage,
 )
-from luxe.engine.store import SessionStore
+from luxe.engine.store import SessionStore, new_session_id
 
 
 def test_requests_alternate_roles_and_answer_every_tool_use() -> None:
@@ -80,3 +83,17 @@ def test_compaction_record_replays_on_load(tmp_path: Path) -> None:
     session.close()
     loaded = store.open(session.id)
     assert [m.content[0].text for m in loaded.messages] == ["summary", "ok", "c"]  # type: ignore[union-attr]
+
+
+def test_session_times_are_utc_iso_seconds_as_datetime_writes_them(tmp_path: Path) -> None:
+    store = SessionStore(tmp_path / "sessions")
+    file = store.create(str(tmp_path))
+    file.append_message(UserMessage((TextBlock("q"),)))
+    file.close()
+    for stamp in (0.0, 1.5, 951_782_400.999, 4_102_444_799.0):
+        os.utime(file.path, (stamp, stamp))
+        assert file.updated_at == datetime.fromtimestamp(stamp, UTC).isoformat(timespec="seconds")
+    created = datetime.fromisoformat(file.created_at)
+    assert created.utcoffset() is not None and abs(created.timestamp() - datetime.now(UTC).timestamp()) < 60
+    ids = {new_session_id() for _ in range(200)}
+    assert len(ids) == 200 and all(re.fullmatch(r"\d{8}-\d{6}-[0-9a-f]{8}", i) for i in ids)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
 from collections.abc import Callable, Mapping
 
 from luxe.policy.secret_values import secret_values_from_file
@@ -103,6 +102,8 @@ def history_signature(root: str) -> tuple[int, ...]:
 
 
 def _git(root: str, *args: str) -> str:
+    import subprocess  # in the warm-up's worker thread, not before the first frame
+
     try:
         done = subprocess.run(
             ["git", "-C", root, "--no-pager", *args],

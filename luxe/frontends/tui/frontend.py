@@ -26,7 +26,6 @@ import io
 import logging
 import os
 import signal
-import subprocess
 import sys
 import time
 from collections.abc import Callable, Mapping
@@ -239,6 +238,8 @@ class Interface(PersonFace):
             self._panes_nursery.start_soon(self.laura.follow, "review", path, lines, diff)
 
     async def _find_branch(self) -> None:
+        import subprocess
+
         import trio
 
         try:
@@ -347,6 +348,7 @@ class Interface(PersonFace):
     async def edit_externally(self, text: str) -> str | None:
         """Ctrl+G: the draft in $VISUAL/$EDITOR; None if it failed."""
         import shlex
+        import subprocess
         import tempfile
 
         import trio

@@ -5,6 +5,9 @@ would, with the fake model server (tests/fakes/llm_server.py) behind it:
 
   start -> prompt visible                          target <= 150 ms
       baseline: `luxe --version` in the same pty (interpreter + argv)
+  instructions executed before the first frame (valgrind's cachegrind;
+  deterministic where the wall time above swings with the machine)
+      baseline: `luxe --version`'s instructions
   keystroke -> echo while 100 tokens/s stream into a session of
   2,000 messages                                    target p99 <= 16 ms
       baseline: the same keystrokes at an idle prompt
@@ -26,6 +29,7 @@ import argparse
 import os
 import pty
 import select
+import shutil
 import signal
 import statistics
 import subprocess
@@ -150,6 +154,50 @@ def startup(root: Path, runs: int) -> None:
     med, base_med = statistics.median(luxe_ms), statistics.median(version_ms)
     print(f"start -> prompt visible     median {med:7.1f} ms   baseline `luxe --version` {base_med:7.1f} ms"
           f"   ratio {med / base_med:4.2f}   target <= 150 ms")
+
+
+def _instructions(argv: Sequence[str], cwd: Path, env: Mapping[str, str]) -> int:
+    """Instructions `argv` executes (cachegrind), in a pseudo-terminal."""
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.chdir(cwd)
+        command = ["valgrind", "--tool=cachegrind", "--cache-sim=no",
+                   "--cachegrind-out-file=/dev/null", "--log-fd=9", *argv]
+        # valgrind reports on fd 9 (the pty); the program's own stderr is dropped.
+        os.execve("/bin/sh", ["sh", "-c", 'exec "$@" 9>&2 2>/dev/null', "sh", *command],
+                  dict(env, TERM="xterm-256color"))
+    out = bytearray()
+    while True:
+        try:
+            chunk = os.read(fd, 1 << 16)
+        except OSError:
+            break
+        if not chunk:
+            break
+        out += chunk
+    os.waitpid(pid, 0)
+    os.close(fd)
+    for line in out.decode("utf-8", "replace").splitlines():
+        if "I   refs:" in line or "I refs:" in line:
+            return int(line.rsplit(":", 1)[1].replace(",", "").strip())
+    raise RuntimeError("cachegrind printed no instruction count")
+
+
+def instructions(root: Path) -> None:
+    if shutil.which("valgrind") is None:
+        print("instructions to the first frame: skipped (valgrind is not installed)")
+        return
+    env = isolated_env(root, {})
+    project = project_dir(root)
+    script = root / "empty.jsonl"
+    script.write_text("")
+    python = str(Path(sys.executable))
+    first_frame = _instructions(
+        [python, str(Path(__file__).resolve().parent / "_first_frame_exit.py"),
+         "--model", f"scripted:{script}"], project, env)
+    version = _instructions([str(LUXE), "--version"], project, env)
+    print(f"instructions to the first frame  {first_frame / 1e6:7.1f} M   baseline `luxe --version` "
+          f"{version / 1e6:7.1f} M   ratio {first_frame / version:4.2f}")
 
 
 def keystrokes(ui: PtyLuxe, count: int, gap_s: float) -> list[float]:
@@ -302,12 +350,13 @@ def main() -> None:
     parser.add_argument("--idle-s", type=float, default=30.0)
     parser.add_argument("--turns", type=int, default=200)
     parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--only", nargs="*", help="measure only these (startup, echo, bytes, paste, idle, rss)")
+    parser.add_argument("--only", nargs="*", help="measure only these (startup, instructions, echo, bytes, paste, idle, rss)")
     args = parser.parse_args()
     with workspace() as tmp:
         root = Path(tmp)
         for name, run in (
             ("startup", lambda r: startup(r, args.runs)),
+            ("instructions", instructions),
             ("echo", echo_while_streaming),
             ("bytes", bytes_per_token),
             ("paste", paste_megabyte),

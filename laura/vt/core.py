@@ -51,9 +51,12 @@ _SGR = re.compile("\x1b\\[([0-9;:]*)m")
 # A sequence cut off by the end of the input: held until more arrives. The
 # controls that do not cancel a sequence may sit inside it (see _SEQUENCE).
 _TAIL = re.compile(
-    "\x1b[\x00-\x17\x19\x1c-\x1f\x7f-\x9f]*(?:\\[[0-?\x00-\x17\x19\x1c-\x1f\x7f-\x9f]*"
-    "[ -/\x00-\x17\x19\x1c-\x1f\x7f-\x9f]*|[ -/\x00-\x17\x19\x1c-\x1f\x7f-\x9f]*"
-    "|\\][^\x07\x18\x1a\x1b]*|[P_^X][^\x18\x1a\x1b]*)\\Z"
+    # Possessive (*+): the classes overlap (controls may sit anywhere), and
+    # backtracking over a long run of them would be quadratic; taking each
+    # class's longest run first matches exactly the same texts.
+    "\x1b[\x00-\x17\x19\x1c-\x1f\x7f-\x9f]*+(?:\\[[0-?\x00-\x17\x19\x1c-\x1f\x7f-\x9f]*+"
+    "[ -/\x00-\x17\x19\x1c-\x1f\x7f-\x9f]*+|[ -/\x00-\x17\x19\x1c-\x1f\x7f-\x9f]*+"
+    "|\\][^\x07\x18\x1a\x1b]*+|[P_^X][^\x18\x1a\x1b]*+)\\Z"
 )
 # An escape or control sequence with a control inside it (BEL, BS, HT,
 # LF/VT/FF, CR, SO/SI: the ones left after _without_ignored), or ended by a

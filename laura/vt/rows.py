@@ -70,6 +70,15 @@ def _unmark(marks: dict[int, str], a: int, b: int) -> dict[int, str] | None:
     return marks
 
 
+def _splice(line: Line, row: str, x: int, cells: str) -> tuple[str, dict[int, str] | None]:
+    """PLAIN `cells` written at `x` into a row whose style runs are not the
+    one PLAIN run (the rare case, so `Line.splice` does it), from the batch's
+    local copy `row` of its text; the row's text and marks after."""
+    line.text = row
+    line.splice(x, cells, [x, PLAIN])
+    return line.text, line.marks
+
+
 class RowBatch(Controls):
     """The row-local fast path of the feed loop; see the module docstring."""
 
@@ -186,10 +195,7 @@ class RowBatch(Controls):
                             else:
                                 runs += (x, PLAIN)
                     else:
-                        line.text = row
-                        line.splice(x, cells, [x, PLAIN])
-                        row = line.text
-                        marks = line.marks
+                        row, marks = _splice(line, row, x, cells)
                     x = end
                     touched = True
                     drawn = chunk
@@ -258,10 +264,7 @@ class RowBatch(Controls):
                                     if marks:
                                         line.marks = marks = _unmark(marks, x, b)
                                 else:
-                                    line.text = row
-                                    line.splice(x, part, [x, PLAIN])
-                                    row = line.text
-                                    marks = line.marks
+                                    row, marks = _splice(line, row, x, part)
                                 touched = True
                             pos += cut
                             x += cut

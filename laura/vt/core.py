@@ -17,7 +17,7 @@ from itertools import islice, takewhile
 
 from laura.emulator import ReplyFn
 from laura.render.style import PLAIN, Style
-from laura.vt.line import FILL, Line
+from laura.vt.line import FILL, Line, fitting
 from laura.vt.narrow import not_narrow
 from laura.vt.rows import BULK, RowBatch
 from laura.vt.sgr import _CACHE as _SGR_CACHE
@@ -549,16 +549,10 @@ class VirtualTerminal(RowBatch):
                         return
                     pos = end - keep
                     x = self.x = columns - keep
-            room = columns - x
-            if end - pos <= room:
-                cut = end - pos
-            else:
-                cut = room
-                if cells[pos + cut] == FILL:
-                    cut -= 1  # a wide character never straddles the edge
-                    if cut == 0 and x == 0:  # it cannot fit at all
-                        pos += 2
-                        continue
+            cut = fitting(cells, pos, end, columns - x, x == 0)
+            if cut < 0:
+                pos += 2
+                continue
             if cut:
                 line = self.buffer[self.y]
                 if self.insert_mode:

@@ -18,6 +18,21 @@ from bisect import bisect_left, bisect_right
 from laura.render.style import PLAIN, Span, Style
 
 FILL = "\x00"  # right half of a wide character; never printable input
+
+
+def fitting(cells: str, pos: int, end: int, room: int, line_start: bool) -> int:
+    """How many of cells[pos:end] are written into the `room` cells left on
+    a line: all when they fit; else `room`, one fewer when that would cut a
+    wide character in half (it never straddles the edge). -1 when the wide
+    character at `pos` cannot fit even at the start of a line (it is
+    dropped: skip its two cells)."""
+    if end - pos <= room:
+        return end - pos
+    if cells[pos + room] != FILL:
+        return room
+    if room == 1 and line_start:
+        return -1
+    return room - 1
 MARKS_LIMIT = 8  # combining characters kept per cell
 
 

@@ -28,7 +28,7 @@ from bisect import bisect_right
 from laura.emulator import Alert
 from laura.render.style import PLAIN
 from laura.vt.controls import Controls
-from laura.vt.line import FILL, Line
+from laura.vt.line import FILL, Line, fitting
 from laura.vt.narrow import not_narrow
 from laura.vt.screen import ALERT_LIMIT
 from laura.vt.width import MARK, cells_of
@@ -242,16 +242,10 @@ class RowBatch(Controls):
                                 runs = line.runs
                                 simple = len(runs) == 2 and runs[1] is PLAIN
                                 x = 0
-                            room = columns - x
-                            if end - pos <= room:
-                                cut = end - pos
-                            else:
-                                cut = room
-                                if piece[pos + cut] == FILL:
-                                    cut -= 1  # a wide character never straddles the edge
-                                    if cut == 0 and x == 0:  # it cannot fit at all
-                                        pos += 2
-                                        continue
+                            cut = fitting(piece, pos, end, columns - x, x == 0)
+                            if cut < 0:
+                                pos += 2
+                                continue
                             if cut:
                                 part = piece[pos : pos + cut]
                                 b = x + cut

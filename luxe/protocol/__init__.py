@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from luxe.protocol.events import PROTOCOL_VERSION, Event
+from luxe.protocol.events import PROTOCOL_VERSION
 
 if TYPE_CHECKING:
     from luxe.protocol.actions import Action
     from luxe.protocol.catalog import ACTION_TYPES, EVENT_TYPES
+    from luxe.protocol.events import Event
     from luxe.protocol.rejection import Rejection
     from luxe.protocol.wire import decode_action, encode_event, frame_dict
 
@@ -32,6 +33,7 @@ __all__ = [
 _LAZY = {
     "ACTION_TYPES": "luxe.protocol.catalog",
     "EVENT_TYPES": "luxe.protocol.catalog",
+    "Event": "luxe.protocol.session_events",
     "Action": "luxe.protocol.actions",
     "Rejection": "luxe.protocol.rejection",
     "decode_action": "luxe.protocol.wire",

@@ -10,11 +10,14 @@ which `attrs.asdict` gives what `luxe.protocol.wire.encode_event` gives
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 import attrs
 
-from luxe.protocol.events import Event
 from luxe.protocol.text import escape_c1, scrub
+
+if TYPE_CHECKING:
+    from luxe.protocol.events import Event
 
 _encoder = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 

@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -81,6 +82,37 @@ def test_the_handshake_path_does_not_import_github() -> None:
     code = "import sys, luxe.app, luxe.cli; print([m for m in sys.modules if m.startswith(('luxe.github', 'luxe.protocol.github'))])"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_the_first_frame_defines_only_the_handshake_frames() -> None:
+    # The interface's prompt, --rpc's ready and -p's first request wait for
+    # neither the events after the handshake nor Guided Review's frames.
+    code = (
+        "import sys, luxe.app, luxe.cli, luxe.frontends.tui.frontend; "
+        "print([m for m in ('luxe.protocol.session_events', 'luxe.protocol.review') if m in sys.modules])"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_every_event_is_reached_through_the_events_module() -> None:
+    from luxe.protocol import events as ev
+    from luxe.protocol import session_events
+
+    later = [name for name, value in vars(session_events).items()
+             if isinstance(value, type) and value.__module__ == session_events.__name__]
+    assert len(later) > 25
+    for name in later:
+        assert getattr(ev, name) is getattr(session_events, name)
+    assert ev.EVENT_TYPES["turn_started"] is ev.TurnStarted
+    assert ev.EVENT_TYPES["ready"] is ev.Ready
+    namespace: dict[str, object] = {}
+    exec("from luxe.protocol.events import TokenDelta", namespace)
+    assert namespace["TokenDelta"] is session_events.TokenDelta
+    with pytest.raises(AttributeError, match="no attribute 'TurnBegun'"):
+        ev.TurnBegun  # noqa: B018
+    with pytest.raises(ImportError):
+        exec("from luxe.protocol.events import TurnBegun", {})
 
 
 def test_the_handshake_is_written_before_trio_loads() -> None:

@@ -17,12 +17,15 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from luxe.frontends.tui.text import Line, clean, hard_wrap
-from luxe.protocol import review as rv
 from luxe.record import state
 
 if TYPE_CHECKING:
     from luxe.frontends.tui.controller import Controller
     from luxe.frontends.tui.view import ViewState
+
+    # Review's frames (luxe.protocol.review) load with the first review, not
+    # before the interface's first frame.
+    from luxe.protocol import review as rv
 
 USAGE = (
     "/review [working|staged|branch [BASE]|commit SHA|pr N]  load; then /review next|prev|N "
@@ -142,6 +145,8 @@ def _finding(view: ReviewView, ref: str) -> str | None:
 
 async def run(ctl: Controller, arg: str) -> None:
     """`/review ...`."""
+    from luxe.protocol import review as rv
+
     s, view = ctl.state, ctl.state.review
     words = arg.split()
     verb = words[0] if words else ""
@@ -274,6 +279,8 @@ def apply_loaded(state: ViewState, e: rv.GuidedReviewLoaded, now: float) -> None
 
 
 def apply_session(state: ViewState, e: rv.ReviewSessionRestored | rv.ReviewSessionSaved, now: float) -> None:
+    from luxe.protocol import review as rv
+
     state.review.session = e.session
     lines = thread_lines(state.review, everything=isinstance(e, rv.ReviewSessionRestored) and bool(e.session.get("findings")))
     if lines:
@@ -290,12 +297,16 @@ def apply_committed(state: ViewState, e: rv.ReviewChaptersCommitted, now: float)
                         for c in e.commits])
 
 
-HANDLERS: dict[type, Any] = {
-    rv.GuidedReviewLoaded: apply_loaded,
-    rv.ReviewSessionRestored: apply_session,
-    rv.ReviewSessionSaved: apply_session,
-    rv.GuidedReviewLoadFailed: apply_failed,
-    rv.ReviewSessionSaveFailed: apply_failed,
-    rv.ReviewChaptersCommitFailed: apply_failed,
-    rv.ReviewChaptersCommitted: apply_committed,
-}
+def handlers() -> dict[type, Any]:
+    """Review's events -> what each does to the view (loads their classes)."""
+    from luxe.protocol import review as rv
+
+    return {
+        rv.GuidedReviewLoaded: apply_loaded,
+        rv.ReviewSessionRestored: apply_session,
+        rv.ReviewSessionSaved: apply_session,
+        rv.GuidedReviewLoadFailed: apply_failed,
+        rv.ReviewSessionSaveFailed: apply_failed,
+        rv.ReviewChaptersCommitted: apply_committed,
+        rv.ReviewChaptersCommitFailed: apply_failed,
+    }

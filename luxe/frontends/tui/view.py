@@ -10,6 +10,7 @@ luxe.frontends.tui.draw until it finishes. No I/O here.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -119,7 +120,7 @@ class ViewState:
 
 def apply(state: ViewState, event: ev.Event, now: float) -> None:
     """Change `state` for one event."""
-    handler = _HANDLERS.get(type(event))
+    handler = _HANDSHAKE.get(type(event)) or _handlers().get(type(event))
     if handler is None and is_github_event(event):
         handler = _github_handlers().get(type(event))
     if handler is not None:
@@ -139,7 +140,7 @@ def is_github_event(event: ev.Event) -> bool:
 def _github_handlers() -> dict[type, Any]:
     from luxe.frontends.tui import github as github_view
 
-    _HANDLERS.update(github_view.HANDLERS)
+    _handlers().update(github_view.HANDLERS)
     return github_view.HANDLERS
 
 
@@ -441,31 +442,42 @@ def _sessions(state: ViewState, e: ev.SessionsListed, now: float) -> None:
 
 
 
-_HANDLERS: dict[type, Callable[[ViewState, Any, float], None]] = {
+Handler = Callable[[ViewState, Any, float], None]
+
+# The handshake's events (their classes are loaded before the first frame).
+_HANDSHAKE: dict[type, Handler] = {
     ev.Ready: _ready,
     ev.StateChanged: _state_changed,
     ev.SessionInfo: _session_info,
-    ev.TurnStarted: _turn_started,
-    ev.TokenDelta: _token,
-    ev.ThinkingDelta: _thinking,
-    ev.ToolStarted: _tool_started,
-    ev.ToolOutputDelta: _tool_output,
-    ev.ToolFinished: _tool_finished,
-    ev.FileChanged: _file_changed,
-    ev.PermissionRequested: _permission,
-    ev.PermissionResolved: _permission_resolved,
-    ev.QuestionAsked: _question,
-    ev.QuestionResolved: _question_resolved,
-    ev.TurnUsage: _usage,
-    ev.UsageUpdated: _usage_updated,
-    ev.TurnEnded: _turn_ended,
-    ev.Error: _error,
-    ev.CompactionStarted: _compaction_started,
-    ev.Compacted: _compacted,
-    ev.HookFinished: _hook,
-    ev.ActionRejected: _rejected,
-    ev.MessageQueued: _queued,
-    ev.SessionsListed: _sessions,
-    ev.MessagesListed: _messages,
-    **review_view.HANDLERS,
 }
+
+
+@functools.cache
+def _handlers() -> dict[type, Handler]:
+    """Every other event's handler: built with the first such event, which
+    is when their classes (luxe.protocol.session_events) are loaded."""
+    return {
+        ev.TurnStarted: _turn_started,
+        ev.TokenDelta: _token,
+        ev.ThinkingDelta: _thinking,
+        ev.ToolStarted: _tool_started,
+        ev.ToolOutputDelta: _tool_output,
+        ev.ToolFinished: _tool_finished,
+        ev.FileChanged: _file_changed,
+        ev.PermissionRequested: _permission,
+        ev.PermissionResolved: _permission_resolved,
+        ev.QuestionAsked: _question,
+        ev.QuestionResolved: _question_resolved,
+        ev.TurnUsage: _usage,
+        ev.UsageUpdated: _usage_updated,
+        ev.TurnEnded: _turn_ended,
+        ev.Error: _error,
+        ev.CompactionStarted: _compaction_started,
+        ev.Compacted: _compacted,
+        ev.HookFinished: _hook,
+        ev.ActionRejected: _rejected,
+        ev.MessageQueued: _queued,
+        ev.SessionsListed: _sessions,
+        ev.MessagesListed: _messages,
+        **review_view.handlers(),
+    }

@@ -6,7 +6,7 @@ fields are the frame's `content` (an event with no fields has no content).
 The handshake's frames (`ready`, `state_changed`, `session_info`) are defined
 here; every other event is defined in `luxe.protocol.session_events` and
 reached through this module too (`events.TurnStarted`), which loads it on
-first use: defining some forty frame classes was a tenth of what luxe did
+first use: defining some forty frame classes was an eighth of what luxe did
 before its first frame (the interface's prompt, `--rpc`'s `ready`).
 GitHub's events live in `luxe.protocol.github`, also loaded on first use:
 `EVENT_TYPES` here has the others, `luxe.protocol.EVENT_TYPES` every kind.

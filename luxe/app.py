@@ -35,10 +35,9 @@ import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from functools import partial
 from pathlib import Path
-from types import FrameType
 from typing import TYPE_CHECKING
 
-from luxe import __version__
+from luxe import __version__, stop_signals
 from luxe.config import Paths, SettingsError, load_settings, paths_from_env
 from luxe.engine.model import ProviderError
 from luxe.engine.ports import EditDiagnostics, HookRunner, PermissionGate
@@ -66,11 +65,6 @@ if TYPE_CHECKING:
     from luxe.review.service import ReviewService
 
 log = logging.getLogger("luxe")
-
-# Signals that arrive between the handshake and the event loop: honoured as
-# soon as the loop runs (a client may stop luxe right after `ready`).
-_early_signals: list[int] = []
-STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 
 CAPABILITIES = [
     "steer",
@@ -166,15 +160,14 @@ def run(
     sys.stdout = sys.stderr
     paths = paths_from_env(env)
     _setup_logging(paths, options.verbose)
+    if front is None:
+        front = RpcFrontEnd()
     try:
         startup = _start(options, env, paths)
     except _Refused as exc:
-        print(f"luxe: {exc}", file=sys.stderr)
+        front.refused(str(exc))
         return 2
-    for signum in STOP_SIGNALS:
-        signal.signal(signum, _remember_signal)
-    if front is None:
-        front = RpcFrontEnd()
+    stop_signals.handle_with(stop_signals.remember)
     front.handshake(_handshake(startup))
     from luxe.tools.escapees import become_subreaper
 
@@ -280,8 +273,8 @@ async def _main(startup: Startup, front: FrontEnd) -> None:
     cwd, env, hook_config = startup.cwd, startup.env, startup.hook_config
     stop = trio.Event()
     send, receive = trio.open_memory_channel[ev.Event](1024)
-    with trio.open_signal_receiver(*STOP_SIGNALS) as signals:
-        for signum in _early_signals:
+    with trio.open_signal_receiver(*stop_signals.STOP_SIGNALS) as signals:
+        for signum in stop_signals.remembered:
             front.signalled(signum)
             stop.set()
         async with trio.open_nursery() as root:
@@ -456,10 +449,6 @@ def _handshake(startup: Startup) -> list[ev.Event]:
             ev.SessionInfo(file.id, file.title, len(file.messages), file.created_at, file.updated_at)
         )
     return frames
-
-
-def _remember_signal(signum: int, frame: FrameType | None) -> None:
-    _early_signals.append(signum)
 
 
 def _tools() -> list[Tool]:

@@ -10,6 +10,7 @@ of its own. Nothing here imports trio: the handshake goes out before it loads.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol
 
@@ -20,6 +21,12 @@ if TYPE_CHECKING:
     import trio
 
     from luxe.frontends.rpc_actions import RpcActions
+
+
+def say_refused(reason: str) -> None:
+    """The one line a refused start prints (before any terminal is taken, or
+    after it is given back)."""
+    print(f"luxe: {reason}", file=sys.stderr)
 
 
 class FrontEnd(Protocol):
@@ -38,6 +45,11 @@ class FrontEnd(Protocol):
     async def serve_input(self, actions: RpcActions, stop: trio.Event) -> None:
         """The action source: dispatches actions until the session should
         end, then sets `stop`. Cancelled when the session closes."""
+        ...
+
+    def refused(self, reason: str) -> None:
+        """Startup was refused (luxe exits 2): say why on stderr, after giving
+        back whatever was already taken (the interface's terminal)."""
         ...
 
     def signalled(self, signum: int) -> None:
@@ -73,6 +85,9 @@ class RpcFrontEnd:
 
         await rpc.serve_reader(actions.dispatch)
         stop.set()  # EOF on stdin is the same as close
+
+    def refused(self, reason: str) -> None:
+        say_refused(reason)
 
     def signalled(self, signum: int) -> None:
         return None

@@ -21,6 +21,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, NoReturn
 
+from luxe.frontends.face import say_refused
 from luxe.frontends.print_input import InputRefused, InputTimedOut, PromptInput, read_prompt
 from luxe.frontends.print_render import (
     EXIT_ON_ASK_FAIL,
@@ -151,6 +152,9 @@ class PrintFrontEnd:
                 EXIT_TIMEOUT,
             )
         await actions.dispatch(act.Close())
+
+    def refused(self, reason: str) -> None:
+        say_refused(reason)
 
     def signalled(self, signum: int) -> None:
         self.tally.stop(*signal_cause(signum))

@@ -176,6 +176,8 @@ def _completions(state: ViewState, width: int) -> list[Line]:
 def _status(state: ViewState, width: int, now: float) -> Line:
     s = state.status
     parts: Line = []
+    if not s.known:
+        return parts
     if s.streaming:
         parts.append((SPINNER[int(now * 10) % len(SPINNER)] + " working · Esc cancels · Enter steers · Tab queues  ", "tool"))
     mode = "plan" if s.mode == "plan" else MODES.get(s.permission_mode, s.permission_mode)

@@ -2,7 +2,10 @@
 
 Refuses (exit 2) when stdin or stdout is not a terminal, then runs the
 session (luxe.app.run) behind the interface, or behind its plain-lines face
-with --plain.
+with --plain. The interface draws its prompt before the engine is imported
+(some thirty milliseconds of a start, see docs/performance.md); from then on
+a stop signal ends luxe at once and the terminal is given back on the way
+out (luxe.stop_signals), as it is after a refused start.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from luxe import stop_signals
 from luxe.config import paths_from_env
 from luxe.options import Options
 
@@ -46,9 +50,11 @@ def main_interface(options: Options) -> int:
             trust_project=options.trust_project, first_prompt=options.prompt,
             pick_session=options.resume == "",
         )
-    from luxe.app import run
-
     try:
+        stop_signals.handle_with(stop_signals.end_at_once)
+        front.show_prompt()
+        from luxe.app import run
+
         return run(options, env, front)
     finally:
         front.release()  # whatever happened, the terminal is given back

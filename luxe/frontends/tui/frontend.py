@@ -2,15 +2,17 @@
 
 `Interface` is a FrontEnd (luxe.frontends.face), as --rpc's and -p's are:
 
+    show_prompt()               the prompt, before the engine is imported
     handshake(events)           the first events (before the loop runs)
+    refused(reason)             a refused start: the terminal given back first
     serve_output(events, ...)   the event consumer and renderer; owns the
                                 terminal and restores it when it returns,
                                 raises or is cancelled
     serve_input(actions, stop)  the key reader; sets stop when the person leaves
 
-The first frame (prompt and status line) is drawn by handshake, before trio,
-blessed and the engine are imported: the prompt is visible as soon as the
-session is known, as `ready` is for --rpc. Only light modules load here.
+The prompt is drawn by show_prompt before the engine, trio and blessed are
+imported, and the status line by the handshake, as soon as the session is
+known (as `ready` is for --rpc). Only light modules load here.
 
 Ownership: `serve` runs in the root nursery and ends when the event channel
 closes (after the session closed), so the last events are drawn before the
@@ -100,15 +102,27 @@ class Interface(PersonFace):
             self._sync = _Sync(trio.Event(), trio.Event(), trio.Event(), trio.Lock())
         return self._sync
 
+    def show_prompt(self) -> None:
+        """Take the terminal and draw the prompt now, before the engine is
+        even imported (luxe.frontends.tui.entry): keys typed meanwhile wait
+        in the terminal. The status line stays empty until the handshake
+        says what the session is; a refused start gives the terminal back
+        (`refused`) before it says why."""
+        self._draw_now()
+
     def handshake(self, events: list[ev.Event]) -> None:
-        """The handshake: take the terminal and draw the first frame now
-        (blocking, before the event loop exists)."""
+        """The handshake: the session's first events, drawn now (blocking,
+        before the event loop exists)."""
         for event in events:
             apply(self.state, event, 0.0)
+        self._draw_now()
+
+    def _draw_now(self) -> None:
         self._stdio.enter()
         try:
-            self.tty.write_blocking(self.tty.enter())
-            self._entered = True
+            if not self._entered:
+                self.tty.write_blocking(self.tty.enter())
+                self._entered = True
             self.tty.write_blocking(self._frame(time.monotonic()))
         except OSError as exc:
             log.info("terminal not usable (%s)", exc)
@@ -398,6 +412,9 @@ class _StdioToLog:
         self._file: TextIO | None = None
 
     def enter(self) -> None:
+        """Idempotent: a second call while entered changes nothing."""
+        if self._saved is not None:
+            return
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._file = open(self.path, "a", encoding="utf-8", buffering=1)  # noqa: SIM115

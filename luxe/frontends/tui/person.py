@@ -12,6 +12,8 @@ from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
+from luxe.frontends.face import say_refused
+
 if TYPE_CHECKING:
     import trio
 
@@ -30,6 +32,19 @@ class PersonFace(ABC):
         """Keys until the person leaves; then the session stops."""
         await self.read(actions.dispatch)
         stop.set()
+
+    def show_prompt(self) -> None:
+        """Before the engine loads: draw the prompt, if this face has one
+        (the plain face says nothing until the session is known)."""
+        return None
+
+    @abstractmethod
+    def release(self) -> None:
+        """Give the terminal back as it was (idempotent)."""
+
+    def refused(self, reason: str) -> None:
+        self.release()
+        say_refused(reason)
 
     def signalled(self, signum: int) -> None:
         return None

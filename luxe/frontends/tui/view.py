@@ -48,6 +48,9 @@ class ToolView:
 
 @state
 class Status:
+    # False until the handshake's state_changed: the prompt is drawn before
+    # the session is known (Interface.show_prompt), its status line after.
+    known: bool = False
     model: str = ""
     model_label: str | None = None
     mode: str = "build"
@@ -151,6 +154,7 @@ def _ready(state: ViewState, e: ev.Ready, now: float) -> None:
 
 def _state_changed(state: ViewState, e: ev.StateChanged, now: float) -> None:
     s = state.status
+    s.known = True
     s.model, s.model_label = e.model.id, e.model.label
     s.context_window = e.model.context_window or s.context_window
     s.mode, s.permission_mode, s.thinking = e.mode, e.permission_mode, e.thinking

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.luxe.interface.tmux import LuxeTmux
+from tests.luxe.interface.tmux import READY, LuxeTmux
 from tests.luxe.rpc_driver import write_script
 
 StartUi = Callable[..., LuxeTmux]
@@ -17,8 +17,9 @@ StartUi = Callable[..., LuxeTmux]
 
 @pytest.fixture
 def ui(tmp_path: Path, env: dict[str, str], repo: Path) -> Iterator[StartUi]:
-    """ui(steps, *flags, width=80, height=24, env_extra=None, wait="›") -> a
-    started LuxeTmux running `luxe` on a scripted model holding `steps`."""
+    """ui(steps, *flags, width=80, height=24, env_extra=None, wait=READY) -> a
+    started LuxeTmux running `luxe` on a scripted model holding `steps`
+    (`wait`: READY, the prompt and its status line; text to wait for; None)."""
     if shutil.which("tmux") is None:
         pytest.fail("tmux is not installed (the interface tests need it; .ci/run installs it)")
     started: list[LuxeTmux] = []
@@ -27,7 +28,7 @@ def ui(tmp_path: Path, env: dict[str, str], repo: Path) -> Iterator[StartUi]:
     def start(
         steps: Sequence[Mapping[str, Any]] | None = None, *flags: str,
         width: int = 80, height: int = 24, env_extra: Mapping[str, str] | None = None,
-        wait: str | None = "›",
+        wait: str | None = READY,
     ) -> LuxeTmux:
         args = list(flags)
         if steps is not None:

@@ -2,15 +2,19 @@
 person sees (one line saying why, never a traceback), the terminal as it
 was (cooked, echo, cursor shown) and no process of ours left.
 
-The real inputs that fail this early are read before the terminal is
-taken: a session file that is not one (`--resume ID`), a stored message
-that is not what luxe writes (`-c`), and a prompt-history file that is not
-UTF-8. Nothing a person or a repository controls raises between taking the
-terminal (the handshake) and the output task's start."""
+The prompt is drawn before the session is read (luxe.frontends.tui.entry),
+so the real inputs that fail this early are read after the terminal is
+taken: a settings file that is not JSON, a session file that is not one
+(`--resume ID`), a stored message that is not what luxe writes (`-c`), and
+a prompt-history file that is not UTF-8. A refusal gives the terminal back,
+prompt erased, before it says why; a stop signal before the session is
+known ends luxe there and then, the same way."""
 
 from __future__ import annotations
 
 import json
+import os
+import signal
 from pathlib import Path
 
 from tests.laura.tmux import wait_until
@@ -77,3 +81,42 @@ def test_a_history_file_that_is_not_utf8_is_an_empty_history(
     session.send_keys("C-u", "C-d")
     assert session.wait_exit() == 0
     _restored(session, env)
+
+
+def _no_prompt_left(session: LuxeTmux) -> None:
+    assert "›" not in session.text(), session.text()
+
+
+def test_a_refusal_after_the_prompt_showed_erases_it_then_says_why(
+    ui: StartUi, env: dict[str, str], tmp_path: Path
+) -> None:
+    settings = Path(env["XDG_CONFIG_HOME"]) / "luxe" / "settings.json"
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    settings.write_text("{not json")
+    written = tmp_path / "written"
+    session = ui([], env_extra={"LUXE_TUI_WRITE_LOG": str(written)}, wait=None)
+    assert session.wait_exit() == 2
+    session.wait_for("luxe: ")
+    assert "settings.json: not valid JSON" in session.text().replace("\n", "")
+    # The prompt was drawn (before the settings were read), then erased.
+    drawn = written.read_bytes().decode("utf-8", "replace")
+    assert "›" in drawn
+    _no_prompt_left(session)
+    _restored(session, env)
+
+
+def test_a_stop_signal_while_the_session_loads_ends_luxe_at_once(
+    ui: StartUi, env: dict[str, str], repo: Path
+) -> None:
+    # A session this long takes seconds to read, after the prompt is drawn.
+    sid = "20261201-000000-0b190b19"
+    header = {"type": "session", "id": sid, "cwd": str(repo), "created_at": "2026-12-01T00:00:00+00:00"}
+    message = json.dumps({"type": "message", "message": {"role": "user", "content": [{"type": "text", "text": "x" * 20}]}})
+    (_sessions(env) / f"{sid}.jsonl").write_text(json.dumps(header) + "\n" + (message + "\n") * 100_000)
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        session = ui([], "--resume", sid, wait="›")
+        os.kill(session.luxe_pid, signum)
+        assert session.wait_exit() == 128 + signum  # not after reading the session (exit 0)
+        _no_prompt_left(session)
+        _restored(session, env)
+        session.close()  # its tmux carries the test's marker too

@@ -28,6 +28,10 @@ LUXE = [sys.executable, "-m", "luxe"]
 WAIT_S = 30.0
 
 
+# `start`'s default: the interface is ready (prompt and status line).
+READY = "ready"
+
+
 class LuxeTmux(PrivateTmux):
     def __init__(
         self, tmp_path: Path, cwd: Path, env: dict[str, str], args: Sequence[str] = (),
@@ -44,7 +48,7 @@ class LuxeTmux(PrivateTmux):
         self.after = self.root / "after"
         self._pid: int | None = None
 
-    def start(self, wait: str | None = "›") -> LuxeTmux:
+    def start(self, wait: str | None = READY) -> LuxeTmux:
         after = shlex.quote(str(self.after))
         script = (
             f"cd {shlex.quote(str(self.cwd))}; {shlex.join([*LUXE, *self.args])}; status=$?; "
@@ -52,9 +56,19 @@ class LuxeTmux(PrivateTmux):
         )
         self.tmux("new-session", "-d", "-x", str(self.width), "-y", str(self.height), "sh", "-c", script)
         self.tmux("set-option", "-g", "history-limit", "10000")
-        if wait:
+        if wait == READY:
+            self.wait_ready()
+        elif wait:
             self.wait_for(wait)
         return self
+
+    def wait_ready(self) -> None:
+        """The prompt and, under it, the status line: the prompt is drawn
+        before the session is known, the status line with the handshake."""
+        def ready(text: str) -> bool:
+            return "›" in text and "›" not in self.status_line()
+
+        self.wait_for(ready)
 
     def history(self) -> list[str]:
         """Every row: the scrollback, then the screen (trailing blanks cut)."""

@@ -15,11 +15,9 @@ the work:
   out (the same for every input, and small).
 
 Printed per input: emulator instructions per MB, instructions per frame, and
-the frames' share of laura's CPU when it draws 60 frames a second and parses
-the rest of the time (as it does under a flood): 60 frames' instructions
-over the instructions the machine runs in a second, measured by timing the
-emulator's count without valgrind (CPU time, best of 3: that figure swings
-with the machine's load, the instruction counts do not).
+what a second of frames (60, as a flood draws them) costs in MB of that
+input parsed: at a parse rate of R MB/s the frames take F / (R + F) of
+laura's CPU.
 
     python bench/laura_flood_cost.py [--mb 0.5]
     PYTHONPATH=/tmp/other-checkout python bench/laura_flood_cost.py
@@ -29,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import shutil
 import subprocess
 import sys
@@ -70,23 +67,13 @@ elif what == "frames":
 """
 
 
-def cpu_seconds(*args: str) -> float:
-    """CPU time of the child with `args`, best of 3 (no valgrind)."""
-    best = float("inf")
-    for _ in range(3):
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        subprocess.run([sys.executable, "-c", _CHILD, *args], check=True, env=dict(os.environ))
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        best = min(best, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
-    return best
-
-
 def instructions(*args: str) -> int:
     """Instructions the child executes with `args` (cachegrind)."""
     result = subprocess.run(
         ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
          sys.executable, "-c", _CHILD, *args],
-        capture_output=True, text=True, check=True, env=dict(os.environ),
+        # One hash seed: set and dict orders, and so the counts, stay the same.
+        capture_output=True, text=True, check=True, env=dict(os.environ, PYTHONHASHSEED="0"),
     )
     for line in result.stderr.splitlines():
         if "I refs:" in line or "I   refs:" in line:
@@ -106,7 +93,7 @@ def main() -> None:
 
     size = int(args.mb * 1024 * 1024)
     print(f"{LINES}x{COLUMNS}, {args.mb} MB per input; M = 10^6 instructions")
-    print(f"{'input':8s} {'emulator M/MB':>14s} {'M per frame':>12s} {'frames share':>13s}")
+    print(f"{'input':8s} {'emulator M/MB':>14s} {'M per frame':>12s} {'60 frames, MB':>15s}")
     with tempfile.TemporaryDirectory() as tmp:
         for kind in ("plain", "colour", "random"):
             path = Path(tmp) / kind
@@ -121,10 +108,7 @@ def main() -> None:
             frame = (instructions("frames", str(path), *shape, str(FRAMES))
                      - instructions("frames", str(path), *shape, "0")) / FRAMES
             per_mb = feed / args.mb
-            seconds = (cpu_seconds("feed", str(small), *shape, "1")
-                       - cpu_seconds("feed", str(small), *shape, "0"))
-            share = 60 * frame / (feed / max(seconds, 1e-3))
-            print(f"{kind:8s} {per_mb / 1e6:14.0f} {frame / 1e6:12.2f} {share:12.1%}")
+            print(f"{kind:8s} {per_mb / 1e6:14.0f} {frame / 1e6:12.2f} {60 * frame / per_mb:15.2f}")
 
 
 if __name__ == "__main__":

@@ -1,6 +1,8 @@
-"""Run `luxe ARGS` and exit the moment the interface's handshake would draw
-the first frame (for bench/luxe_interface.py's instruction count: what the
-process executed before the prompt could show, nothing after)."""
+"""Run `luxe ARGS` and exit the moment the interface would draw its first
+frame, the prompt (`Interface.show_prompt`, before the engine is imported),
+or, with LUXE_BENCH_EXIT_AT=handshake, the handshake's frame (the status
+line: the session settled). For bench/luxe_interface.py's instruction
+count: what the process executed before that frame, nothing after."""
 
 import os
 import sys
@@ -9,10 +11,13 @@ import luxe.frontends.tui.frontend as frontend
 from luxe.cli import main
 
 
-def _exit_at_first_frame(self: object, events: object) -> None:
+def _exit_at_frame(self: object, *args: object) -> None:
     os._exit(0)
 
 
-frontend.Interface.handshake = _exit_at_first_frame  # type: ignore[method-assign]
+if os.environ.get("LUXE_BENCH_EXIT_AT") == "handshake":
+    frontend.Interface.handshake = _exit_at_frame  # type: ignore[method-assign]
+else:
+    frontend.Interface.show_prompt = _exit_at_frame  # type: ignore[method-assign]
 sys.argv = ["luxe", *sys.argv[1:]]
 main()

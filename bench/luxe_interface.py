@@ -5,7 +5,8 @@ would, with the fake model server (tests/fakes/llm_server.py) behind it:
 
   start -> prompt visible                          target <= 150 ms
       baseline: `luxe --version` in the same pty (interpreter + argv)
-  instructions executed before the first frame (valgrind's cachegrind;
+  instructions executed before the first frame, the prompt, and before
+  the handshake's frame, the status line (valgrind's cachegrind;
   deterministic where the wall time above swings with the machine)
       baseline: `luxe --version`'s instructions
   keystroke -> echo while 100 tokens/s stream into a session of
@@ -192,12 +193,14 @@ def instructions(root: Path) -> None:
     script = root / "empty.jsonl"
     script.write_text("")
     python = str(Path(sys.executable))
-    first_frame = _instructions(
-        [python, str(Path(__file__).resolve().parent / "_first_frame_exit.py"),
-         "--model", f"scripted:{script}"], project, env)
+    argv = [python, str(Path(__file__).resolve().parent / "_first_frame_exit.py"),
+            "--model", f"scripted:{script}"]
+    first_frame = _instructions(argv, project, env)
+    handshake = _instructions(argv, project, {**env, "LUXE_BENCH_EXIT_AT": "handshake"})
     version = _instructions([str(LUXE), "--version"], project, env)
     print(f"instructions to the first frame  {first_frame / 1e6:7.1f} M   baseline `luxe --version` "
-          f"{version / 1e6:7.1f} M   ratio {first_frame / version:4.2f}")
+          f"{version / 1e6:7.1f} M   ratio {first_frame / version:4.2f}   "
+          f"(to the status line: {handshake / 1e6:.1f} M, ratio {handshake / version:4.2f})")
 
 
 def keystrokes(ui: PtyLuxe, count: int, gap_s: float) -> list[float]:

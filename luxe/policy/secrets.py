@@ -13,6 +13,7 @@ import fnmatch
 import os
 import re
 import threading
+import time
 from pathlib import PurePosixPath
 
 import attrs
@@ -406,39 +407,113 @@ def _signature(path: str, *, follow: bool = False) -> _Signature | None:
     return (st.st_dev, st.st_ino, st.st_mtime_ns, st.st_size)
 
 
+@record
+class _Listing:
+    """What one directory holds, for the walk: its subdirectories to enter,
+    the skipped directories in it, its files named as secrets, and every
+    other regular file with its inode number."""
+
+    entries: int
+    subdirs: list[str]
+    skipped: list[str]
+    named: list[str]
+    files: list[tuple[int, str]]
+
+
+@record
+class _Kept:
+    """A directory's listing, valid while the directory is the same inode
+    with the same mtime (an entry added, removed or renamed changes it)."""
+
+    ino: int
+    mtime_ns: int
+    listing: _Listing
+
+
+# Listings are kept only for directories last changed this long before they
+# were listed: a change in the same clock tick as the listing would leave
+# the mtime as it was (filesystem clocks tick in milliseconds, FAT's in 2 s).
+RACY_NS = 2_000_000_000
+
+# The kept listings of the last walk, by directory (only the walk of the
+# project itself keeps them; a skipped directory has SkippedCache).
+Listings = dict[str, _Kept]
+
+
+def _list(
+    directory: str,
+    skip: frozenset[str],
+    with_files: bool,
+    previous: Listings | None,
+    kept: Listings | None,
+) -> _Listing | None:
+    """`directory`'s listing (other files only `with_files`): the one kept
+    from the last walk while the directory is unchanged, else read now (and
+    kept for the next walk unless it changed too recently to tell a later
+    change apart)."""
+    st = None
+    if kept is not None:
+        try:
+            st = os.stat(directory, follow_symlinks=False)
+        except OSError:
+            return None
+        old = previous.get(directory) if previous is not None else None
+        if old is not None and old.ino == st.st_ino and old.mtime_ns == st.st_mtime_ns:
+            kept[directory] = old
+            return old.listing
+    listed_at = time.time_ns()
+    try:
+        entries = list(os.scandir(directory))
+    except OSError:
+        return None
+    listing = _Listing(len(entries), [], [], [], [])
+    for entry in entries:
+        try:
+            if entry.is_dir(follow_symlinks=False):
+                if entry.name not in skip:
+                    listing.subdirs.append(entry.path)
+                elif entry.name != ".git":
+                    listing.skipped.append(entry.path)
+            elif entry.is_file(follow_symlinks=False):
+                if is_secret_path(entry.path):
+                    listing.named.append(entry.path)
+                elif with_files:
+                    listing.files.append((entry.inode(), entry.path))
+        except OSError:
+            continue
+    if kept is not None and st is not None and st.st_mtime_ns < listed_at - RACY_NS:
+        kept[directory] = _Kept(st.st_ino, st.st_mtime_ns, listing)
+    return listing
+
+
 def _scan(
     root: str,
     budget: int,
     named: list[str],
     by_inode: dict[int, list[str]] | None,
     skip: frozenset[str] = SKIPPED_DIRS,
+    listings: tuple[Listings, Listings] | None = None,
 ) -> tuple[list[str], int]:
     """Walk `root` (symlinks not followed, directories named in `skip` not
     entered) for secret files by name, and with `by_inode` every other
     regular file by inode number (free from `scandir` on Linux). Returns the
-    skipped directories met (`.git` aside) and how many entries it saw."""
+    skipped directories met (`.git` aside) and how many entries it saw.
+    With `listings` (the last walk's, and an empty dict for this one's), an
+    unchanged directory is not read again (see _list)."""
+    previous, kept = listings if listings is not None else (None, None)
     skipped: list[str] = []
     stack, seen = [root], 0
     while stack and seen <= budget:
-        try:
-            entries = list(os.scandir(stack.pop()))
-        except OSError:
+        listing = _list(stack.pop(), skip, by_inode is not None, previous, kept)
+        if listing is None:
             continue
-        seen += len(entries)
-        for entry in entries:
-            try:
-                if entry.is_dir(follow_symlinks=False):
-                    if entry.name not in skip:
-                        stack.append(entry.path)
-                    elif entry.name != ".git":
-                        skipped.append(entry.path)
-                elif entry.is_file(follow_symlinks=False):
-                    if is_secret_path(entry.path):
-                        named.append(entry.path)
-                    elif by_inode is not None:
-                        by_inode.setdefault(entry.inode(), []).append(entry.path)
-            except OSError:
-                continue
+        seen += listing.entries
+        stack += listing.subdirs
+        skipped += listing.skipped
+        named += listing.named
+        if by_inode is not None:
+            for ino, path in listing.files:
+                by_inode.setdefault(ino, []).append(path)
     return skipped, seen
 
 
@@ -448,7 +523,11 @@ SkippedCache = dict[str, tuple[int, list[str]]]
 
 
 def _walk_project(
-    root: str, cache: SkippedCache | None = None, *, deep: bool = True
+    root: str,
+    cache: SkippedCache | None = None,
+    *,
+    deep: bool = True,
+    listings: tuple[Listings, Listings] | None = None,
 ) -> tuple[list[str], dict[int, list[str]]]:
     """Secret files by name (also inside `node_modules` and the other
     skipped directories: walked again only when their own entries changed,
@@ -458,7 +537,7 @@ def _walk_project(
     cache = {} if cache is None else cache
     named: list[str] = []
     by_inode: dict[int, list[str]] = {}
-    skipped, _ = _scan(root, MAX_WALK_ENTRIES, named, by_inode)
+    skipped, _ = _scan(root, MAX_WALK_ENTRIES, named, by_inode, listings=listings)
     if not deep:
         skipped = []
     budget = MAX_SKIPPED_WALK_ENTRIES
@@ -523,6 +602,7 @@ class SecretFiles:
         self.extra_values = tuple((n, v) for n, v in extra_values if len(v) >= MIN_SECRET_LENGTH)
         self._stats: dict[str, _Signature] = {}
         self._skipped_cache: SkippedCache = {}
+        self._listings: Listings = {}
         self._history_signature: tuple[int, ...] | None = None
         self._history_values: list[tuple[str, str]] = []
         self.keys: frozenset[FileKey] = frozenset()
@@ -571,7 +651,11 @@ class SecretFiles:
             return self._rescan(history=history, deep=deep)
 
     def _rescan(self, *, history: bool, deep: bool) -> bool:
-        named, by_inode = _walk_project(self.root, self._skipped_cache, deep=deep)
+        kept: Listings = {}
+        named, by_inode = _walk_project(
+            self.root, self._skipped_cache, deep=deep, listings=(self._listings, kept)
+        )
+        self._listings = kept
         stats = {p: s for p in named if (s := _signature(p)) is not None}
         for p, s in self._home_stats().items():
             stats.setdefault(p, s)

@@ -5,7 +5,9 @@ from __future__ import annotations
 import itertools
 import os
 from pathlib import Path
+from typing import Any
 
+from _pytest.monkeypatch import MonkeyPatch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -183,3 +185,100 @@ def test_settle_finds_the_deferred_values_off_the_event_loop(tmp_path: Path) -> 
 
     trio.run(main)
     assert len(scans) == 1 and scans[0] != threading.get_ident(), scans
+
+
+# -- the walk after a call that may have written: only what changed is read ----
+
+
+def _old_tree(root: Path) -> None:
+    """A checkout as found: every directory last changed a minute ago."""
+    (root / "src" / "pkg" / "deep").mkdir(parents=True)
+    (root / "config").mkdir()
+    (root / "config" / ".env").write_text("DB_PASSWORD=first-secret-Ab12\n")
+    (root / "src" / "pkg" / "deep" / "notes.txt").write_text("plain\n")
+    (root / "src" / "pkg" / "mod.py").write_text("x = 1\n")
+    _age(root)
+
+
+def _age(root: Path) -> None:
+    then = os.stat(root).st_mtime - 60
+    for directory in [root, *(p for p in root.rglob("*") if p.is_dir())]:
+        os.utime(directory, (then, then))
+
+
+def _listed(monkeypatch: MonkeyPatch) -> list[str]:
+    """The directories the walk reads from now on."""
+    import luxe.policy.secrets as secrets
+
+    read: list[str] = []
+    real = os.scandir
+
+    def scandir(path: str) -> Any:
+        read.append(str(path))
+        return real(path)
+
+    monkeypatch.setattr(secrets.os, "scandir", scandir)
+    return read
+
+
+def test_a_rescan_reads_only_the_directories_that_changed(tmp_path: Path, monkeypatch: MonkeyPatch) -> None:
+    _old_tree(tmp_path)
+    files = SecretFiles(str(tmp_path))
+    files.settle()
+    assert str(tmp_path / "config" / ".env") in files.paths
+    listed = _listed(monkeypatch)
+    assert not files.rescan()
+    assert listed == []  # nothing changed: nothing read again
+    (tmp_path / "src" / "pkg" / "deep" / ".env.production").write_text("TOKEN=new-secret-Cd34\n")
+    assert files.rescan()
+    assert listed == [str(tmp_path / "src" / "pkg" / "deep")]
+    assert files.redactor.redact("new-secret-Cd34") == "[REDACTED:TOKEN]"
+
+
+def test_every_change_to_a_directory_listed_before_is_seen(tmp_path: Path) -> None:
+    _old_tree(tmp_path)
+    files = SecretFiles(str(tmp_path))
+    files.settle()
+    deep = tmp_path / "src" / "pkg" / "deep"
+    # A file renamed to a secret's name.
+    (deep / "notes.txt").write_text("API_KEY=renamed-secret-Ef56\n")
+    _age(tmp_path)
+    assert not files.rescan()  # its content is not a secret's until it is named one
+    (deep / "notes.txt").rename(deep / ".env.local")
+    assert files.rescan()
+    assert files.redactor.redact("renamed-secret-Ef56") == "[REDACTED:API_KEY]"
+    # A hard link to a secret, under an innocent name, in another old directory.
+    _age(tmp_path)
+    files.rescan()
+    os.link(tmp_path / "config" / ".env", tmp_path / "src" / "pkg" / "innocent.txt")
+    files.rescan()
+    assert str(tmp_path / "src" / "pkg" / "innocent.txt") in files.paths
+    # A secret directory replaced by another holding a different secret.
+    _age(tmp_path)
+    files.rescan()
+    (tmp_path / "config" / ".env").unlink()
+    (tmp_path / "src" / "pkg" / "innocent.txt").unlink()
+    (tmp_path / "config").rmdir()
+    (tmp_path / "config").mkdir()
+    (tmp_path / "config" / "credentials.json").write_text('{"token": "replaced-secret-Gh78"}\n')
+    assert files.rescan()
+    assert str(tmp_path / "config" / "credentials.json") in files.paths
+    assert str(tmp_path / "config" / ".env") not in files.paths
+    assert str(tmp_path / "src" / "pkg" / "innocent.txt") not in files.paths
+
+
+def test_a_directory_changed_just_before_its_listing_is_read_again(tmp_path: Path) -> None:
+    # A change in the same clock tick as the listing leaves the directory's
+    # mtime as it was: such a listing is never reused.
+    _old_tree(tmp_path)
+    files = SecretFiles(str(tmp_path))
+    files.settle()
+    fresh = tmp_path / "src" / "fresh"
+    fresh.mkdir()
+    (fresh / "a.py").write_text("x = 1\n")
+    files.rescan()  # lists `fresh`, changed a moment ago
+    stamp = os.stat(fresh).st_mtime_ns
+    (fresh / ".env").write_text("API_KEY=same-tick-secret-Ij90\n")
+    os.utime(fresh, ns=(stamp, stamp))  # as if in the same tick
+    assert files.rescan()
+    assert files.redactor.redact("same-tick-secret-Ij90") == "[REDACTED:API_KEY]"

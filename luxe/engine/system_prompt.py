@@ -33,7 +33,8 @@ async def git_summary(cwd: Path) -> str:
     try:
         with trio.move_on_after(GIT_TIMEOUT_S):
             done = await trio.run_process(
-                ["git", "status", "--porcelain=v1", "--branch"],
+                # Never the index lock: the person's own git may run meanwhile.
+                ["git", "--no-optional-locks", "status", "--porcelain=v1", "--branch"],
                 cwd=cwd,
                 capture_stdout=True,
                 capture_stderr=True,

@@ -130,7 +130,8 @@ def _repo_root(cwd: Path, what: str) -> Path:
 
 
 def _dirty(root: Path) -> bool:
-    out = _run(["git", "status", "--porcelain", "--untracked-files=no"], root, "git status")
+    out = _run(["git", "--no-optional-locks", "status", "--porcelain", "--untracked-files=no"],
+               root, "git status")
     return bool(out.strip())
 
 

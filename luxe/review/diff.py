@@ -191,8 +191,12 @@ async def _read_working_tree(root: Path, base: str | None) -> str:
 
 
 def _copy_if_exists(source: Path, destination: Path) -> None:
+    """The index, with its mtime: git tells a racily clean entry (a file
+    changed in the same clock tick as the index was written, same size) by
+    comparing it with the index's own mtime, which a plain copy would make
+    later than every entry, hiding the change from the diff."""
     try:
-        shutil.copyfile(source, destination)
+        shutil.copy2(source, destination)
     except FileNotFoundError:
         pass  # no index yet: an empty temporary index is right
 

@@ -82,6 +82,32 @@ async def test_working_tree_has_staged_unstaged_and_untracked(base_repo: Repo) -
     assert "?? notes/" in base_repo.git("status", "--porcelain")
 
 
+async def test_working_tree_shows_a_change_made_in_the_same_tick_as_the_commit(repo: Repo) -> None:
+    # A rotated key (same length) written in the clock tick the index was
+    # written in: git's stat data cannot tell it changed, only the index's own
+    # mtime says "look at the content". The review's copy of the index must
+    # keep that mtime. (The tick is set ten seconds back, so that nothing
+    # written now shares it; git is told to ignore the ctime, which utime
+    # changes and the real case leaves equal.)
+    import os
+    import time
+
+    repo.git("config", "core.trustctime", "false")
+    key, index = repo.path / "svc" / "key.txt", repo.path / ".git" / "index"
+    tick = time.time_ns() - 10_000_000_000
+    repo.write("svc/key.txt", "KEY=rotated-old-Xc4Vb9Np\n")
+    os.utime(key, ns=(tick, tick))
+    repo.commit("init")
+    os.utime(index, ns=(tick, tick))  # the index written in the same tick
+    repo.write("svc/key.txt", "KEY=rotated-new-Lz3Mq8Rt\n")
+    os.utime(key, ns=(tick, tick))  # ... and the rewrite too
+    repo.write("notes.txt", "untracked\n")  # the review's own copy of the index is used
+    assert "key.txt" in repo.git("--no-optional-locks", "diff", "--name-only")  # git sees it
+    review = await load(repo.path, WorkingTreeTarget())
+    assert paths(review) == {"svc/key.txt": "modified", "notes.txt": "added"}
+    assert added_text(review, "svc/key.txt") == ["KEY=rotated-new-Lz3Mq8Rt"]
+
+
 async def test_working_tree_in_a_repository_with_no_commits(repo: Repo) -> None:
     repo.write("first.txt", "hello\n")
     review = await load(repo.path, WorkingTreeTarget())

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import logging
 import os
-import stat
 import subprocess
 from datetime import date
 from pathlib import Path
@@ -20,6 +19,7 @@ import trio
 
 from luxe.engine.model import ToolSpec
 from luxe.engine.ports import PermissionGate
+from luxe.regular_file import read_regular
 
 log = logging.getLogger("luxe.session")
 
@@ -56,27 +56,6 @@ async def git_summary(cwd: Path) -> str:
         return "git is not installed"
 
 
-def _read_regular(path: Path, cap: int) -> tuple[bytes, bool] | None:
-    """Up to `cap` bytes of `path` and whether there was more, or None when
-    it is missing or not a regular file (a FIFO, `/dev/stdin`, `/dev/zero`):
-    checked on the open descriptor, which never blocks."""
-    try:
-        if not stat.S_ISREG(os.stat(path).st_mode):
-            return None
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
-    except (OSError, ValueError):
-        return None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
-        data = os.read(fd, cap + 1)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-    return data[:cap], len(data) > cap
-
-
 def project_instructions(cwd: Path, gate: PermissionGate) -> str:
     """AGENTS.md and LUXE.md, read like any other file read: the gate must
     allow reading them (a link to a secret file is refused), only regular
@@ -88,7 +67,7 @@ def project_instructions(cwd: Path, gate: PermissionGate) -> str:
             if (cwd / name).exists():
                 log.warning("%s left out of the system prompt: %s", name, verdict.reason)
             continue
-        read = _read_regular(cwd / name, PROJECT_FILE_CAP)
+        read = read_regular(cwd / name, PROJECT_FILE_CAP)
         if read is None:
             continue
         data, cut = read

@@ -21,6 +21,7 @@ import attrs
 from luxe.policy.secret_sources import git_history_secrets, history_signature, home_secret_files
 from luxe.policy.secret_values import MIN_SECRET_LENGTH, secret_values_from_file
 from luxe.record import record
+from luxe.regular_file import read_regular
 
 # `.env` and `.env.*` hold secrets by convention; these suffixes are the
 # conventional *templates* checked into repositories, so they stay readable.
@@ -423,16 +424,18 @@ class _Listing:
 @record
 class _Kept:
     """A directory's listing, valid while the directory is the same inode
-    with the same mtime (an entry added, removed or renamed changes it)."""
+    with the same ctime. An entry added, removed or renamed changes it, and
+    unlike the mtime no one but the clock sets it: `touch -d` to put a
+    directory's mtime back after hiding a hard link in it moves the ctime."""
 
     ino: int
-    mtime_ns: int
+    ctime_ns: int
     listing: _Listing
 
 
 # Listings are kept only for directories last changed this long before they
 # were listed: a change in the same clock tick as the listing would leave
-# the mtime as it was (filesystem clocks tick in milliseconds, FAT's in 2 s).
+# the ctime as it was (filesystem clocks tick in milliseconds).
 RACY_NS = 2_000_000_000
 
 # The kept listings of the last walk, by directory (only the walk of the
@@ -458,7 +461,7 @@ def _list(
         except OSError:
             return None
         old = previous.get(directory) if previous is not None else None
-        if old is not None and old.ino == st.st_ino and old.mtime_ns == st.st_mtime_ns:
+        if old is not None and old.ino == st.st_ino and old.ctime_ns == st.st_ctime_ns:
             kept[directory] = old
             return old.listing
     listed_at = time.time_ns()
@@ -481,8 +484,8 @@ def _list(
                     listing.files.append((entry.inode(), entry.path))
         except OSError:
             continue
-    if kept is not None and st is not None and st.st_mtime_ns < listed_at - RACY_NS:
-        kept[directory] = _Kept(st.st_ino, st.st_mtime_ns, listing)
+    if kept is not None and st is not None and st.st_ctime_ns < listed_at - RACY_NS:
+        kept[directory] = _Kept(st.st_ino, st.st_ctime_ns, listing)
     return listing
 
 
@@ -562,12 +565,13 @@ def _walk_project(
 
 
 def _read_values(path: str) -> list[tuple[str, str]]:
-    try:
-        with open(path, "rb") as f:
-            data = f.read(MAX_SECRET_FILE_BYTES)
-    except OSError:
+    """The values in the secret file `path` (its first MB), or none when it
+    is no longer a regular file: a `.env` replaced by a FIFO must not hold
+    the lock every redaction waits on."""
+    read = read_regular(path, MAX_SECRET_FILE_BYTES)
+    if read is None:
         return []
-    return secret_values_from_file(path, data.decode("utf-8", "replace"))
+    return secret_values_from_file(path, read[0].decode("utf-8", "replace"))
 
 
 class SecretFiles:

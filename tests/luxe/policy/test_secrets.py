@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import itertools
 import os
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +20,7 @@ from luxe.policy.secrets import (
     StreamRedactor,
     is_secret_name,
 )
+from tests.helpers.wait import wait_until
 
 VALUES = (("API_KEY", "sk-live-abc123xyz"), ("DB", "hunter2hunter2"), ("PEM", "MIIEowIBAAKCAQEA7x"))
 
@@ -189,21 +192,36 @@ def test_settle_finds_the_deferred_values_off_the_event_loop(tmp_path: Path) -> 
 
 # -- the walk after a call that may have written: only what changed is read ----
 
+# The window in which a directory's change is too recent for its listing to
+# be kept, made short here so a test need not wait the real 2 s.
+SHORT_RACY_NS = 20_000_000
 
-def _old_tree(root: Path) -> None:
-    """A checkout as found: every directory last changed a minute ago."""
+
+def _past_racy(root: Path) -> None:
+    """Wait until every directory's last change is older than the window."""
+    last = max(os.stat(d).st_ctime_ns for d in [root, *(p for p in root.rglob("*") if p.is_dir())])
+    wait_until(lambda: time.time_ns() > last + 2 * SHORT_RACY_NS, 5)
+
+
+def _settled_tree(root: Path, monkeypatch: MonkeyPatch) -> SecretFiles:
+    """A checkout walked once, every listing of it kept."""
+    import luxe.policy.secrets as secrets
+
+    monkeypatch.setattr(secrets, "RACY_NS", SHORT_RACY_NS)
     (root / "src" / "pkg" / "deep").mkdir(parents=True)
     (root / "config").mkdir()
     (root / "config" / ".env").write_text("DB_PASSWORD=first-secret-Ab12\n")
     (root / "src" / "pkg" / "deep" / "notes.txt").write_text("plain\n")
     (root / "src" / "pkg" / "mod.py").write_text("x = 1\n")
-    _age(root)
+    _past_racy(root)
+    files = SecretFiles(str(root))
+    files.settle()
+    return files
 
 
-def _age(root: Path) -> None:
-    then = os.stat(root).st_mtime - 60
-    for directory in [root, *(p for p in root.rglob("*") if p.is_dir())]:
-        os.utime(directory, (then, then))
+def _mtime_put_back(directory: Path, before: os.stat_result) -> None:
+    """What a hostile script would do to hide what it added: `touch -d`."""
+    os.utime(directory, ns=(before.st_atime_ns, before.st_mtime_ns))
 
 
 def _listed(monkeypatch: MonkeyPatch) -> list[str]:
@@ -222,9 +240,7 @@ def _listed(monkeypatch: MonkeyPatch) -> list[str]:
 
 
 def test_a_rescan_reads_only_the_directories_that_changed(tmp_path: Path, monkeypatch: MonkeyPatch) -> None:
-    _old_tree(tmp_path)
-    files = SecretFiles(str(tmp_path))
-    files.settle()
+    files = _settled_tree(tmp_path, monkeypatch)
     assert str(tmp_path / "config" / ".env") in files.paths
     listed = _listed(monkeypatch)
     assert not files.rescan()
@@ -235,26 +251,24 @@ def test_a_rescan_reads_only_the_directories_that_changed(tmp_path: Path, monkey
     assert files.redactor.redact("new-secret-Cd34") == "[REDACTED:TOKEN]"
 
 
-def test_every_change_to_a_directory_listed_before_is_seen(tmp_path: Path) -> None:
-    _old_tree(tmp_path)
-    files = SecretFiles(str(tmp_path))
-    files.settle()
+def test_every_change_to_a_directory_listed_before_is_seen(tmp_path: Path, monkeypatch: MonkeyPatch) -> None:
+    files = _settled_tree(tmp_path, monkeypatch)
     deep = tmp_path / "src" / "pkg" / "deep"
     # A file renamed to a secret's name.
     (deep / "notes.txt").write_text("API_KEY=renamed-secret-Ef56\n")
-    _age(tmp_path)
+    _past_racy(tmp_path)
     assert not files.rescan()  # its content is not a secret's until it is named one
     (deep / "notes.txt").rename(deep / ".env.local")
     assert files.rescan()
     assert files.redactor.redact("renamed-secret-Ef56") == "[REDACTED:API_KEY]"
     # A hard link to a secret, under an innocent name, in another old directory.
-    _age(tmp_path)
+    _past_racy(tmp_path)
     files.rescan()
     os.link(tmp_path / "config" / ".env", tmp_path / "src" / "pkg" / "innocent.txt")
     files.rescan()
     assert str(tmp_path / "src" / "pkg" / "innocent.txt") in files.paths
     # A secret directory replaced by another holding a different secret.
-    _age(tmp_path)
+    _past_racy(tmp_path)
     files.rescan()
     (tmp_path / "config" / ".env").unlink()
     (tmp_path / "src" / "pkg" / "innocent.txt").unlink()
@@ -267,18 +281,82 @@ def test_every_change_to_a_directory_listed_before_is_seen(tmp_path: Path) -> No
     assert str(tmp_path / "src" / "pkg" / "innocent.txt") not in files.paths
 
 
-def test_a_directory_changed_just_before_its_listing_is_read_again(tmp_path: Path) -> None:
-    # A change in the same clock tick as the listing leaves the directory's
-    # mtime as it was: such a listing is never reused.
-    _old_tree(tmp_path)
-    files = SecretFiles(str(tmp_path))
-    files.settle()
+def test_putting_a_directorys_mtime_back_hides_nothing(tmp_path: Path, monkeypatch: MonkeyPatch) -> None:
+    # A script the agent runs adds a file and sets the directory's mtime
+    # back, as if nothing changed. The ctime, which no `touch` sets, moved.
+    files = _settled_tree(tmp_path, monkeypatch)
+    deep, pkg = tmp_path / "src" / "pkg" / "deep", tmp_path / "src" / "pkg"
+    # 1. a hard link to a secret under an innocent name
+    before = os.stat(pkg)
+    os.link(tmp_path / "config" / ".env", pkg / "README")
+    _mtime_put_back(pkg, before)
+    files.rescan()
+    assert str(pkg / "README") in files.paths
+    # 2. a new secret file
+    before = os.stat(deep)
+    (deep / ".env").write_text("API_KEY=hidden-new-Kl12\n")
+    _mtime_put_back(deep, before)
+    assert files.rescan()
+    assert files.redactor.redact("hidden-new-Kl12") == "[REDACTED:API_KEY]"
+    # 3. a file renamed to a secret's name
+    (deep / "plain.txt").write_text("TOKEN=hidden-renamed-Mn34\n")
+    _past_racy(tmp_path)
+    files.rescan()
+    before = os.stat(deep)
+    (deep / "plain.txt").rename(deep / "id_rsa")
+    _mtime_put_back(deep, before)
+    files.rescan()
+    assert str(deep / "id_rsa") in files.paths
+    # 4. a secret in a new directory whose name looks like an option
+    before = os.stat(tmp_path)
+    (tmp_path / "--exclude=.env").mkdir()
+    (tmp_path / "--exclude=.env" / ".env.local").write_text("API_KEY=hidden-option-Op56\n")
+    _mtime_put_back(tmp_path, before)
+    assert files.rescan()
+    assert files.redactor.redact("hidden-option-Op56") == "[REDACTED:API_KEY]"
+
+
+def test_a_directory_changed_just_before_its_listing_is_read_again(tmp_path: Path, monkeypatch: MonkeyPatch) -> None:
+    # A change in the same clock tick as the listing would leave the
+    # directory's ctime as it was: such a listing is never reused.
+    files = _settled_tree(tmp_path, monkeypatch)
+    import luxe.policy.secrets as secrets
+
+    monkeypatch.setattr(secrets, "RACY_NS", 60_000_000_000)  # every change is recent
     fresh = tmp_path / "src" / "fresh"
     fresh.mkdir()
-    (fresh / "a.py").write_text("x = 1\n")
     files.rescan()  # lists `fresh`, changed a moment ago
-    stamp = os.stat(fresh).st_mtime_ns
-    (fresh / ".env").write_text("API_KEY=same-tick-secret-Ij90\n")
-    os.utime(fresh, ns=(stamp, stamp))  # as if in the same tick
-    assert files.rescan()
-    assert files.redactor.redact("same-tick-secret-Ij90") == "[REDACTED:API_KEY]"
+    listed = _listed(monkeypatch)
+    files.rescan()
+    assert str(fresh) in listed  # read again, though unchanged since
+
+
+def test_a_secret_file_that_becomes_a_special_file_freezes_nothing(tmp_path: Path) -> None:
+    # A .env replaced by a FIFO (an open for reading waits for a writer
+    # forever), by a symlink to one, or by a symlink to an endless device:
+    # refreshing the values must return, and read nothing from them.
+    for spelling in ("fifo", "link to fifo", "link to /dev/zero", "socket"):
+        root = tmp_path / spelling.replace(" ", "-").replace("/", "")
+        root.mkdir()
+        (root / ".env").write_text("API_KEY=first-value-Qr78\n")
+        files = SecretFiles(str(root))
+        files.settle()
+        (root / ".env").unlink()
+        if spelling == "fifo":
+            os.mkfifo(root / ".env")
+        elif spelling == "link to fifo":
+            os.mkfifo(root / "pipe")
+            os.symlink(root / "pipe", root / ".env")
+        elif spelling == "link to /dev/zero":
+            os.symlink("/dev/zero", root / ".env")
+        else:
+            import socket
+
+            server = socket.socket(socket.AF_UNIX)
+            server.bind(str(root / ".env"))
+        for refresh in (files.refresh_known, files.rescan):
+            done = threading.Thread(target=refresh, daemon=True)
+            done.start()
+            done.join(10)
+            assert not done.is_alive(), f"{refresh.__name__} froze on a .env that is a {spelling}"
+        assert files.is_secret(str(root / ".env"))  # still refused by its name

@@ -1,0 +1,32 @@
+"""Read a file only if it is a regular file, without ever blocking.
+
+A path a repository or a tool call controls may name a FIFO (an open for
+reading waits for a writer forever), a character device (`/dev/zero` never
+ends) or a symlink to one of those. Checked twice: before the open, and on
+the open descriptor (opened non-blocking, so a FIFO swapped in between
+cannot hold the open either)."""
+
+from __future__ import annotations
+
+import os
+import stat
+
+
+def read_regular(path: str | os.PathLike[str], cap: int) -> tuple[bytes, bool] | None:
+    """Up to `cap` bytes of `path` and whether there was more, or None when
+    it is missing, unreadable or not a regular file (symlinks followed)."""
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return None
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
+    except (OSError, ValueError):
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        data = os.read(fd, cap + 1)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    return data[:cap], len(data) > cap

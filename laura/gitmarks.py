@@ -195,9 +195,12 @@ _git_missing = False
 
 
 def _command(path: Path) -> list[str]:
-    # No pager, no external diff driver, no colour, whatever the user's config.
+    # No pager, no external diff driver, no colour, whatever the user's config;
+    # and never a bare repository found by walking up from the file (one that
+    # a checkout planted in a folder: its config's commands would run).
     return [
         "git",
+        "-c", "safe.bareRepository=explicit",
         "-c", "core.pager=cat",
         "-c", "color.ui=never",
         "-c", "core.quotepath=off",

@@ -32,6 +32,10 @@ READ_ONLY_GIT = frozenset(
 # Long options (any unambiguous abbreviation of them) that write a file or
 # run a program in some reading subcommand.
 _WRITING_LONG = ("output", "open-files-in-pager", "ext-diff", "textconv", "exec")
+# Global options that name a repository: git opens it even where it would
+# not find one by itself, so a repository a checkout planted in a folder
+# would run its config's commands (luxe/policy/git_discovery.py).
+_NAMES_A_REPOSITORY = frozenset({"--git-dir", "--bare"})
 _REFLOG_READS = frozenset({"show", "exists"})
 _REMOTE_FLAGS = frozenset({"-v", "--verbose"})
 _BRANCH_FLAGS = frozenset(
@@ -82,6 +86,8 @@ def git_reads_only(args: tuple[str, ...]) -> bool:
         return False
     sub, rest = split
     if any(_writes(a) for a in rest):
+        return False
+    if any(a.split("=", 1)[0] in _NAMES_A_REPOSITORY for a in args[: len(args) - len(rest) - 1]):
         return False
     if sub in READ_ONLY_GIT:
         return True

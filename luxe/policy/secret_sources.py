@@ -102,20 +102,42 @@ def history_signature(root: str) -> tuple[int, ...]:
 
 
 def _git(root: str, *args: str) -> str:
-    import subprocess  # in the warm-up's worker thread, not before the first frame
+    """git's output, at most MAX_HISTORY_BYTES of it, read as it comes: a
+    history can hold a file of gigabytes in a pack of a few (a repeated
+    line compresses to nothing), and `git log -p` would print all of it."""
+    import selectors  # in the warm-up's worker thread, not before the first frame
+    import subprocess
+    import time
 
     try:
-        done = subprocess.run(
-            ["git", "-C", root, "--no-pager", *args],
+        proc = subprocess.Popen(
+            # A file over the cap counts as binary: git never inflates it.
+            ["git", "-c", f"core.bigFileThreshold={MAX_HISTORY_BYTES}", "-C", root, "--no-pager",
+             *args],
             stdin=subprocess.DEVNULL,
-            capture_output=True,
-            timeout=GIT_TIMEOUT_S,
-            check=False,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
             env={**os.environ, "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C"},
         )
-    except (OSError, subprocess.TimeoutExpired):
+    except OSError:
         return ""
-    return done.stdout[:MAX_HISTORY_BYTES].decode("utf-8", "replace")
+    assert proc.stdout is not None
+    chunks: list[bytes] = []
+    size = 0
+    deadline = time.monotonic() + GIT_TIMEOUT_S
+    with proc, selectors.DefaultSelector() as ready:
+        ready.register(proc.stdout, selectors.EVENT_READ)
+        while size <= MAX_HISTORY_BYTES and (left := deadline - time.monotonic()) > 0:
+            if not ready.select(left):
+                continue
+            chunk = os.read(proc.stdout.fileno(), 1 << 16)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        else:
+            proc.kill()  # past the cap (or the time): no more is read
+    return b"".join(chunks)[:MAX_HISTORY_BYTES].decode("utf-8", "replace")
 
 
 def git_history_secrets(root: str, is_secret: Callable[[str], bool]) -> list[tuple[str, str]]:

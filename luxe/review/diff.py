@@ -16,6 +16,7 @@ import json
 import re
 import shutil
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 
 import trio
@@ -60,6 +61,19 @@ class ReviewLoadError(Exception):
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
         self.reason = reason
+
+
+# The most of a diff a review reads. A repository can make git print
+# gigabytes from a pack of a few (a huge file of one repeated line), and a
+# parsed diff takes some fifteen times its text in memory; this is some
+# 300,000 changed lines.
+DIFF_CAP = 16 << 20
+
+
+def _too_large(what: str) -> ReviewLoadError:
+    return ReviewLoadError(
+        f"{what} is over {DIFF_CAP >> 20} MB, too large to review; review a smaller range"
+    )
 
 
 @record
@@ -116,8 +130,16 @@ async def _head(root: Path) -> str | None:
     return result.text.strip() if result.returncode == 0 else None
 
 
-async def _diff(root: Path, *args: str) -> str:
-    return await _git_ok(root, "diff", *DIFF_OPTIONS, *args, "--", *EXCLUDE_STORE, what="git diff")
+async def _diff(root: Path, *args: str, env: Mapping[str, str] | None = None) -> str:
+    result = await process.run(
+        ("git", *GIT_CONFIG, "diff", *DIFF_OPTIONS, *args, "--", *EXCLUDE_STORE),
+        cwd=root, env=env, stdout_cap=DIFF_CAP,
+    )  # fmt: skip
+    if result.truncated:
+        raise _too_large("the diff")
+    if result.returncode != 0:
+        raise ReviewLoadError(f"git diff: {result.error_line}")
+    return result.text
 
 
 async def read_diff(cwd: Path, target: Target) -> DiffRead:
@@ -180,14 +202,7 @@ async def _read_working_tree(root: Path, base: str | None) -> str:
         )  # fmt: skip
         if added.returncode != 0:
             raise ReviewLoadError(f"git add --intent-to-add: {added.error_line}")
-        result = await process.run(
-            ("git", *GIT_CONFIG, "diff", *DIFF_OPTIONS, base or EMPTY_TREE, "--", *EXCLUDE_STORE),
-            cwd=root,
-            env=env,
-        )
-    if result.returncode != 0:
-        raise ReviewLoadError(f"git diff: {result.error_line}")
-    return result.text
+        return await _diff(root, base or EMPTY_TREE, env=env)
 
 
 def _copy_if_exists(source: Path, destination: Path) -> None:
@@ -219,9 +234,9 @@ async def default_branch(root: Path) -> str:
 _REPOSITORY = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*(/[A-Za-z0-9_.][A-Za-z0-9_.-]*){1,2}")
 
 
-async def _gh(cwd: Path, *args: str) -> process.Completed:
+async def _gh(cwd: Path, *args: str, cap: int | None = None) -> process.Completed:
     try:
-        return await process.run(("gh", *args), cwd=cwd)
+        return await process.run(("gh", *args), cwd=cwd, stdout_cap=cap)
     except FileNotFoundError:
         raise ReviewLoadError(
             "gh is not installed or not on PATH; pull requests are read through the GitHub CLI"
@@ -264,7 +279,9 @@ async def _read_pull_request(cwd: Path, target: PullRequestTarget) -> DiffRead:
         raise ReviewLoadError(f"gh pr view {number}: unexpected answer") from None
     if not base:
         raise ReviewLoadError(f"gh api repos/{slug}/pulls/{number}: no base commit")
-    diff = await _gh(root, "pr", "diff", number, "--color", "never", *repo_args)
+    diff = await _gh(root, "pr", "diff", number, "--color", "never", *repo_args, cap=DIFF_CAP)
+    if diff.truncated:
+        raise _too_large(f"pull request {number}'s diff")
     if diff.returncode != 0:
         raise ReviewLoadError(f"gh pr diff {number}: {diff.error_line}")
     return DiffRead(root, target, base, head, diff.text)

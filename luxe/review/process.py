@@ -3,12 +3,16 @@ process group, always reaped.
 
 `run` owns the process it starts. On cancel the whole group gets SIGTERM, a
 short grace, then SIGKILL (luxe.tools.process.terminate_group, as for tools),
-and every member is gone before the Cancelled propagates.
+and every member is gone before the Cancelled propagates. Given a
+`stdout_cap`, it reads that much at most: a repository can make git print
+gigabytes from a pack of a few (a huge file of one repeated line), so past
+the cap the group is ended the same way and the result says `truncated`.
 """
 
 from __future__ import annotations
 
 import os
+import subprocess
 from collections.abc import Mapping, Sequence
 from functools import partial
 from pathlib import Path
@@ -26,6 +30,9 @@ class Completed:
     returncode: int
     stdout: bytes
     stderr: bytes
+    # The output passed the caller's `stdout_cap`: `stdout` holds the first
+    # `stdout_cap` bytes, and the process was ended there.
+    truncated: bool = False
 
     @property
     def text(self) -> str:
@@ -60,20 +67,71 @@ async def run(
     cwd: Path,
     env: Mapping[str, str] | None = None,
     stdin: bytes | None = None,
+    stdout_cap: int | None = None,
 ) -> Completed:
-    """Run `argv` to completion and capture its output. Raises
-    FileNotFoundError when the program is not installed."""
-    result = await trio.run_process(
-        list(argv),
-        cwd=str(cwd),
-        env=child_env(env),
-        stdin=stdin if stdin is not None else b"",
-        capture_stdout=True,
-        capture_stderr=True,
-        check=False,
-        start_new_session=True,  # its own process group, so a cancel reaches its children
-        # The shared group ending: SIGTERM, grace, SIGKILL to whatever is
-        # left of the group (not only while the leader lives), then reaped.
-        deliver_cancel=partial(terminate_group, grace_s=TERM_GRACE_S),
-    )
-    return Completed(result.returncode, result.stdout or b"", result.stderr or b"")
+    """Run `argv` to completion and capture its output (with `stdout_cap`,
+    at most that much: see the module doc). Raises FileNotFoundError when
+    the program is not installed."""
+    if stdout_cap is None:
+        result = await trio.run_process(
+            list(argv),
+            cwd=str(cwd),
+            env=child_env(env),
+            stdin=stdin if stdin is not None else b"",
+            capture_stdout=True,
+            capture_stderr=True,
+            check=False,
+            start_new_session=True,  # its own process group, so a cancel reaches its children
+            # The shared group ending: SIGTERM, grace, SIGKILL to whatever is
+            # left of the group (not only while the leader lives), then reaped.
+            deliver_cancel=partial(terminate_group, grace_s=TERM_GRACE_S),
+        )
+        return Completed(result.returncode, result.stdout or b"", result.stderr or b"")
+    return await _run_capped(argv, cwd, env, stdin, stdout_cap)
+
+
+STDERR_KEPT = 64 * 1024  # of a child's complaint, the start is what matters
+
+
+async def _run_capped(
+    argv: Sequence[str], cwd: Path, env: Mapping[str, str] | None, stdin: bytes | None, cap: int
+) -> Completed:
+    """`run` reading stdout as it comes, up to `cap` bytes."""
+    out = bytearray()
+    err = bytearray()
+    truncated = False
+    async with trio.open_nursery() as nursery:
+        child: trio.Process = await nursery.start(
+            partial(
+                trio.run_process,
+                list(argv),
+                cwd=str(cwd),
+                env=child_env(env),
+                stdin=stdin if stdin is not None else b"",
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                check=False,
+                start_new_session=True,
+                deliver_cancel=partial(terminate_group, grace_s=TERM_GRACE_S),
+            )
+        )
+        assert child.stdout is not None and child.stderr is not None
+
+        async def read_stdout(stream: trio.abc.ReceiveStream) -> None:
+            nonlocal truncated
+            async for chunk in stream:
+                out.extend(chunk)
+                if len(out) > cap:
+                    truncated = True
+                    del out[cap:]
+                    nursery.cancel_scope.cancel()  # ends the group (deliver_cancel)
+                    return
+
+        async def read_stderr(stream: trio.abc.ReceiveStream) -> None:
+            async for chunk in stream:
+                err.extend(chunk[: max(STDERR_KEPT - len(err), 0)])
+
+        nursery.start_soon(read_stdout, child.stdout)
+        nursery.start_soon(read_stderr, child.stderr)
+    returncode = child.returncode if child.returncode is not None else -1
+    return Completed(returncode, bytes(out), bytes(err), truncated)

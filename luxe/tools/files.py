@@ -22,6 +22,9 @@ from luxe.engine.tooling import ToolContext, ToolError, ToolResult
 from luxe.tools.paths import SKIP_DIRS, resolve, shown
 
 READ_MAX_BYTES = 256 * 1024
+# Edit writes the whole text back, so it reads the whole file: this much at
+# most, and refuses a bigger one (a cut text written back loses the rest).
+EDIT_MAX_BYTES = 16 * 1024 * 1024
 READ_DEFAULT_LINES = 2000
 READ_MAX_LINE = 2000
 LIST_MAX = 500
@@ -45,9 +48,11 @@ MOSTLY_NOT_TEXT = 0.3
 REPLACEMENT = "\ufffd"
 
 
-def _text_file(path: Path, cwd: Path, *, strict: bool = False) -> tuple[str, int, bool]:
+def _text_file(
+    path: Path, cwd: Path, *, strict: bool = False, cap: int = READ_MAX_BYTES
+) -> tuple[str, int, bool]:
     """The file's text, how many of its bytes were not UTF-8 (each shown as
-    U+FFFD) and whether it was cut at READ_MAX_BYTES. Refuses directories,
+    U+FFFD) and whether it was cut at `cap` bytes. Refuses directories,
     missing and binary files; with `strict` (for edit, which writes the text
     back) also any file that is not UTF-8."""
     name = shown(cwd, path)
@@ -56,16 +61,16 @@ def _text_file(path: Path, cwd: Path, *, strict: bool = False) -> tuple[str, int
     _refuse_special(path, name)
     try:
         with path.open("rb") as f:
-            data = f.read(READ_MAX_BYTES + 1)
+            data = f.read(cap + 1)
     except FileNotFoundError:
         raise ToolError(f"{name} does not exist") from None
     except OSError as exc:
         raise ToolError(f"cannot read {name}: {exc.strerror}") from None
     if b"\0" in data[:SNIFF_BYTES]:
         raise ToolError(f"{name} is a binary file; read only shows text")
-    truncated = len(data) > READ_MAX_BYTES
+    truncated = len(data) > cap
     if truncated:
-        data = data[:READ_MAX_BYTES]
+        data = data[:cap]
     try:
         return data.decode("utf-8"), 0, truncated
     except UnicodeDecodeError as exc:
@@ -199,7 +204,12 @@ class EditTool:
             raise ToolError("old_string is empty; use write to create a file")
         if old == new:
             raise ToolError("old_string and new_string are the same; nothing to change")
-        text, _, _ = _text_file(path, ctx.cwd, strict=True)
+        text, _, cut = _text_file(path, ctx.cwd, strict=True, cap=EDIT_MAX_BYTES)
+        if cut:
+            raise ToolError(
+                f"{name} is over {EDIT_MAX_BYTES >> 20} MB; edit rewrites a file whole and "
+                "refuses one this big. Change it with bash (e.g. sed)"
+            )
         count = text.count(old)
         if count == 0:
             raise ToolError(f"old_string was not found in {name}; read the file and copy the exact text")

@@ -197,6 +197,36 @@ def test_edit_refuses_missing_and_ambiguous_matches(spawn: SpawnLuxe, repo: Path
     assert luxe.close() == 0
 
 
+def test_edit_of_a_file_past_the_read_cap_keeps_all_of_it(spawn: SpawnLuxe, repo: Path) -> None:
+    """Edit writes the whole text back: a file bigger than what read shows at
+    once (256 KB) is read whole, so nothing past that is lost, and a match
+    past it is found; a file over edit's own cap is refused and unchanged."""
+    lines = [f"x_{n} = {n}\n" for n in range(40_000)]  # some 600 KB
+    (repo / "big.py").write_text("".join(lines))
+    (repo / "huge.txt").write_bytes(b"y = 1\n" * (17 * 1024 * 1024 // 6))  # over 16 MB
+    huge = (repo / "huge.txt").read_bytes()
+    luxe = spawn(
+        [
+            {"tool_calls": [call("edit", path="big.py", old_string="x_1 = 1\n", new_string="x_1 = 'one'\n")]},
+            {"tool_calls": [call("edit", path="big.py", old_string="x_39999 = 39999\n", new_string="last = 0\n")]},
+            {"tool_calls": [call("edit", path="big.py", old_string=" = ", new_string=" := ", replace_all=True)]},
+            {"tool_calls": [call("edit", path="huge.txt", old_string="y = 1", new_string="z")]},
+            {"text": "done"},
+        ],
+        "--yolo",
+    )
+    luxe.handshake()
+    luxe.send("submit_user_message", {"text": "edit"})
+    frames = luxe.collect_until("turn_ended")
+    summaries = [f["content"]["summary"] for f in frames if f["kind"] == "tool_finished"]
+    assert summaries[:3] == ["edited big.py"] * 3, summaries
+    assert "huge.txt is over 16 MB" in summaries[3], summaries
+    lines[1], lines[-1] = "x_1 = 'one'\n", "last = 0\n"
+    assert (repo / "big.py").read_text() == "".join(lines).replace(" = ", " := ")
+    assert (repo / "huge.txt").read_bytes() == huge
+    assert luxe.close() == 0
+
+
 def test_grep_glob_ls_read(spawn: SpawnLuxe, repo: Path, env: dict[str, str]) -> None:
     (repo / "src").mkdir()
     (repo / "src" / "app.py").write_text("def main():\n    return 42\n")

@@ -20,6 +20,7 @@ import trio
 from luxe.engine.model import ToolSpec
 from luxe.engine.tooling import ToolContext, ToolError, ToolResult
 from luxe.tools.paths import SKIP_DIRS, resolve, shown
+from luxe.tools.text_file import line_window, whole_text
 
 READ_MAX_BYTES = 256 * 1024
 # Edit writes the whole text back, so it reads the whole file: this much at
@@ -38,62 +39,6 @@ def _refuse_special(path: Path, name: str) -> None:
         return  # missing: the caller reports it
     if not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
         raise ToolError(f"{name} is not a regular file (a pipe, socket or device)")
-
-
-# Binary or text: the rule Laura's file panes use (laura/render/diff.py): a
-# NUL in the head, or a head mostly not UTF-8, is binary; any other file is
-# text, its stray bytes (Latin-1 and other 8-bit encodings) shown as U+FFFD.
-SNIFF_BYTES = 8192
-MOSTLY_NOT_TEXT = 0.3
-REPLACEMENT = "\ufffd"
-
-
-def _text_file(
-    path: Path, cwd: Path, *, strict: bool = False, cap: int = READ_MAX_BYTES
-) -> tuple[str, int, bool]:
-    """The file's text, how many of its bytes were not UTF-8 (each shown as
-    U+FFFD) and whether it was cut at `cap` bytes. Refuses directories,
-    missing and binary files; with `strict` (for edit, which writes the text
-    back) also any file that is not UTF-8."""
-    name = shown(cwd, path)
-    if path.is_dir():
-        raise ToolError(f"{name} is a directory; use ls to list it")
-    _refuse_special(path, name)
-    try:
-        with path.open("rb") as f:
-            data = f.read(cap + 1)
-    except FileNotFoundError:
-        raise ToolError(f"{name} does not exist") from None
-    except OSError as exc:
-        raise ToolError(f"cannot read {name}: {exc.strerror}") from None
-    if b"\0" in data[:SNIFF_BYTES]:
-        raise ToolError(f"{name} is a binary file; read only shows text")
-    truncated = len(data) > cap
-    if truncated:
-        data = data[:cap]
-    try:
-        return data.decode("utf-8"), 0, truncated
-    except UnicodeDecodeError as exc:
-        # A cut at the size cap may split a character.
-        if truncated and exc.start >= len(data) - 4:
-            try:
-                return data[: exc.start].decode("utf-8"), 0, truncated
-            except UnicodeDecodeError:
-                pass
-    head = data[:SNIFF_BYTES].decode("utf-8", "replace")
-    if head.count(REPLACEMENT) > len(head) * MOSTLY_NOT_TEXT:
-        raise ToolError(f"{name} is a binary file (mostly not UTF-8 text); read only shows text")
-    text = data.decode("utf-8", "replace")
-    if truncated and text.endswith(REPLACEMENT):
-        text = text.rstrip(REPLACEMENT)  # a character cut at the cap is not a stray byte
-    replaced = text.count(REPLACEMENT) - data.count(REPLACEMENT.encode("utf-8"))
-    if strict and replaced:
-        raise ToolError(
-            f"{name} is not UTF-8 text ({replaced} bytes in another encoding, such as "
-            "Latin-1); edit would replace them with U+FFFD, so it refuses. Change this "
-            "file with bash (e.g. sed), which keeps its bytes"
-        )
-    return text, replaced, truncated
 
 
 class ReadTool:
@@ -115,34 +60,40 @@ class ReadTool:
 
     async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
         path = resolve(ctx.cwd, args["path"])
-        text, replaced, truncated = _text_file(path, ctx.cwd)
-        # Redacted before any cut (a long line, the size cap), so a cut never
-        # shows a piece of a secret; the size cap's edge counts as a cut.
-        text = ctx.redact(text, cut_end=truncated)
-        lines = text.splitlines()
+        name = shown(ctx.cwd, path)
         offset = max(int(args.get("offset") or 1), 1)
         limit = max(int(args.get("limit") or READ_DEFAULT_LINES), 1)
-        if lines and offset > len(lines):
-            raise ToolError(f"{shown(ctx.cwd, path)} has {len(lines)} lines; offset {offset} is past the end")
-        chosen = lines[offset - 1 : offset - 1 + limit]
+        window = line_window(path, name, offset, limit, READ_MAX_BYTES)
+        if window.count == 0 and window.lines_before and offset > window.lines_before:
+            raise ToolError(f"{name} has {window.lines_before} lines; offset {offset} is past the end")
+        # Redacted before any cut (a long line, the size cap), so a cut never
+        # shows a piece of a secret; the size cap's edge counts as a cut.
+        text = ctx.redact(window.text, cut_end=window.cut)
+        lines = [line.removesuffix("\r") for line in text.removesuffix("\n").split("\n")]
+        chosen = lines[: window.count] if window.count else []
         out = []
         for number, line in enumerate(chosen, offset):
             if len(line) > READ_MAX_LINE:
                 line = line[:READ_MAX_LINE] + " [line cut]"
             out.append(f"{number:6d}\t{line}")
         last = offset - 1 + len(chosen)
-        if last < len(lines):
-            out.append(f"[{len(lines) - last} more lines; read with offset={last + 1}]")
-        if not lines:
+        if window.cut:
+            again = last if window.partial else last + 1
+            out.append(f"[cut at {READ_MAX_BYTES >> 10} KiB of text; read on with offset={again}]")
+        elif window.lines_after is None:
+            out.append(f"[more lines; read with offset={last + 1}]")
+        elif window.lines_after:
+            out.append(f"[{window.lines_after} more lines; read with offset={last + 1}]")
+        if not chosen:
             out.append("[empty file]")
-        summary = f"{shown(ctx.cwd, path)} ({len(chosen)} lines)"
-        if replaced:
+        summary = f"{name} ({len(chosen)} lines)"
+        if window.replaced:
             out.append(
-                f"[note: {replaced} bytes of this file are not UTF-8 (it may use another "
+                f"[note: {window.replaced} bytes of this file are not UTF-8 (it may use another "
                 "encoding, such as Latin-1) and are shown as \ufffd; edit refuses such a "
                 "file, change it with bash]"
             )
-            summary = f"{shown(ctx.cwd, path)} ({len(chosen)} lines, {replaced} bytes not UTF-8)"
+            summary = f"{name} ({len(chosen)} lines, {window.replaced} bytes not UTF-8)"
         return ToolResult("\n".join(out), summary=summary)
 
 
@@ -204,11 +155,17 @@ class EditTool:
             raise ToolError("old_string is empty; use write to create a file")
         if old == new:
             raise ToolError("old_string and new_string are the same; nothing to change")
-        text, _, cut = _text_file(path, ctx.cwd, strict=True, cap=EDIT_MAX_BYTES)
+        text, replaced, cut = whole_text(path, name, EDIT_MAX_BYTES)
         if cut:
             raise ToolError(
                 f"{name} is over {EDIT_MAX_BYTES >> 20} MB; edit rewrites a file whole and "
                 "refuses one this big. Change it with bash (e.g. sed)"
+            )
+        if replaced:
+            raise ToolError(
+                f"{name} is not UTF-8 text ({replaced} bytes in another encoding, such as "
+                "Latin-1); edit would replace them with U+FFFD, so it refuses. Change this "
+                "file with bash (e.g. sed), which keeps its bytes"
             )
         count = text.count(old)
         if count == 0:

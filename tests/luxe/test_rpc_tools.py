@@ -227,6 +227,53 @@ def test_edit_of_a_file_past_the_read_cap_keeps_all_of_it(spawn: SpawnLuxe, repo
     assert luxe.close() == 0
 
 
+def test_read_reaches_every_line_of_a_big_file(
+    spawn: SpawnLuxe, repo: Path, env: dict[str, str]
+) -> None:
+    """Lines past the first 256 KiB are read by offset (they were out of
+    reach: read said the file ended there), numbered as grep numbers them
+    (only `\\n` ends a line, CRLF shows no `\\r`), counted to the end, and
+    redacted; a line longer than the cap says where to read on."""
+    (repo / ".env").write_text("KEY=tail-secret-Vq81zX\n")
+    lines = [f"x_{n} = {n}" for n in range(1, 40_001)]  # line n holds x_n
+    lines[29_999] = "a form\x0cfeed and a \x1c separator stay in line 30000"
+    lines[34_999] = "token = 'tail-secret-Vq81zX'"
+    (repo / "big.py").write_text("\r\n".join(lines))  # no newline at the end
+    (repo / "long.txt").write_text("first\n" + "y" * (300 * 1024) + "\nlast\n")
+    luxe = spawn(
+        [
+            {"tool_calls": [
+                call("read", path="big.py", offset=29_999, limit=3),
+                call("read", path="big.py", offset=35_000, limit=1),
+                call("read", path="big.py", offset=39_999),
+                call("read", path="big.py", offset=40_001),
+                call("read", path="long.txt"),
+                call("read", path="long.txt", offset=3),
+            ]},
+            {"text": "done"},
+        ]
+    )
+    ready = luxe.handshake()
+    luxe.send("submit_user_message", {"text": "look"})
+    luxe.collect_until("turn_ended")
+    results = [r["content"] for r in tool_results(env, ready["session_id"])]
+    assert results[0] == (
+        " 29999\tx_29999 = 29999\n"
+        " 30000\ta form\x0cfeed and a \x1c separator stay in line 30000\n"
+        " 30001\tx_30001 = 30001\n"
+        "[9999 more lines; read with offset=30002]"
+    )
+    assert results[1] == " 35000\ttoken = '[REDACTED:KEY]'\n[5000 more lines; read with offset=35001]"
+    assert results[2] == " 39999\tx_39999 = 39999\n 40000\tx_40000 = 40000"
+    assert results[3] == "big.py has 40000 lines; offset 40001 is past the end"
+    first, second, more = results[4].split("\n")
+    assert first == "     1\tfirst"
+    assert second == "     2\t" + "y" * 2000 + " [line cut]"
+    assert more == "[cut at 256 KiB of text; read on with offset=2]"
+    assert results[5] == "     3\tlast"
+    assert luxe.close() == 0
+
+
 def test_grep_glob_ls_read(spawn: SpawnLuxe, repo: Path, env: dict[str, str]) -> None:
     (repo / "src").mkdir()
     (repo / "src" / "app.py").write_text("def main():\n    return 42\n")

@@ -1,0 +1,149 @@
+"""Reading a text file for the file tools: a whole file (edit, which writes
+it back) or a window of its lines (read), never more than a cap in memory.
+
+A path the model names may be a FIFO (an open for reading waits for a
+writer), a device (`/dev/zero` never ends) or a symlink to one: the file is
+opened non-blocking and refused unless the open descriptor is a regular
+file. Binary or text is the rule Laura's file panes use
+(laura/render/diff.py): a NUL in the head, or a head mostly not UTF-8, is
+binary; any other file is text, its stray bytes (Latin-1 and other 8-bit
+encodings) shown as U+FFFD and counted. Lines are cut at `\\n` (a `\\r`
+before it is dropped), as grep and editors number them. Pure I/O, small and
+synchronous: the callers' caps bound it.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+from typing import BinaryIO
+
+from luxe.engine.tooling import ToolError
+from luxe.record import record
+
+SNIFF_BYTES = 8192
+MOSTLY_NOT_TEXT = 0.3
+REPLACEMENT = "\ufffd"
+# Counting the lines after a window reads on this far at most.
+COUNT_MAX_BYTES = 64 * 1024 * 1024
+_CHUNK = 1 << 16
+
+
+def open_regular(path: Path, name: str) -> BinaryIO:
+    """`path` open for reading; a ToolError for a directory, a missing or
+    unreadable file, and anything that is not a regular file."""
+    if path.is_dir():
+        raise ToolError(f"{name} is a directory; use ls to list it")
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
+    except FileNotFoundError:
+        raise ToolError(f"{name} does not exist") from None
+    except OSError as exc:
+        raise ToolError(f"cannot read {name}: {exc.strerror}") from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise ToolError(f"{name} is not a regular file (a pipe, socket or device)")
+    return os.fdopen(fd, "rb")
+
+
+def _refuse_binary(head: bytes, name: str) -> None:
+    if b"\0" in head:
+        raise ToolError(f"{name} is a binary file; read only shows text")
+    text = head.decode("utf-8", "replace")
+    if text.count(REPLACEMENT) > len(text) * MOSTLY_NOT_TEXT:
+        raise ToolError(f"{name} is a binary file (mostly not UTF-8 text); read only shows text")
+
+
+def _decode(data: bytes, cut: bool) -> tuple[str, int]:
+    """`data` as text and how many of its bytes were not UTF-8; a character
+    split by a cut at its end is dropped, not counted."""
+    text = data.decode("utf-8", "replace")
+    if cut:
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            if exc.start >= len(data) - 4 and exc.reason == "unexpected end of data":
+                data = data[: exc.start]
+                text = data.decode("utf-8", "replace")
+    return text, text.count(REPLACEMENT) - data.count(REPLACEMENT.encode("utf-8"))
+
+
+def whole_text(path: Path, name: str, cap: int) -> tuple[str, int, bool]:
+    """The file's text (at most `cap` bytes of it), how many of its bytes
+    were not UTF-8, and whether there was more than `cap`."""
+    with open_regular(path, name) as f:
+        data = f.read(cap + 1)
+    _refuse_binary(data[:SNIFF_BYTES], name)
+    cut = len(data) > cap
+    text, replaced = _decode(data[:cap], cut)
+    return text, replaced, cut
+
+
+@record
+class Window:
+    """Lines `first`.. of a file, as read."""
+
+    text: str  # the lines taken, each ended by "\n" but maybe the last
+    first: int  # 1-based number of the first line taken
+    count: int  # lines taken (a line cut by the byte cap counts)
+    replaced: int  # bytes of them that were not UTF-8
+    cut: bool  # the byte cap ended the window inside the file
+    partial: bool  # ...inside its last line, which is shown in part
+    lines_before: int  # lines of the file before `first` (all of them past the end)
+    lines_after: int | None  # lines after the window (None: not counted, too far)
+
+
+def line_window(path: Path, name: str, first: int, limit: int, cap: int) -> Window:
+    """Up to `limit` lines from line `first` on, at most `cap` bytes of them
+    (a window ended by the cap says `cut`); the lines after are counted up
+    to COUNT_MAX_BYTES further."""
+    taken: list[bytes] = []
+    size = 0
+    number = 0  # whole lines passed
+    cut = partial = False
+    with open_regular(path, name) as f:
+        _refuse_binary(f.read(SNIFF_BYTES), name)
+        f.seek(0)
+        while number < first - 1 and _skip_line(f):
+            number += 1
+        while len(taken) < limit and not cut:
+            line = f.readline(cap - size + 1)
+            if not line:
+                break
+            if len(line) > cap - size:
+                line, cut = line[: cap - size], True
+                if not line:
+                    break
+                partial = True
+            taken.append(line)
+            size += len(line)
+        after = None if cut else _count_lines(f)
+    text, replaced = _decode(b"".join(taken), cut)
+    return Window(text, first, len(taken), replaced, cut, partial, number, after)
+
+
+def _skip_line(f: BinaryIO) -> bool:
+    """Past one line, however long; False at the end of the file."""
+    part = f.readline(_CHUNK)
+    if not part:
+        return False
+    while not part.endswith(b"\n") and (part := f.readline(_CHUNK)):
+        pass
+    return True
+
+
+def _count_lines(f: BinaryIO) -> int | None:
+    """Lines from here to the end (a last line without `\\n` counts), or
+    None past COUNT_MAX_BYTES."""
+    count = 0
+    read = 0
+    last = b"\n"
+    while read <= COUNT_MAX_BYTES:
+        chunk = f.read(_CHUNK)
+        if not chunk:
+            return count + (last != b"\n")
+        count += chunk.count(b"\n")
+        read += len(chunk)
+        last = chunk[-1:]
+    return None

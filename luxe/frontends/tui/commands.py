@@ -1,4 +1,4 @@
-"""Slash commands, their completion, `@path` completion and attachments, and
+"""Slash commands, their completion, `@path` attachments, and
 custom commands (markdown files in ~/.config/luxe/commands/ and, with
 --trust-project, the project's .luxe/commands/).
 
@@ -8,9 +8,7 @@ on the interface's own state; none reaches into the engine.
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -138,52 +136,6 @@ def complete(prefix: str, cwd: Path) -> list[str]:
         return [f"{name} {sub}  {usage}" for sub, usage in subs.items() if sub.startswith(rest)]
     names = [*HELP, *_custom]
     return [f"{n}  {HELP.get(n) or _custom[n].description}" for n in names if n.startswith(prefix)]
-
-
-def project_files(cwd: Path) -> list[str]:
-    """Files of the project: git's list (tracked and untracked, not ignored),
-    else a bounded walk."""
-    try:
-        done = subprocess.run(
-            ["git", "ls-files", "-co", "--exclude-standard", "-z"],
-            cwd=cwd, stdin=subprocess.DEVNULL, capture_output=True, timeout=2, check=False,
-        )
-        if done.returncode == 0:
-            return [p for p in done.stdout.decode("utf-8", "replace").split("\0") if p][:20000]
-    except (OSError, subprocess.TimeoutExpired):
-        pass
-    found: list[str] = []
-    for root, dirs, files in os.walk(cwd):
-        dirs[:] = [d for d in dirs if not d.startswith(".")]
-        for name in files:
-            found.append(os.path.relpath(os.path.join(root, name), cwd))
-            if len(found) > 5000:
-                return found
-    return found
-
-
-def fuzzy(query: str, candidates: list[str]) -> list[str]:
-    """Candidates holding `query`'s characters in order; tighter matches first."""
-    if not query:
-        return sorted(candidates, key=len)[:50]
-    q = query.lower()
-    scored = []
-    for c in candidates:
-        low = c.lower()
-        if q in low:
-            scored.append((0, low.index(q), len(c), c))
-            continue
-        i = 0
-        for ch in low:
-            if i < len(q) and ch == q[i]:
-                i += 1
-        if i == len(q):
-            scored.append((1, 0, len(c), c))
-    return [c for *_, c in sorted(scored)[:50]]
-
-
-def complete_path(query: str, cwd: Path) -> list[str]:
-    return fuzzy(query, project_files(cwd))
 
 
 def attachments(text: str, cwd: Path) -> list[str]:

@@ -18,6 +18,7 @@ from typing import Protocol
 from luxe.frontends.tui import commands
 from luxe.frontends.tui.history import Browse, History
 from luxe.frontends.tui.keys import Event, Focus, Key, Paste
+from luxe.frontends.tui.path_completion import ProjectFiles
 from luxe.frontends.tui.view import RESUME_MESSAGES, ViewState, flush_text
 from luxe.protocol import Action
 from luxe.protocol import actions as act
@@ -57,6 +58,7 @@ class Controller:
         self.history = history
         self.browse = Browse(history)
         self.cwd = cwd
+        self._files = ProjectFiles(cwd)
         self.screen = screen
         self.running = True
         self._last_ctrl_c = 0.0
@@ -170,7 +172,7 @@ class Controller:
             elif s.busy and e.text.strip():
                 self._queue_draft()
             else:
-                self._complete()
+                await self._complete()
         elif name == "KEY_BTAB":
             await self._cycle_mode()
         elif name == "KEY_ESCAPE":
@@ -254,11 +256,11 @@ class Controller:
         elif s.completions:
             s.completions = []
 
-    def _complete(self) -> None:
+    async def _complete(self) -> None:
         s, e = self.state, self.state.editor
         start, token = e.token_at_cursor()
         if token.startswith("@"):
-            found = commands.complete_path(token[1:], self.cwd)
+            found = await self._files.matching(token[1:])
             if len(found) == 1:
                 e.replace_token(start, "@" + found[0] + " ")
             elif found:

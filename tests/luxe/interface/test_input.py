@@ -125,6 +125,24 @@ def test_at_file_completes_and_attaches(ui: StartUi, env: dict[str, str], repo: 
     wait_until(lambda: any("4711" in t for t in _sent(_sessions(env))))
 
 
+def test_at_file_finds_a_file_among_many_thousands(ui: StartUi, env: dict[str, str], repo: Path) -> None:
+    """Every file of a big checkout can be completed (only git's first 20,000
+    could), and the listing does not run on the event loop."""
+    for d in range(50):
+        (repo / "a" / f"pkg{d:02d}").mkdir(parents=True)
+        for n in range(500):
+            (repo / "a" / f"pkg{d:02d}" / f"m{n}.py").write_text("")
+    (repo / "zz").mkdir()
+    (repo / "zz" / "needle_target.md").write_text("the needle 5151\n")
+    session = ui([{"text": "found the needle"}])
+    session.type("look at @needle_t")
+    session.send_keys("Tab")
+    session.wait_for("look at @zz/needle_target.md")
+    session.send_keys("Enter")
+    session.wait_for("found the needle")
+    wait_until(lambda: any("5151" in t for t in _sent(_sessions(env))))
+
+
 def test_bang_runs_a_shell_command_through_the_gate(ui: StartUi, env: dict[str, str]) -> None:
     session = ui([{"text": "I can see the listing"}])
     session.type("!echo from-the-shell-42")

@@ -216,3 +216,25 @@ def test_a_confirmation_keeps_its_keys_and_shows_an_edited_title() -> None:
     retitle(asked, "New \x1b[31mtitle")
     assert plain_text(prompt_rows(asked, 80)[0]) == "◆ open pull request: New \ufffd[31mtitle  main ← fix"
     assert plain_text(prompt_rows(asked, 80)[-1]) == keys
+
+
+def test_path_completion_matches_in_order_and_ranks_whole_matches_first() -> None:
+    from luxe.frontends.tui.path_completion import fuzzy
+
+    names = ["docs/guide.md", "x/g_u_i.txt", "GUIDE", "src/app.py", "a.b[c]-d^e\\f"]
+    assert fuzzy("gui", names) == ["GUIDE", "docs/guide.md", "x/g_u_i.txt"]
+    assert fuzzy("ap", names) == ["src/app.py"]
+    assert fuzzy("[c]-d^e\\", names) == ["a.b[c]-d^e\\f"]  # regex characters are literal
+    assert fuzzy("", names)[:2] == ["GUIDE", "src/app.py"]
+    assert fuzzy("zz", names) == []
+
+
+def test_path_completion_over_names_built_to_backtrack_stays_linear() -> None:
+    """File names are a repository's to choose: ones that would make a naive
+    subsequence regex try every way to place the query (hours) are matched
+    in one pass; the suite's timeout is the bound."""
+    from luxe.frontends.tui.path_completion import fuzzy
+
+    names = ["a" * 5000, "b/" + "a" * 5000 + "/c", *(f"d{n}/" + "a" * 300 for n in range(2000))]
+    assert fuzzy("a" * 40 + "z", names) == []
+    assert fuzzy("a" * 40 + "c", names) == ["b/" + "a" * 5000 + "/c"]

@@ -52,7 +52,7 @@ def secret_values_from_env(text: str) -> list[tuple[str, str]]:
     may span lines; `\\"` and `\\n` inside double quotes are unescaped, and the
     escaped spelling is kept too), a `# comment` after a value dropped,
     comment lines skipped. A multi-line value also gives each of its lines."""
-    found: list[tuple[str, str]] = []
+    found: dict[tuple[str, str], None] = {}  # in order, each once
     pos = 0
     n = len(text)
     while pos < n:
@@ -86,9 +86,10 @@ def secret_values_from_env(text: str) -> list[tuple[str, str]]:
             pos = end + 1
         for value in values:
             for form in _forms(value):
-                if (name, form) not in found:
-                    found.append((name, form))
-    return found
+                found.setdefault((name, form))
+        if len(found) >= MAX_VALUES_PER_FILE:
+            break
+    return list(found)[:MAX_VALUES_PER_FILE]
 
 
 # A word of a credentials file: split on whitespace and the punctuation of
@@ -107,8 +108,26 @@ def _is_token(word: str) -> bool:
     return not (len(word) < 20 and re.fullmatch(r"[A-Za-z_]+", word))
 
 
-_PEM_BLOCK = re.compile(r"-----BEGIN ([A-Z0-9 ]+)-----(.*?)-----END \1-----", re.S)
-MAX_VALUES_PER_FILE = 512
+_PEM_MARKER = re.compile(r"-----(BEGIN|END) ([A-Z0-9 ]+)-----")
+# Values taken from one file at most: a real one holds a few dozen, and a
+# file a repository wrote with a hundred thousand would slow every redaction.
+MAX_VALUES_PER_FILE = 4096
+
+
+def _pem_blocks(text: str) -> list[tuple[str, str]]:
+    """(label, body) of each `-----BEGIN X-----` ... `-----END X-----` block,
+    in one pass over the markers: a BEGIN pairs with the first END of its
+    label after it (a regex that searched on from every BEGIN took minutes
+    over a file of BEGIN lines)."""
+    blocks = []
+    open_at: dict[str, int] = {}
+    for marker in _PEM_MARKER.finditer(text):
+        kind, label = marker.groups()
+        if kind == "BEGIN":
+            open_at.setdefault(label, marker.end())
+        elif label in open_at:
+            blocks.append((label, text[open_at.pop(label) : marker.start()]))
+    return blocks
 
 
 def secret_values_from_other(name: str, text: str) -> list[tuple[str, str]]:
@@ -116,7 +135,7 @@ def secret_values_from_other(name: str, text: str) -> list[tuple[str, str]]:
     token (key bodies, passwords, tokens), labelled by the file's name. In
     a PEM file only private-key blocks count: a certificate (a CA bundle
     such as certifi's cacert.pem) is public."""
-    blocks = _PEM_BLOCK.findall(text)
+    blocks = _pem_blocks(text)
     if blocks:
         body = "\n".join(inner for label, inner in blocks if "PRIVATE KEY" in label)
     else:

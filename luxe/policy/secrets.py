@@ -14,6 +14,7 @@ import os
 import re
 import threading
 import time
+from itertools import zip_longest
 from pathlib import PurePosixPath
 
 import attrs
@@ -167,8 +168,8 @@ def _base64_forms(value: bytes) -> list[str]:
 
 ENCODED_UP_TO = 48
 # At most this many values are redacted (the first given first: the
-# project's secret files, git's history and the provider's key come before
-# the user's credentials): the matcher stays fast.
+# provider's key and the user's credentials come before the project's secret
+# files and git's history): the matcher stays fast.
 MAX_VALUES = 2000
 
 
@@ -218,6 +219,11 @@ def _trie_regex(words: set[str] | frozenset[str]) -> str:
 # A cut edge (where output was truncated) may show the start or the end of a
 # value: a piece this long of a value's form at an edge counts as the value.
 MIN_EDGE_PIECE = 8
+
+
+def _in_turn(sources: list[list[tuple[str, str]]]) -> list[tuple[str, str]]:
+    """The sources' values, the first of each, then the second of each..."""
+    return [value for row in zip_longest(*sources) for value in row if value is not None]
 
 
 @record
@@ -700,13 +706,16 @@ class SecretFiles:
     def _update(self, stats: dict[str, _Signature], *, force: bool = False) -> bool:
         if stats == self._stats and not force:
             return False
+        # The person's own secrets first (the provider's key, then their
+        # credentials), the repository's after, one value from each of its
+        # files (and git's history) in turn: MAX_VALUES bounds the matcher,
+        # and no .env of thousands of values may push a credential of the
+        # person's, or another file's key, out of it.
         values: list[tuple[str, str]] = list(self.extra_values)
-        home = [p for p in stats if not p.startswith(self.root)]
-        for path in [p for p in stats if p.startswith(self.root)]:
+        for path in [p for p in stats if not p.startswith(self.root)]:
             values.extend(_read_values(path))
-        values.extend(self._history_values)
-        for path in home:
-            values.extend(_read_values(path))
+        project = [_read_values(p) for p in stats if p.startswith(self.root)]
+        values.extend(_in_turn([*project, self._history_values]))
         self._stats = stats
         self.keys = frozenset((s[0], s[1]) for s in stats.values())
         self.redactor = Redactor(tuple(dict.fromkeys(values)))

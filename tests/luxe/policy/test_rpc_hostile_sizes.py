@@ -95,3 +95,46 @@ def test_a_huge_change_under_review_is_refused_and_the_session_goes_on(
         assert loaded["review"]["target"] == {"kind": "commit", "sha": "HEAD~1"}
         assert _peak_kb(luxe) < PEAK_LIMIT_KB
         assert luxe.close() == 0
+
+
+def test_files_built_to_slow_the_secret_search_do_not(repo: Path, env: dict[str, str]) -> None:
+    """A key file of nothing but BEGIN lines (a PEM regex searched on from
+    each: minutes) and a .env of 60,000 values (kept unique in a list:
+    quadratic). The first tool call waits for the secret search; it answers
+    within the driver's timeouts, and a real private key beside them is still
+    redacted."""
+    (repo / "deploy").mkdir()
+    (repo / "deploy" / "server.pem").write_text("-----BEGIN A-----\n" * 50_000)
+    (repo / ".env").write_text("".join(f"K{n}=value-{n:010d}\n" for n in range(60_000)))
+    key = "MIIEvQIBADANBgkqhkiG9w0BAQEFAASC"
+    (repo / "deploy" / "id_ed25519").write_text(
+        f"-----BEGIN OPENSSH PRIVATE KEY-----\n{key}\n-----END OPENSSH PRIVATE KEY-----\n"
+    )
+    printed = f"echo {base64.b64encode(key.encode()).decode()} | base64 -d"
+    steps = [{"tool_calls": [call("bash", command=printed)]}, {"text": "done"}]
+    with hostile_luxe(steps, "yolo", cwd=repo, env=env) as (luxe, server):
+        run_turn(luxe)
+        assert tool_results(server.bodies[-1]) == ["[REDACTED:id_ed25519]\n[exit status 0]"]
+        assert luxe.close() == 0
+
+
+def test_a_repository_full_of_values_cannot_push_the_persons_credentials_out(
+    repo: Path, env: dict[str, str]
+) -> None:
+    """Redaction keeps a bounded number of values. A repository's .env of
+    thousands came first and pushed the person's own credentials out; a
+    program that computes their file's name (which no policy can see) then
+    showed the token to the model."""
+    token = "gho_Zx81mQ3vT6yL0pR9sW2nK5"
+    hosts = Path(env["HOME"]) / ".config" / "gh" / "hosts.yml"
+    hosts.parent.mkdir(parents=True)
+    hosts.write_text(f"github.com:\n    oauth_token: {token}\n    user: me\n")
+    (repo / ".env").write_text("".join(f"K{n}=value-{n:010d}\n" for n in range(3000)))
+    computed = "python3 -c \"import os; print(open(os.path.expanduser('~/.config/gh/ho' + 'sts.yml')).read())\""
+    steps = [{"tool_calls": [call("bash", command=computed)]}, {"text": "done"}]
+    with hostile_luxe(steps, "yolo", cwd=repo, env=env) as (luxe, server):
+        run_turn(luxe)
+        shown = tool_results(server.bodies[-1])[0]
+        assert "oauth_token: [REDACTED:" in shown, shown
+        assert not leaked(token, luxe, server)
+        assert luxe.close() == 0

@@ -49,9 +49,10 @@ class StackLink:
     base: str
 
 
-async def _git_text(cwd: Path, *args: str) -> str:
-    done = await gh.git(*args, cwd=cwd)
-    if done.returncode != 0:
+async def _git_text(cwd: Path, *args: str, cap: int | None = None) -> str:
+    """git's output; with `cap`, its first `cap` bytes (git is stopped there)."""
+    done = await gh.git(*args, cwd=cwd, stdout_cap=cap)
+    if done.returncode != 0 and not done.truncated:
         raise DraftError(f"git {args[0]}: {done.error_line}")
     return done.text
 
@@ -199,7 +200,9 @@ async def draft(cwd: Path, link: StackLink, model: ModelSource | None
     drafted: tuple[str, str] | None = None
     if model is not None:
         try:
-            diff = await _git_text(cwd, "diff", f"{base}...{link.head}")
+            # The model sees DIFF_LIMIT characters: a branch's diff may be
+            # gigabytes (a huge file in a pack of a few), so no more is read.
+            diff = await _git_text(cwd, "diff", f"{base}...{link.head}", cap=4 * DIFF_LIMIT)
             drafted = await from_model(await model.provider(), model.name, link.head,
                                        link.base, found, diff)
         except (ProviderError, DraftError) as exc:

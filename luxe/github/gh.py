@@ -69,13 +69,15 @@ async def run(
     timeout_s: float,
     stdin: bytes | None = None,
     env: Mapping[str, str] | None = None,
+    stdout_cap: int | None = None,
 ) -> process.Completed:
-    """Run `argv` (gh or git) with a timeout. Raises GhUnavailable when the
+    """Run `argv` (gh or git) with a timeout (and at most `stdout_cap` bytes
+    of output: see luxe.review.process). Raises GhUnavailable when the
     program is missing or the timeout passes (the group is killed first)."""
     result: process.Completed | None = None
     with trio.move_on_after(timeout_s):
         try:
-            result = await process.run(argv, cwd=cwd, stdin=stdin, env=env)
+            result = await process.run(argv, cwd=cwd, stdin=stdin, env=env, stdout_cap=stdout_cap)
         except FileNotFoundError:
             if argv[0] == "gh":
                 raise GhUnavailable("gh_missing", "gh is not installed or not on PATH") from None
@@ -90,8 +92,10 @@ async def gh(*args: str, cwd: Path, timeout_s: float = READ_TIMEOUT_S,
     return await run(("gh", *args), cwd=cwd, timeout_s=timeout_s, stdin=stdin)
 
 
-async def git(*args: str, cwd: Path, timeout_s: float = READ_TIMEOUT_S) -> process.Completed:
-    return await run(("git", *args), cwd=cwd, timeout_s=timeout_s)
+async def git(
+    *args: str, cwd: Path, timeout_s: float = READ_TIMEOUT_S, stdout_cap: int | None = None
+) -> process.Completed:
+    return await run(("git", *args), cwd=cwd, timeout_s=timeout_s, stdout_cap=stdout_cap)
 
 
 async def gh_json(*args: str, cwd: Path, timeout_s: float = READ_TIMEOUT_S) -> Any:

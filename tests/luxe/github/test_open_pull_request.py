@@ -164,3 +164,24 @@ def test_a_base_that_is_not_a_branch_name_is_refused(
     assert "is not a branch name" in luxe.expect("pull_request_preview_failed")["reason"]
     assert not target.exists()
     luxe.close()
+
+
+def test_a_branch_with_a_huge_file_is_drafted_from_the_head_of_its_diff(
+    spawn: SpawnLuxe, github: FakeGitHub, checkout: Checkout
+) -> None:
+    """The model sees the first 20,000 characters of the branch's diff; a
+    file of 100 MB in it (a pack of under a megabyte) is not read whole: git
+    is stopped once luxe has what it shows."""
+    checkout.git("checkout", "-q", "-b", "vendor-data")
+    (checkout.path / "data.py").write_text('ROW = "one line of generated data"\n' * 3_000_000)
+    checkout.git("add", "data.py")
+    checkout.git("commit", "-q", "-m", "vendor the data")
+    luxe = spawn([{"text": "Vendor the data\n\nOne generated module."}], "--github-writes")
+    luxe.handshake()
+    luxe.send("preview_pull_request", {"request_id": "p"})
+    preview = luxe.expect("pull_request_preview")
+    assert (preview["title"], preview["drafted_by"]) == ("Vendor the data", "model")
+    status = Path(f"/proc/{luxe.pid}/status").read_text()
+    peak_kb = int(next(line for line in status.splitlines() if line.startswith("VmHWM:")).split()[1])
+    assert peak_kb < 100 << 10, peak_kb  # it read the diff whole: 245 MB
+    luxe.close()

@@ -61,6 +61,9 @@ def child_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
     return env
 
 
+STDERR_KEPT = 64 * 1024  # of a child's complaint, the start is what matters
+
+
 async def run(
     argv: Sequence[str],
     *,
@@ -72,66 +75,50 @@ async def run(
     """Run `argv` to completion and capture its output (with `stdout_cap`,
     at most that much: see the module doc). Raises FileNotFoundError when
     the program is not installed."""
-    if stdout_cap is None:
-        result = await trio.run_process(
-            list(argv),
-            cwd=str(cwd),
-            env=child_env(env),
-            stdin=stdin if stdin is not None else b"",
-            capture_stdout=True,
-            capture_stderr=True,
-            check=False,
-            start_new_session=True,  # its own process group, so a cancel reaches its children
-            # The shared group ending: SIGTERM, grace, SIGKILL to whatever is
-            # left of the group (not only while the leader lives), then reaped.
-            deliver_cancel=partial(terminate_group, grace_s=TERM_GRACE_S),
-        )
-        return Completed(result.returncode, result.stdout or b"", result.stderr or b"")
-    return await _run_capped(argv, cwd, env, stdin, stdout_cap)
-
-
-STDERR_KEPT = 64 * 1024  # of a child's complaint, the start is what matters
-
-
-async def _run_capped(
-    argv: Sequence[str], cwd: Path, env: Mapping[str, str] | None, stdin: bytes | None, cap: int
-) -> Completed:
-    """`run` reading stdout as it comes, up to `cap` bytes."""
     out = bytearray()
     err = bytearray()
     truncated = False
-    async with trio.open_nursery() as nursery:
-        child: trio.Process = await nursery.start(
-            partial(
-                trio.run_process,
-                list(argv),
-                cwd=str(cwd),
-                env=child_env(env),
-                stdin=stdin if stdin is not None else b"",
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                check=False,
-                start_new_session=True,
-                deliver_cancel=partial(terminate_group, grace_s=TERM_GRACE_S),
+    try:
+        async with trio.open_nursery() as nursery:
+            child: trio.Process = await nursery.start(
+                partial(
+                    trio.run_process,
+                    list(argv),
+                    cwd=str(cwd),
+                    env=child_env(env),
+                    stdin=stdin if stdin is not None else b"",
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                    check=False,
+                    start_new_session=True,  # its own process group, so a cancel reaches its children
+                    # The shared group ending: SIGTERM, grace, SIGKILL to whatever is
+                    # left of the group (not only while the leader lives), then reaped.
+                    deliver_cancel=partial(terminate_group, grace_s=TERM_GRACE_S),
+                )
             )
-        )
-        assert child.stdout is not None and child.stderr is not None
+            assert child.stdout is not None and child.stderr is not None
 
-        async def read_stdout(stream: trio.abc.ReceiveStream) -> None:
-            nonlocal truncated
-            async for chunk in stream:
-                out.extend(chunk)
-                if len(out) > cap:
-                    truncated = True
-                    del out[cap:]
-                    nursery.cancel_scope.cancel()  # ends the group (deliver_cancel)
-                    return
+            async def read_stdout(stream: trio.abc.ReceiveStream) -> None:
+                nonlocal truncated
+                async for chunk in stream:
+                    out.extend(chunk)
+                    if stdout_cap is not None and len(out) > stdout_cap:
+                        truncated = True
+                        del out[stdout_cap:]
+                        nursery.cancel_scope.cancel()  # ends the group (deliver_cancel)
+                        return
 
-        async def read_stderr(stream: trio.abc.ReceiveStream) -> None:
-            async for chunk in stream:
-                err.extend(chunk[: max(STDERR_KEPT - len(err), 0)])
+            async def read_stderr(stream: trio.abc.ReceiveStream) -> None:
+                async for chunk in stream:
+                    err.extend(chunk[: max(STDERR_KEPT - len(err), 0)])
 
-        nursery.start_soon(read_stdout, child.stdout)
-        nursery.start_soon(read_stderr, child.stderr)
+            nursery.start_soon(read_stdout, child.stdout)
+            nursery.start_soon(read_stderr, child.stderr)
+    except BaseExceptionGroup as group:
+        # A program that cannot start (missing, not executable) fails in
+        # nursery.start: raised as itself, as trio.run_process raises it.
+        if len(group.exceptions) == 1 and isinstance(group.exceptions[0], OSError):
+            raise group.exceptions[0] from None
+        raise
     returncode = child.returncode if child.returncode is not None else -1
     return Completed(returncode, bytes(out), bytes(err), truncated)

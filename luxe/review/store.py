@@ -19,9 +19,13 @@ import tempfile
 from pathlib import Path
 
 from luxe.record import record
+from luxe.regular_file import read_regular
 from luxe.review.model import Review, ReviewSession, WireError, from_wire, to_wire
 
 FORMAT_VERSION = 1
+# A stored session is some kilobytes per finding; a review's own diff is at
+# most luxe.review.diff.DIFF_CAP.
+MAX_STORED_BYTES = 64 << 20
 _REVIEW_ID = re.compile(r"^review:([0-9a-f]{8,64})$")
 # The store is the user's working data, never part of their change.
 _IGNORE_ALL = "# Luxe's review sessions: never committed.\n*\n"
@@ -61,12 +65,16 @@ class ReviewStore:
         """The stored session of `review_id`, or None if there is none.
         Raises StoreError when the file is there but unreadable."""
         path = self.path_for(review_id)
-        try:
-            raw = path.read_bytes()
-        except FileNotFoundError:
+        if not os.path.lexists(path):
             return None
-        except OSError as error:
-            raise StoreError(f"cannot read {path}: {error.strerror}") from None
+        # The store is inside the repository, whose author may have put a
+        # FIFO, a link to /dev/zero or a huge file where a session would be.
+        read = read_regular(path, MAX_STORED_BYTES)
+        if read is None:
+            raise StoreError(f"{path} is not a regular file, or cannot be read")
+        raw, more = read
+        if more:
+            raise StoreError(f"{path} is over {MAX_STORED_BYTES >> 20} MB")
         try:
             data = json.loads(raw)
             if not isinstance(data, dict) or data.get("version") != FORMAT_VERSION:

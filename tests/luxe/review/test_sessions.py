@@ -239,3 +239,32 @@ async def test_a_huge_diff_is_not_sent_to_the_model(repo: Repo, monkeypatch: pyt
     loaded = await load_review(repo.path, WorkingTreeTarget(), propose=count)
     assert len(loaded.review.hunks) == 10 and asked == []
     assert loaded.chapters_source == "fallback"
+
+
+@pytest.mark.parametrize("plant", ["fifo", "zero", "directory", "huge"])
+async def test_a_planted_session_file_is_set_aside_without_reading_it(
+    project: Repo, plant: str
+) -> None:
+    """The store lives in the repository; its author can put anything where
+    a session file will be (an id derives from the checkout's path, which is
+    often guessable: /workspaces/<name>). Nothing there can hang the load
+    (a FIFO), exhaust memory (a link to /dev/zero, a file of 65 MB) or stop
+    the review loading: it is set aside and a new session starts."""
+    from luxe.review.diff import review_id_for
+
+    path = ReviewStore(project.path / ".luxe" / "reviews").path_for(
+        review_id_for(project.path, WorkingTreeTarget())
+    )
+    path.parent.mkdir(parents=True)
+    if plant == "fifo":
+        os.mkfifo(path)
+    elif plant == "zero":
+        path.symlink_to("/dev/zero")
+    elif plant == "directory":
+        path.mkdir()
+    else:
+        with path.open("wb") as f:
+            f.truncate(65 << 20)  # sparse: no disk, but over the cap
+    loaded = await load_review(project.path, WorkingTreeTarget())
+    assert not loaded.restored
+    assert any(p.name.startswith(path.name + ".unreadable-") for p in path.parent.iterdir())

@@ -25,6 +25,7 @@ import trio
 
 from luxe.engine.model import ToolSpec
 from luxe.engine.tooling import ToolContext, ToolError, ToolResult
+from luxe.regular_file import read_regular
 from luxe.tools.paths import SKIP_DIRS, resolve, shown
 from luxe.tools.process import terminate_group
 
@@ -211,11 +212,12 @@ def _python_grep(
             shown(cwd, path), glob
         ):
             continue
-        try:
-            with path.open("rb") as f:
-                data = f.read(4 * 1024 * 1024)
-        except OSError:
+        # Only a regular file is read (a FIFO a repository ships would hold
+        # the open for good; a link to /dev/zero never ends).
+        read = read_regular(path, 4 * 1024 * 1024)
+        if read is None:
             continue
+        data = read[0]
         if b"\0" in data[:8192]:
             continue
         text = data.decode("utf-8", "replace")

@@ -1,0 +1,41 @@
+"""The grep tool where ripgrep is not installed (luxe's own search, in a
+worker thread), through the real `luxe --rpc`: files a repository may ship
+that are not regular files are passed over, never opened."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+from pathlib import Path
+
+from tests.luxe.conftest import SpawnLuxe
+from tests.luxe.rpc_driver import call, tool_results
+
+
+def test_grep_passes_over_fifos_devices_and_sockets(
+    spawn: SpawnLuxe, repo: Path, env: dict[str, str], tmp_path: Path
+) -> None:
+    (repo / "notes.txt").write_text("the needle 42\n")
+    os.mkfifo(repo / "queue.fifo")  # opening it for reading waits for a writer
+    (repo / "zero").symlink_to("/dev/zero")  # never ends
+    (repo / "random").symlink_to("/dev/urandom")
+    listener = socket.socket(socket.AF_UNIX)
+    listener.bind(str(repo / "control.sock"))
+    # A PATH without rg: only git, so luxe searches by itself.
+    bin_dir = tmp_path / "bin-without-rg"
+    bin_dir.mkdir()
+    (bin_dir / "git").symlink_to(shutil.which("git") or "/usr/bin/git")
+    try:
+        luxe = spawn(
+            [{"tool_calls": [call("grep", pattern="needle")]}, {"text": "done"}],
+            env_extra={"PATH": str(bin_dir)},
+        )
+        ready = luxe.handshake()
+        luxe.send("submit_user_message", {"text": "find it"})
+        luxe.collect_until("turn_ended")
+        results = [r["content"] for r in tool_results(env, ready["session_id"])]
+        assert results == ["notes.txt:1:the needle 42"]
+        assert luxe.close() == 0
+    finally:
+        listener.close()

@@ -32,7 +32,7 @@ from luxe.review.findings import new_session
 from luxe.review.model import Chapter, Review, ReviewSession, Target
 from luxe.review.redact import ReviewGuard, guard_review
 from luxe.review.remap import remap_session
-from luxe.review.store import ReviewStore, StoredReview, StoreError
+from luxe.review.store import LinkedStore, ReviewStore, StoredReview, StoreError
 
 log = logging.getLogger(__name__)
 
@@ -107,13 +107,19 @@ async def load_review(
     if stored is None:
         return LoadedReview(review, new_session(review), store, read.root, False, source)
     session = remap_session(stored.session, stored.review, review)
-    await trio.to_thread.run_sync(store.save, session, review)
+    try:
+        await trio.to_thread.run_sync(store.save, session, review)
+    except (OSError, StoreError) as error:  # the next edit says so too
+        log.warning("cannot save review session %s: %s", review.id, error)
     return LoadedReview(review, session, store, read.root, True, source)
 
 
 def _load_or_set_aside(store: ReviewStore, review_id: str) -> StoredReview | None:
     try:
         return store.load(review_id)
+    except LinkedStore as error:
+        log.warning("%s; starting a new session", error)
+        return None
     except StoreError as error:
         path = store.path_for(review_id)
         aside = path.with_name(f"{path.name}.unreadable-{int(time.time())}")

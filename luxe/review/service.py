@@ -49,7 +49,7 @@ from luxe.review.model import (
     to_wire,
 )
 from luxe.review.redact import ReviewGuard
-from luxe.review.store import ReviewStore
+from luxe.review.store import ReviewStore, StoreError
 
 log = logging.getLogger("luxe.review")
 
@@ -236,7 +236,7 @@ class ReviewService:
             return
         try:
             await self._save(state, result.session)
-        except OSError as error:
+        except (OSError, StoreError) as error:
             await self.emit(
                 rv.ReviewSessionSaveFailed(action.request_id, f"cannot save the session: {error}")
             )
@@ -305,7 +305,7 @@ class ReviewService:
             return
         try:
             await self._save(state, session)
-        except OSError:
+        except (OSError, StoreError):
             log.exception("cannot save review session %s", state.review.id)
         state.session = session
         if state is self.open:

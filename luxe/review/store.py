@@ -35,6 +35,11 @@ class StoreError(Exception):
     """A stored session that cannot be read or written; says which and why."""
 
 
+class LinkedStore(StoreError):
+    """The store, or `.luxe/` above it, is a symbolic link: nothing is read
+    or written there (and nothing there is set aside)."""
+
+
 @record
 class StoredReview:
     session: ReviewSession
@@ -51,9 +56,20 @@ class ReviewStore:
             raise StoreError(f"{review_id!r} is not a review id")
         return self.directory / f"{match.group(1)}.json"
 
+    def _refuse_links(self) -> None:
+        """The store and the folder holding it (`.luxe/`) are in the
+        repository: a symbolic link its author put there would send the
+        sessions (and the `.gitignore`) wherever it points."""
+        for folder in (self.directory.parent, self.directory):
+            if folder.is_symlink():
+                raise LinkedStore(
+                    f"{folder} is a symbolic link; review sessions are not stored through one"
+                )
+
     def save(self, session: ReviewSession, review: Review) -> None:
         """Write the session atomically (see the module doc)."""
         path = self.path_for(session.review_id)
+        self._refuse_links()
         self.directory.mkdir(parents=True, exist_ok=True)
         ignore = self.directory / ".gitignore"
         if not ignore.exists():
@@ -65,6 +81,7 @@ class ReviewStore:
         """The stored session of `review_id`, or None if there is none.
         Raises StoreError when the file is there but unreadable."""
         path = self.path_for(review_id)
+        self._refuse_links()
         if not os.path.lexists(path):
             return None
         # The store is inside the repository, whose author may have put a

@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import base64
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
+
+import pytest
 
 from tests.luxe.rpc_driver import LuxeProcess
 
@@ -41,19 +44,44 @@ def _peak_kb(luxe: LuxeProcess) -> int:
     raise AssertionError("no VmHWM")
 
 
+def _grown_then_removed(repo: Path, name: str) -> None:
+    """`name` committed small, then huge, then removed: only history has it."""
+    _huge(repo / name)
+    _git(repo, "add", "-f", name)
+    _git(repo, "commit", "-qm", f"grow {name}")
+    _git(repo, "rm", "-q", name)
+    _git(repo, "commit", "-qm", f"remove {name}")
+
+
+def _staged_huge(repo: Path, name: str) -> None:
+    """`name` huge in the index only (`git cat-file` would print it)."""
+    _huge(repo / name)
+    _git(repo, "add", "-f", name)
+    (repo / name).unlink()
+
+
+@pytest.mark.parametrize(
+    ("name", "plant"),
+    [
+        (".env", _grown_then_removed),  # `git log -p` prints it
+        ("svc/deploy/.env.production", _grown_then_removed),  # nested, another name
+        (".env.local", _staged_huge),  # only in the index: `git cat-file` prints it
+    ],
+)
 def test_a_huge_secret_file_in_history_costs_no_memory_and_hides_nothing(
-    repo: Path, env: dict[str, str]
+    repo: Path, env: dict[str, str], name: str, plant: Callable[[Path, str], None]
 ) -> None:
-    """An old .env with a secret, then a huge one over it, then removed: the
-    secret search reads git's history as before, but never the huge file."""
+    """An old .env with a secret, then a huge secret file over it in git
+    (removed from the checkout): the secret search reads git's history and
+    index as before, but never the huge file whole."""
     secret = "removed-Fk3Lz8Qw"
     (repo / ".env").write_text(f"REMOVED={secret}\n")
     _git(repo, "add", "-f", ".env")
     _git(repo, "commit", "-qm", "add env")
-    _huge(repo / ".env")
-    _git(repo, "commit", "-qam", "grow env")
     _git(repo, "rm", "-q", ".env")
     _git(repo, "commit", "-qm", "remove env")
+    (repo / name).parent.mkdir(parents=True, exist_ok=True)
+    plant(repo, name)
     # Prints the old secret without naming it: only redaction can hide it.
     printed = f"echo {base64.b64encode(secret.encode()).decode()} | base64 -d"
     steps = [{"tool_calls": [call("bash", command=printed)]}, {"text": "done"}]
@@ -97,17 +125,38 @@ def test_a_huge_change_under_review_is_refused_and_the_session_goes_on(
         assert luxe.close() == 0
 
 
-def test_files_built_to_slow_the_secret_search_do_not(repo: Path, env: dict[str, str]) -> None:
-    """A key file of nothing but BEGIN lines (a PEM regex searched on from
-    each: minutes) and a .env of 60,000 values (kept unique in a list:
+def _begin_lines(repo: Path) -> None:
+    (repo / "deploy").mkdir()
+    (repo / "deploy" / "server.pem").write_text("-----BEGIN A-----\n" * 50_000)
+
+
+def _alternating_labels(repo: Path) -> None:
+    (repo / "id_rsa").write_text("-----BEGIN A-----\n-----BEGIN B-----\n-----END C-----\n" * 20_000)
+
+
+def _values_in_history(repo: Path) -> None:
+    # Up to 8 MB of history is read (a bigger file counts as binary): 7 MB.
+    (repo / ".env").write_text("".join(f"K{n}=value-{n:010d}\n" for n in range(300_000)))
+    _git(repo, "add", "-f", ".env")
+    _git(repo, "commit", "-qm", "env")
+    _git(repo, "rm", "-q", ".env")
+    _git(repo, "commit", "-qm", "no env")
+
+
+@pytest.mark.parametrize("plant", [_begin_lines, _alternating_labels, _values_in_history])
+def test_files_built_to_slow_the_secret_search_do_not(
+    repo: Path, env: dict[str, str], plant: Callable[[Path], None]
+) -> None:
+    """A key file of nothing but BEGIN lines, or of BEGINs and ENDs that never
+    pair (a PEM regex searched on from each: minutes), and a .env of
+    hundreds of thousands of values in history (kept unique in a list:
     quadratic). The first tool call waits for the secret search; it answers
     within the driver's timeouts, and a real private key beside them is still
     redacted."""
-    (repo / "deploy").mkdir()
-    (repo / "deploy" / "server.pem").write_text("-----BEGIN A-----\n" * 50_000)
-    (repo / ".env").write_text("".join(f"K{n}=value-{n:010d}\n" for n in range(60_000)))
+    plant(repo)
     key = "MIIEvQIBADANBgkqhkiG9w0BAQEFAASC"
-    (repo / "deploy" / "id_ed25519").write_text(
+    (repo / "keys").mkdir()
+    (repo / "keys" / "id_ed25519").write_text(
         f"-----BEGIN OPENSSH PRIVATE KEY-----\n{key}\n-----END OPENSSH PRIVATE KEY-----\n"
     )
     printed = f"echo {base64.b64encode(key.encode()).decode()} | base64 -d"
@@ -118,8 +167,29 @@ def test_files_built_to_slow_the_secret_search_do_not(repo: Path, env: dict[str,
         assert luxe.close() == 0
 
 
+def _one_big_env(repo: Path) -> None:
+    (repo / ".env").write_text("".join(f"K{n}=value-{n:010d}\n" for n in range(3000)))
+
+
+def _many_env_files(repo: Path) -> None:
+    for d in range(40):
+        (repo / f"svc{d}").mkdir()
+        (repo / f"svc{d}" / ".env").write_text(
+            "".join(f"K{n}=value-{d:03d}-{n:06d}\n" for n in range(100))
+        )
+
+
+def _history_only(repo: Path) -> None:
+    _one_big_env(repo)
+    _git(repo, "add", "-f", ".env")
+    _git(repo, "commit", "-qm", "env")
+    _git(repo, "rm", "-q", ".env")
+    _git(repo, "commit", "-qm", "no env")
+
+
+@pytest.mark.parametrize("plant", [_one_big_env, _many_env_files, _history_only])
 def test_a_repository_full_of_values_cannot_push_the_persons_credentials_out(
-    repo: Path, env: dict[str, str]
+    repo: Path, env: dict[str, str], plant: Callable[[Path], None]
 ) -> None:
     """Redaction keeps a bounded number of values. A repository's .env of
     thousands came first and pushed the person's own credentials out; a
@@ -129,7 +199,7 @@ def test_a_repository_full_of_values_cannot_push_the_persons_credentials_out(
     hosts = Path(env["HOME"]) / ".config" / "gh" / "hosts.yml"
     hosts.parent.mkdir(parents=True)
     hosts.write_text(f"github.com:\n    oauth_token: {token}\n    user: me\n")
-    (repo / ".env").write_text("".join(f"K{n}=value-{n:010d}\n" for n in range(3000)))
+    plant(repo)
     computed = "python3 -c \"import os; print(open(os.path.expanduser('~/.config/gh/ho' + 'sts.yml')).read())\""
     steps = [{"tool_calls": [call("bash", command=computed)]}, {"text": "done"}]
     with hostile_luxe(steps, "yolo", cwd=repo, env=env) as (luxe, server):

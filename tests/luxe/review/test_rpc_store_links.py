@@ -20,7 +20,7 @@ def project(repo: Repo) -> Repo:
     return repo
 
 
-@pytest.mark.parametrize("linked", [".luxe", ".luxe/reviews"])
+@pytest.mark.parametrize("linked", [".luxe", ".luxe/reviews", "a chain"])
 def test_a_linked_review_store_is_never_written_through(
     project: Repo, env: dict[str, str], tmp_path: Path, linked: str
 ) -> None:
@@ -34,6 +34,10 @@ def test_a_linked_review_store_is_never_written_through(
     elsewhere.mkdir()
     if linked == ".luxe":
         (repo / ".luxe").symlink_to(elsewhere)
+    elif linked == "a chain":  # .luxe -> docs/cache (a link itself) -> elsewhere
+        (repo / "docs").mkdir()
+        (repo / "docs" / "cache").symlink_to(elsewhere)
+        (repo / ".luxe").symlink_to("docs/cache")
     else:
         (repo / ".luxe").mkdir()
         (repo / ".luxe" / "reviews").symlink_to(elsewhere)

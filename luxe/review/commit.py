@@ -22,8 +22,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from luxe.record import record
-from luxe.review import process
-from luxe.review.diff import GIT_CONFIG, ReviewLoadError, parse_read, read_diff
+from luxe.review.diff import ReviewLoadError, git, parse_read, read_diff
 from luxe.review.diffparse import FilePatch, HunkPatch
 from luxe.review.model import Chapter, Review, StagedTarget, WorkingTreeTarget
 
@@ -197,7 +196,7 @@ def _quote(path: str) -> str:
 
 
 async def _git(root: Path, env: dict[str, str], *args: str, stdin: bytes | None = None) -> str:
-    result = await process.run(("git", *GIT_CONFIG, *args), cwd=root, env=env, stdin=stdin)
+    result = await git(root, *args, env=env, stdin=stdin)
     if result.returncode != 0:
         raise CommitRefused(f"git {args[0]}: {result.error_line}")
     return result.text

@@ -93,8 +93,16 @@ def review_id_for(root: Path, target: Target) -> str:
     return "review:" + short_hash("review", str(root.resolve()), canonical)
 
 
-async def git(root: Path, *args: str, stdin: bytes | None = None) -> process.Completed:
-    return await process.run(("git", *GIT_CONFIG, *args), cwd=root, stdin=stdin)
+async def git(
+    root: Path,
+    *args: str,
+    stdin: bytes | None = None,
+    env: Mapping[str, str] | None = None,
+    stdout_cap: int | None = None,
+) -> process.Completed:
+    return await process.run(
+        ("git", *GIT_CONFIG, *args), cwd=root, stdin=stdin, env=env, stdout_cap=stdout_cap
+    )
 
 
 async def _git_ok(root: Path, *args: str, what: str) -> str:
@@ -131,10 +139,9 @@ async def _head(root: Path) -> str | None:
 
 
 async def _diff(root: Path, *args: str, env: Mapping[str, str] | None = None) -> str:
-    result = await process.run(
-        ("git", *GIT_CONFIG, "diff", *DIFF_OPTIONS, *args, "--", *EXCLUDE_STORE),
-        cwd=root, env=env, stdout_cap=DIFF_CAP,
-    )  # fmt: skip
+    result = await git(
+        root, "diff", *DIFF_OPTIONS, *args, "--", *EXCLUDE_STORE, env=env, stdout_cap=DIFF_CAP
+    )
     if result.truncated:
         raise _too_large("the diff")
     if result.returncode != 0:
@@ -195,10 +202,9 @@ async def _read_working_tree(root: Path, base: str | None) -> str:
         await trio.to_thread.run_sync(_copy_if_exists, index_path, temp_index)
         env = {"GIT_INDEX_FILE": str(temp_index)}
         stdin = "\0".join(untracked).encode("utf-8", "surrogateescape")
-        added = await process.run(
-            ("git", *GIT_CONFIG, "add", "--intent-to-add", "--pathspec-from-file=-",
-             "--pathspec-file-nul"),
-            cwd=root, env=env, stdin=stdin,
+        added = await git(
+            root, "add", "--intent-to-add", "--pathspec-from-file=-", "--pathspec-file-nul",
+            env=env, stdin=stdin,
         )  # fmt: skip
         if added.returncode != 0:
             raise ReviewLoadError(f"git add --intent-to-add: {added.error_line}")

@@ -1,10 +1,8 @@
 """Reading a text file for the file tools: a whole file (edit, which writes
 it back) or a window of its lines (read), never more than a cap in memory.
 
-A path the model names may be a FIFO (an open for reading waits for a
-writer), a device (`/dev/zero` never ends) or a symlink to one: the file is
-opened non-blocking and refused unless the open descriptor is a regular
-file. Binary or text is the rule Laura's file panes use
+A path the model names may be a FIFO, a device or a symlink to one: it is
+opened only if it is a regular file (luxe.regular_file). Binary or text is the rule Laura's file panes use
 (laura/render/diff.py): a NUL in the head, or a head mostly not UTF-8, is
 binary; any other file is text, its stray bytes (Latin-1 and other 8-bit
 encodings) shown as U+FFFD and counted. Lines are cut at `\\n` (a `\\r`
@@ -14,13 +12,12 @@ synchronous: the callers' caps bound it.
 
 from __future__ import annotations
 
-import os
-import stat
 from pathlib import Path
 from typing import BinaryIO
 
 from luxe.engine.tooling import ToolError
 from luxe.record import record
+from luxe.regular_file import NotRegularFile, open_regular
 
 SNIFF_BYTES = 8192
 MOSTLY_NOT_TEXT = 0.3
@@ -30,21 +27,20 @@ COUNT_MAX_BYTES = 64 * 1024 * 1024
 _CHUNK = 1 << 16
 
 
-def open_regular(path: Path, name: str) -> BinaryIO:
-    """`path` open for reading; a ToolError for a directory, a missing or
-    unreadable file, and anything that is not a regular file."""
+def open_text_file(path: Path, name: str) -> BinaryIO:
+    """`path` open for reading (luxe.regular_file); a ToolError for a
+    directory, a missing or unreadable file, and anything that is not a
+    regular file."""
     if path.is_dir():
         raise ToolError(f"{name} is a directory; use ls to list it")
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
+        return open_regular(path)
+    except NotRegularFile:
+        raise ToolError(f"{name} is not a regular file (a pipe, socket or device)") from None
     except FileNotFoundError:
         raise ToolError(f"{name} does not exist") from None
     except OSError as exc:
         raise ToolError(f"cannot read {name}: {exc.strerror}") from None
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
-        os.close(fd)
-        raise ToolError(f"{name} is not a regular file (a pipe, socket or device)")
-    return os.fdopen(fd, "rb")
 
 
 def _refuse_binary(head: bytes, name: str) -> None:
@@ -72,7 +68,7 @@ def _decode(data: bytes, cut: bool) -> tuple[str, int]:
 def whole_text(path: Path, name: str, cap: int) -> tuple[str, int, bool]:
     """The file's text (at most `cap` bytes of it), how many of its bytes
     were not UTF-8, and whether there was more than `cap`."""
-    with open_regular(path, name) as f:
+    with open_text_file(path, name) as f:
         data = f.read(cap + 1)
     _refuse_binary(data[:SNIFF_BYTES], name)
     cut = len(data) > cap
@@ -102,7 +98,7 @@ def line_window(path: Path, name: str, first: int, limit: int, cap: int) -> Wind
     size = 0
     number = 0  # whole lines passed
     cut = partial = False
-    with open_regular(path, name) as f:
+    with open_text_file(path, name) as f:
         _refuse_binary(f.read(SNIFF_BYTES), name)
         f.seek(0)
         while number < first - 1 and _skip_line(f):

@@ -7,6 +7,7 @@ a planted config runs, in any permission mode (read-only included, where
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -29,26 +30,39 @@ def test_the_plants_are_live_without_a_guard(tmp_path: Path) -> None:
     assert live_payloads(tmp_path) == ["docs_deep_x.git", "evil", "tools_vendor"]
 
 
+def _turn_in_a_planted_clone(
+    tmp_path: Path, env: dict[str, str], commands: list[str], mode: str
+) -> tuple[list[dict[str, Any]], list[str], Path]:
+    """One turn running `commands` with bash in a fresh planted clone, every
+    ask approved (plan: set after a yolo start); the tool_finished contents,
+    the results the model got back, and the markers folder."""
+    markers = tmp_path / "markers"
+    clone = planted_clone(tmp_path, markers)
+    calls = [call("bash", command=c) for c in commands]
+    start_mode = "yolo" if mode == "plan" else mode
+    with hostile_luxe(
+        [{"tool_calls": calls}, {"text": "done"}], start_mode, "--auto-approve", cwd=clone, env=env
+    ) as (luxe, server):
+        if mode == "plan":
+            luxe.send("set_mode", {"mode": "plan"})
+            luxe.expect("state_changed", where=lambda c: c.get("mode") == "plan")
+        done = finished_frames(run_turn(luxe))
+        results = tool_results(server.bodies[-1])
+        assert luxe.close() == 0
+    return done, results, markers
+
+
 @pytest.mark.parametrize("mode", MODES)
 def test_git_run_by_a_tool_never_opens_a_planted_repository(
     mode: str, tmp_path: Path, env: dict[str, str]
 ) -> None:
-    markers = tmp_path / "markers"
-    clone = planted_clone(tmp_path, markers)
-    calls = [call("bash", command=c) for c in READERS]
-    with hostile_luxe(
-        [{"tool_calls": calls}, {"text": "done"}], mode, "--auto-approve", cwd=clone, env=env
-    ) as (luxe, server):
-        frames = run_turn(luxe)
-        done = finished_frames(frames)
-        # They ran (read-only lets git status through as a reader)...
-        assert [d["denied"] for d in done] == [False] * len(calls), done
-        # ...and git refused each planted repository, in words the model sees.
-        results = tool_results(server.bodies[-1])
-        assert len(results) == len(calls)
-        refusals = ("cannot use bare repository", "Not a git repository")  # `git diff`'s
-        assert all(any(words in r for words in refusals) for r in results), results
-        assert luxe.close() == 0
+    done, results, markers = _turn_in_a_planted_clone(tmp_path, env, READERS, mode)
+    # They ran (read-only lets git status through as a reader)...
+    assert [d["denied"] for d in done] == [False] * len(READERS), done
+    # ...and git refused each planted repository, in words the model sees.
+    assert len(results) == len(READERS)
+    refusals = ("cannot use bare repository", "Not a git repository")  # `git diff`'s
+    assert all(any(words in r for words in refusals) for r in results), results
     assert list(markers.iterdir()) == []
 
 
@@ -82,17 +96,6 @@ NAMING = [
 def test_read_only_refuses_git_that_names_a_repository(
     mode: str, tmp_path: Path, env: dict[str, str]
 ) -> None:
-    markers = tmp_path / "markers"
-    clone = planted_clone(tmp_path, markers)
-    calls = [call("bash", command=c) for c in NAMING]
-    start_mode = "read-only" if mode == "read-only" else "yolo"
-    with hostile_luxe(
-        [{"tool_calls": calls}, {"text": "done"}], start_mode, "--auto-approve", cwd=clone, env=env
-    ) as (luxe, _server):
-        if mode == "plan":
-            luxe.send("set_mode", {"mode": "plan"})
-            luxe.expect("state_changed", where=lambda c: c.get("mode") == "plan")
-        done = finished_frames(run_turn(luxe))
-        assert [d["denied"] for d in done] == [True] * len(calls), done
-        assert luxe.close() == 0
+    done, _results, markers = _turn_in_a_planted_clone(tmp_path, env, NAMING, mode)
+    assert [d["denied"] for d in done] == [True] * len(NAMING), done
     assert list(markers.iterdir()) == []

@@ -93,8 +93,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     permissions.add_argument(
         "--trust-project", action="store_true",
-        help="also load the project's .luxe/ hooks and rules, and run the language "
-        "servers that execute or parse what it ships (see docs/lsp.md)",
+        help="also load .luxe/ hooks and rules, run rust-analyzer/clangd",
     )
     github = p.add_argument_group("github (through your gh; see docs/github.md)")
     github.add_argument(

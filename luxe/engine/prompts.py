@@ -54,9 +54,10 @@ class Prompts:
                     pending.done.set()
 
     async def ask_permission(
-        self, call_id: str, tool: str, args: Mapping[str, Any], reason: str
+        self, call_id: str, tool: str, args: Mapping[str, Any], reason: str, diff: str | None = None
     ) -> PermissionReply:
         """Ask the client whether `tool` may run; returns once it is resolved.
+        `diff` previews a write's or edit's change (redacted by the caller).
 
         On cancel the prompt resolves as `cancelled` (the frame is still sent).
         """
@@ -68,7 +69,9 @@ class Prompts:
         self._pending[prompt_id] = pending
         try:
             await self._emit(
-                ev.PermissionRequested(prompt_id, call_id, tool, dict(args), reason, PERMISSION_OPTIONS)
+                ev.PermissionRequested(
+                    prompt_id, call_id, tool, dict(args), reason, PERMISSION_OPTIONS, diff
+                )
             )
             await pending.done.wait()
         finally:

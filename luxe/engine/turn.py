@@ -16,7 +16,6 @@ emits, records for the model or hands to a hook needs it again.
 
 from __future__ import annotations
 
-import difflib
 import logging
 import secrets
 import stat
@@ -27,6 +26,7 @@ from typing import Any, Protocol
 import attrs
 import trio
 
+from luxe.engine import file_change
 from luxe.engine.history import CANCELLED_RESULT, History
 from luxe.engine.model import (
     AssistantMessage,
@@ -484,14 +484,17 @@ async def _decide_and_run(host: TurnHost, hooks: HookRunner, call: ToolUseBlock)
         why = hook.reason or "a BeforeToolUse hook blocked this call"
         return ToolResult(f"blocked by a hook: {why}", True, f"blocked: {why}"), True
     if verdict.decision == "ask":
-        answer = await host.prompts.ask_permission(call.id, call.name, call.input, verdict.reason)
+        preview = file_change.planned_diff(host.cwd, call.name, call.input)
+        answer = await host.prompts.ask_permission(
+            call.id, call.name, call.input, verdict.reason, _redacted(host, preview)
+        )
         if answer.reply in ("reject", "cancelled"):
             told = f": {answer.message}" if answer.message else ""
             return ToolResult(f"the user rejected this call{told}", True, "rejected"), True
         if answer.reply == "always":
             host.gate.allow_always(call.name, call.input)
     ctx = _Context(host, call.id)
-    before = _snapshot(host.cwd, call)
+    before = file_change.snapshot(host.cwd, call.name, call.input)
     try:
         result = await tool.run(call.input, ctx)
     except ToolError as exc:
@@ -501,8 +504,8 @@ async def _decide_and_run(host: TurnHost, hooks: HookRunner, call: ToolUseBlock)
         result = ToolResult(f"the {call.name} tool crashed: {type(exc).__name__}: {exc}", True, "crashed")
     await ctx.flush_output()
     for path, operation in result.changed:
-        diff = host.gate.redact(d) if (d := _diff(path, before)) is not None else None
-        await host.emit(ev.FileChanged(path, operation, diff))
+        diff = file_change.diff_since(path, before)
+        await host.emit(ev.FileChanged(path, operation, _redacted(host, diff), call.id))
         await hooks.run("FileChanged", file_changed_event(path, operation))
         if host.diagnostics is not None and operation in ("write", "edit"):
             found = await host.diagnostics.after_edit(path)
@@ -511,45 +514,6 @@ async def _decide_and_run(host: TurnHost, hooks: HookRunner, call: ToolUseBlock)
     return result, False
 
 
-# -- the diff on file_changed ------------------------------------------------------
-
-# Files larger than this get no diff on file_changed.
-DIFF_MAX_BYTES = 256 * 1024
-
-
-def _read_small(path: Path) -> str | None:
-    """A small regular UTF-8 file's content; "" when it does not exist."""
-    try:
-        info = path.stat()
-    except FileNotFoundError:
-        return ""
-    except OSError:
-        return None
-    if not stat.S_ISREG(info.st_mode) or info.st_size > DIFF_MAX_BYTES:
-        return None
-    try:
-        return path.read_bytes().decode("utf-8")
-    except (OSError, UnicodeDecodeError):
-        return None
-
-
-def _snapshot(cwd: Path, call: ToolUseBlock) -> dict[str, str | None]:
-    """Before a write or edit: the target's content, for the diff after."""
-    target = call.input.get("path") if call.name in ("write", "edit") else None
-    if not isinstance(target, str):
-        return {}
-    path = (cwd / target).resolve()
-    return {str(path): _read_small(path)}
-
-
-def _diff(path: str, before: dict[str, str | None]) -> str | None:
-    """A unified diff of `path` from its snapshot to now, or None."""
-    old = before.get(str(Path(path).resolve()))
-    new = _read_small(Path(path))
-    if old is None or new is None:
-        return None
-    name = Path(path).name
-    lines = difflib.unified_diff(
-        old.splitlines(keepends=True), new.splitlines(keepends=True), f"a/{name}", f"b/{name}"
-    )
-    return "".join(lines)
+def _redacted(host: TurnHost, diff: str | None) -> str | None:
+    """A diff of a file's text as a client may see it (secrets redacted)."""
+    return None if diff is None else host.gate.redact(diff)

@@ -113,6 +113,8 @@ class FileChanged(Frame):
     operation: str
     # A unified diff of the change (None when the file is binary or too large).
     diff: str | None = None
+    # The tool call that made the change.
+    call_id: str | None = None
 
 
 @frame
@@ -124,6 +126,8 @@ class PermissionRequested(Frame):
     args: dict[str, Any]
     reason: str
     options: list[str]
+    # For write and edit: the change the call would make, as file_changed's diff.
+    diff: str | None = None
 
 
 @frame

@@ -17,6 +17,7 @@ from typing import Any
 
 import trio
 
+from luxe.engine.file_change import check_edit, edited
 from luxe.engine.model import ToolSpec
 from luxe.engine.tooling import ToolContext, ToolError, ToolResult
 from luxe.tools.paths import SKIP_DIRS, resolve, shown
@@ -150,11 +151,7 @@ class EditTool:
     async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
         path = resolve(ctx.cwd, args["path"])
         name = shown(ctx.cwd, path)
-        old, new = args["old_string"], args["new_string"]
-        if not old:
-            raise ToolError("old_string is empty; use write to create a file")
-        if old == new:
-            raise ToolError("old_string and new_string are the same; nothing to change")
+        check_edit(args)
         text, replaced, cut = whole_text(path, name, EDIT_MAX_BYTES)
         if cut:
             raise ToolError(
@@ -167,20 +164,11 @@ class EditTool:
                 "Latin-1); edit would replace them with U+FFFD, so it refuses. Change this "
                 "file with bash (e.g. sed), which keeps its bytes"
             )
-        count = text.count(old)
-        if count == 0:
-            raise ToolError(f"old_string was not found in {name}; read the file and copy the exact text")
-        if count > 1 and not args.get("replace_all"):
-            raise ToolError(
-                f"old_string occurs {count} times in {name}; include more surrounding "
-                "lines to make it unique, or set replace_all"
-            )
-        updated = text.replace(old, new) if args.get("replace_all") else text.replace(old, new, 1)
+        updated, done = edited(text, args, name)
         try:
             path.write_text(updated, encoding="utf-8")
         except OSError as exc:
             raise ToolError(f"cannot write {name}: {exc.strerror}") from None
-        done = count if args.get("replace_all") else 1
         return ToolResult(
             f"edited {name}: replaced {done} occurrence{'s' if done > 1 else ''}",
             summary=f"edited {name}",

@@ -56,12 +56,14 @@ def test_permission_once_always_reject(spawn: SpawnLuxe, repo: Path, env: dict[s
     assert asked["args"] == {"path": "one.txt", "content": "1\n"}
     assert asked["options"] == ["once", "always", "reject"]
     assert asked["reason"]
+    new_file = "--- a/one.txt\n+++ b/one.txt\n@@ -0,0 +1 @@\n+1\n"
+    assert asked["diff"] == new_file  # the change previewed before it is made
     luxe.send("respond_permission", {"id": asked["id"], "reply": "once"})
     assert luxe.expect("permission_resolved") == {"id": asked["id"], "reply": "once"}
     assert finished(luxe)["is_error"] is False
     changed = luxe.frames[-2]["content"] if luxe.frames[-2]["kind"] == "file_changed" else None
-    assert changed == {"path": str(repo / "one.txt"), "operation": "write",
-                       "diff": "--- a/one.txt\n+++ b/one.txt\n@@ -0,0 +1 @@\n+1\n"}
+    assert changed == {"path": str(repo / "one.txt"), "operation": "write", "diff": new_file,
+                       "call_id": asked["call_id"]}
     assert (repo / "one.txt").read_text() == "1\n"
 
     asked = luxe.expect("permission_requested")

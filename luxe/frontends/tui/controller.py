@@ -393,6 +393,19 @@ class Controller:
         lines.extend([[("  ", ""), (line, "")] for line in clean_lines(output)])
         s.commit_lines(lines)
 
+    def _show_change(self, asked: ev.PermissionRequested) -> None:
+        """The whole change a permission prompt previews, into the transcript."""
+        from luxe.frontends.tui.view import change_rows, key_arg
+
+        title = f"{asked.tool} {key_arg(asked.tool, asked.args)}"[:80]
+        if not change_rows(asked.tool, asked.args, asked.diff, 80):
+            self.state.notice = "this call changes no file"
+            return
+        self.state.commits.append(lambda width: [
+            [("── ", "dim"), (title, "tool"), (" ──", "dim")],
+            *change_rows(asked.tool, asked.args, asked.diff, width, limit=None),
+        ])
+
     # -- prompts ----------------------------------------------------------------
 
     async def _permission_key(self, key: Key) -> None:
@@ -406,6 +419,8 @@ class Controller:
             self.state.editor.clear()
         elif key.name == "KEY_ESCAPE":
             await self._answer_permission("reject", None)
+        elif key.name == "KEY_CTRL_O":
+            self._show_change(self.state.permissions[0])
         elif key.name == "KEY_CTRL_C":
             await self.dispatch(act.CancelTurn())
 

@@ -16,6 +16,8 @@ from luxe.frontends.tui.text import Line, char_width, clean, truncate, wrap
 from luxe.frontends.tui.view import TOOL_TAIL_LINES, ViewState, key_arg
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+# Diff rows a permission prompt shows before Ctrl+O is needed for the rest.
+PROMPT_DIFF_ROWS = 16
 MODES = {"ask": "ask", "accept-edits": "accept edits", "read-only": "read-only", "yolo": "yolo"}
 
 
@@ -72,9 +74,10 @@ def _prompt(state: ViewState, width: int) -> list[Line]:
     rows: list[Line] = [[("◆ ", "warn"), (asked.tool, "tool"), (" wants to run", "bold")]]
     arg = key_arg(asked.tool, asked.args)
     rows.extend(wrap([(arg, "")], width, [("  ", "")], [("  ", "")])[:6])
-    from luxe.frontends.tui.view import edit_diff
+    from luxe.frontends.tui.view import change_rows
 
-    rows.extend(edit_diff(asked.tool, asked.args, width)[:12])
+    rows.extend(change_rows(asked.tool, asked.args, asked.diff, width, PROMPT_DIFF_ROWS,
+                            " · Ctrl+O prints the whole change"))
     if asked.reason:
         rows.extend(wrap([(clean(asked.reason), "dim")], width, [("  ", "")], [("  ", "")])[:2])
     if state.feedback:

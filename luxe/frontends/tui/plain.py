@@ -36,6 +36,9 @@ if TYPE_CHECKING:
 
 WIDTH = 10_000  # the terminal wraps; a screen reader reads whole lines
 
+# The most diff lines a permission prompt says before "N more".
+PLAIN_DIFF_LINES = 60
+
 
 class PlainInterface(PersonFace):
     def __init__(
@@ -93,6 +96,17 @@ class PlainInterface(PersonFace):
                 if text:
                     self.say(text)
 
+    def _say_change(self, diff: str) -> None:
+        """A permission prompt's change, line by line (a screen reader reads
+        what is approved): the diff without its file header, at most
+        PLAIN_DIFF_LINES lines."""
+        lines = [line for line in diff.splitlines() if not line.startswith(("--- ", "+++ "))]
+        self.say(f"Change ({len(lines)} diff lines):")
+        for line in lines[:PLAIN_DIFF_LINES]:
+            self.say(f"  {line}")
+        if len(lines) > PLAIN_DIFF_LINES:
+            self.say(f"  ... {len(lines) - PLAIN_DIFF_LINES} more diff lines")
+
     def _flush_text(self) -> None:
         if self._thinking.strip():
             first = self._thinking.strip().split("\n", 1)[0]
@@ -147,6 +161,8 @@ class PlainInterface(PersonFace):
             self._flush_text()
             scope = "this exact command" if event.tool == "bash" else "this file" if event.tool in ("write", "edit") else "this exact call"
             self.say(f"Permission Required: {event.tool} wants to run: {key_arg(event.tool, dict(event.args))}. {event.reason}")
+            if event.diff:
+                self._say_change(event.diff)
             self.say(f"Type y to allow once, a to always allow {scope} in this session, n to reject (n and a note tells the agent why).")
         elif isinstance(event, ev.PermissionResolved):
             self.say(f"permission: {event.reply}")

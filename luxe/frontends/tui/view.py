@@ -41,6 +41,7 @@ class ToolView:
     args: dict[str, Any]
     started: float
     output: str = ""
+    diff: str | None = None  # file_changed's diff of what the call wrote
 
     def add_output(self, delta: str) -> None:
         self.output = (self.output + delta)[-TOOL_OUTPUT_CHARS:]
@@ -281,6 +282,7 @@ def _tool_finished(state: ViewState, e: ev.ToolFinished, now: float) -> None:
         mark, role = "✓", "ok"
     head: Line = [(f"{mark} ", role), (e.name, "tool"), (" ", "")]
     arg = key_arg(e.name, args)
+    diff = tool.diff if tool else None
     tail: Line = [(f"  {elapsed:.1f}s", "dim")]
     if e.summary:
         tail.append((f" · {clean(e.summary)}", "dim"))
@@ -293,35 +295,53 @@ def _tool_finished(state: ViewState, e: ev.ToolFinished, now: float) -> None:
         shown = arg if len(arg) <= room else arg[: room - 1] + "…"
         lines = [[*head, (shown, ""), *tail]]
         if not e.is_error and not e.denied:
-            lines.extend(edit_diff(e.name, args, width))
+            lines.extend(change_rows(e.name, args, diff, width))
         return lines
 
     state.commits.append(render)
 
 
-def edit_diff(name: str, args: dict[str, Any], width: int) -> list[Line]:
-    """A coloured unified diff built from an edit's or a write's arguments."""
-    if name == "edit":
-        old = str(args.get("old_string", "")).splitlines()
-        new = str(args.get("new_string", "")).splitlines()
-    elif name == "write":
-        old, new = [], str(args.get("content", "")).splitlines()
+def change_rows(
+    name: str, args: dict[str, Any], diff: str | None, width: int, limit: int | None = DIFF_LINES,
+    more: str = "",
+) -> list[Line]:
+    """A write's or edit's change as coloured rows: the engine's diff of the
+    file (real line numbers and context) when it sent one, else a diff of
+    the call's own strings. Past `limit` rows, one row says how many diff
+    lines are left out, followed by `more`."""
+    if diff is not None:
+        lines = [line for line in diff.splitlines() if not line.startswith(("--- ", "+++ "))]
+    elif name in ("edit", "write"):
+        lines = _arguments_diff(name, args)
     else:
         return []
     out: list[Line] = []
-    import difflib  # with the first edit shown, not before the first frame
-
-    for line in list(difflib.unified_diff(old, new, lineterm="", n=2))[2:]:
+    for shown, line in enumerate(lines):
+        if limit is not None and len(out) >= limit:
+            out.append([(f"    … {len(lines) - shown} more diff lines{more}", "dim")])
+            break
         role = "add" if line.startswith("+") else "del" if line.startswith("-") else "hunk" if line.startswith("@@") else "dim"
         out.extend(hard_wrap([(clean(line), role)], width, [("    ", "")]))
-        if len(out) >= DIFF_LINES:
-            out.append([("    … (diff cut)", "dim")])
-            break
     return out
 
 
+def _arguments_diff(name: str, args: dict[str, Any]) -> list[str]:
+    """A diff of an edit's old and new strings, or of a write's content
+    against nothing: all there is when the file itself has no diff."""
+    if name == "edit":
+        old = str(args.get("old_string", "")).splitlines()
+        new = str(args.get("new_string", "")).splitlines()
+    else:
+        old, new = [], str(args.get("content", "")).splitlines()
+    import difflib  # with the first edit shown, not before the first frame
+
+    return list(difflib.unified_diff(old, new, lineterm="", n=2))[2:]
+
+
 def _file_changed(state: ViewState, e: ev.FileChanged, now: float) -> None:
-    return None
+    tool = state.tools.get(e.call_id) if e.call_id is not None else None
+    if tool is not None:
+        tool.diff = e.diff
 
 
 def _permission(state: ViewState, e: ev.PermissionRequested, now: float) -> None:

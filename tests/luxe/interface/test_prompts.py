@@ -100,3 +100,65 @@ def test_esc_rejects_without_a_note(ui: StartUi, repo: Path) -> None:
     session.wait_for("not run")
     assert "rejected: bash" in session.text()
     assert not (repo / "nope.txt").exists()
+
+
+LONG = "".join(f"line {n}\n" for n in range(1, 61))
+
+
+def test_a_write_or_edit_prompt_shows_the_change_to_the_file(ui: StartUi, repo: Path) -> None:
+    """The file's real lines: numbers and context for an edit, what a write
+    replaces; a change too long for the prompt is cut there, Ctrl+O prints
+    all of it; the finished call shows the change as made."""
+    (repo / "calc.py").write_text("def add(a, b):\n    return a - b\n")
+    (repo / "notes.md").write_text("# Notes\n\nfirst\nsecond\n")
+    (repo / "long.txt").write_text(LONG)
+    edit = {"name": "edit", "args": {"path": "calc.py", "old_string": "return a - b",
+                                     "new_string": "return a + b"}}  # fmt: skip
+    write = {"name": "write", "args": {"path": "notes.md", "content": "# Notes\n\nfirst\nthird\n"}}
+    rewrite = {"name": "write", "args": {"path": "long.txt", "content": LONG.replace("line", "LINE")}}
+    session = ui([{"tool_calls": [edit]}, {"tool_calls": [write]}, {"tool_calls": [rewrite]},
+                  {"text": "all changed"}])  # fmt: skip
+    session.type("change them")
+    session.send_keys("Enter")
+    screen = session.wait_for("y once")
+    assert "@@ -1,2 +1,2 @@\n     def add(a, b):\n    -    return a - b\n    +    return a + b" in screen
+    session.send_keys("y")
+    screen = session.wait_for(lambda s: "write wants to run" in s and "y once" in s)
+    # the write replaces one line of four, not the whole file
+    assert "@@ -1,4 +1,4 @@\n     # Notes\n\n     first\n    -second\n    +third" in screen
+    assert "+# Notes" not in screen
+    session.send_keys("y")
+    screen = session.wait_for(lambda s: "long.txt" in s and "y once" in s)
+    assert "more diff lines · Ctrl+O prints the whole change" in screen
+    assert "+LINE 60" not in screen
+    session.send_keys("C-o")
+    session.wait_for("+LINE 60")
+    session.send_keys("y")
+    session.wait_for("all changed")
+    # As made (the prompts are gone): the edit's line with its indentation,
+    # the write's one line, the long change cut.
+    transcript = session.tmux("capture-pane", "-p", "-S", "-")
+    assert "✓ edit calc.py" in transcript and "✓ write notes.md" in transcript
+    assert "· edited calc.py\n    @@ -1,2 +1,2 @@\n" in transcript
+    assert transcript.count("    +    return a + b") == 1
+    assert transcript.count("    -second\n    +third") == 1
+    assert "    … 81 more diff lines\n" in transcript
+
+
+def test_plain_mode_says_the_change_a_prompt_would_make(ui: StartUi, repo: Path) -> None:
+    (repo / "calc.py").write_text("def add(a, b):\n    return a - b\n")
+    edit = {"name": "edit", "args": {"path": "calc.py", "old_string": "return a - b",
+                                     "new_string": "return a + b"}}  # fmt: skip
+    session = ui([{"tool_calls": [edit]}, {"text": "fixed"}], "--plain", wait="Type a prompt")
+    session.type("fix it")
+    session.send_keys("Enter")
+    screen = session.wait_for("Type y to allow once")
+    assert (
+        "Permission Required: edit wants to run: calc.py. edit changes calc.py\n"
+        "Change (4 diff lines):\n  @@ -1,2 +1,2 @@\n   def add(a, b):\n"
+        "  -    return a - b\n  +    return a + b\n"
+    ) in screen
+    session.type("y")
+    session.send_keys("Enter")
+    session.wait_for("luxe: fixed")
+    assert (repo / "calc.py").read_text() == "def add(a, b):\n    return a + b\n"

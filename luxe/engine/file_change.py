@@ -1,0 +1,128 @@
+"""What `write` and `edit` do to a file, as text: the edit itself
+(`edited`, which the edit tool applies), the change a permission prompt
+previews before the call runs (`planned_diff`), and the diff `file_changed`
+carries after it (`snapshot`, `diff_since`).
+
+Pure functions over small files: a file is read only if it is a regular
+UTF-8 file of at most DIFF_MAX_BYTES (opened without blocking, so a FIFO or
+a device named by a call can hold nothing); anything else has no diff.
+Callers redact what they send.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from luxe.engine.tooling import ToolError
+from luxe.regular_file import open_regular
+
+# Files (and planned contents) larger than this get no diff.
+DIFF_MAX_BYTES = 256 * 1024
+CHANGING_TOOLS = ("write", "edit")
+
+
+def check_edit(args: Mapping[str, Any]) -> None:
+    """Raise ToolError, for the model, when the edit call's strings could
+    change no file (checked before the file is read)."""
+    if not args["old_string"]:
+        raise ToolError("old_string is empty; use write to create a file")
+    if args["old_string"] == args["new_string"]:
+        raise ToolError("old_string and new_string are the same; nothing to change")
+
+
+def edited(text: str, args: Mapping[str, Any], name: str) -> tuple[str, int]:
+    """`text` with the edit call's `old_string` replaced by `new_string`
+    (every occurrence with `replace_all`), and how many were replaced.
+    Raises ToolError, for the model, when the edit cannot apply; `name` is
+    the file as the model knows it."""
+    check_edit(args)
+    old, new = args["old_string"], args["new_string"]
+    count = text.count(old)
+    if count == 0:
+        raise ToolError(f"old_string was not found in {name}; read the file and copy the exact text")
+    if count > 1 and not args.get("replace_all"):
+        raise ToolError(
+            f"old_string occurs {count} times in {name}; include more surrounding "
+            "lines to make it unique, or set replace_all"
+        )
+    if args.get("replace_all"):
+        return text.replace(old, new), count
+    return text.replace(old, new, 1), 1
+
+
+def read_small(path: Path) -> str | None:
+    """A small regular UTF-8 file's content; "" when it does not exist;
+    None when it is anything else."""
+    try:
+        with open_regular(path) as file:
+            data = file.read(DIFF_MAX_BYTES + 1)
+    except FileNotFoundError:
+        return ""
+    except OSError:
+        return None
+    if len(data) > DIFF_MAX_BYTES:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def unified(name: str, old: str, new: str) -> str:
+    """A unified diff (three lines of context) from `old` to `new`; a last
+    line without a newline is marked as git marks it."""
+    lines = difflib.unified_diff(
+        old.splitlines(keepends=True), new.splitlines(keepends=True), f"a/{name}", f"b/{name}"
+    )
+    return "".join(
+        line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines
+    )
+
+
+def target(cwd: Path, tool: str, args: Mapping[str, Any]) -> Path | None:
+    """The file a write or edit call changes, as the tools resolve it."""
+    path = args.get("path") if tool in CHANGING_TOOLS else None
+    if not isinstance(path, str) or not path:
+        return None
+    candidate = Path(os.path.expanduser(path))
+    return Path(os.path.normpath(candidate if candidate.is_absolute() else cwd / candidate))
+
+
+def planned_diff(cwd: Path, tool: str, args: Mapping[str, Any]) -> str | None:
+    """The diff the call would make if it ran now, or None: not a write or
+    edit, an edit that would not apply, or a file (or content) with no diff."""
+    path = target(cwd, tool, args)
+    if path is None:
+        return None
+    old = read_small(path)
+    if old is None:
+        return None
+    if tool == "write":
+        new = args.get("content")
+        if not isinstance(new, str) or len(new) > DIFF_MAX_BYTES:
+            return None
+    else:
+        try:
+            new, _ = edited(old, args, path.name)
+        except (ToolError, KeyError, TypeError):
+            return None
+    return unified(path.name, old, new)
+
+
+def snapshot(cwd: Path, tool: str, args: Mapping[str, Any]) -> dict[str, str | None]:
+    """Before a write or edit: the target's content, for `diff_since`."""
+    path = target(cwd, tool, args)
+    return {} if path is None else {str(path.resolve()): read_small(path)}
+
+
+def diff_since(path: str, before: Mapping[str, str | None]) -> str | None:
+    """A unified diff of `path` from its snapshot to now, or None."""
+    old = before.get(str(Path(path).resolve()))
+    new = read_small(Path(path))
+    if old is None or new is None:
+        return None
+    return unified(Path(path).name, old, new)

@@ -8,19 +8,25 @@ output is parsed in steps sharing the loop, see laura.steps) and is what the hos
 without a host). A file that is
 untracked, outside a repository, or in a repository without HEAD has no
 marks; a missing git binary is reported once per process (`take_missing_warning`).
+Git's output is read as it comes and never past `output_limit` (twice the
+pane's file cap): a bigger diff ends git and answers TOO_LARGE, so rewriting
+a huge tracked file cannot make Laura hold all of git's output.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import selectors
 import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import attrs
 import trio
 
+from laura.filecheck import human_size
 from laura.process_group import terminate_group, terminate_group_blocking
 from laura.render import theme
 from laura.render.code import CHUNK, TAB
@@ -32,8 +38,11 @@ from laura.steps import Steps, drive, run_steps
 MISSING_GIT_WARNING = "diff markers unavailable — install `git` to see changes in the gutter"
 NOTHING_TO_DIFF = "no changes vs HEAD — nothing to diff"
 DIFF_VIEW_NEEDS_GIT = "diff view unavailable — install `git`"
+DIFF_TOO_LARGE = "diff view unavailable — git's diff of this file is over {limit}"
 
 GIT_TIMEOUT = 10.0
+# Git's output is read in pieces of this size.
+READ_SIZE = 64 * 1024
 # Diff output up to this size is parsed at once; more, in steps on the loop.
 PARSE_INLINE_LIMIT = 256 * 1024
 # Lines (or hunks) per step of a stepwise parse.
@@ -45,6 +54,7 @@ _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 HAS_CHANGES = "changes"
 NO_CHANGES = "clean"  # clean, untracked, not in a repository, no HEAD
 GIT_MISSING = "missing"
+TOO_LARGE = "too large"  # git's output passed the limit: no marks, no diff view
 
 
 @attrs.frozen
@@ -60,11 +70,20 @@ class Hunk:
 
 @attrs.frozen
 class GitDiff:
-    """What git said about one file: `state` is HAS_CHANGES, NO_CHANGES or
-    GIT_MISSING; `hunks` are empty unless there are changes."""
+    """What git said about one file: `state` is HAS_CHANGES, NO_CHANGES,
+    GIT_MISSING or TOO_LARGE (then `limit` is the output limit it passed);
+    `hunks` are empty unless there are changes."""
 
     state: str
     hunks: tuple[Hunk, ...] = ()
+    limit: int = 0
+
+
+def output_limit(file_cap: int) -> int:
+    """The most of git's output read for a file pane whose cap is
+    `file_cap`: a diff of a file under the cap, every line changed, holds
+    the old and the new lines."""
+    return 2 * file_cap + READ_SIZE
 
 
 def parse_hunks(text: str) -> tuple[Hunk, ...]:
@@ -144,6 +163,8 @@ def diff_view_refusal(diff: GitDiff) -> str | None:
     """Why the inline diff view cannot be shown, or None when it can."""
     if diff.state == GIT_MISSING:
         return DIFF_VIEW_NEEDS_GIT
+    if diff.state == TOO_LARGE:
+        return DIFF_TOO_LARGE.format(limit=human_size(diff.limit))
     if diff.state != HAS_CHANGES:
         return NOTHING_TO_DIFF
     return None
@@ -230,11 +251,12 @@ def _note_missing() -> GitDiff:
     return GitDiff(GIT_MISSING)
 
 
-def git_diff_blocking(path: str | Path, timeout: float = BLOCKING_TIMEOUT) -> GitDiff:
+def git_diff_blocking(path: str | Path, limit: int, timeout: float = BLOCKING_TIMEOUT) -> GitDiff:
     """`git diff -U0 HEAD -- path`, waited for in the caller's thread (a
-    file pane asks on open and reload). Past `timeout` the whole process
-    group (git and anything it started, e.g. an fsmonitor hook) is killed
-    and reaped, and the file counts as having no changes."""
+    file pane asks on open and reload). Past `timeout`, or past `limit`
+    bytes of output, the whole process group (git and anything it started,
+    e.g. an fsmonitor hook) is killed and reaped; a timeout counts as no
+    changes, too much output as TOO_LARGE."""
     path = Path(path).resolve()
     try:
         process = subprocess.Popen(
@@ -249,36 +271,70 @@ def git_diff_blocking(path: str | Path, timeout: float = BLOCKING_TIMEOUT) -> Gi
         return _note_missing()
     except OSError:
         return GitDiff(NO_CHANGES)
+    assert process.stdout is not None
+    deadline = time.monotonic() + timeout
+    chunks: list[bytes] = []
+    size = 0
     try:
-        stdout, _ = process.communicate(timeout=timeout)
+        with selectors.DefaultSelector() as selector:
+            selector.register(process.stdout, selectors.EVENT_READ)
+            while (left := deadline - time.monotonic()) > 0:
+                if not selector.select(left):
+                    continue
+                chunk = os.read(process.stdout.fileno(), READ_SIZE)
+                if not chunk:
+                    break
+                size += len(chunk)
+                if size > limit:
+                    return GitDiff(TOO_LARGE, limit=limit)
+                chunks.append(chunk)
+            else:
+                return GitDiff(NO_CHANGES)
+        process.wait(max(deadline - time.monotonic(), 0.01))
     except subprocess.TimeoutExpired:
-        terminate_group_blocking(process)
         return GitDiff(NO_CHANGES)
-    return _outcome(process.returncode, stdout)
+    finally:
+        terminate_group_blocking(process)
+    return _outcome(process.returncode, b"".join(chunks))
 
 
-async def git_diff(path: str | Path) -> GitDiff:
-    """`git diff -U0 HEAD -- path` in its own process group. On cancel (or
-    after GIT_TIMEOUT) the group is terminated and reaped; a timeout counts
-    as no changes."""
+async def git_diff(path: str | Path, limit: int) -> GitDiff:
+    """`git diff -U0 HEAD -- path` in its own process group, its output read
+    as it comes. On cancel, after GIT_TIMEOUT (no changes) or past `limit`
+    bytes of output (TOO_LARGE) the group is terminated and reaped."""
     path = Path(await trio.Path(path).resolve())
     try:
-        with trio.move_on_after(GIT_TIMEOUT):
-            done = await trio.run_process(
-                _command(path),
-                capture_stdout=True,
-                capture_stderr=True,
-                check=False,
-                env=_environment(),
-                start_new_session=True,
-                deliver_cancel=terminate_group,
-            )
-            if done.returncode != 0 or len(done.stdout) <= PARSE_INLINE_LIMIT:
-                return _outcome(done.returncode, done.stdout)
-            # A big diff is parsed in steps that share the loop.
-            text = done.stdout.decode("utf-8", errors="replace")
-            hunks = await drive(hunk_steps(text))
-            return GitDiff(HAS_CHANGES if hunks else NO_CHANGES, hunks)
+        process = await trio.lowlevel.open_process(
+            _command(path),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env=_environment(),
+            start_new_session=True,
+        )
     except FileNotFoundError:
         return _note_missing()
-    return GitDiff(NO_CHANGES)
+    except OSError:
+        return GitDiff(NO_CHANGES)
+    assert process.stdout is not None
+    try:
+        with trio.move_on_after(GIT_TIMEOUT):
+            chunks: list[bytes | bytearray] = []
+            size = 0
+            while chunk := await process.stdout.receive_some(READ_SIZE):
+                size += len(chunk)
+                if size > limit:
+                    return GitDiff(TOO_LARGE, limit=limit)
+                chunks.append(chunk)
+            returncode = await process.wait()
+            if returncode != 0 or size <= PARSE_INLINE_LIMIT:
+                return _outcome(returncode, b"".join(chunks))
+            # A big diff is parsed in steps that share the loop.
+            text = b"".join(chunks).decode("utf-8", errors="replace")
+            del chunks
+            hunks = await drive(hunk_steps(text))
+            return GitDiff(HAS_CHANGES if hunks else NO_CHANGES, hunks)
+        return GitDiff(NO_CHANGES)
+    finally:
+        await terminate_group(process)
+        await process.stdout.aclose()

@@ -37,7 +37,8 @@ async def prefetch(tab: Tab, line: bytes) -> None:
         path = tab.resolve(request.path)
         if file_size(path) <= INLINE_LIMIT and refusal(path) is None:
             with trio.move_on_after(OPEN_GIT_WAIT):
-                tab.loader.offer(path, await gitmarks.git_diff(path))
+                limit = gitmarks.output_limit(tab.loader.cap)
+                tab.loader.offer(path, await gitmarks.git_diff(path, limit))
     elif isinstance(request, DiffView) and request.on is not False:
         tab.poll_files()  # the diff is of the file as it is now
         pane = tab.focus if request.pane is None else request.pane

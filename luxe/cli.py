@@ -93,7 +93,8 @@ def _parser() -> argparse.ArgumentParser:
     )
     permissions.add_argument(
         "--trust-project", action="store_true",
-        help="also load the project's .luxe/ hooks and rules",
+        help="also load the project's .luxe/ hooks and rules, and run the language "
+        "servers that execute or parse what it ships (see docs/lsp.md)",
     )
     github = p.add_argument_group("github (through your gh; see docs/github.md)")
     github.add_argument(

@@ -46,6 +46,10 @@ class FileGit:
         self.marks: Marks | None = None
         self._asked: int | None = None  # the load git was last asked about
 
+    @property
+    def _limit(self) -> int:
+        return gitmarks.output_limit(self.loader.cap)
+
     def new_load(self, load: int) -> None:
         self.load = load
         self.diff = self.marks = None
@@ -65,7 +69,7 @@ class FileGit:
                 self._ask()
                 return NO_CHANGES
             else:
-                self.diff = gitmarks.git_diff_blocking(self.path)
+                self.diff = gitmarks.git_diff_blocking(self.path, self._limit)
         return self.diff
 
     def marks_of(self, readable: bool) -> Marks:
@@ -83,7 +87,7 @@ class FileGit:
         self.loader.start(functools.partial(self._job, self.load))
 
     async def _job(self, load: int) -> None:
-        diff = await gitmarks.git_diff(self.path)
+        diff = await gitmarks.git_diff(self.path, self._limit)
         marks = await drive(gitmarks.marks_steps(diff.hunks, self.line_count()))
         if load == self.load:
             self.answered(diff, marks)
@@ -92,6 +96,6 @@ class FileGit:
     async def refresh(self) -> None:
         """Ask git afresh and wait for the answer."""
         load = self.load
-        diff = await gitmarks.git_diff(self.path)
+        diff = await gitmarks.git_diff(self.path, self._limit)
         if load == self.load:
             self.answered(diff, await drive(gitmarks.marks_steps(diff.hunks, self.line_count())))

@@ -33,7 +33,7 @@ from luxe.lsp.servers import (
     servers_for,
     timeout_from,
 )
-from luxe.lsp.warm import ServerStopped, WarmServer
+from luxe.lsp.warm import ServerNotTrusted, ServerStopped, WarmServer
 from luxe.protocol import events as ev
 
 log = logging.getLogger("luxe.lsp")
@@ -110,6 +110,9 @@ class EditDiagnostics:
         with trio.move_on_after(self.timeout_s):
             try:
                 found[spec.name] = await server.diagnose(file, text)
+            except ServerNotTrusted as refused:
+                self._told_stopped.add(key)
+                notes[spec.name] = f"{spec.name} {refused}"
             except ServerStopped:
                 self._told_stopped.add(key)
                 others = [s for s in servers_for(self._servers, str(file)) if s is not spec]

@@ -1,14 +1,20 @@
 """What a language server may run of the project's own code.
 
 A hostile repository is the threat model, and some servers execute code the
-repository ships: typescript-language-server runs the project's
-`node_modules/typescript` (any JavaScript the repository commits there), and
-rust-analyzer runs build scripts and procedural macros. Unless Luxe was
-started with `--trust-project`, such a server is told not to: it gets an
-installed TypeScript instead of the project's (and is not started when there
-is none but the project's), and rust-analyzer gets build scripts, proc
-macros and check-on-save turned off (its own analysis still reports type
-errors).
+repository ships. Unless Luxe was started with `--trust-project`:
+- typescript-language-server would run the project's `node_modules/typescript`
+  (any JavaScript the repository commits there): it gets an installed
+  TypeScript instead, and is not started when there is none but the project's;
+- rust-analyzer is not started. Loading a workspace runs `cargo metadata`,
+  which runs the `rustc` (or wrapper) the repository's `.cargo/config.toml`
+  names and the toolchain its `rust-toolchain.toml` points to, before any
+  build script or procedural macro, and the workspace's `rust-analyzer.toml`
+  can name commands of its own; no setting of the server's turns all of that
+  off;
+- clangd is not started: LLVM does not treat source it parses as a security
+  boundary (https://llvm.org/docs/Security.html), and the project's
+  `compile_commands.json` and `.clangd` choose the flags it parses with
+  (vscode-clangd turns it off in untrusted workspaces for the same reason).
 """
 
 from __future__ import annotations
@@ -20,16 +26,20 @@ from typing import Any
 
 from luxe.lsp.servers import ServerSpec, find_program
 
-RUST_ANALYZER_UNTRUSTED = {
-    "cargo": {"buildScripts": {"enable": False}},
-    "procMacro": {"enable": False},
-    "checkOnSave": False,
+# Servers that run or parse what the repository ships, with why, as the
+# `diagnostics_servers` frame says it.
+NEED_TRUST = {
+    "rust-analyzer": "it runs cargo, which runs the programs the project's .cargo/config.toml "
+    "and rust-toolchain.toml name",
+    "clangd": "it parses with the flags the project's compile_commands.json and .clangd choose, "
+    "and clang is not hardened against hostile source",
 }
 
 
 class NeedsTrust(Exception):
-    """The server would run the project's own code; the message says how
-    to allow it."""
+    """The server would run the project's own code; the message (which
+    follows the server's name where it is shown) says why and how to allow
+    it."""
 
 
 def initialization_options(
@@ -40,15 +50,18 @@ def initialization_options(
     server cannot run without doing so."""
     if trust_project:
         return None
-    if spec.name == "rust-analyzer":
-        return RUST_ANALYZER_UNTRUSTED
+    if spec.name in NEED_TRUST:
+        raise NeedsTrust(
+            f"not started in an untrusted project: {NEED_TRUST[spec.name]}; "
+            "start Luxe with --trust-project to run it"
+        )
     if spec.name == "typescript-language-server":
         installed = installed_tsserver(env)
         if installed is not None:
             return {"tsserver": {"path": installed}}
         if (root / "node_modules" / "typescript").exists():
             raise NeedsTrust(
-                "the only TypeScript is the project's own (node_modules/typescript): "
+                "not started: the only TypeScript is the project's own (node_modules/typescript); "
                 "install TypeScript, or start Luxe with --trust-project to run the project's"
             )
     return None

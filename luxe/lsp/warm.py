@@ -41,6 +41,11 @@ class ServerStopped(Exception):
     """The server failed more often than it is restarted; it is left out."""
 
 
+class ServerNotTrusted(ServerStopped):
+    """The server is never started in this project without --trust-project;
+    the message says why (trust.NeedsTrust)."""
+
+
 class WarmServer:
     """`spec` running with `root` as its workspace. `state` is starting,
     running, failed or stopped; `on_change` is awaited after each change."""
@@ -63,6 +68,7 @@ class WarmServer:
         self.state = "starting"
         self.detail: str | None = None
         self.starts = 0
+        self.not_trusted = False  # trust.NeedsTrust refused it: `detail` says why
         self._client: LspClient | None = None
         self._pull = False
         # The current run's (started, ended) events.
@@ -95,6 +101,8 @@ class WarmServer:
                 await run[0].wait()  # started, or failed to
             elif run is not None and not run[1].is_set():
                 await run[1].wait()  # the last run is still ending
+            elif self.not_trusted:
+                raise ServerNotTrusted(self.detail or "")
             elif self.starts > MAX_RESTARTS:
                 raise ServerStopped(self.detail or "")
             else:
@@ -126,6 +134,7 @@ class WarmServer:
                 await client.exited.wait()
         except NeedsTrust as exc:
             self.starts = MAX_RESTARTS + 1  # starting it again would not help
+            self.not_trusted = True
             why = str(exc)
         except OSError as exc:
             why = f"cannot start: {exc.strerror or exc}"

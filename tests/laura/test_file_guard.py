@@ -18,6 +18,7 @@ import pytest
 
 from laura.commands import answer
 from laura.filecheck import human_size, read_capped
+from laura.gitmarks import output_limit
 from laura.panes.source import INLINE_LIMIT
 from laura.protocol import Rect
 from laura.render.canvas import Canvas
@@ -191,7 +192,9 @@ def test_a_200_mb_file_opens_while_keys_keep_echoing(laura_session: Make, tmp_pa
 
 
 @pytest.mark.tmux
-def test_a_fifo_neither_freezes_laura_nor_stops_signals(laura_session: Make, tmp_path: Path) -> None:
+def test_a_fifo_neither_freezes_laura_nor_stops_signals(
+    laura_session: Make, tmp_path: Path
+) -> None:
     session = laura_session()
     fifo = tmp_path / "pipe.txt"
     os.mkfifo(fifo)
@@ -262,3 +265,36 @@ def test_a_small_file_still_loads_inline(tmp_path: Path) -> None:
     path.write_bytes(b"y\n" * (INLINE_LIMIT // 4))
     reply = ask(tab, {"type": "open", "path": str(path), "focus": False})
     assert not tab.panes[reply["pane"]].loading
+
+
+@pytest.mark.tmux
+def test_a_diff_past_twice_the_cap_is_refused_and_never_held(
+    laura_session: Make, tmp_path: Path
+) -> None:
+    config = tmp_path / "config"
+    (config / "laura").mkdir(parents=True)
+    (config / "laura" / "settings.json").write_text('{"max_file_bytes": 100000}')
+    session = laura_session(env={"XDG_CONFIG_HOME": str(config)})
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    path = repo / "data.txt"
+    path.write_text("".join(f"row {n:05}\n" for n in range(9000)))  # 90 KB, under the cap
+    for args in (
+        ["init", "-q"],
+        ["add", "data.txt"],
+        ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "start"],
+    ):
+        subprocess.run(["git", *args], cwd=repo, check=True, env=session.env)
+    path.write_text("".join(f"ROW {n:05} rewritten!\n" for n in range(9000)))  # 180 KB, every line
+    refused = f"diff view unavailable — git's diff of this file is over {human_size(output_limit(100000))}"
+
+    opened = session.cli("open", str(path), "--diff", "--no-focus")
+    assert opened.returncode == 0, opened.stderr
+    assert f"showing its first {human_size(100000)}" in opened.stderr
+    assert refused in opened.stderr
+    session.wait_for("ROW 00000 rewritten!")  # the file itself, not a diff
+    toggled = session.cli("diff", "--pane", "1")
+    assert refused in toggled.stdout + toggled.stderr
+    # Rewritten within the limit, the same file has its diff and its stats again.
+    path.write_text("".join(f"row {n:05}\n" if n % 100 else f"ROW {n:05}\n" for n in range(9000)))
+    session.wait_for("+90 -90")

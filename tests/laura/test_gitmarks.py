@@ -10,6 +10,7 @@ import pytest
 import trio
 
 from laura import gitmarks
+from laura.filecheck import DEFAULT_MAX_FILE_BYTES
 from laura.gitmarks import (
     DIFF_VIEW_NEEDS_GIT,
     GIT_MISSING,
@@ -22,6 +23,7 @@ from laura.gitmarks import (
     git_diff,
     git_diff_blocking,
     marks_of,
+    output_limit,
     parse_hunks,
     stats_text,
 )
@@ -33,13 +35,12 @@ from tests.laura.git_helpers import committed, git, isolate_environment
 from tests.laura.render_helpers import picture, text, wait_until
 from tests.laura.tmux import wait_until as wait_until_sync
 
+LIMIT = output_limit(DEFAULT_MAX_FILE_BYTES)
+
 
 @pytest.fixture(autouse=True)
 def quiet_git(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     isolate_environment(tmp_path, monkeypatch)
-
-
-
 
 
 def numbered(count: int) -> list[str]:
@@ -53,7 +54,7 @@ def test_modify_delete_and_insert_give_modified_removed_and_added(tmp_path: Path
     del lines[4]
     lines.insert(7, "inserted")
     path.write_text("\n".join(lines) + "\n")
-    diff = git_diff_blocking(path)
+    diff = git_diff_blocking(path, LIMIT)
     assert diff.state == HAS_CHANGES
     marks = marks_of(diff, len(lines))
     assert marks.changed == {2: MODIFIED, 8: ADDED}
@@ -73,19 +74,19 @@ def test_modify_delete_and_insert_give_modified_removed_and_added(tmp_path: Path
 
 def test_markers_follow_the_file_after_another_edit(tmp_path: Path) -> None:
     path = committed(tmp_path, "a.py", "a = 1\nb = 2\n")
-    assert git_diff_blocking(path).state == NO_CHANGES
+    assert git_diff_blocking(path, LIMIT).state == NO_CHANGES
     path.write_text("a = 1\nb = 3\nc = 4\n")
-    marks = marks_of(git_diff_blocking(path), 3)
+    marks = marks_of(git_diff_blocking(path, LIMIT), 3)
     assert marks.changed == {2: MODIFIED, 3: MODIFIED}
     path.write_text("a = 1\nb = 2\nc = 4\n")
-    marks = marks_of(git_diff_blocking(path), 3)
+    marks = marks_of(git_diff_blocking(path, LIMIT), 3)
     assert marks.changed == {3: ADDED}
 
 
 def test_deletion_at_the_end_and_the_start(tmp_path: Path) -> None:
     path = committed(tmp_path, "f.txt", "\n".join(numbered(5)) + "\n")
     path.write_text("\n".join(numbered(5)[1:3]) + "\n")
-    marks = marks_of(git_diff_blocking(path), 2)
+    marks = marks_of(git_diff_blocking(path, LIMIT), 2)
     assert marks.removed == {1: 1, 3: 2}
     assert marks.changed == {}
 
@@ -99,7 +100,7 @@ def test_untracked_clean_outside_a_repo_have_no_marks_and_refuse_the_diff_view(
     outside = tmp_path / "loose.md"
     outside.write_text("# loose\n")
     for path in (tracked, untracked, outside):
-        diff = git_diff_blocking(path)
+        diff = git_diff_blocking(path, LIMIT)
         assert diff.state == NO_CHANGES, path
         assert marks_of(diff, 1).empty
         assert diff_view_refusal(diff) == NOTHING_TO_DIFF
@@ -111,7 +112,7 @@ def test_repository_without_commits_has_no_marks(tmp_path: Path) -> None:
     git(repo, "init", "-q")
     (repo / "a.txt").write_text("x\n")
     git(repo, "add", "a.txt")
-    assert git_diff_blocking(repo / "a.txt").state == NO_CHANGES
+    assert git_diff_blocking(repo / "a.txt", LIMIT).state == NO_CHANGES
 
 
 def test_user_pager_and_external_diff_settings_are_ignored(tmp_path: Path) -> None:
@@ -120,7 +121,7 @@ def test_user_pager_and_external_diff_settings_are_ignored(tmp_path: Path) -> No
     git(path.parent, "config", "diff.external", "false")
     git(path.parent, "config", "color.diff", "always")
     path.write_text("one\nTWO\n")
-    diff = git_diff_blocking(path)
+    diff = git_diff_blocking(path, LIMIT)
     assert diff.state == HAS_CHANGES
     assert marks_of(diff, 2).changed == {2: MODIFIED}
 
@@ -133,13 +134,13 @@ def test_a_missing_git_binary_gives_no_marks_and_warns_once(
     empty = tmp_path / "empty-bin"
     empty.mkdir()
     monkeypatch.setenv("PATH", str(empty))
-    diff = git_diff_blocking(path)
+    diff = git_diff_blocking(path, LIMIT)
     assert diff.state == GIT_MISSING
     assert marks_of(diff, 1).empty
     assert diff_view_refusal(diff) == DIFF_VIEW_NEEDS_GIT
     assert gitmarks.take_missing_warning() == MISSING_GIT_WARNING
     assert gitmarks.take_missing_warning() is None
-    assert git_diff_blocking(path).state == GIT_MISSING
+    assert git_diff_blocking(path, LIMIT).state == GIT_MISSING
     assert gitmarks.take_missing_warning() is None
 
 
@@ -151,7 +152,7 @@ def test_the_diff_view_interleaves_removed_lines_and_keeps_new_line_numbers(
     lines[1] = "line 2 CHANGED"
     del lines[3]
     path.write_text("\n".join(lines) + "\n")
-    diff = git_diff_blocking(path)
+    diff = git_diff_blocking(path, LIMIT)
     assert diff_view_refusal(diff) is None
     current = source_lines(path.read_text())
     view = DocumentView(diff_view_blocks(current, diff.hunks), len(current), 40)
@@ -173,7 +174,7 @@ def test_the_diff_view_interleaves_removed_lines_and_keeps_new_line_numbers(
 def test_the_diff_view_of_markdown_shows_raw_lines_not_the_reflow(tmp_path: Path) -> None:
     path = committed(tmp_path, "doc.md", "alpha\nbeta\n\n# Tail\n")
     path.write_text("alpha\nbeta CHANGED\n\n# Tail\n")
-    diff = git_diff_blocking(path)
+    diff = git_diff_blocking(path, LIMIT)
     current = source_lines(path.read_text())
     shown = [text(row) for row in DocumentView(diff_view_blocks(current, diff.hunks), 4, 40)]
     assert "-beta" in shown and "+beta CHANGED" in shown
@@ -189,8 +190,8 @@ def test_deletions_at_the_end_come_after_the_last_line() -> None:
 async def test_async_git_diff_matches_the_blocking_one(tmp_path: Path) -> None:
     path = committed(tmp_path, "a.txt", "one\n")
     path.write_text("one\ntwo\n")
-    diff = await git_diff(path)
-    assert diff == git_diff_blocking(path)
+    diff = await git_diff(path, LIMIT)
+    assert diff == git_diff_blocking(path, LIMIT)
     assert marks_of(diff, 2).changed == {2: ADDED}
 
 
@@ -225,7 +226,7 @@ async def test_cancelling_a_slow_git_leaves_no_process_behind(tmp_path: Path) ->
     path.write_text("two\n")
     with trio.move_on_after(10):
         async with trio.open_nursery() as nursery:
-            nursery.start_soon(git_diff, path)
+            nursery.start_soon(git_diff, path, LIMIT)
             await wait_until(lambda: bool(_alive(marker)))
             nursery.cancel_scope.cancel()
     await wait_until(lambda: not _alive(marker))
@@ -237,7 +238,7 @@ def test_a_slow_git_in_the_ui_thread_times_out_and_leaves_nothing_behind(tmp_pat
     hook = slow_hook(tmp_path, marker)
     git(path.parent, "config", "core.fsmonitor", str(hook))
     path.write_text("two\n")
-    assert git_diff_blocking(path, timeout=0.5).state == NO_CHANGES
+    assert git_diff_blocking(path, LIMIT, timeout=0.5).state == NO_CHANGES
     wait_until_sync(lambda: not _alive(marker), 5)
 
 
@@ -249,9 +250,59 @@ def test_a_big_diff_is_parsed_in_steps_and_gives_what_the_one_shot_parse_gives(
     for n in range(0, len(lines), 3):
         lines[n] = lines[n].upper()
     path.write_text("\n".join(lines) + "\n")
-    stepped = trio.run(gitmarks.git_diff, path)
-    assert stepped == git_diff_blocking(path)
+    stepped = trio.run(gitmarks.git_diff, path, LIMIT)
+    assert stepped == git_diff_blocking(path, LIMIT)
     assert len(stepped.hunks) == 10_000
     marks = marks_of(stepped, len(lines))
     assert (marks.added, marks.deleted) == (10_000, 10_000)
     assert trio.run(gitmarks.drive, gitmarks.marks_steps(stepped.hunks, len(lines))) == marks
+
+
+def _git_processes_in(repo: Path) -> list[int]:
+    """git processes whose working directory is `repo` (ours: the test's)."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if (
+                os.readlink(f"/proc/{pid}/cwd") == str(repo)
+                and "git" in Path(f"/proc/{pid}/comm").read_text()
+            ):
+                found.append(int(pid))
+        except OSError:
+            continue
+    return found
+
+
+HUGE_DIFFS = {
+    # every line rewritten
+    "rewritten": (lambda n: f"line {n}\n", lambda n: f"LINE {n} changed\n"),
+    # one enormous line changed
+    "one long line": (
+        lambda n: "x" * 400_000 + "\n" if n == 0 else "",
+        lambda n: "y" * 400_000 + "\n" if n == 0 else "",
+    ),
+    # a short file with a great deal appended
+    "appended": (
+        lambda n: "start\n" if n == 0 else "",
+        lambda n: "start\n" if n == 0 else f"added {n}\n",
+    ),
+}
+
+
+@pytest.mark.parametrize("shape", HUGE_DIFFS)
+def test_git_output_past_the_limit_is_never_held(tmp_path: Path, shape: str) -> None:
+    before, after = HUGE_DIFFS[shape]
+    path = committed(tmp_path, "big.txt", "".join(before(n) for n in range(40_000)))
+    path.write_text("".join(after(n) for n in range(40_000)))
+    limit = 64 * 1024
+    for diff in (git_diff_blocking(path, limit), trio.run(git_diff, path, limit)):
+        assert (diff.state, diff.hunks, diff.limit) == (gitmarks.TOO_LARGE, (), limit)
+        assert (
+            diff_view_refusal(diff)
+            == "diff view unavailable — git's diff of this file is over 64 KiB"
+        )
+        assert stats_text(marks_of(diff, 40_000)) == ""
+    wait_until_sync(lambda: not _git_processes_in(path.parent), 5)
+    # Under a limit it fits, the same file has its changes.
+    assert git_diff_blocking(path, LIMIT).state == HAS_CHANGES
+    assert trio.run(git_diff, path, LIMIT).state == HAS_CHANGES

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 import trio
 
-from laura.gitmarks import NO_CHANGES, git_diff, git_diff_blocking
+from laura.filecheck import DEFAULT_MAX_FILE_BYTES
+from laura.gitmarks import NO_CHANGES, git_diff, git_diff_blocking, output_limit
 from tests.helpers.planted import live_payloads, planted_clone
 from tests.laura.git_helpers import isolate_environment
 from tests.laura.test_file_pane import make_tab, open_pane, visible
@@ -23,6 +24,8 @@ FILES = [
     "tools/vendor/notes.txt",
     "docs/../tools/vendor/watch.sh",
 ]
+
+LIMIT = output_limit(DEFAULT_MAX_FILE_BYTES)
 
 
 @pytest.fixture(autouse=True)
@@ -38,8 +41,8 @@ def test_git_marks_never_open_a_planted_repository(tmp_path: Path) -> None:
     markers = tmp_path / "markers"
     clone = planted_clone(tmp_path, markers)
     for name in FILES:
-        assert git_diff_blocking(clone / name).state == NO_CHANGES, name
-        assert trio.run(git_diff, clone / name).state == NO_CHANGES, name
+        assert git_diff_blocking(clone / name, LIMIT).state == NO_CHANGES, name
+        assert trio.run(git_diff, clone / name, LIMIT).state == NO_CHANGES, name
     assert list(markers.iterdir()) == []
 
 

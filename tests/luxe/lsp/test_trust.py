@@ -4,15 +4,19 @@ unless Luxe was started with --trust-project."""
 from __future__ import annotations
 
 import shutil
+import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from luxe.lsp.servers import LspSettings, find_servers
-from luxe.lsp.trust import NeedsTrust, initialization_options
+from luxe.lsp.trust import NEED_TRUST, NeedsTrust, initialization_options
 from tests.luxe.lsp.test_diagnostics import edit_session, only
+from tests.luxe.policy.e2e import call, global_config, luxe_on_fake_model, tool_results, write_json
 from tests.luxe.rpc_driver import make_env
 
+FAKE_SERVER = Path(__file__).resolve().parents[2] / "fakes" / "lsp_server.py"
 TSLS = shutil.which("typescript-language-server")
 needs_typescript = pytest.mark.skipif(
     TSLS is None or shutil.which("tsserver") is None,
@@ -38,18 +42,17 @@ def spec(name: str, path: str):  # type: ignore[no-untyped-def]
     return next(s for s in find_servers(LspSettings(), {"PATH": path}) if s.name == name)
 
 
-def test_rust_analyzer_runs_no_build_script_or_proc_macro_unless_trusted(tmp_path: Path) -> None:
+@pytest.mark.parametrize("name", ["rust-analyzer", "clangd"])
+def test_servers_that_run_or_parse_what_the_project_ships_need_trust(
+    tmp_path: Path, name: str
+) -> None:
     (tmp_path / "bin").mkdir()
-    (tmp_path / "bin" / "rust-analyzer").write_text("#!/bin/sh\n")
-    (tmp_path / "bin" / "rust-analyzer").chmod(0o755)
-    ra = spec("rust-analyzer", str(tmp_path / "bin"))
-    options = initialization_options(ra, tmp_path, {}, trust_project=False)
-    assert options == {
-        "cargo": {"buildScripts": {"enable": False}},
-        "procMacro": {"enable": False},
-        "checkOnSave": False,
-    }
-    assert initialization_options(ra, tmp_path, {}, trust_project=True) is None
+    (tmp_path / "bin" / name).write_text("#!/bin/sh\n")
+    (tmp_path / "bin" / name).chmod(0o755)
+    server = spec(name, str(tmp_path / "bin"))
+    with pytest.raises(NeedsTrust, match=r"^not started in an untrusted project: .*--trust-project"):
+        initialization_options(server, tmp_path, {}, trust_project=False)
+    assert initialization_options(server, tmp_path, {}, trust_project=True) is None
 
 
 @needs_typescript
@@ -85,7 +88,105 @@ async def test_a_repositorys_own_typescript_never_runs(tmp_path: Path) -> None:
     env = {**env, "PATH": str(bin_dir)}
     async with edit_session(root, settings, env) as (diagnostics, frames):
         found = await diagnostics.after_edit(str(source))
-        assert found == "typescript-language-server stopped; diagnostics off for .ts"
+        assert found == (
+            "typescript-language-server not started: the only TypeScript is the project's own "
+            "(node_modules/typescript); install TypeScript, or start Luxe with --trust-project "
+            "to run the project's"
+        )
         detail = frames[-1].servers[0].detail
         assert detail is not None and "--trust-project" in detail
     assert not (root / "RAN").exists()
+
+
+# A Rust workspace whose cargo configuration runs the repository's own
+# program, and a C project whose compile flags the repository chose: three
+# places each for the file the agent edits.
+EVIL = "#!/bin/sh\ntouch \"$(dirname \"$0\")/RAN\"\nexec rustc \"$@\"\n"
+CARGO = '[package]\nname = "demo"\nversion = "0.1.0"\nedition = "2021"\n'
+HOSTILE_PROJECT = {
+    "Cargo.toml": CARGO,
+    "src/main.rs": "fn main() {}\n",
+    ".cargo/config.toml": '[build]\nrustc = "./evil.sh"\nrustc-wrapper = "./evil.sh"\n',
+    "rust-toolchain.toml": '[toolchain]\npath = "./toolchain"\n',
+    "rust-analyzer.toml": '[cargo.buildScripts]\noverrideCommand = ["./evil.sh"]\n',
+    "crates/inner/Cargo.toml": CARGO.replace("demo", "inner"),
+    "crates/inner/.cargo/config.toml": '[build]\nrustc = "../../evil.sh"\n',
+    "compile_commands.json": '[{"directory": ".", "file": "a.c", '
+    '"command": "./evil.sh -Xclang -load -Xclang ./evil.so -c a.c"}]',
+    ".clangd": "CompileFlags:\n  Add: [-fplugin=./evil.so]\n",
+    "native/compile_flags.txt": "-fplugin=../evil.so\n",
+}
+EDITS = {
+    "rust-analyzer": ("src/lib.rs", "crates/inner/src/lib.rs", "scratch/alone.rs"),
+    "clangd": ("a.c", "native/b.cpp", "include/c.h"),
+}
+
+
+def hostile_native_project(root: Path) -> None:
+    for name, text in HOSTILE_PROJECT.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    (root / "evil.sh").write_text(EVIL)
+    (root / "evil.sh").chmod(0o755)
+
+
+def run_edits(
+    repo: Path, env: dict[str, str], *flags: str
+) -> tuple[dict[str, str], list[dict[str, Any]]]:
+    """Write one file with a BAD line at each place; the last tool result
+    of each write by path, and the servers of the last diagnostics_servers
+    frame."""
+    paths = [path for name in EDITS for path in EDITS[name]]
+    steps: list[dict[str, Any]] = [
+        {"tool_calls": [call("write", path=path, content="BAD\n")]} for path in paths
+    ]
+    with luxe_on_fake_model([*steps, {"text": "done"}], "--yolo", *flags, cwd=repo, env=env) as (
+        luxe,
+        server,
+    ):
+        luxe.send("submit_user_message", {"text": "go"})
+        assert luxe.expect("turn_ended", timeout=60)["reason"] == "end_turn"
+        results = {path: tool_results(server.bodies[n + 1])[-1] for n, path in enumerate(paths)}
+        frames = [f for f in luxe.frames if f["kind"] == "diagnostics_servers"]
+        assert luxe.close() == 0
+    return results, frames[-1]["content"]["servers"]
+
+
+def test_rust_analyzer_and_clangd_start_only_in_a_trusted_project(
+    repo: Path, env: dict[str, str], tmp_path: Path
+) -> None:
+    hostile_native_project(repo)
+    starts = tmp_path / "starts"
+    # The fake server stands in for both (neither is installed here); the
+    # test is whether Luxe starts them, and FAKE_LSP_STARTS counts starts.
+    serve = [sys.executable, str(FAKE_SERVER), "serve"]
+    write_json(
+        global_config(env) / "settings.json",
+        {"lsp": {name: {"command": serve} for name in EDITS}},
+    )
+    env = {**env, "LUXE_LSP_ON_EDIT": "1", "LUXE_LSP_TIMEOUT_S": "30",
+           "FAKE_LSP_STARTS": str(starts)}  # fmt: skip
+
+    results, servers = run_edits(repo, env)
+    for name, paths in EDITS.items():
+        for path in paths:
+            said = results[path]
+            if path == paths[0]:  # said once per project root, never a diagnostic
+                assert said.endswith(
+                    f"\n\n{name} not started in an untrusted project: {NEED_TRUST[name]}; "
+                    "start Luxe with --trust-project to run it"
+                ), said
+            assert "bad word" not in said
+        details = [s for s in servers if s["name"] == name]
+        assert details and all(s["state"] == "stopped" for s in details)
+        assert all("--trust-project" in s["detail"] for s in details)
+    assert not starts.exists()
+    assert not (repo / "RAN").exists()
+
+    # Trusted, the same edits reach the servers (so the test can fail).
+    results, _ = run_edits(repo, env, "--trust-project")
+    for name, paths in EDITS.items():
+        for path in paths:
+            said = results[path]
+            assert f"Diagnostics for {path} ({name}): 1 error(s)" in said, said
+    assert starts.exists()

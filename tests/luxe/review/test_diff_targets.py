@@ -206,6 +206,7 @@ async def test_pull_request_through_gh(
     other = await load(base_repo.path, PullRequestTarget(number, repository="other/repo"))
     assert paths(other) == {"lib/again.py": "modified"}
     assert (other.base, other.head) == (other_base, other_head)
+    assert f"GET /repos/other/repo/pulls/{number}" in [name for name, _ in github.api.calls]
     assert other.id != review.id
 
 

@@ -6,13 +6,18 @@ as gh calls them for an Enterprise host, answered from the `World`.
 status `times` times (status 0 cuts the connection). `authenticated = False`
 answers 401 to everything, as does a request without a token. Every request is recorded in `calls` as
 `(operation or METHOD path, variables or JSON body)`.
+
+`delay_s` holds every request that long before answering (a GitHub that
+stalls); `held` counts the requests held now. `stop` cuts every held request
+at once, unanswered, so a stall never outlives the fake: the server calls it
+when it stops.
 """
 
 from __future__ import annotations
 
 import json
 import re
-import time
+import threading
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -145,6 +150,9 @@ class Api:
         self.failures: list[Failure] = []
         self.authenticated = True
         self.delay_s = 0.0
+        self.held = 0
+        self._stopping = threading.Event()
+        self._held_lock = threading.Lock()
         self.calls: list[tuple[str, Any]] = []
         self.missing_fields: set[str] = set()
 
@@ -158,9 +166,23 @@ class Api:
                 return rule
         return None
 
+    def stop(self) -> None:
+        """End every held request now, and hold none from here on."""
+        self._stopping.set()
+
+    def _hold(self) -> bool:
+        """Hold a request `delay_s`; False if the fake stopped meanwhile."""
+        with self._held_lock:
+            self.held += 1
+        try:
+            return not self._stopping.wait(self.delay_s)
+        finally:
+            with self._held_lock:
+                self.held -= 1
+
     def handle(self, request: Request) -> Response:
-        if self.delay_s:
-            time.sleep(self.delay_s)
+        if self.delay_s and not self._hold():
+            return Response(0, cut=True)  # the fake is stopping: no answer comes
         route = urlsplit(request.path).path
         if not self.authenticated or not request.headers.get("authorization"):
             return _json(401, {"message": "Bad credentials"})

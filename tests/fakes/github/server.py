@@ -9,8 +9,8 @@ API as gh calls it (api.py) and git's smart HTTP over bare repositories
         ...
         assert github.refused_connects == []
 
-Ownership: `start` runs the server threads; `stop` (or leaving the `with`)
-ends them. `python -m tests.fakes.github.server DIR` runs one in the
+Ownership: entering the `with` runs the server threads; leaving it ends
+them, a request held by `api.delay_s` included. `python -m tests.fakes.github.server DIR` runs one in the
 foreground for benchmarks, printing its environment as JSON.
 """
 
@@ -61,6 +61,7 @@ class FakeGitHub:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        self.api.stop()  # a stalled answer must not hold a thread past the fake
         self.proxy.stop()
 
     def remote_url(self, full: str) -> str:

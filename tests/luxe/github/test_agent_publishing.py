@@ -7,8 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.fakes.github.server import FakeGitHub
+from tests.helpers.github import Checkout, needs_gh, open_fix_retry
 from tests.luxe.conftest import SpawnLuxe
-from tests.luxe.github.conftest import Checkout, needs_gh, open_fix_retry
 
 pytestmark = needs_gh
 

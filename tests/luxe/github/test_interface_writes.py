@@ -16,8 +16,8 @@ from typing import Any
 from tests.fakes.github.api import Failure
 from tests.fakes.github.model import Comment, PullRequest, Thread
 from tests.fakes.github.server import FakeGitHub
+from tests.helpers.github import Checkout, needs_gh, open_fix_retry
 from tests.laura.tmux import wait_until
-from tests.luxe.github.conftest import Checkout, needs_gh, open_fix_retry
 from tests.luxe.github.test_restack import stack  # noqa: F401 -- the fixture
 from tests.luxe.interface.conftest import StartUi, ui  # noqa: F401 -- the fixture
 from tests.luxe.interface.tmux import LuxeTmux

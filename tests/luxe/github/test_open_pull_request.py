@@ -11,8 +11,8 @@ import pytest
 
 from tests.fakes.github.api import Failure
 from tests.fakes.github.server import FakeGitHub
+from tests.helpers.github import Checkout, needs_gh
 from tests.luxe.conftest import SpawnLuxe
-from tests.luxe.github.conftest import Checkout, needs_gh
 
 pytestmark = needs_gh
 

@@ -8,8 +8,8 @@ import pytest
 
 from tests.fakes.github.model import Comment, Thread
 from tests.fakes.github.server import FakeGitHub
+from tests.helpers.github import Checkout, needs_gh, open_fix_retry
 from tests.luxe.conftest import SpawnLuxe
-from tests.luxe.github.conftest import Checkout, needs_gh, open_fix_retry
 
 pytestmark = needs_gh
 

@@ -9,8 +9,8 @@ import json
 from typing import Any
 
 from tests.fakes.github.server import FakeGitHub
+from tests.helpers.github import Checkout, needs_gh, open_fix_retry
 from tests.luxe.conftest import SpawnLuxe
-from tests.luxe.github.conftest import Checkout, needs_gh, open_fix_retry
 from tests.luxe.rpc_driver import LuxeProcess
 
 pytestmark = needs_gh

@@ -13,8 +13,8 @@ import pytest
 from tests.fakes.github.model import Comment, Issue, Thread
 from tests.fakes.github.server import FakeGitHub
 from tests.fakes.llm_server import FakeLLMServer
+from tests.helpers.github import Checkout, needs_gh, open_fix_retry
 from tests.luxe.conftest import SpawnLuxe
-from tests.luxe.github.conftest import Checkout, needs_gh, open_fix_retry
 from tests.luxe.rpc_driver import LuxeProcess
 from tests.luxe.test_rpc_providers import provider_env
 

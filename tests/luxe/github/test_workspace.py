@@ -8,8 +8,8 @@ from pathlib import Path
 
 from tests.fakes.github.model import Check
 from tests.fakes.github.server import FakeGitHub
+from tests.helpers.github import Checkout, needs_gh, open_fix_retry
 from tests.luxe.conftest import SpawnLuxe
-from tests.luxe.github.conftest import Checkout, needs_gh, open_fix_retry
 from tests.luxe.rpc_driver import processes_with_marker, wait_until
 
 pytestmark = needs_gh

@@ -1,3 +1,6 @@
+"""Fixtures for the Guided Review tests: a private home for every git and
+gh, a repository, and the real gh against the fake GitHub for pull requests."""
+
 from __future__ import annotations
 
 import os
@@ -6,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.fakes.github.server import FakeGitHub
+from tests.helpers.github import github as github
 from tests.helpers.gitrepo import Repo
-from tests.luxe.review.fake_gh import FakeGh
 
 
 @pytest.fixture(autouse=True)
@@ -37,9 +41,10 @@ def repo(tmp_path: Path) -> Repo:
 
 
 @pytest.fixture
-def fake_gh(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> FakeGh:
-    bin_dir = tmp_path / "bin"
-    gh = FakeGh(bin_dir, tmp_path / "gh-state.json")
-    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
-    monkeypatch.setenv("FAKE_GH_STATE", str(gh.state_path))
-    return gh
+def github_env(github: FakeGitHub, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+    """The fake GitHub's environment, also set in this process's: the
+    review's reads run gh from here (tests/helpers/github.py)."""
+    env = github.env()
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    return env

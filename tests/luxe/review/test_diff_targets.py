@@ -1,4 +1,5 @@
-"""Reading every target kind with real git (and the fake gh)."""
+"""Reading every target kind with real git (and, for pull requests, the real
+gh against the fake GitHub)."""
 
 from __future__ import annotations
 
@@ -19,8 +20,9 @@ from luxe.review.model import (
     Target,
     WorkingTreeTarget,
 )
+from tests.fakes.github.server import FakeGitHub
+from tests.helpers.github import needs_gh, open_pull, publish
 from tests.helpers.gitrepo import Repo
-from tests.luxe.review.fake_gh import FakeGh
 
 
 async def load(path: Path, target: Target) -> Review:
@@ -169,45 +171,57 @@ async def test_branch_against_the_default_branch_merge_base(base_repo: Repo) -> 
     assert explicit.id != review.id  # a different target, a different review
 
 
-PR_DIFF = """\
-diff --git a/lib/retry.py b/lib/retry.py
-index 1111111..2222222 100644
---- a/lib/retry.py
-+++ b/lib/retry.py
-@@ -1,3 +1,4 @@
- def retry(call):
--    return call()
-+    call()
-+    return call()
- # end
-"""
+RETRY = "def retry(call):\n    return call()\n# end\n"
+RETRY_TWICE = "def retry(call):\n    call()\n    return call()\n# end\n"
 
 
-async def test_pull_request_through_gh(base_repo: Repo, fake_gh: FakeGh) -> None:
-    fake_gh.add_pull("acme/widgets", 7, "a" * 40, "b" * 40, PR_DIFF)
-    fake_gh.add_pull("other/repo", 7, "c" * 40, "d" * 40, PR_DIFF.replace("retry", "again"))
-
-    review = await load(base_repo.path, PullRequestTarget(7))
-    assert paths(review) == {"lib/retry.py": "modified"}
-    assert (review.base, review.head) == ("a" * 40, "b" * 40)
-
-    other = await load(base_repo.path, PullRequestTarget(7, repository="other/repo"))
-    assert paths(other) == {"lib/again.py": "modified"}
-    assert other.id != review.id
-    calls = fake_gh.state()["calls"]
-    assert ["pr", "diff", "7", "--color", "never", "--repo", "other/repo"] in calls  # type: ignore[operator]
+def pull_request(repo: Repo, github: FakeGitHub, full: str, name: str) -> tuple[str, str, int]:
+    """`repo` published as `full` with lib/`name`.py on main, and a pull
+    request changing it: (base, head, number)."""
+    repo.write(f"lib/{name}.py", RETRY)
+    repo.commit(f"add {name}")
+    checkout = publish(repo.path, github, {}, full)
+    pull = open_pull(github, checkout, f"{name}-twice", {f"lib/{name}.py": RETRY_TWICE},
+                     f"{name} twice")
+    return pull.baseRefOid, pull.headRefOid, pull.number
 
 
-async def test_pull_request_outside_a_repository_needs_its_repository(
-    tmp_path: Path, fake_gh: FakeGh
+@needs_gh
+async def test_pull_request_through_gh(
+    base_repo: Repo, github: FakeGitHub, github_env: dict[str, str], tmp_path: Path
 ) -> None:
-    fake_gh.add_pull("acme/widgets", 3, "a" * 40, "b" * 40, PR_DIFF)
+    base, head, number = pull_request(base_repo, github, "acme/widgets", "retry")
+    # Another repository with a pull request of the same number, changing another file.
+    other_base, other_head, other_number = pull_request(
+        Repo(tmp_path / "other"), github, "other/repo", "again"
+    )
+    assert number == other_number and (base, head) != (other_base, other_head)
+
+    review = await load(base_repo.path, PullRequestTarget(number))
+    assert paths(review) == {"lib/retry.py": "modified"}
+    assert added_text(review, "lib/retry.py") == ["    call()"]
+    assert (review.base, review.head) == (base, head)
+
+    # Each of gh's three reads asked the named repository: its base, head and diff.
+    other = await load(base_repo.path, PullRequestTarget(number, repository="other/repo"))
+    assert paths(other) == {"lib/again.py": "modified"}
+    assert (other.base, other.head) == (other_base, other_head)
+    assert f"GET /repos/other/repo/pulls/{number}" in [name for name, _ in github.api.calls]
+    assert other.id != review.id
+
+
+@needs_gh
+async def test_pull_request_outside_a_repository_needs_its_repository(
+    tmp_path: Path, github: FakeGitHub, github_env: dict[str, str]
+) -> None:
+    base, head, number = pull_request(Repo(tmp_path / "widgets"), github, "acme/widgets", "retry")
     elsewhere = tmp_path / "plain"
     elsewhere.mkdir()
-    review = await load(elsewhere, PullRequestTarget(3, repository="acme/widgets"))
+    review = await load(elsewhere, PullRequestTarget(number, repository="acme/widgets"))
     assert paths(review) == {"lib/retry.py": "modified"}
+    assert (review.base, review.head) == (base, head)
     with pytest.raises(ReviewLoadError, match="not a git repository; name the pull request"):
-        await load(elsewhere, PullRequestTarget(3))
+        await load(elsewhere, PullRequestTarget(number))
 
 
 @pytest.mark.parametrize(
@@ -233,9 +247,16 @@ async def test_not_a_repository(tmp_path: Path) -> None:
         await load(tmp_path / "missing", WorkingTreeTarget())
 
 
+@needs_gh
 async def test_pull_request_without_gh_or_unknown(
-    base_repo: Repo, fake_gh: FakeGh, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    base_repo: Repo,
+    github: FakeGitHub,
+    github_env: dict[str, str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    _, _, number = pull_request(base_repo, github, "acme/widgets", "retry")
+    assert 99 not in github.world.repos["acme/widgets"].pulls
     with pytest.raises(ReviewLoadError, match="Could not resolve to a PullRequest"):
         await load(base_repo.path, PullRequestTarget(99))
     only_git = tmp_path / "only-git"
@@ -245,7 +266,7 @@ async def test_pull_request_without_gh_or_unknown(
     (only_git / "git").symlink_to(git)
     monkeypatch.setenv("PATH", str(only_git))
     with pytest.raises(ReviewLoadError, match="gh is not installed"):
-        await load(base_repo.path, PullRequestTarget(7))
+        await load(base_repo.path, PullRequestTarget(number))
 
 
 async def test_branch_without_a_default_branch(repo: Repo) -> None:

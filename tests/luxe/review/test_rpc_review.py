@@ -4,7 +4,6 @@ request; a review's first load spends one step on the chapter proposal)."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -12,9 +11,12 @@ import trio
 
 from luxe.review.load import read_review
 from luxe.review.model import WorkingTreeTarget
+from tests.fakes.github.model import PullRequest
+from tests.fakes.github.server import FakeGitHub
+from tests.helpers.github import needs_gh, publish
 from tests.helpers.gitrepo import Repo
+from tests.helpers.procs import command_name
 from tests.luxe.conftest import SpawnLuxe
-from tests.luxe.review.fake_gh import FakeGh
 from tests.luxe.review.rpc_helpers import NO_CHAPTERS, line_anchor, load, saved, until
 from tests.luxe.rpc_driver import processes_with_marker, wait_until
 
@@ -229,16 +231,25 @@ def test_commits_are_refused_in_read_only_mode(spawn: SpawnLuxe, project: Repo) 
     assert luxe.close() == 0
 
 
+def pull_request_of_the_changes(project: Repo, github: FakeGitHub) -> PullRequest:
+    """`project` published as acme/widgets, its changes committed on the
+    branch `warm-up`, pushed, and the pull request of that branch onto main."""
+    checkout = publish(project.path, github, github.env(), "acme/widgets")
+    project.git("checkout", "-q", "-b", "warm-up")
+    project.commit("second")
+    checkout.git("push", "-q", "-u", "origin", "warm-up")
+    return github.world.open_pull(checkout.remote, title="Warm up", body="", head="warm-up",
+                                  base="main")
+
+
+@needs_gh
 def test_targets_and_load_failures(
-    spawn: SpawnLuxe, project: Repo, fake_gh: FakeGh, tmp_path: Path
+    spawn: SpawnLuxe, project: Repo, github: FakeGitHub, tmp_path: Path
 ) -> None:
     head = project.head()
-    project.git("add", "-A")
-    project.commit("second")
-    diff = project.git("diff", head, "HEAD")
-    fake_gh.add_pull("acme/widgets", 12, head, project.head(), diff)
-    env_extra = {"PATH": os.environ["PATH"], "FAKE_GH_STATE": str(fake_gh.state_path)}
-    luxe = spawn([NO_CHAPTERS] * 8, cwd=project.path, env_extra=env_extra)
+    pull = pull_request_of_the_changes(project, github)
+    assert pull.baseRefOid == head and pull.headRefOid == project.head()
+    luxe = spawn([NO_CHAPTERS] * 8, cwd=project.path, env_extra=github.env())
     luxe.expect("ready")
     # Before any review is open, edits and commits say so.
     luxe.send(
@@ -250,7 +261,7 @@ def test_targets_and_load_failures(
         "reason": "no review is open",
     }
 
-    pr, _ = load(luxe, "p1", {"kind": "pull_request", "number": 12})
+    pr, _ = load(luxe, "p1", {"kind": "pull_request", "number": pull.number})
     commit, _ = load(luxe, "c1", {"kind": "commit", "sha": "HEAD"})
     assert pr["revision_id"] == commit["revision_id"] and pr["id"] != commit["id"]
     assert (pr["base"], pr["head"]) == (head, project.head())
@@ -295,14 +306,25 @@ def test_not_a_repository(spawn: SpawnLuxe, tmp_path: Path) -> None:
     assert luxe.close() == 0
 
 
+def gh_processes(env: dict[str, str], marker: str = "") -> list[int]:
+    """This test's living gh processes (by their scope in `env`) whose
+    command line holds `marker`."""
+    return [pid for pid in processes_with_marker(marker, scope=env) if command_name(pid) == "gh"]
+
+
+@needs_gh
 def test_closing_during_a_slow_load_leaves_no_process_behind(
-    spawn: SpawnLuxe, project: Repo, fake_gh: FakeGh, env: dict[str, str]
+    spawn: SpawnLuxe, project: Repo, github: FakeGitHub, env: dict[str, str]
 ) -> None:
-    fake_gh.add_pull("acme/widgets", 5, "a" * 40, "b" * 40, "", hang_s=60)
-    env_extra = {"PATH": os.environ["PATH"], "FAKE_GH_STATE": str(fake_gh.state_path)}
-    luxe = spawn([], cwd=project.path, env_extra=env_extra)
+    pull = pull_request_of_the_changes(project, github)
+    luxe = spawn([], cwd=project.path, env_extra=github.env())
     luxe.expect("ready")
-    luxe.send("load_guided_review", {"request_id": "p", "target": {"kind": "pull_request", "number": 5}})
-    wait_until(lambda: bool(processes_with_marker(str(fake_gh.path), scope=env)), what="gh to start")
+    luxe.expect("workspace_updated")  # the workspace's own gh has had its answer
+    github.api.delay_s = 600.0  # GitHub stalls; the fixture's teardown ends the stall
+    luxe.send("load_guided_review",
+              {"request_id": "p", "target": {"kind": "pull_request", "number": pull.number}})
+    view = f"pr view {pull.number} --json headRefOid"
+    wait_until(lambda: github.api.held and gh_processes(env, view), what="gh waiting on GitHub")
     assert luxe.close() == 0
-    assert processes_with_marker(str(fake_gh.path), scope=env) == []
+    assert gh_processes(env) == []
+    assert "guided_review_loaded" not in [f["kind"] for f in luxe.frames]

@@ -22,6 +22,7 @@ import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import attrs
 import trio
@@ -231,6 +232,18 @@ def _command(path: Path) -> list[str]:
     ]  # fmt: skip
 
 
+def _spawn_options() -> dict[str, Any]:
+    """How git is started: its output piped, nothing else, in its own
+    process group (so ending it ends what it started)."""
+    return {
+        "stdin": subprocess.DEVNULL,
+        "stdout": subprocess.PIPE,
+        "stderr": subprocess.DEVNULL,
+        "env": _environment(),
+        "start_new_session": True,
+    }
+
+
 def _environment() -> dict[str, str]:
     env = dict(os.environ)
     env.update(GIT_PAGER="cat", GIT_OPTIONAL_LOCKS="0", GIT_TERMINAL_PROMPT="0", LC_ALL="C")
@@ -259,14 +272,7 @@ def git_diff_blocking(path: str | Path, limit: int, timeout: float = BLOCKING_TI
     changes, too much output as TOO_LARGE."""
     path = Path(path).resolve()
     try:
-        process = subprocess.Popen(
-            _command(path),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            env=_environment(),
-            start_new_session=True,
-        )
+        process = subprocess.Popen(_command(path), **_spawn_options())
     except FileNotFoundError:
         return _note_missing()
     except OSError:
@@ -304,14 +310,7 @@ async def git_diff(path: str | Path, limit: int) -> GitDiff:
     bytes of output (TOO_LARGE) the group is terminated and reaped."""
     path = Path(await trio.Path(path).resolve())
     try:
-        process = await trio.lowlevel.open_process(
-            _command(path),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            env=_environment(),
-            start_new_session=True,
-        )
+        process = await trio.lowlevel.open_process(_command(path), **_spawn_options())
     except FileNotFoundError:
         return _note_missing()
     except OSError:

@@ -21,6 +21,7 @@ step N". Used by `make demo` and by clients that want deterministic sessions.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -43,18 +44,22 @@ from luxe.engine.model import (
     UsageUpdate,
 )
 
+# A word with the spaces after it, or the spaces a text starts with.
+_WORDS = re.compile(r"\s+|\S+\s*")
+
 
 def _chunks(text: str, size: int = 12) -> list[str]:
-    """Split text into word-ish pieces, as a real stream would deliver it."""
+    """Split text into word-ish pieces, as a real stream would deliver it;
+    the pieces joined are `text` exactly (indentation and runs of spaces
+    included)."""
     pieces: list[str] = []
     current = ""
-    for word in text.split(" "):
-        candidate = f"{current} {word}" if current else word
-        if len(candidate) > size and current:
-            pieces.append(current + " ")
+    for word in _WORDS.findall(text):
+        if current and len(current) + len(word) > size:
+            pieces.append(current)
             current = word
         else:
-            current = candidate
+            current += word
     if current:
         pieces.append(current)
     return pieces or [""]

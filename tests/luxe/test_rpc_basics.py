@@ -68,6 +68,25 @@ def test_a_turn_streams_deltas_then_usage_then_turn_ended(spawn: SpawnLuxe) -> N
     assert luxe.close() == 0
 
 
+def test_the_scripted_model_streams_its_text_exactly(spawn: SpawnLuxe) -> None:
+    """Indentation, runs of spaces, tabs and blank lines survive the split
+    into deltas (code in an answer is shown as written)."""
+    answer = (
+        "  Indented start.\n\n```python\ndef f(x):\n    return x * 2  # doubled\n\tpass\n```\n\n"
+        "Two  spaces,   three, and a trailing one "
+    )
+    luxe = spawn([{"text": answer, "thinking": "  look   closer  "}])
+    luxe.expect("ready")
+    luxe.send("submit_user_message", {"text": "code?"})
+    frames = luxe.collect_until("turn_ended")
+    deltas = [f["content"]["delta"] for f in frames if f["kind"] == "token_delta"]
+    assert len(deltas) > 3 and "".join(deltas) == answer
+    thinking = [f["content"]["delta"] for f in frames if f["kind"] == "thinking_delta"]
+    assert "".join(thinking) == "  look   closer  "
+    assert frames[-1]["content"]["text"] == answer
+    assert luxe.close() == 0
+
+
 def test_provider_error_ends_the_turn_with_its_message(spawn: SpawnLuxe) -> None:
     luxe = spawn(
         [

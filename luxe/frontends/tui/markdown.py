@@ -1,17 +1,19 @@
 """Streaming markdown: deltas in, complete blocks out, each rendered to lines.
 
 `BlockStream.feed(delta)` returns the blocks (paragraph, list, heading,
-quote, fenced code) that the delta completed: a block is complete when a
+quote, fenced code, table) that the delta completed: a block is complete when a
 blank line, a heading or a fence follows it, or its fence closes. What is
 not complete yet is `tail`, drawn in the live region until it completes.
 `render_block` turns a block's source into wrapped lines of spans; fenced
-code is highlighted with pygments. Pure: no I/O.
+code is highlighted with pygments, tables are laid out in columns
+(luxe.frontends.tui.table). Pure: no I/O.
 """
 
 from __future__ import annotations
 
 import re
 
+from luxe.frontends.tui.table import render_table
 from luxe.frontends.tui.text import LINK, Line, clean, hard_wrap, wrap
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})\s*([\w+#.-]*)")
@@ -122,8 +124,11 @@ def render_block(source: str, width: int) -> list[Line]:
     if all(line.lstrip().startswith(">") for line in lines):
         body = " ".join(line.lstrip()[1:].strip() for line in lines)
         return wrap(inline(body, "italic"), width, [("│ ", "dim")], [("│ ", "dim")])
-    if lines[0].lstrip().startswith("|"):
-        return [[(line, "")] for line in lines]
+    table = render_table(lines, width, inline)
+    if table is not None:
+        return table
+    if lines[0].lstrip().startswith("|"):  # a table that cannot fit, or a broken one
+        return [row for line in lines for row in hard_wrap([(line, "")], width)]
     if _ITEM.match(lines[0]):
         return _list(lines, width)
     return wrap(inline(" ".join(line.strip() for line in lines)), width)

@@ -24,8 +24,9 @@ import trio
 from luxe.frontends.tui import commands
 from luxe.frontends.tui.controller import Controller
 from luxe.frontends.tui.history import History, history_file
-from luxe.frontends.tui.markdown import BlockStream, render_block
+from luxe.frontends.tui.markdown import BlockStream, inline, render_block
 from luxe.frontends.tui.person import Dispatch, PersonFace
+from luxe.frontends.tui.table import spoken_rows
 from luxe.frontends.tui.text import clean, plain_text
 from luxe.frontends.tui.view import ViewState, apply, is_github_event, key_arg
 from luxe.protocol import actions as act
@@ -116,7 +117,13 @@ class PlainInterface(PersonFace):
             self._block(block)
 
     def _block(self, block: str) -> None:
-        lines = [plain_text(line).rstrip() for line in render_block(block, WIDTH)]
+        # A table is read row by row, each cell named by its column: a screen
+        # reader reading box drawing says nothing useful.
+        spoken = spoken_rows(clean(block).split("\n"), inline)
+        if spoken is not None:
+            lines = spoken
+        else:
+            lines = [plain_text(line).rstrip() for line in render_block(block, WIDTH)]
         lines = [line for line in lines if line]
         if lines:
             self.say("luxe: " + lines[0].strip())

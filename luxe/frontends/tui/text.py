@@ -30,7 +30,7 @@ def clean(text: str) -> str:
 # measured without wcwidth, which then loads with the first other character
 # (its import is some 10 ms, which the first frame does not pay).
 NARROW = frozenset(chr(c) for c in range(0x20, 0x7F)) | frozenset(
-    "›⎇…◆✓✗⊘⏹│─·←→↑↓⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+    "›⎇…◆✓✗⊘⏹│─·←→↑↓⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏┌┬┐├┼┤└┴┘"
 )
 _measure: tuple[Callable[[str], int], Callable[[str], int]] | None = None
 
@@ -132,12 +132,15 @@ def _words(line: Line) -> Iterable[tuple[str, str]]:
                 yield piece, role
 
 
-def wrap(line: Line, width: int, indent: Line | None = None, hang: Line | None = None) -> list[Line]:
-    """Wrap at word boundaries to `width` cells. `indent` starts the first
-    row, `hang` every following one. A word longer than a row is split."""
+def wrap(
+    line: Line, width: int, indent: Line | None = None, hang: Line | None = None, floor: int = 8
+) -> list[Line]:
+    """Wrap at word boundaries to `width` cells (at least `floor`). `indent`
+    starts the first row, `hang` every following one. A word longer than a
+    row is split."""
     first = list(indent or [])
     rest = list(hang or [])
-    width = max(width, 8)
+    width = max(width, floor, line_width(first) + 1, line_width(rest) + 1)
     rows: list[Line] = []
     row: Line = list(first)
     used = line_width(row)

@@ -18,6 +18,9 @@ from luxe.frontends.tui.text import LINK, Line, clean, hard_wrap, wrap
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})\s*([\w+#.-]*)")
 _HEADING = re.compile(r"^ {0,3}(#{1,6})\s+(.*)$")
+_RULE = re.compile(r"^ {0,3}([-*_])(?: *\1){2,} *$")  # ---, ***, _ _ _
+_UNDERLINE = re.compile(r"^ {0,3}(?:=+|-+) *$")  # a setext heading's second line
+RULE_WIDTH = 40
 _ITEM = re.compile(r"^(\s*)([-*+]|\d{1,9}[.)])\s+(.*)$")
 _INLINE = re.compile(
     r"(?P<code>`[^`\n]+`)|(?P<bold>\*\*[^*\n]+\*\*|__[^_\n]+__)"
@@ -121,6 +124,10 @@ def render_block(source: str, width: int) -> list[Line]:
     heading = _HEADING.match(lines[0])
     if heading and len(lines) == 1:
         return wrap(inline(heading.group(2), "heading"), width)
+    if len(lines) == 1 and _RULE.match(lines[0]):
+        return [[("─" * min(width, RULE_WIDTH), "dim")]]
+    if len(lines) == 2 and _UNDERLINE.match(lines[1]) and not _ITEM.match(lines[0]):
+        return wrap(inline(lines[0].strip(), "heading"), width)
     if all(line.lstrip().startswith(">") for line in lines):
         body = " ".join(line.lstrip()[1:].strip() for line in lines)
         return wrap(inline(body, "italic"), width, [("│ ", "dim")], [("│ ", "dim")])

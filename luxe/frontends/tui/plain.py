@@ -124,6 +124,7 @@ class PlainInterface(PersonFace):
             lines = spoken
         else:
             lines = [plain_text(line).rstrip() for line in render_block(block, WIDTH)]
+            lines = [line for line in lines if line.strip("─")]  # a rule says nothing
         lines = [line for line in lines if line]
         if lines:
             self.say("luxe: " + lines[0].strip())

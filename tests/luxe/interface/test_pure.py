@@ -238,3 +238,16 @@ def test_path_completion_over_names_built_to_backtrack_stays_linear() -> None:
     names = ["a" * 5000, "b/" + "a" * 5000 + "/c", *(f"d{n}/" + "a" * 300 for n in range(2000))]
     assert fuzzy("a" * 40 + "z", names) == []
     assert fuzzy("a" * 40 + "c", names) == ["b/" + "a" * 5000 + "/c"]
+
+
+def test_rules_and_underlined_headings() -> None:
+    from luxe.frontends.tui.markdown import render_block
+
+    for rule in ("---", "***", "_ _ _", "  * * *"):
+        assert render_block(rule, 80) == [[("─" * 40, "dim")]], rule
+    assert render_block("---", 10) == [[("─" * 10, "dim")]]
+    assert render_block("Title\n=====", 80) == [[("Title", "heading")]]
+    assert render_block("Sub\n---", 80) == [[("Sub", "heading")]]
+    # a list item followed by dashes stays a list; two dashes are text
+    assert render_block("- a\n---", 80)[0][0] == ("• ", "dim")
+    assert render_block("--", 80) == [[("--", "")]]

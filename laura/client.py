@@ -1,12 +1,17 @@
 """The blocking client side of a tab's socket.
 
 Standard library only: `laura open ...` runs this and nothing heavier.
+The tab's name is public (/proc/net/unix lists it) and, once its Laura has
+exited, free for anyone to bind: before sending, the client checks that
+the process listening is its own user's (or root's), as the server checks
+its clients, and sends nothing to a stranger.
 """
 
 from __future__ import annotations
 
 import os
 import socket
+import struct
 from typing import Any
 
 from laura.protocol import MAX_FRAME, Request, decode_response, encode_request
@@ -25,6 +30,20 @@ def tab_name(environ: dict[str, str] | os._Environ[str] | None = None) -> str:
     return name
 
 
+def stranger_listening(sock: socket.socket) -> str | None:
+    """Why the process at the other end of `sock` is not to be trusted (it
+    runs as another user, or cannot be told), or None when it is this
+    user's or root's."""
+    try:
+        raw = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+    except OSError:
+        return "belongs to a process whose user cannot be told"
+    _, uid, _ = struct.unpack("3i", raw)
+    if uid in (os.geteuid(), 0):
+        return None
+    return f"belongs to uid {uid}, not to you (uid {os.geteuid()})"
+
+
 def request_raw(name: str, frame: bytes, timeout: float = TIMEOUT) -> bytes:
     """Send one frame to tab `name`; return its response line (b"" on a
     clean EOF with no response)."""
@@ -37,6 +56,9 @@ def request_raw(name: str, frame: bytes, timeout: float = TIMEOUT) -> bytes:
                 f"cannot reach the Laura tab {name!r} ({exc.strerror or exc}); "
                 "is LAURA_TAB stale (its tab or laura has exited)?"
             ) from None
+        stranger = stranger_listening(sock)
+        if stranger is not None:
+            raise ClientError(f"the socket LAURA_TAB names ({name!r}) {stranger}; nothing was sent")
         try:
             try:
                 sock.sendall(frame)

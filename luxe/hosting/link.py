@@ -3,14 +3,19 @@
 Laura answers every request on its UI loop, so a call costs a round trip of
 a few milliseconds; each is still bounded by `timeout`, so a wedged or gone
 Laura costs Luxe at most that. A tab that cannot be reached is logged once
-and then treated as gone: Luxe carries on without panes.
+and then treated as gone: Luxe carries on without panes. So is a socket
+held by another user: a tab's name is public and, once its Laura exits,
+anyone may bind it, so nothing is sent before the listener's credentials
+(SO_PEERCRED) show it is this user's or root's.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import os
 import socket
+import struct
 from typing import Any
 
 import trio
@@ -57,6 +62,10 @@ class LauraLink:
     async def _exchange(self, data: bytes) -> bytes:
         with trio.socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
             await sock.connect("\0" + self.tab)
+            raw = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+            _, uid, _ = struct.unpack("3i", raw)
+            if uid not in (os.geteuid(), 0):
+                raise PermissionError(f"the tab's socket belongs to uid {uid}, not to this user")
             while data:
                 sent = await sock.send(data)
                 data = data[sent:]

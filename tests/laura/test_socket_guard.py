@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from laura.server import MAX_CONNECTIONS, READ_TIMEOUT, Peer, admits
-from tests.laura.tmux import WAIT_S, LauraSession, wait_until
+from tests.laura.tmux import LAURA, WAIT_S, LauraSession, wait_until
 
 pytestmark = pytest.mark.tmux
 
@@ -217,3 +217,73 @@ def _peek(sock: socket.socket) -> bytes:
     finally:
         sock.settimeout(WAIT_S)
 
+
+
+# A socket another user binds under a tab's name (free once its Laura has
+# exited): prints "ready", then for each connection the bytes it received.
+SQUATTER = """
+import socket, sys
+server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+server.bind("\\0" + sys.argv[1])
+server.listen(8)
+print("ready", flush=True)
+while True:
+    conn, _ = server.accept()
+    conn.settimeout(2)
+    got = b""
+    try:
+        while data := conn.recv(65536):
+            got += data
+    except OSError:
+        pass
+    print(len(got), flush=True)
+    conn.close()
+"""
+
+
+def test_clients_send_nothing_to_a_socket_another_user_holds(
+    other_user: tuple[int, int], tmp_path: Path
+) -> None:
+    """`laura open` and a hosted Luxe both check who listens before sending."""
+    from tests.luxe.rpc_driver import LuxeProcess, make_env, make_repo, write_script
+
+    uid, gid = other_user
+    name = f"laura-squat-{uuid.uuid4().hex[:8]}"
+    setpriv = ["setpriv", f"--reuid={uid}", f"--regid={gid}", "--clear-groups"]
+    squatter = subprocess.Popen(
+        [*setpriv, "/usr/bin/python3", "-I", "-c", SQUATTER, name],
+        stdout=subprocess.PIPE, text=True, cwd="/",
+    )  # fmt: skip
+    try:
+        assert squatter.stdout is not None
+        assert squatter.stdout.readline().strip() == "ready"
+        secret = tmp_path / "notes.txt"
+        secret.write_text("private\n")
+        opened = subprocess.run(
+            [LAURA, "open", str(secret)], env={**os.environ, "LAURA_TAB": name},
+            capture_output=True, text=True, timeout=WAIT_S,
+        )  # fmt: skip
+        assert opened.returncode != 0
+        assert f"belongs to uid {uid}, not to you" in opened.stderr
+        assert "nothing was sent" in opened.stderr
+        assert squatter.stdout.readline().strip() == "0"  # it connected, and got nothing
+
+        # A Luxe told it runs in that tab edits a file (which would open a
+        # pane): the turn goes on, without panes, and nothing reaches the socket.
+        repo = make_repo(tmp_path / "repo", {"main.py": "x = 1\n"})
+        edit = {"name": "edit", "args": {"path": "main.py", "old_string": "x = 1", "new_string": "x = 2"}}
+        script = write_script(tmp_path, [{"tool_calls": [edit]}, {"text": "done"}])
+        luxe = LuxeProcess.start(
+            ["--model", f"scripted:{script}", "--yolo"], cwd=repo,
+            env=make_env(tmp_path, LAURA_TAB=name),
+        )  # fmt: skip
+        with luxe:
+            luxe.handshake()
+            luxe.send("submit_user_message", {"text": "edit"})
+            assert luxe.expect("turn_ended")["reason"] == "end_turn"
+            assert (repo / "main.py").read_text() == "x = 2\n"
+            assert luxe.close() == 0
+        assert squatter.stdout.readline().strip() == "0"
+    finally:
+        squatter.kill()
+        squatter.wait()

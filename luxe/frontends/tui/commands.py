@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import trio
 
-from luxe.frontends.tui.text import clean
+from luxe.frontends.tui.text import Line, clean, line_width, wrap
 from luxe.protocol import actions as act
 from luxe.record import record
 
@@ -153,6 +153,28 @@ def attachments(text: str, cwd: Path) -> list[str]:
     return found
 
 
+def help_rows(width: int) -> list[Line]:
+    """/help: keys, commands and their subcommands in two columns; a long
+    description wraps at words under its own column."""
+    rows: list[Line] = [[("keys:", "bold")]]
+
+    def entry(indent: int, key: str, column: int, text: str, role: str = "") -> None:
+        lead: Line = [(" " * indent, ""), (key.ljust(column), "key"), (" " if len(key) >= column else "", "")]
+        rows.extend(wrap([(text, role)], width, lead, [(" " * line_width(lead), "")]))
+
+    for key, text in KEYS:
+        entry(2, key, 30, text)
+    rows.append([("commands:", "bold")])
+    subs = subcommands()
+    for command, text in HELP.items():
+        entry(2, command, 12, text)
+        for sub, usage in subs.get(command, {}).items():
+            entry(4, sub, 10, usage, "dim")
+    for custom in _custom.values():
+        entry(2, custom.name, 12, custom.description)
+    return rows
+
+
 async def run(ctl: Controller, text: str) -> None:
     """Run a slash command typed in the editor."""
     s = ctl.state
@@ -161,15 +183,7 @@ async def run(ctl: Controller, text: str) -> None:
     confirmed = arg == "yes" or s.confirming == name
     s.confirming = None
     if name == "/help":
-        lines = [[("keys:", "bold")]]
-        lines += [[("  ", ""), (k.ljust(30), "key"), (v, "")] for k, v in KEYS]
-        lines.append([("commands:", "bold")])
-        subs = subcommands()
-        for k, v in HELP.items():
-            lines.append([("  ", ""), (k.ljust(12), "key"), (v, "")])
-            lines += [[("    ", ""), (sub.ljust(10), "key"), (usage, "dim")] for sub, usage in subs.get(k, {}).items()]
-        lines += [[("  ", ""), (c.name.ljust(12), "key"), (c.description, "")] for c in _custom.values()]
-        s.commit_lines(lines)
+        s.commits.append(help_rows)
     elif name == "/model":
         if not arg:
             s.commit_text(f"model: {s.status.model} (use /model provider/name to switch)", "dim")

@@ -251,3 +251,15 @@ def test_rules_and_underlined_headings() -> None:
     # a list item followed by dashes stays a list; two dashes are text
     assert render_block("- a\n---", 80)[0][0] == ("• ", "dim")
     assert render_block("--", 80) == [[("--", "")]]
+
+
+def test_help_wraps_long_descriptions_under_their_own_column() -> None:
+    from luxe.frontends.tui.commands import help_rows
+    from luxe.frontends.tui.text import cell_width, plain_text
+
+    for width in (50, 60, 80, 120):
+        rows = [plain_text(row) for row in help_rows(width)]
+        assert all(cell_width(row) <= width for row in rows), width
+    rows = [plain_text(row) for row in help_rows(60)]
+    at = rows.index("    commit    [SHA]: review a commit; alone, with a review")
+    assert rows[at + 1] == "              open: commit it chapter by chapter"

@@ -1,7 +1,10 @@
 """Commit a review chapter by chapter: each chapter's hunks become one commit.
 
 The commits are built in a temporary index (`git apply --cached` of each
-chapter's hunk patches, `git write-tree`, `git commit-tree`), so the working
+chapter's hunk patches, `git write-tree`, `git commit-tree`; a binary file,
+which the review's diff carries as one line, is staged by its blob: the
+person's staged one for a staged review, else written from the working
+tree, and checked against the blob id the review saw), so the working
 tree is never touched and nothing is committed unless every chapter applies:
 the branch moves once, at the end, with `git update-ref` checking it still
 points where the review started. Refused (nothing committed) when the diff
@@ -85,6 +88,7 @@ async def commit_chapters(
         )
     root = read.root
     patches = {patch.file_id: patch for patch in parsed.patches}
+    files = {file.id: file for file in parsed.files}
     order = {file.id: index for index, file in enumerate(parsed.files)}
     hunk_file = {hunk.id: hunk.file_id for hunk in parsed.hunks}
 
@@ -100,15 +104,23 @@ async def commit_chapters(
             for hunk_id in chapter.hunk_ids:
                 by_file.setdefault(hunk_file[hunk_id], []).append(hunk_id)
             text = ""
+            binaries: list[FilePatch] = []
             for file_id in sorted(by_file, key=order.__getitem__):
                 patch = patches[file_id]
                 chosen = [h for h in patch.hunks if h.hunk_id in by_file[file_id]]
-                text += file_patch(patch, chosen, applied.get(file_id, []))
+                if files[file_id].binary:
+                    binaries.append(patch)
+                else:
+                    text += file_patch(patch, chosen, applied.get(file_id, []))
                 applied.setdefault(file_id, []).extend(chosen)
                 touched.update(p for p in (patch.old_path, patch.new_path) if p is not None)
-            await _git(
-                root, env, "apply", "--cached", "--whitespace=nowarn", "-", stdin=_bytes(text)
-            )
+            if text:
+                await _git(
+                    root, env, "apply", "--cached", "--whitespace=nowarn", "-", stdin=_bytes(text)
+                )
+            for patch in binaries:
+                staged = isinstance(review.target, StagedTarget)
+                await _stage_binary(root, env, patch, files[patch.file_id].status, staged)
             tree = (await _git(root, env, "write-tree")).strip()
             message = chapter_message(chapter)
             parents = ("-p", parent) if parent else ()
@@ -164,6 +176,44 @@ def file_patch(patch: FilePatch, chosen: Sequence[HunkPatch], before: Sequence[H
         out.extend(hunk.body)
         shift_in_patch += hunk.new_lines - hunk.old_lines
     return _lines(out)
+
+
+def new_blob(header: Sequence[str]) -> tuple[str, str]:
+    """(mode, abbreviated blob id) of a file's new side, from its patch
+    header's `new file mode` / `new mode` and `index OLD..NEW [MODE]` lines."""
+    mode = blob = None
+    for line in header:
+        if line.startswith(("new file mode ", "new mode ")):
+            mode = line.rsplit(" ", 1)[1]
+        elif line.startswith("index "):
+            ids, _, rest = line[len("index ") :].partition(" ")
+            blob = ids.partition("..")[2]
+            mode = mode or rest.strip() or None
+    if mode is None or not blob:
+        raise CommitRefused(f"cannot tell the new content of a binary file from: {' / '.join(header)}")
+    return mode, blob
+
+
+async def _stage_binary(
+    root: Path, env: dict[str, str], patch: FilePatch, status: str, staged: bool
+) -> None:
+    """Put a binary file's change into the temporary index by blob: its old
+    path out when deleted or renamed, its new content in, taken from the
+    person's index for a staged review and written from the working tree
+    otherwise, and refused unless it is the blob the review saw."""
+    if patch.old_path is not None and (patch.new_path is None or status == "renamed"):
+        await _git(root, env, "update-index", "--force-remove", "--", patch.old_path)
+    if patch.new_path is None:
+        return
+    mode, seen = new_blob(patch.header)
+    if staged:
+        entry = await _git(root, {"GIT_LITERAL_PATHSPECS": "1"}, "ls-files", "-s", "--", patch.new_path)
+        blob = entry.split()[1] if entry.strip() else ""
+    else:
+        blob = (await _git(root, env, "hash-object", "-w", "--", patch.new_path)).strip()
+    if not blob.startswith(seen):
+        raise CommitRefused("the changes on disk are no longer the reviewed revision; reload the review")
+    await _git(root, env, "update-index", "--add", "--cacheinfo", f"{mode},{blob},{patch.new_path}")
 
 
 def _lines(lines: Sequence[str]) -> str:

@@ -49,8 +49,11 @@ GIT_CONFIG = (
 )  # fmt: skip
 DIFF_OPTIONS = (
     "--no-color", "--no-ext-diff", "--no-textconv", "--find-renames", "--unified=3",
-    "--binary", "--src-prefix=a/", "--dst-prefix=b/", "--no-relative",
+    "--src-prefix=a/", "--dst-prefix=b/", "--no-relative",
 )  # fmt: skip
+# No `--binary`: a binary file's change is one "Binary files ... differ" line
+# whatever its size, so a 20 MB asset no longer pushes a diff past DIFF_CAP
+# (committing it stages its blob instead: luxe.review.commit).
 # The review store lives in the repository; it is never part of a review.
 EXCLUDE_STORE = (f":(exclude){REVIEWS_DIR.as_posix()}",)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -142,6 +143,65 @@ async def test_a_staged_review_keeps_what_was_not_committed_staged(repo: Repo) -
     assert "+thirty-eight" in repo.git("diff", "--cached", "a.txt")
     assert "+two" not in repo.git("diff", "--cached", "a.txt")
     assert (repo.path / "b.txt").read_text() == "unstaged bee\n"
+
+
+def blob_of(repo: Repo, spec: str) -> str:
+    return repo.git("rev-parse", spec).strip()
+
+
+async def test_binary_files_of_any_size_are_reviewed_and_committed_by_blob(repo: Repo) -> None:
+    """Added (20 MB, past the diff cap when binary data was in the diff),
+    modified, deleted and renamed binary files, committed in chapters."""
+    repo.write("a.txt", numbered(10))
+    repo.write("img/logo.png", b"\x89PNG\0" + os.urandom(4096))
+    repo.write("img/old.png", b"\x89PNG\0" + os.urandom(2048))
+    repo.write("img/gone.png", b"\x89PNG\0" + os.urandom(1024))
+    repo.commit("init")
+    repo.write("img/logo.png", b"\x89PNG\0" + os.urandom(4096))
+    repo.write("assets/video.bin", os.urandom(20 << 20))
+    (repo.path / "img/gone.png").unlink()
+    repo.git("mv", "img/old.png", "img/renamed.png")
+    repo.write("a.txt", numbered(10, {5: "five"}))
+    review, _ = await read_review(repo.path, WorkingTreeTarget())
+    assert {f.path: (f.status, f.binary) for f in review.files} == {
+        "a.txt": ("modified", False),
+        "assets/video.bin": ("added", True),
+        "img/gone.png": ("deleted", True),
+        "img/logo.png": ("modified", True),
+        "img/renamed.png": ("renamed", False),  # the same bytes: a rename, nothing binary to show
+    }
+    review = regroup(review, [
+        ("Pictures", ["img/logo.png#0", "img/gone.png#0", "img/renamed.png#0"]),
+        ("Video", ["assets/video.bin#0"]),
+        ("Text", ["a.txt#0"]),
+    ])  # fmt: skip
+    before = repo.snapshot()
+    commits = await commit_chapters(repo.path, review)
+    assert repo.log() == ["Text", "Video", "Pictures", "init"]
+    assert repo.snapshot() == before and repo.git("status", "--porcelain") == ""
+    pictures = repo.git("ls-tree", "-r", "--name-only", commits[0].sha).split()
+    assert pictures == ["a.txt", "img/logo.png", "img/renamed.png"]
+    assert blob_of(repo, f"{commits[0].sha}:img/logo.png") == repo.git(
+        "hash-object", "img/logo.png"
+    ).strip()
+    assert blob_of(repo, f"{commits[1].sha}:assets/video.bin") == repo.git(
+        "hash-object", "assets/video.bin"
+    ).strip()
+
+
+async def test_a_staged_binary_is_committed_as_staged(repo: Repo) -> None:
+    repo.write("logo.png", b"\x89PNG\0" + os.urandom(4096))
+    repo.commit("init")
+    staged = b"\x89PNG\0" + os.urandom(4096)
+    repo.write("logo.png", staged)
+    repo.git("add", "logo.png")
+    repo.write("logo.png", b"\x89PNG\0" + os.urandom(4096))  # changed again, not staged
+    review, _ = await read_review(repo.path, StagedTarget())
+    (commit,) = await commit_chapters(repo.path, review)
+    assert blob_of(repo, f"{commit.sha}:logo.png") == repo.git(
+        "hash-object", "--stdin", input=staged
+    ).strip()
+    assert repo.git("status", "--porcelain") == " M logo.png\n"  # the later change stays unstaged
 
 
 async def test_refused_when_the_working_tree_moved_on(changed_repo: Repo) -> None:

@@ -74,13 +74,65 @@ def read_small(path: Path) -> str | None:
 
 def unified(name: str, old: str, new: str) -> str:
     """A unified diff (three lines of context) from `old` to `new`; a last
-    line without a newline is marked as git marks it."""
-    lines = difflib.unified_diff(
-        old.splitlines(keepends=True), new.splitlines(keepends=True), f"a/{name}", f"b/{name}"
-    )
+    line without a newline is marked as git marks it. In time linear in
+    the texts past MATCH_LIMIT (see `_changed_block`)."""
+    a, b = old.splitlines(keepends=True), new.splitlines(keepends=True)
+    head, tail = _common_ends(a, b)
+    if (len(a) - head - tail) * (len(b) - head - tail) <= MATCH_LIMIT:
+        lines = list(difflib.unified_diff(a, b, f"a/{name}", f"b/{name}"))
+    else:
+        lines = _changed_block(a, b, head, tail, name)
     return "".join(
         line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines
     )
+
+
+# The most line pairs difflib may match: (old lines) x (new lines) between
+# the texts' common head and tail. Its matching is quadratic (a 256 KiB file
+# of short lines repeating a few hundred values took seconds, on the event
+# loop); past this (some 20 ms of it) the lines between are one hunk.
+MATCH_LIMIT = 4_000_000
+CONTEXT = 3
+
+
+def _common_ends(a: list[str], b: list[str]) -> tuple[int, int]:
+    """How many lines `a` and `b` share at their start, and then at their end."""
+    head = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        head += 1
+    tail = 0
+    for x, y in zip(reversed(a[head:]), reversed(b[head:]), strict=False):
+        if x != y:
+            break
+        tail += 1
+    return head, tail
+
+
+def _changed_block(a: list[str], b: list[str], head: int, tail: int, name: str) -> list[str]:
+    """A unified diff of one hunk: every line between the common head and
+    tail removed and added, with CONTEXT lines of each around it."""
+    start = max(head - CONTEXT, 0)
+    after = min(tail, CONTEXT)
+    a_end, b_end = len(a) - tail, len(b) - tail
+    return [
+        f"--- a/{name}\n",
+        f"+++ b/{name}\n",
+        f"@@ -{_range(start, a_end + after)} +{_range(start, b_end + after)} @@\n",
+        *(" " + line for line in a[start:head]),
+        *("-" + line for line in a[head:a_end]),
+        *("+" + line for line in b[head:b_end]),
+        *(" " + line for line in a[a_end : a_end + after]),
+    ]
+
+
+def _range(start: int, stop: int) -> str:
+    """A hunk header's range for lines [start, stop), as difflib writes it."""
+    length = stop - start
+    if length == 1:
+        return str(start + 1)
+    return f"{start + 1 if length else start},{length}"
 
 
 def target(cwd: Path, tool: str, args: Mapping[str, Any]) -> Path | None:

@@ -328,14 +328,14 @@ def change_rows(
 def _arguments_diff(name: str, args: dict[str, Any]) -> list[str]:
     """A diff of an edit's old and new strings, or of a write's content
     against nothing: all there is when the file itself has no diff."""
-    if name == "edit":
-        old = str(args.get("old_string", "")).splitlines()
-        new = str(args.get("new_string", "")).splitlines()
-    else:
-        old, new = [], str(args.get("content", "")).splitlines()
-    import difflib  # with the first edit shown, not before the first frame
+    # Imported with the first edit shown, not before the first frame.
+    from luxe.engine.file_change import unified
 
-    return list(difflib.unified_diff(old, new, lineterm="", n=2))[2:]
+    if name == "edit":
+        old, new = str(args.get("old_string", "")), str(args.get("new_string", ""))
+    else:
+        old, new = "", str(args.get("content", ""))
+    return unified("", old, new).splitlines()[2:]
 
 
 def _file_changed(state: ViewState, e: ev.FileChanged, now: float) -> None:

@@ -12,7 +12,7 @@ rows first.
 from __future__ import annotations
 
 from luxe.frontends.tui.markdown import render_block
-from luxe.frontends.tui.text import Line, char_width, clean, truncate, wrap
+from luxe.frontends.tui.text import Line, char_width, clean, local_time, truncate, wrap
 from luxe.frontends.tui.view import TOOL_TAIL_LINES, ViewState, key_arg
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
@@ -110,7 +110,7 @@ def _picker(state: ViewState, width: int) -> list[Line]:
         start = max(0, state.picker_cursor - 7)
         for i, s in enumerate(state.picker[start:start + 8], start):
             role = "select" if i == state.picker_cursor else ""
-            rows.append(truncate([("  ", ""), (f"{s.updated_at[:16]}  {s.messages:>4} msgs  {clean(s.title) or s.id}", role)], width))
+            rows.append(truncate([("  ", ""), (f"{local_time(s.updated_at)}  {s.messages:>4} msgs  {clean(s.title) or s.id}", role)], width))
     return rows
 
 

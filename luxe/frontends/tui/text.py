@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping
+from datetime import UTC, datetime, tzinfo
 
 from luxe.record import record
 
@@ -349,6 +350,19 @@ def hyperlinks(env: Mapping[str, str]) -> bool:
         return True
     vte = env.get("VTE_VERSION", "")
     return vte.isdigit() and int(vte) >= 5000
+
+
+def local_time(iso: str, zone: tzinfo | None = None) -> str:
+    """An ISO 8601 time (a session's `updated_at`, in UTC) as this
+    terminal's person reads it: `2026-12-02 09:14` in the local time zone
+    (or `zone`); the text itself when it is not such a time."""
+    try:
+        moment = datetime.fromisoformat(iso)
+    except ValueError:
+        return iso[:16]
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(zone).strftime("%Y-%m-%d %H:%M")
 
 
 def plain_text(line: Line) -> str:

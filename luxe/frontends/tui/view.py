@@ -20,7 +20,7 @@ from luxe.frontends.tui import review as review_view
 from luxe.frontends.tui.editor import Editor
 from luxe.frontends.tui.github_state import GitHubView
 from luxe.frontends.tui.markdown import BlockStream, render_block
-from luxe.frontends.tui.text import Line, clean, hard_wrap, wrap
+from luxe.frontends.tui.text import Line, clean, hard_wrap, local_time, wrap
 from luxe.protocol import events as ev
 from luxe.record import state
 
@@ -460,7 +460,7 @@ def _sessions(state: ViewState, e: ev.SessionsListed, now: float) -> None:
         return
     lines: list[Line] = [[("sessions:", "bold")]]
     for s in e.sessions[:30]:
-        lines.append([("  ", ""), (s.id, "key"), (f"  {s.updated_at[:16]}  {s.messages:>4} msgs  ", "dim"),
+        lines.append([("  ", ""), (s.id, "key"), (f"  {local_time(s.updated_at)}  {s.messages:>4} msgs  ", "dim"),
                       (clean(s.title)[:60], "")])
     state.commit_lines(lines)
 

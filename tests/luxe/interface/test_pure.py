@@ -3,6 +3,8 @@ bytes replayed through a reference emulator), streaming markdown, keys."""
 
 from __future__ import annotations
 
+from datetime import UTC
+
 import blessed
 import pyte
 
@@ -263,3 +265,16 @@ def test_help_wraps_long_descriptions_under_their_own_column() -> None:
     rows = [plain_text(row) for row in help_rows(60)]
     at = rows.index("    commit    [SHA]: review a commit; alone, with a review")
     assert rows[at + 1] == "              open: commit it chapter by chapter"
+
+
+def test_session_times_are_shown_in_the_local_zone() -> None:
+    from datetime import timedelta, timezone
+
+    from luxe.frontends.tui.text import local_time
+
+    stamp = "2026-12-01T23:41:09+00:00"
+    assert local_time(stamp, UTC) == "2026-12-01 23:41"
+    assert local_time(stamp, timezone(timedelta(hours=5, minutes=30))) == "2026-12-02 05:11"
+    assert local_time(stamp, timezone(timedelta(hours=-8))) == "2026-12-01 15:41"
+    assert local_time("2026-12-01T23:41:09", timezone(timedelta(hours=1))) == "2026-12-02 00:41"
+    assert local_time("yesterday-ish", UTC) == "yesterday-ish"

@@ -44,6 +44,7 @@ from luxe.engine.ports import EditDiagnostics, HookRunner, PermissionGate
 from luxe.engine.store import SessionFile, SessionNotFound, SessionStore
 from luxe.frontends.face import FrontEnd, RpcFrontEnd
 from luxe.lsp.servers import ServerSpec, session_servers
+from luxe.lsp.trust import NEED_TRUST
 from luxe.options import Options
 from luxe.policy.hooks_config import HookConfig
 from luxe.policy.rules_files import PermissionsFileError
@@ -436,7 +437,12 @@ def _handshake(startup: Startup) -> list[ev.Event]:
             else [*CAPABILITIES, "diagnostics"],
             resumed=startup.resumed,
             diagnostics=[
-                ev.DiagnosticsServerFound(spec.name, list(spec.extensions), list(spec.command))
+                ev.DiagnosticsServerFound(
+                    spec.name,
+                    list(spec.extensions),
+                    list(spec.command),
+                    needs_trust=not options.trust_project and spec.name in NEED_TRUST,
+                )
                 for spec in startup.lsp_servers or ()
             ],
         ),

@@ -65,6 +65,9 @@ class DiagnosticsServerFound(Frame):
     name: str
     extensions: list[str]
     command: list[str]
+    # It never starts in this session: it would run the project's own code
+    # and Luxe was not started with --trust-project (docs/lsp.md).
+    needs_trust: bool = False
 
 
 @frame

@@ -397,10 +397,10 @@ class Controller:
         """The whole change a permission prompt previews, into the transcript."""
         from luxe.frontends.tui.view import change_rows, key_arg
 
-        title = f"{asked.tool} {key_arg(asked.tool, asked.args)}"[:80]
-        if not change_rows(asked.tool, asked.args, asked.diff, 80):
+        if asked.diff is None and asked.tool not in ("write", "edit"):
             self.state.notice = "this call changes no file"
             return
+        title = f"{asked.tool} {key_arg(asked.tool, asked.args)}"[:80]
         self.state.commits.append(lambda width: [
             [("── ", "dim"), (title, "tool"), (" ──", "dim")],
             *change_rows(asked.tool, asked.args, asked.diff, width, limit=None),

@@ -132,10 +132,10 @@ def hostile_native_project(root: Path) -> None:
 
 def run_edits(
     repo: Path, env: dict[str, str], *flags: str
-) -> tuple[dict[str, str], list[dict[str, Any]]]:
+) -> tuple[dict[str, str], list[dict[str, Any]], dict[str, bool]]:
     """Write one file with a BAD line at each place; the last tool result
-    of each write by path, and the servers of the last diagnostics_servers
-    frame."""
+    of each write by path, the servers of the last diagnostics_servers
+    frame, and `needs_trust` of each server the ready frame lists."""
     paths = [path for name in EDITS for path in EDITS[name]]
     steps: list[dict[str, Any]] = [
         {"tool_calls": [call("write", path=path, content="BAD\n")]} for path in paths
@@ -144,12 +144,13 @@ def run_edits(
         luxe,
         server,
     ):
+        listed = {d["name"]: d["needs_trust"] for d in luxe.frames[0]["content"]["diagnostics"]}
         luxe.send("submit_user_message", {"text": "go"})
         assert luxe.expect("turn_ended", timeout=60)["reason"] == "end_turn"
         results = {path: tool_results(server.bodies[n + 1])[-1] for n, path in enumerate(paths)}
         frames = [f for f in luxe.frames if f["kind"] == "diagnostics_servers"]
         assert luxe.close() == 0
-    return results, frames[-1]["content"]["servers"]
+    return results, frames[-1]["content"]["servers"], listed
 
 
 def test_rust_analyzer_and_clangd_start_only_in_a_trusted_project(
@@ -167,7 +168,10 @@ def test_rust_analyzer_and_clangd_start_only_in_a_trusted_project(
     env = {**env, "LUXE_LSP_ON_EDIT": "1", "LUXE_LSP_TIMEOUT_S": "30",
            "FAKE_LSP_STARTS": str(starts)}  # fmt: skip
 
-    results, servers = run_edits(repo, env)
+    results, servers, listed = run_edits(repo, env)
+    # `ready` says up front that they will not start
+    assert listed["rust-analyzer"] is True and listed["clangd"] is True
+    assert listed.get("ruff", False) is False
     for name, paths in EDITS.items():
         for path in paths:
             said = results[path]
@@ -184,7 +188,8 @@ def test_rust_analyzer_and_clangd_start_only_in_a_trusted_project(
     assert not (repo / "RAN").exists()
 
     # Trusted, the same edits reach the servers (so the test can fail).
-    results, _ = run_edits(repo, env, "--trust-project")
+    results, _, listed = run_edits(repo, env, "--trust-project")
+    assert listed["rust-analyzer"] is False and listed["clangd"] is False
     for name, paths in EDITS.items():
         for path in paths:
             said = results[path]

@@ -43,8 +43,7 @@ from luxe.engine.model import ProviderError
 from luxe.engine.ports import EditDiagnostics, HookRunner, PermissionGate
 from luxe.engine.store import SessionFile, SessionNotFound, SessionStore
 from luxe.frontends.face import FrontEnd, RpcFrontEnd
-from luxe.lsp.servers import ServerSpec, session_servers
-from luxe.lsp.trust import NEED_TRUST
+from luxe.lsp.servers import NEED_TRUST, ServerSpec, session_servers
 from luxe.options import Options
 from luxe.policy.hooks_config import HookConfig
 from luxe.policy.rules_files import PermissionsFileError

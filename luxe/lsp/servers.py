@@ -102,6 +102,17 @@ BUILTIN_SERVERS: tuple[ServerSpec, ...] = (
 )
 
 
+# Servers that run or parse what the repository ships, with why, as the
+# `diagnostics_servers` frame says it: they start only with --trust-project
+# (luxe.lsp.trust), and `ready` marks them so.
+NEED_TRUST = {
+    "rust-analyzer": "it runs cargo, which runs the programs the project's .cargo/config.toml "
+    "and rust-toolchain.toml name",
+    "clangd": "it parses with the flags the project's compile_commands.json and .clangd choose, "
+    "and clang is not hardened against hostile source",
+}
+
+
 @record
 class ServerOverride:
     """One entry of settings.json `lsp`: keyed by server name, it adds a

@@ -24,16 +24,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from luxe.lsp.servers import ServerSpec, find_program
-
-# Servers that run or parse what the repository ships, with why, as the
-# `diagnostics_servers` frame says it.
-NEED_TRUST = {
-    "rust-analyzer": "it runs cargo, which runs the programs the project's .cargo/config.toml "
-    "and rust-toolchain.toml name",
-    "clangd": "it parses with the flags the project's compile_commands.json and .clangd choose, "
-    "and clang is not hardened against hostile source",
-}
+from luxe.lsp.servers import NEED_TRUST, ServerSpec, find_program
 
 
 class NeedsTrust(Exception):

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from luxe.lsp.servers import LspSettings, find_servers
-from luxe.lsp.trust import NEED_TRUST, NeedsTrust, initialization_options
+from luxe.lsp.servers import NEED_TRUST, LspSettings, find_servers
+from luxe.lsp.trust import NeedsTrust, initialization_options
 from tests.luxe.lsp.test_diagnostics import edit_session, only
 from tests.luxe.policy.e2e import call, global_config, luxe_on_fake_model, tool_results, write_json
 from tests.luxe.rpc_driver import make_env

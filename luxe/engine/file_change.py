@@ -3,16 +3,17 @@
 previews before the call runs (`planned_diff`), and the diff `file_changed`
 carries after it (`snapshot`, `diff_since`).
 
-Pure functions over small files: a file is read only if it is a regular
-UTF-8 file of at most DIFF_MAX_BYTES (opened without blocking, so a FIFO or
-a device named by a call can hold nothing); anything else has no diff.
-Callers redact what they send.
+Plain functions, no trio and no state, each done in a bounded time: a file
+is read only if it is a regular UTF-8 file of at most DIFF_MAX_BYTES (opened
+without blocking, so a FIFO or a device named by a call can hold nothing;
+anything else has no diff), and lines are matched only up to MATCH_LIMIT
+pairs. Callers redact what they send.
 """
 
 from __future__ import annotations
 
-import difflib
 import os
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -76,9 +77,11 @@ def unified(name: str, old: str, new: str) -> str:
     """A unified diff (three lines of context) from `old` to `new`; a last
     line without a newline is marked as git marks it. In time linear in
     the texts past MATCH_LIMIT (see `_changed_block`)."""
-    a, b = old.splitlines(keepends=True), new.splitlines(keepends=True)
+    a, b = _LINES.findall(old), _LINES.findall(new)
     head, tail = _common_ends(a, b)
     if (len(a) - head - tail) * (len(b) - head - tail) <= MATCH_LIMIT:
+        import difflib  # with the first diff, not at start-up
+
         lines = list(difflib.unified_diff(a, b, f"a/{name}", f"b/{name}"))
     else:
         lines = _changed_block(a, b, head, tail, name)
@@ -86,6 +89,19 @@ def unified(name: str, old: str, new: str) -> str:
         line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines
     )
 
+
+def hunk_lines(diff: str) -> list[str]:
+    """A diff's lines from its first hunk header on (the `---`/`+++` file
+    header left out), split only at `\n` like the diff itself."""
+    lines = diff.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return [line for line in lines if not line.startswith(("--- ", "+++ "))]
+
+
+# A line as git counts one: up to and with its `\n` (a lone `\r` or a form
+# feed is inside a line, as in `read`), or the last one without it.
+_LINES = re.compile(r"[^\n]*\n|[^\n]+")
 
 # The most line pairs difflib may match: (old lines) x (new lines) between
 # the texts' common head and tail. Its matching is quadratic (a 256 KiB file

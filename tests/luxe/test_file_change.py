@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import difflib
 import random
+import re
 import subprocess
 from pathlib import Path
 
@@ -41,10 +42,21 @@ def test_ordinary_changes_are_difflibs_diff() -> None:
         expected = "".join(
             line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"
             for line in difflib.unified_diff(
-                old.splitlines(keepends=True), new.splitlines(keepends=True), "a/f", "b/f"
+                re.findall(r"[^\n]*\n|[^\n]+", old), re.findall(r"[^\n]*\n|[^\n]+", new), "a/f", "b/f"
             )
         )
         assert unified("f", old, new) == expected
+
+
+def test_only_a_newline_ends_a_line() -> None:
+    """A form feed or a lone carriage return stays inside its line, as git
+    and `read` count lines; only a real last line without `\\n` is marked."""
+    old = "a\x0c\nb\rc\nend"
+    new = "a\x0c\nB\rc\nend\n"
+    assert unified("f", old, new) == (
+        "--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n a\x0c\n-b\rc\n-end\n\\ No newline at end of file\n"
+        "+B\rc\n+end\n"
+    )
 
 
 def test_past_the_matching_limit_one_hunk_still_applies(

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 import trio
 
+from luxe.engine.file_change import hunk_lines
 from luxe.frontends.tui import commands
 from luxe.frontends.tui.controller import Controller
 from luxe.frontends.tui.history import History, history_file
@@ -101,7 +102,7 @@ class PlainInterface(PersonFace):
         """A permission prompt's change, line by line (a screen reader reads
         what is approved): the diff without its file header, at most
         PLAIN_DIFF_LINES lines."""
-        lines = [line for line in diff.splitlines() if not line.startswith(("--- ", "+++ "))]
+        lines = hunk_lines(diff)
         self.say(f"Change ({len(lines)} diff lines):")
         for line in lines[:PLAIN_DIFF_LINES]:
             self.say(f"  {line}")

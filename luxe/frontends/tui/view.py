@@ -16,6 +16,7 @@ from typing import Any
 
 import attrs
 
+from luxe.engine.file_change import hunk_lines, unified
 from luxe.frontends.tui import review as review_view
 from luxe.frontends.tui.editor import Editor
 from luxe.frontends.tui.github_state import GitHubView
@@ -310,7 +311,7 @@ def change_rows(
     the call's own strings. Past `limit` rows, one row says how many diff
     lines are left out, followed by `more`."""
     if diff is not None:
-        lines = [line for line in diff.splitlines() if not line.startswith(("--- ", "+++ "))]
+        lines = hunk_lines(diff)
     elif name in ("edit", "write"):
         lines = _arguments_diff(name, args)
     else:
@@ -328,14 +329,11 @@ def change_rows(
 def _arguments_diff(name: str, args: dict[str, Any]) -> list[str]:
     """A diff of an edit's old and new strings, or of a write's content
     against nothing: all there is when the file itself has no diff."""
-    # Imported with the first edit shown, not before the first frame.
-    from luxe.engine.file_change import unified
-
     if name == "edit":
         old, new = str(args.get("old_string", "")), str(args.get("new_string", ""))
     else:
         old, new = "", str(args.get("content", ""))
-    return unified("", old, new).splitlines()[2:]
+    return hunk_lines(unified("", old, new))
 
 
 def _file_changed(state: ViewState, e: ev.FileChanged, now: float) -> None:

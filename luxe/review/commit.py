@@ -89,6 +89,7 @@ async def commit_chapters(
     root = read.root
     patches = {patch.file_id: patch for patch in parsed.patches}
     files = {file.id: file for file in parsed.files}
+    staged = isinstance(review.target, StagedTarget)  # binary files come from the index
     order = {file.id: index for index, file in enumerate(parsed.files)}
     hunk_file = {hunk.id: hunk.file_id for hunk in parsed.hunks}
 
@@ -119,7 +120,6 @@ async def commit_chapters(
                     root, env, "apply", "--cached", "--whitespace=nowarn", "-", stdin=_bytes(text)
                 )
             for patch in binaries:
-                staged = isinstance(review.target, StagedTarget)
                 await _stage_binary(root, env, patch, files[patch.file_id].status, staged)
             tree = (await _git(root, env, "write-tree")).strip()
             message = chapter_message(chapter)

@@ -21,6 +21,7 @@ import signal
 import time
 from typing import Any, NamedTuple
 
+from luxe.frontends.server_notices import ServerNotices
 from luxe.protocol import events as ev
 from luxe.protocol.text import escape_c1
 
@@ -164,7 +165,7 @@ class PrintRenderer:
         self.status: int | None = None
         self._encode: Any = None
         # The last state shown of each language server, by (name, root).
-        self._servers_shown: dict[tuple[str, str], str] = {}
+        self._servers = ServerNotices()
 
     def frame(self, event: ev.Event) -> bytes:
         self.tally.see(event)
@@ -228,13 +229,8 @@ class PrintRenderer:
             wait = f" in {event.retry_in_s:g}s" if event.retry_in_s is not None else ""
             _err(f"  retrying{wait}: {_short(event.message)}")
         elif isinstance(event, ev.DiagnosticsServers):
-            for server in event.servers:
-                key = (server.name, server.root)
-                if server.state in ("failed", "stopped") and self._servers_shown.get(key) != (
-                    server.state
-                ):
-                    _err(f"  {server.name} {server.state}: {_short(server.detail or '')}")
-                self._servers_shown[key] = server.state
+            for notice in self._servers.news(event):
+                _err(f"  {_short(notice)}")
 
 
 def wants_activity(verbose: bool) -> bool:

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 import trio
 
 from luxe.engine.file_change import hunk_lines
+from luxe.frontends.server_notices import ServerNotices
 from luxe.frontends.tui import commands
 from luxe.frontends.tui.controller import Controller
 from luxe.frontends.tui.history import History, history_file
@@ -58,6 +59,7 @@ class PlainInterface(PersonFace):
         self._stream = BlockStream()
         self._thinking = ""
         self._tools: dict[str, str] = {}
+        self._servers = ServerNotices()  # its own: the view's has already taken the news
         self.controller: Controller | None = None
 
     # -- output -----------------------------------------------------------------
@@ -175,6 +177,9 @@ class PlainInterface(PersonFace):
             self.say(f"Type y to allow once, a to always allow {scope} in this session, n to reject (n and a note tells the agent why).")
         elif isinstance(event, ev.PermissionResolved):
             self.say(f"permission: {event.reply}")
+        elif isinstance(event, ev.DiagnosticsServers):
+            for notice in self._servers.news(event):
+                self.say(f"diagnostics: {notice}")
         elif isinstance(event, ev.QuestionAsked):
             self._flush_text()
             self.say(f"Question: {event.question}")

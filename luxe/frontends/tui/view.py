@@ -17,6 +17,7 @@ from typing import Any
 import attrs
 
 from luxe.engine.file_change import hunk_lines, unified
+from luxe.frontends.server_notices import ServerNotices
 from luxe.frontends.tui import review as review_view
 from luxe.frontends.tui.editor import Editor
 from luxe.frontends.tui.github_state import GitHubView
@@ -105,6 +106,7 @@ class ViewState:
     history_wanted: bool = False  # a session was resumed: show its last messages
     review: review_view.ReviewView = attrs.Factory(review_view.ReviewView)
     focused: bool = True
+    servers: ServerNotices = attrs.Factory(ServerNotices)  # language servers told of
     notify: bool = False  # a turn ended while unfocused: ring once
 
     @property
@@ -342,6 +344,11 @@ def _file_changed(state: ViewState, e: ev.FileChanged, now: float) -> None:
         tool.diff = e.diff
 
 
+def _servers(state: ViewState, e: ev.DiagnosticsServers, now: float) -> None:
+    for notice in state.servers.news(e):
+        state.commit_text(notice, "warn", lead=[("  ", "")])
+
+
 def _permission(state: ViewState, e: ev.PermissionRequested, now: float) -> None:
     flush_text(state)
     state.permissions.append(e)
@@ -486,6 +493,7 @@ def _handlers() -> dict[type, Handler]:
         ev.ToolOutputDelta: _tool_output,
         ev.ToolFinished: _tool_finished,
         ev.FileChanged: _file_changed,
+        ev.DiagnosticsServers: _servers,
         ev.PermissionRequested: _permission,
         ev.PermissionResolved: _permission_resolved,
         ev.QuestionAsked: _question,

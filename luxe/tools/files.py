@@ -30,6 +30,7 @@ EDIT_MAX_BYTES = 16 * 1024 * 1024
 READ_DEFAULT_LINES = 2000
 READ_MAX_LINE = 2000
 LIST_MAX = 500
+SCAN_MAX = 100_000  # the most entries `ls` reads of one directory
 
 
 def _refuse_special(path: Path, name: str) -> None:
@@ -187,17 +188,24 @@ class LsTool:
     async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
         path = resolve(ctx.cwd, args.get("path") or ".")
         try:
-            entries = sorted(os.scandir(path), key=lambda e: e.name)
+            # Off the event loop, and never past SCAN_MAX entries: a
+            # directory of millions would hold the loop, and the memory.
+            names, more = await trio.to_thread.run_sync(_scan, path, abandon_on_cancel=True)
         except FileNotFoundError:
             raise ToolError(f"{shown(ctx.cwd, path)} does not exist") from None
         except NotADirectoryError:
             raise ToolError(f"{shown(ctx.cwd, path)} is a file; use read") from None
         except OSError as exc:
             raise ToolError(f"cannot list {shown(ctx.cwd, path)}: {exc.strerror}") from None
-        names = [e.name + ("/" if e.is_dir() else "") for e in entries]
         extra = len(names) - LIST_MAX
-        out = names[:LIST_MAX] + ([f"[{extra} more entries]"] if extra > 0 else [])
-        return ToolResult("\n".join(out) or "[empty directory]", summary=f"{len(names)} entries")
+        if more:
+            tail = [f"[more than {SCAN_MAX} entries: these are the first {LIST_MAX} of the first "
+                    f"{SCAN_MAX} found, sorted; use glob or grep to narrow]"]  # fmt: skip
+            summary = f"over {SCAN_MAX} entries"
+        else:
+            tail = [f"[{extra} more entries]"] if extra > 0 else []
+            summary = f"{len(names)} entries"
+        return ToolResult("\n".join(names[:LIST_MAX] + tail) or "[empty directory]", summary=summary)
 
 
 class GlobTool:
@@ -226,6 +234,21 @@ class GlobTool:
         if len(found) > LIST_MAX:
             names.append(f"[{len(found) - LIST_MAX} more files]")
         return ToolResult("\n".join(names) or "no files match", summary=f"{len(found)} files")
+
+
+def _scan(path: Path) -> tuple[list[str], bool]:
+    """Up to SCAN_MAX entries of directory `path`, sorted (directories end
+    with /), and whether it holds more."""
+    found: list[tuple[str, bool]] = []
+    more = False
+    with os.scandir(path) as entries:
+        for entry in entries:
+            if len(found) == SCAN_MAX:
+                more = True
+                break
+            found.append((entry.name, entry.is_dir()))
+    found.sort()
+    return [name + "/" if is_dir else name for name, is_dir in found], more
 
 
 def _glob(cwd: Path, pattern: str, stop: threading.Event) -> list[Path]:

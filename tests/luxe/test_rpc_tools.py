@@ -366,3 +366,32 @@ def test_read_shows_8bit_text_and_says_bytes_were_replaced(
     assert "3 bytes of this file are not UTF-8" in results[0] and "Latin-1" in results[0]
     assert (repo / "legacy.py").read_bytes() == legacy  # edit never rewrote it
     assert luxe.close() == 0
+
+
+def test_ls_of_a_huge_directory_reads_a_bounded_part(
+    spawn: SpawnLuxe, repo: Path, env: dict[str, str]
+) -> None:
+    """A directory of more entries than `ls` reads (100,000): the first ones
+    found, sorted, and a line saying so; a small one whole, directories
+    marked and sorted among the files by name."""
+    from luxe.tools.files import LIST_MAX, SCAN_MAX
+
+    huge = repo / "huge"
+    huge.mkdir()
+    for n in range(SCAN_MAX + 5):
+        os.close(os.open(huge / f"f{n:06}", os.O_CREAT | os.O_WRONLY, 0o644))
+    (repo / "small").mkdir()
+    for name in ("b.txt", "a.txt", "a"):
+        (repo / "small" / name).mkdir() if name == "a" else (repo / "small" / name).write_text("")
+    luxe = spawn([{"tool_calls": [call("ls", path="huge"), call("ls", path="small")]}, {"text": "done"}])
+    ready = luxe.handshake()
+    luxe.send("submit_user_message", {"text": "list"})
+    frames = luxe.collect_until("turn_ended", timeout=120)
+    summaries = sorted(f["content"]["summary"] for f in frames if f["kind"] == "tool_finished")
+    assert summaries == ["3 entries", f"over {SCAN_MAX} entries"]
+    results = [r["content"] for r in tool_results(env, ready["session_id"])]
+    listed = next(r for r in results if "more than" in r).split("\n")
+    assert len(listed) == LIST_MAX + 1 and listed == sorted(listed[:-1]) + [listed[-1]]
+    assert listed[-1].startswith(f"[more than {SCAN_MAX} entries: these are the first {LIST_MAX}")
+    assert "a/\na.txt\nb.txt" in results
+    assert luxe.close() == 0

@@ -484,7 +484,13 @@ async def _decide_and_run(host: TurnHost, hooks: HookRunner, call: ToolUseBlock)
         why = hook.reason or "a BeforeToolUse hook blocked this call"
         return ToolResult(f"blocked by a hook: {why}", True, f"blocked: {why}"), True
     if verdict.decision == "ask":
-        preview = file_change.planned_diff(host.cwd, call.name, call.input)
+        # In a worker thread, like every file read and diff here: bounded
+        # (256 KiB, MATCH_LIMIT), but some tens of ms the loop need not wait.
+        preview = None
+        if call.name in file_change.CHANGING_TOOLS:
+            preview = await trio.to_thread.run_sync(
+                file_change.planned_diff, host.cwd, call.name, call.input
+            )
         answer = await host.prompts.ask_permission(
             call.id, call.name, call.input, verdict.reason, _redacted(host, preview)
         )
@@ -494,7 +500,9 @@ async def _decide_and_run(host: TurnHost, hooks: HookRunner, call: ToolUseBlock)
         if answer.reply == "always":
             host.gate.allow_always(call.name, call.input)
     ctx = _Context(host, call.id)
-    before = file_change.snapshot(host.cwd, call.name, call.input)
+    before: dict[str, str | None] = {}
+    if call.name in file_change.CHANGING_TOOLS:
+        before = await trio.to_thread.run_sync(file_change.snapshot, host.cwd, call.name, call.input)
     try:
         result = await tool.run(call.input, ctx)
     except ToolError as exc:
@@ -504,7 +512,7 @@ async def _decide_and_run(host: TurnHost, hooks: HookRunner, call: ToolUseBlock)
         result = ToolResult(f"the {call.name} tool crashed: {type(exc).__name__}: {exc}", True, "crashed")
     await ctx.flush_output()
     for path, operation in result.changed:
-        diff = file_change.diff_since(path, before)
+        diff = await trio.to_thread.run_sync(file_change.diff_since, path, before)
         await host.emit(ev.FileChanged(path, operation, _redacted(host, diff), call.id))
         await hooks.run("FileChanged", file_changed_event(path, operation))
         if host.diagnostics is not None and operation in ("write", "edit"):

@@ -97,17 +97,33 @@ def cap_warning(shown: str, size: int, cap: int) -> str | None:
     )
 
 
-def _pieces(data: memoryview) -> Iterator[memoryview]:
-    """`data` in pieces of about PIECE bytes, each ending after a newline: a
-    newline byte is never inside a UTF-8 sequence, and cleaning for display
-    and splitting into lines are line-local, so each piece is done alone."""
+def _pieces(data: memoryview) -> Iterator[tuple[memoryview, bool]]:
+    """`data` in pieces of about PIECE bytes, and whether each ends a line.
+    A piece ends after a newline when one is near (a newline byte is never
+    inside a UTF-8 sequence, and cleaning for display and splitting into
+    lines are line-local, so such a piece is done alone). A line longer than
+    a piece (a minified bundle, a log of one line) is cut inside, at the
+    start of a character, into pieces that do not end it."""
     start = 0
     while start < len(data):
         stop = start + PIECE
-        if stop < len(data):
-            newline = bytes(data[stop : stop + PIECE]).find(b"\n")
-            stop = len(data) if newline < 0 else stop + newline + 1
-        yield data[start:stop]
+        if stop >= len(data):
+            yield data[start:], True
+            return
+        ahead = bytes(data[stop : stop + PIECE]).find(b"\n")
+        if ahead >= 0:
+            stop += ahead + 1
+            whole = True
+        elif (behind := bytes(data[start:stop]).rfind(b"\n")) >= 0:
+            stop = start + behind + 1
+            whole = True
+        else:
+            for _ in range(3):  # back to the first byte of a UTF-8 sequence
+                if data[stop] & 0xC0 != 0x80:
+                    break
+                stop -= 1
+            whole = False
+        yield data[start:stop], whole
         start = stop
 
 
@@ -139,14 +155,34 @@ def prepare(path: str, capped: Capped) -> Generator[None, None, Loaded]:
     for errors in ("strict", "replace"):  # text in another 8-bit encoding: U+FFFD
         parts: list[str] = []
         lines: list[str] = []
+        # The pieces of a line longer than a piece, decoded, until its end:
+        # cleaning is per line (a CR drops what came before it in the line).
+        pending: list[str] = []
+        dirty = False
         try:
-            for piece in _pieces(data):
+            for piece, ends_line in _pieces(data):
                 raw = bytes(piece)
-                part = codecs.decode(raw, "utf-8", errors)
-                if raw.translate(None, _CLEAN):  # a control, CR or ESC to clean
-                    part = displayable(part)
-                parts.append(part)
-                split = part.split("\n")
+                pending.append(codecs.decode(raw, "utf-8", errors))
+                dirty = dirty or bool(raw.translate(None, _CLEAN))  # a control, CR or ESC
+                if not ends_line:
+                    yield
+                    continue
+                if len(pending) > 1 and not dirty:
+                    # The end of a long line: joined once, and the rest of
+                    # the piece split on its own (splitting the whole would
+                    # copy the long line again).
+                    head, _, rest = pending[-1].partition("\n")
+                    long_line = "".join([*pending[:-1], head])
+                    parts.extend((long_line, "\n", rest))
+                    lines.append(long_line)
+                    split = rest.split("\n")
+                else:
+                    part = "".join(pending)
+                    if dirty:
+                        part = displayable(part)
+                    parts.append(part)
+                    split = part.split("\n")
+                pending, dirty = [], False
                 if split[-1] == "":
                     split.pop()
                 lines.extend(split)

@@ -32,18 +32,20 @@ def spans_cells(spans: tuple[Span, ...] | list[Span]) -> int:
     return sum(text_cells(span.text) for span in spans)
 
 
-def _split_at_cells(text: str, cells: int) -> tuple[str, str]:
-    """Split `text` so the head takes at most `cells` cells (the head may
-    be empty when the first character is wider)."""
-    if text.isascii():
-        return text[: max(0, cells)], text[max(0, cells) :]
+def _cut(text: str, start: int, stop: int, cells: int, ascii_: bool) -> int:
+    """The end of the longest run text[start:end] (end <= stop) that takes
+    at most `cells` cells (`start` itself when the first character is
+    wider). Looks at no more of the text than that run and one character:
+    a word of megabytes is split in time linear in its length."""
+    if ascii_:
+        return min(stop, start + max(0, cells))
     used = 0
-    for index, ch in enumerate(text):
-        width = char_cells(ch)
+    for index in range(start, stop):
+        width = char_cells(text[index])
         if used + width > cells:
-            return text[:index], text[index:]
+            return index
         used += width
-    return text, ""
+    return stop
 
 
 def wrap_spans(
@@ -67,9 +69,10 @@ def wrap_spans(
     text = "".join(span.text for span in spans)
     cuts = _row_cuts(text, width - spans_cells(prefix), width - spans_cells(continuation))
     rows: list[tuple[Span, ...]] = []
+    pieces = _Slicer(spans)
     for index, (start, end) in enumerate(cuts):
         lead = prefix if index == 0 else continuation
-        rows.append(_merge(tuple(lead) + _slice(spans, start, end)))
+        rows.append(_merge(tuple(lead) + pieces.take(start, end)))
     return rows
 
 
@@ -113,18 +116,18 @@ def _row_cuts(text: str, first: int, rest: int) -> list[tuple[int, int]]:
             has_text = True
             continue
         position = begin
+        ascii_word = piece.isascii()
         while position < finish:  # a word longer than the row: split it
-            head, _ = _split_at_cells(text[position:finish], room - used)
-            if not head:
+            stop = _cut(text, position, finish, room - used, ascii_word)
+            if stop == position:
                 if has_text or used or (not cuts and room < max(1, rest)):
                     close(position)  # a fresh (or roomier) row may hold it
                     continue
-                head = text[position]  # wider than any row: place it anyway
+                stop = position + 1  # wider than any row: place it anyway
             if not has_text and start > position:
                 start = position
-            position += len(head)
-            used += text_cells(head)
-            end = position
+            used += stop - position if ascii_word else text_cells(text[position:stop])
+            position = end = stop
             has_text = True
             if position < finish:
                 close(position)
@@ -132,18 +135,36 @@ def _row_cuts(text: str, first: int, rest: int) -> list[tuple[int, int]]:
     return cuts
 
 
-def _slice(spans: tuple[Span, ...], start: int, end: int) -> tuple[Span, ...]:
+def slice_spans(spans: tuple[Span, ...], start: int, end: int) -> tuple[Span, ...]:
     """The characters [start, end) of the spans' joined text, styles kept."""
-    out: list[Span] = []
-    position = 0
-    for span in spans:
-        length = len(span.text)
-        if position + length > start and position < end:
-            out.append(Span(span.text[max(0, start - position) : end - position], span.style))
-        position += length
-        if position >= end:
-            break
-    return tuple(out)
+    return _Slicer(spans).take(start, end)
+
+
+class _Slicer:
+    """The characters [start, end) of the spans' joined text, styles kept,
+    for ranges that never go back (a line's rows, in order): each call
+    starts at the span the last one ended in, so a line of a million spans
+    is cut into rows in one pass, not a pass per row."""
+
+    def __init__(self, spans: tuple[Span, ...]) -> None:
+        self._spans = spans
+        self._index = 0  # the first span that may still hold text to take
+        self._offset = 0  # where that span starts in the joined text
+
+    def take(self, start: int, end: int) -> tuple[Span, ...]:
+        out: list[Span] = []
+        index, position = self._index, self._offset
+        while index < len(self._spans):
+            span = self._spans[index]
+            length = len(span.text)
+            if position + length > start and position < end:
+                out.append(Span(span.text[max(0, start - position) : end - position], span.style))
+            if position + length > end:
+                break  # the next row starts in this span
+            position += length
+            index += 1
+        self._index, self._offset = index, position
+        return tuple(out)
 
 
 def _merge(spans: tuple[Span, ...]) -> tuple[Span, ...]:

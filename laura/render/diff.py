@@ -61,15 +61,28 @@ def plain_line_blocks(source: list[str]) -> Iterator[Block]:
     """`plain_blocks` over lines already split."""
     for start, chunk in _line_chunks(source):
         lines = [
-            Line((Span(raw.expandtabs(TAB)),) if raw else (), (start + i, start + i))
+            Line((Span(raw.expandtabs(TAB) if "\t" in raw else raw),) if raw else (), (start + i, start + i))
             for i, raw in enumerate(chunk)
         ]
         yield Block(tuple(lines), start, start + len(chunk) - 1)
 
 
+# The most characters of plain text in one block (one step of layout on
+# the UI loop), whatever its line count: 64 lines of 64 KiB laid out at once
+# held keys for half a second.
+BLOCK_CHARS = 64 << 10
+
+
 def _line_chunks(lines: list[str]) -> Iterator[tuple[int, list[str]]]:
-    for at in range(0, len(lines), CHUNK):
-        yield at + 1, lines[at : at + CHUNK]
+    """CHUNK lines at a time, or fewer when they hold over BLOCK_CHARS."""
+    at = 0
+    while at < len(lines):
+        stop, chars = at, 0
+        while stop < len(lines) and stop - at < CHUNK and (chars <= BLOCK_CHARS or stop == at):
+            chars += len(lines[stop])
+            stop += 1
+        yield at + 1, lines[at:stop]
+        at = stop
 
 
 def os_error_text(error: OSError) -> str:

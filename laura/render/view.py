@@ -23,7 +23,7 @@ from typing import overload
 import attrs
 
 from laura.render import theme
-from laura.render.cells import clip_spans, spans_cells, wrap_spans
+from laura.render.cells import clip_spans, slice_spans, spans_cells, wrap_spans
 from laura.render.lines import Block, Line, clamp_range, rows_meeting
 from laura.render.style import Row, Span
 
@@ -57,6 +57,21 @@ def gap_row(count: int, width: int) -> Row:
     label = f"── {count} line{'s' if count != 1 else ''} removed "
     fill = max(0, width - len(label))
     return Row((Span((label + "─" * fill)[: max(width, 1)], theme.GAP),), None, True, " ")
+
+
+# The most characters of one line a pane lays out (wrapped, 64 KiB is some
+# 550 rows at 120 columns, laid out in about 10 ms). A line of 40 MB (a
+# minified bundle, a log of one line) laid out whole took seconds and
+# 400,000 rows on the UI loop, in one step; as editors do (VS Code stops
+# rendering a line after 10,000 characters), the rest is counted, not shown.
+LINE_SHOWN_LIMIT = 64 * 1024
+
+
+def cut_row(rest: int, source: tuple[int, int] | None, marker: str) -> Row:
+    """The row ending a line cut at LINE_SHOWN_LIMIT: it says how much of
+    the line is not shown, and belongs to the line (the same source)."""
+    label = f"… the rest of this line ({rest:,} more characters) is not shown"
+    return Row((Span(label, theme.GAP),), source, False, marker)
 
 
 class DocumentView(Sequence[Row]):
@@ -179,8 +194,15 @@ class DocumentView(Sequence[Row]):
             out.append(Row(line.spans, line.source, line.first, marker))
             out_pre.append(True)
             return
-        for index, spans in enumerate(wrap_spans(line.spans, self.width, (), line.hang)):
-            out.append(Row(spans, line.source, line.first and index == 0, marker))
+        spans = line.spans
+        length = sum(len(span.text) for span in spans)
+        if length > LINE_SHOWN_LIMIT:  # a minified bundle, a log of one line
+            spans = slice_spans(spans, 0, LINE_SHOWN_LIMIT)
+        for index, row_spans in enumerate(wrap_spans(spans, self.width, (), line.hang)):
+            out.append(Row(row_spans, line.source, line.first and index == 0, marker))
+            out_pre.append(False)
+        if length > LINE_SHOWN_LIMIT:
+            out.append(cut_row(length - LINE_SHOWN_LIMIT, line.source, marker))
             out_pre.append(False)
 
     def ensure_rows(self, count: int) -> None:

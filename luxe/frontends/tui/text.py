@@ -159,25 +159,27 @@ def wrap(
             rows.append(row)
             row = list(rest)
             used = prefix_width = line_width(row)
-        while used + w > width:
-            # A word longer than the row: split it by cells.
-            room = width - used
-            head, tail, head_w = "", word, 0
-            for ch in word:
-                cw = char_width(ch)
-                if head_w + cw > room:
-                    break
-                head += ch
-                head_w += cw
-            if not head:
-                head, tail = word[0], word[1:]
-            else:
-                tail = word[len(head):]
-            row.append((head, role))
-            rows.append(row)
-            row = list(rest)
-            used = prefix_width = line_width(row)
-            word, w = tail, cell_width(tail)
+        if used + w > width:
+            # A word longer than the row: split it by cells, walking it once
+            # (copying the rest of it per row made a 400 KB word take 10 s).
+            at = 0
+            while used + w > width:
+                room = width - used
+                end, head_w = at, 0
+                while end < len(word):
+                    cw = char_width(word[end])
+                    if head_w + cw > room:
+                        break
+                    head_w += cw
+                    end += 1
+                if end == at:  # wider than the room: place it anyway
+                    end, head_w = at + 1, char_width(word[at])
+                row.append((word[at:end], role))
+                rows.append(row)
+                row = list(rest)
+                used = prefix_width = line_width(row)
+                at, w = end, w - head_w
+            word = word[at:]
         if word:
             row.append((word, role))
             used += w

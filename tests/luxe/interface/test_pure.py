@@ -278,3 +278,27 @@ def test_session_times_are_shown_in_the_local_zone() -> None:
     assert local_time(stamp, timezone(timedelta(hours=-8))) == "2026-12-01 15:41"
     assert local_time("2026-12-01T23:41:09", timezone(timedelta(hours=1))) == "2026-12-02 00:41"
     assert local_time("yesterday-ish", UTC) == "yesterday-ish"
+
+
+def test_a_long_word_wraps_in_time_linear_in_its_length() -> None:
+    """A base64 blob or a data URI in an answer: split by cells in one walk
+    (copying the rest per row took 10 s for 400 KB, on every frame of the
+    streaming tail), measured against ordinary words in the same run."""
+    import time
+
+    from luxe.frontends.tui.text import wrap
+
+    word = "A" * 400_000
+    words = ("abcdefgh " * 50_000)[:400_000]
+
+    def timed(text: str) -> tuple[float, list[list[tuple[str, str]]]]:
+        start = time.perf_counter()
+        rows = wrap([(text, "")], 80, [("> ", "dim")], [("  ", "")])
+        return time.perf_counter() - start, rows
+
+    timed(words)
+    long_s, rows = timed(word)
+    words_s, _ = timed(words)
+    assert long_s < 3 * words_s + 0.05, (long_s, words_s)
+    assert rows[0] == [("> ", "dim"), ("A" * 78, "")] and rows[1] == [("  ", ""), ("A" * 78, "")]
+    assert "".join(text for row in rows for text, role in row if not role and text != "  ") == word

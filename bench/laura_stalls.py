@@ -10,6 +10,7 @@ tests/laura/echo_probe.py). Scenarios, each in a fresh laura:
             has loaded and a while after
   git diff  a committed 40 MB file with every 10th line changed, opened:
             git diff runs (async) and its 100k hunks are parsed
+  longline  `laura open` of a 40 MB file of one line (a minified bundle)
   random    100 MB of random bytes `cat` in another tab of the same laura
             (the emulator parses every byte; the typing tab's shell echoes)
 
@@ -110,6 +111,10 @@ def main() -> None:
         for n in range(0, len(changed), 10):
             changed[n] = changed[n].replace("line", "LINE")
         tracked.write_text("".join(changed))
+        one_line = data / "bundle.min.txt"  # a minified bundle: one line of 40 MB
+        with one_line.open("w") as out:
+            for _ in range(40):
+                out.write("function(a){return a+1};" * 43_690)
         noise = data / "random.bin"
         rnd = random.Random(18)
         with noise.open("wb") as out:
@@ -150,6 +155,7 @@ def main() -> None:
             ("idle", idle, None),
             ("open", opened(text), None),
             ("gitdiff", opened(tracked), None),
+            ("longline", opened(one_line), None),
             ("random", flood, ["sh", "-c", waiter]),
         ]
         if args.only:

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import os
 import socket
-import struct
 from typing import Any
 
+from laura.peercred import admits, peer_of
 from laura.protocol import MAX_FRAME, Request, decode_response, encode_request
 
 TIMEOUT = 30.0
@@ -33,15 +33,13 @@ def tab_name(environ: dict[str, str] | os._Environ[str] | None = None) -> str:
 def stranger_listening(sock: socket.socket) -> str | None:
     """Why the process at the other end of `sock` is not to be trusted (it
     runs as another user, or cannot be told), or None when it is this
-    user's or root's."""
-    try:
-        raw = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
-    except OSError:
-        return "belongs to a process whose user cannot be told"
-    _, uid, _ = struct.unpack("3i", raw)
-    if uid in (os.geteuid(), 0):
+    user's or root's (laura.peercred, the check the server makes too)."""
+    peer = peer_of(sock)
+    if admits(peer, os.geteuid()):
         return None
-    return f"belongs to uid {uid}, not to you (uid {os.geteuid()})"
+    if peer is None:
+        return "belongs to a process whose user cannot be told"
+    return f"belongs to uid {peer.uid}, not to you (uid {os.geteuid()})"
 
 
 def request_raw(name: str, frame: bytes, timeout: float = TIMEOUT) -> bytes:

@@ -23,13 +23,12 @@ from __future__ import annotations
 import errno
 import os
 import socket
-import struct
 from collections.abc import Awaitable, Callable
-from typing import NamedTuple
 
 import trio
 
 from laura.hostlog import log_event
+from laura.peercred import Peer, admits, peer_of
 from laura.protocol import MAX_FRAME, Error, encode_response
 
 # How long a client may take to send its one line.
@@ -43,26 +42,6 @@ MAX_CONNECTIONS = 256
 EMFILE_PAUSE = 0.05
 
 Answer = Callable[[bytes], Awaitable[bytes]]
-
-
-class Peer(NamedTuple):
-    pid: int
-    uid: int
-    gid: int
-
-
-def peer_of(sock: trio.socket.SocketType) -> Peer | None:
-    """The connecting process's credentials (SO_PEERCRED), None if unknown."""
-    try:
-        raw = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
-    except OSError:
-        return None
-    return Peer(*struct.unpack("3i", raw))
-
-
-def admits(peer: Peer | None, own_uid: int) -> bool:
-    """Laura's own uid, or root acting for it; nobody unknown."""
-    return peer is not None and peer.uid in (own_uid, 0)
 
 
 def refusal_text(peer: Peer | None, own_uid: int) -> str:

@@ -195,7 +195,8 @@ class DocumentView(Sequence[Row]):
             out_pre.append(True)
             return
         spans = line.spans
-        length = sum(len(span.text) for span in spans)
+        # One span is the common case (plain text): no generator per line.
+        length = len(spans[0].text) if len(spans) == 1 else sum(len(span.text) for span in spans)
         if length > LINE_SHOWN_LIMIT:  # a minified bundle, a log of one line
             spans = slice_spans(spans, 0, LINE_SHOWN_LIMIT)
         for index, row_spans in enumerate(wrap_spans(spans, self.width, (), line.hang)):

@@ -18,8 +18,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from luxe.engine.tooling import ToolError
-from luxe.regular_file import open_regular
+from luxe.engine.tooling import ToolError, call_path
+from luxe.regular_file import read_regular
 
 # Files (and planned contents) larger than this get no diff.
 DIFF_MAX_BYTES = 256 * 1024
@@ -58,17 +58,13 @@ def edited(text: str, args: Mapping[str, Any], name: str) -> tuple[str, int]:
 def read_small(path: Path) -> str | None:
     """A small regular UTF-8 file's content; "" when it does not exist;
     None when it is anything else."""
-    try:
-        with open_regular(path) as file:
-            data = file.read(DIFF_MAX_BYTES + 1)
-    except FileNotFoundError:
+    if not os.path.exists(path):  # a new file (or a link to where one will be)
         return ""
-    except OSError:
-        return None
-    if len(data) > DIFF_MAX_BYTES:
+    read = read_regular(path, DIFF_MAX_BYTES)
+    if read is None or read[1]:
         return None
     try:
-        return data.decode("utf-8")
+        return read[0].decode("utf-8")
     except UnicodeDecodeError:
         return None
 
@@ -156,8 +152,7 @@ def target(cwd: Path, tool: str, args: Mapping[str, Any]) -> Path | None:
     path = args.get("path") if tool in CHANGING_TOOLS else None
     if not isinstance(path, str) or not path:
         return None
-    candidate = Path(os.path.expanduser(path))
-    return Path(os.path.normpath(candidate if candidate.is_absolute() else cwd / candidate))
+    return call_path(cwd, path)
 
 
 def planned_diff(cwd: Path, tool: str, args: Mapping[str, Any]) -> str | None:

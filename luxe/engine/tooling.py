@@ -8,6 +8,7 @@ killed before `run` returns or raises, including on cancel.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Protocol
@@ -103,3 +104,13 @@ def check_args(spec: ToolSpec, args: Mapping[str, Any]) -> str | None:
         if not isinstance(value, types) or bad_bool:
             return f"{spec.name}: argument `{name}` must be {'an' if expected == 'integer' else 'a'} {expected}"
     return None
+
+
+def call_path(cwd: Path, path: str) -> Path:
+    """A tool call's `path` argument as every tool (and the engine, for a
+    write's or edit's diff) resolves it: `~` expanded, made absolute against
+    `cwd`, normalized; never touches disk."""
+    candidate = Path(os.path.expanduser(path))
+    if not candidate.is_absolute():
+        candidate = cwd / candidate
+    return Path(os.path.normpath(candidate))

@@ -2,20 +2,16 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
-from luxe.engine.tooling import ToolError
+from luxe.engine.tooling import ToolError, call_path
 
 
 def resolve(cwd: Path, path: str) -> Path:
     """`path` made absolute against `cwd` (`~` expands); never touches disk."""
     if not path:
         raise ToolError("empty path")
-    candidate = Path(os.path.expanduser(path))
-    if not candidate.is_absolute():
-        candidate = cwd / candidate
-    return Path(os.path.normpath(candidate))
+    return call_path(cwd, path)
 
 
 def shown(cwd: Path, path: Path) -> str:

@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from laura.server import MAX_CONNECTIONS, READ_TIMEOUT, Peer, admits
+from laura.peercred import Peer, admits
+from laura.server import MAX_CONNECTIONS, READ_TIMEOUT
 from tests.laura.tmux import LAURA, WAIT_S, LauraSession, wait_until
 
 pytestmark = pytest.mark.tmux

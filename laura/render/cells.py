@@ -32,20 +32,22 @@ def spans_cells(spans: tuple[Span, ...] | list[Span]) -> int:
     return sum(text_cells(span.text) for span in spans)
 
 
-def _cut(text: str, start: int, stop: int, cells: int, ascii_: bool) -> int:
+def _cut(text: str, start: int, stop: int, cells: int, ascii_: bool) -> tuple[int, int]:
     """The end of the longest run text[start:end] (end <= stop) that takes
     at most `cells` cells (`start` itself when the first character is
-    wider). Looks at no more of the text than that run and one character:
-    a word of megabytes is split in time linear in its length."""
+    wider), and the cells it takes. Looks at no more of the text than that
+    run and one character: a word of megabytes is split in time linear in
+    its length."""
     if ascii_:
-        return min(stop, start + max(0, cells))
+        end = min(stop, start + max(0, cells))
+        return end, end - start
     used = 0
     for index in range(start, stop):
         width = char_cells(text[index])
         if used + width > cells:
-            return index
+            return index, used
         used += width
-    return stop
+    return stop, used
 
 
 def wrap_spans(
@@ -118,15 +120,15 @@ def _row_cuts(text: str, first: int, rest: int) -> list[tuple[int, int]]:
         position = begin
         ascii_word = piece.isascii()
         while position < finish:  # a word longer than the row: split it
-            stop = _cut(text, position, finish, room - used, ascii_word)
+            stop, taken = _cut(text, position, finish, room - used, ascii_word)
             if stop == position:
                 if has_text or used or (not cuts and room < max(1, rest)):
                     close(position)  # a fresh (or roomier) row may hold it
                     continue
-                stop = position + 1  # wider than any row: place it anyway
+                stop, taken = position + 1, char_cells(text[position])  # wider than any row
             if not has_text and start > position:
                 start = position
-            used += stop - position if ascii_word else text_cells(text[position:stop])
+            used += taken
             position = end = stop
             has_text = True
             if position < finish:

@@ -40,7 +40,6 @@ UNREADABLE = "unreadable"
 
 
 _ESCAPES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b\n]*(?:\x07|\x1b\\)?|\x1b[@-_]?")
-_OVERWRITTEN = re.compile(r"[^\n\r]*\r(?=[^\n])")
 _CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
 
@@ -53,8 +52,19 @@ def displayable(text: str) -> str:
     if "\x1b" in text:
         text = _ESCAPES.sub("", text)
     if "\r" in text:
-        text = _OVERWRITTEN.sub("", text)
+        text = "\n".join(map(_overwritten, text.split("\n")))
     return _CONTROLS.sub("\ufffd", text)
+
+
+def _overwritten(line: str) -> str:
+    """`line` as a terminal leaves it: what comes before its last carriage
+    return that has more of the line after it is overwritten, so dropped (a
+    carriage return ending the line stays, and is shown as a control). Found
+    with one `rfind`: the regular expression this replaces backtracked over
+    every character after the last carriage return, from every position (a
+    line of `a\\r` and a megabyte took minutes)."""
+    last = line.rfind("\r", 0, len(line) - 1)
+    return line if last < 0 else line[last + 1 :]
 
 
 def kind_of(name: str) -> str:

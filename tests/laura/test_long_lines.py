@@ -59,11 +59,13 @@ def test_loading_in_pieces_cut_inside_lines_gives_the_whole_files_lines(
         assert loaded.document.lines == reference_lines(data), data
 
 
-def test_a_long_word_wraps_in_time_linear_in_its_length() -> None:
+@pytest.mark.parametrize("char", ["x", "é", "界"])  # ASCII, two-byte, two cells wide
+def test_a_long_word_wraps_in_time_linear_in_its_length(char: str) -> None:
     """Measured against the same length of ordinary words, in the same run
     (wrapping one 2 MB word took seconds: each row copied the rest)."""
-    word = "x" * (2 << 20)
-    words = ("abcdefghi " * (2 << 17))[: 2 << 20]
+    size = 2 << 20 if char.isascii() else 1 << 20
+    word = char * size
+    words = ((char * 9 + " ") * (size // 10 + 1))[:size]
 
     def timed(text: str) -> tuple[float, int]:
         start = time.perf_counter()
@@ -73,8 +75,33 @@ def test_a_long_word_wraps_in_time_linear_in_its_length() -> None:
     timed(words)  # warm up
     long_s, long_rows = timed(word)
     words_s, _ = timed(words)
-    assert long_rows == len(word) // 80 + (len(word) % 80 > 0)
-    assert long_s < 2 * words_s + 0.05, (long_s, words_s)
+    per_row = 80 // (2 if char == "界" else 1)
+    assert long_rows == -(-len(word) // per_row)
+    assert long_s < 3 * words_s + 0.05, (long_s, words_s)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a\r" + "x" * 300_000,  # one carriage return, then a long rest
+        "\r".join(["y" * 300_000, "z" * 300_000]),  # two long runs
+        ("ab\r" * 1000) + "w" * 300_000,  # many, then a long rest
+    ],
+)
+def test_carriage_returns_are_cleaned_in_time_linear_in_the_line(text: str) -> None:
+    """A log whose progress bar redraws with carriage returns, then runs on:
+    what a CR overwrote is dropped in one pass (the pattern this replaced
+    backtracked over the rest of the line from every position: minutes),
+    measured against cleaning colour codes out of the same length."""
+    displayable("\x1b[1m" + "x" * len(text))  # warm up
+    start = time.perf_counter()
+    cleaned = displayable(text)
+    cr_s = time.perf_counter() - start
+    start = time.perf_counter()
+    displayable("\x1b[1m" + "x" * len(text))
+    escape_s = time.perf_counter() - start
+    assert cleaned == text.rsplit("\r", 1)[1]
+    assert cr_s < 5 * escape_s + 0.05, (cr_s, escape_s)
 
 
 def test_a_line_past_the_limit_shows_its_first_part_and_says_how_much_is_not() -> None:
@@ -108,6 +135,36 @@ def test_a_one_line_file_opens_at_once_in_a_pane(tmp_path: Path) -> None:
     assert isinstance(view, DocumentView)
     width = pane.text_width(100)
     assert len(view) == -(-LINE_SHOWN_LIMIT // width) + 1  # the shown part, and the cut row
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "seen"),
+    [
+        # two-byte characters, cut into pieces at a character's start
+        ("accents.txt", "é" * (3 << 20) + "\n", "éééééééé"),
+        # colour codes and carriage returns: cleaned over the whole line
+        ("colours.log", "\x1b[31mred\x1b[0m" * 300_000 + "\rAFTER" + "z" * (1 << 20) + "\n", "AFTERzzz"),
+        # an option-looking name, and the long line last without a newline
+        ("--output=x.txt", "short\n" + "w" * (3 << 20), "wwwwwwww"),
+    ],
+)
+def test_other_long_lines_open_and_say_what_is_cut(
+    tmp_path: Path, name: str, content: str, seen: str
+) -> None:
+    path = tmp_path / name
+    path.write_text(content)
+    tab = tab_at(tmp_path)
+    reply = ask(tab, {"type": "open", "path": str(path), "focus": False})
+    assert seen in shown(tab, reply["pane"])
+    pane = tab.panes[reply["pane"]]
+    longest = max(len(line) for line in pane.document.lines)
+    rows = list(pane.rows(100))
+    cut = [row for row in rows if row.spans and row.spans[0].text.startswith("… the rest of")]
+    assert len(cut) == 1
+    assert cut[0].spans[0].text == (
+        f"… the rest of this line ({longest - LINE_SHOWN_LIMIT:,} more characters) is not shown"
+    )
+    assert not (tmp_path / "x.txt").exists()
 
 
 @pytest.mark.tmux

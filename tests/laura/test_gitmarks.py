@@ -306,3 +306,20 @@ def test_git_output_past_the_limit_is_never_held(tmp_path: Path, shape: str) -> 
     # Under a limit it fits, the same file has its changes.
     assert git_diff_blocking(path, LIMIT).state == HAS_CHANGES
     assert trio.run(git_diff, path, LIMIT).state == HAS_CHANGES
+
+
+@pytest.mark.parametrize("name", ["--output=x.txt", "-p", "--no-index"])
+def test_the_limit_holds_for_option_looking_names(tmp_path: Path, name: str) -> None:
+    before, after = HUGE_DIFFS["rewritten"]
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    path = repo / name
+    path.write_text("".join(before(n) for n in range(40_000)))
+    git(repo, "add", "--", name)
+    git(repo, "commit", "-q", "-m", "start")
+    path.write_text("".join(after(n) for n in range(40_000)))
+    for diff in (git_diff_blocking(path, 64 * 1024), trio.run(git_diff, path, 64 * 1024)):
+        assert diff.state == gitmarks.TOO_LARGE
+    assert git_diff_blocking(path, LIMIT).state == HAS_CHANGES
+    assert not (path.parent / "x.txt").exists()

@@ -260,14 +260,16 @@ def test_clients_send_nothing_to_a_socket_another_user_holds(
         assert squatter.stdout.readline().strip() == "ready"
         secret = tmp_path / "notes.txt"
         secret.write_text("private\n")
-        opened = subprocess.run(
-            [LAURA, "open", str(secret)], env={**os.environ, "LAURA_TAB": name},
-            capture_output=True, text=True, timeout=WAIT_S,
-        )  # fmt: skip
-        assert opened.returncode != 0
-        assert f"belongs to uid {uid}, not to you" in opened.stderr
-        assert "nothing was sent" in opened.stderr
-        assert squatter.stdout.readline().strip() == "0"  # it connected, and got nothing
+        # Three verbs: a path, a comment's text, and a plain query.
+        for verb in (["open", str(secret)], ["comment", "1", "private note"], ["layout"]):
+            done = subprocess.run(
+                [LAURA, *verb], env={**os.environ, "LAURA_TAB": name},
+                capture_output=True, text=True, timeout=WAIT_S,
+            )  # fmt: skip
+            assert done.returncode != 0, verb
+            assert f"belongs to uid {uid}, not to you" in done.stderr, (verb, done.stderr)
+            assert "nothing was sent" in done.stderr
+            assert squatter.stdout.readline().strip() == "0"  # it connected, and got nothing
 
         # A Luxe told it runs in that tab edits a file (which would open a
         # pane): the turn goes on, without panes, and nothing reaches the socket.

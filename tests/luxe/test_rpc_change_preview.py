@@ -5,6 +5,7 @@ its change. Through the real `luxe --rpc` on the scripted model."""
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 from typing import Any
@@ -129,4 +130,29 @@ def test_a_preview_never_waits_on_what_is_not_a_regular_file(
     frames = answer_every_prompt(luxe, reply="reject")
     assert [a["diff"] for a in asked_for(frames, calls)] == [None, None, None]
     assert of_kind(frames, "turn_ended")[0]["reason"] == "end_turn"
+    assert luxe.close() == 0
+
+
+def test_no_preview_is_made_of_a_secret_file_by_any_name(spawn: SpawnLuxe, repo: Path) -> None:
+    """A write or edit of the project's .env through a symbolic link, a hard
+    link or `..` is refused before any preview is read: no frame carries
+    its value."""
+    (repo / ".env").write_text(f"API_TOKEN={SECRET}\n")
+    (repo / "notes.txt").symlink_to(repo / ".env")
+    os.link(repo / ".env", repo / "plain.txt")
+    (repo / "docs").mkdir()
+    calls = [
+        call("edit", path="notes.txt", old_string="API_TOKEN", new_string="TOKEN"),
+        call("edit", path="plain.txt", old_string="API_TOKEN", new_string="TOKEN"),
+        call("write", path="docs/../.env", content="API_TOKEN=other\n"),
+    ]
+    luxe = spawn([{"tool_calls": calls}, {"text": "done"}])
+    luxe.handshake()
+    luxe.send("submit_user_message", {"text": "rename the token"})
+    frames = answer_every_prompt(luxe, reply="once")
+    assert of_kind(frames, "permission_requested") == []
+    finished = of_kind(frames, "tool_finished")
+    assert len(finished) == 3 and all(f["denied"] for f in finished), finished
+    assert SECRET not in json.dumps(frames)
+    assert (repo / ".env").read_text() == f"API_TOKEN={SECRET}\n"
     assert luxe.close() == 0

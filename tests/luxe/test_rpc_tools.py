@@ -383,15 +383,21 @@ def test_ls_of_a_huge_directory_reads_a_bounded_part(
     (repo / "small").mkdir()
     for name in ("b.txt", "a.txt", "a"):
         (repo / "small" / name).mkdir() if name == "a" else (repo / "small" / name).write_text("")
-    luxe = spawn([{"tool_calls": [call("ls", path="huge"), call("ls", path="small")]}, {"text": "done"}])
+    (repo / "link").symlink_to(huge)
+    # The huge directory four ways: by name, through a symlink, as `huge/.`, absolute.
+    spellings = ["huge", "link", "huge/.", str(huge)]
+    calls = [call("ls", path=path) for path in [*spellings, "small"]]
+    luxe = spawn([{"tool_calls": calls}, {"text": "done"}])
     ready = luxe.handshake()
     luxe.send("submit_user_message", {"text": "list"})
     frames = luxe.collect_until("turn_ended", timeout=120)
     summaries = sorted(f["content"]["summary"] for f in frames if f["kind"] == "tool_finished")
-    assert summaries == ["3 entries", f"over {SCAN_MAX} entries"]
+    assert summaries == ["3 entries", *[f"over {SCAN_MAX} entries"] * len(spellings)]
     results = [r["content"] for r in tool_results(env, ready["session_id"])]
-    listed = next(r for r in results if "more than" in r).split("\n")
-    assert len(listed) == LIST_MAX + 1 and listed[:-1] == sorted(listed[:-1])
-    assert listed[-1].startswith(f"[more than {SCAN_MAX} entries: these are the first {LIST_MAX}")
+    huge_lists = [r.split("\n") for r in results if "more than" in r]
+    assert len(huge_lists) == len(spellings)
+    for listed in huge_lists:
+        assert len(listed) == LIST_MAX + 1 and listed[:-1] == sorted(listed[:-1])
+        assert listed[-1].startswith(f"[more than {SCAN_MAX} entries: these are the first {LIST_MAX}")
     assert "a/\na.txt\nb.txt" in results
     assert luxe.close() == 0

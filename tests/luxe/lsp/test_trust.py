@@ -117,15 +117,20 @@ HOSTILE_PROJECT = {
     "native/compile_flags.txt": "-fplugin=../evil.so\n",
 }
 EDITS = {
-    "rust-analyzer": ("src/lib.rs", "crates/inner/src/lib.rs", "scratch/alone.rs"),
-    "clangd": ("a.c", "native/b.cpp", "include/c.h"),
-}
+    # at the root, in a nested crate, with no Cargo.toml, option-looking,
+    # through a symlinked directory
+    "rust-analyzer": ("src/lib.rs", "crates/inner/src/lib.rs", "scratch/alone.rs",
+                      "src/--config=evil.rs", "linked/via_link.rs"),
+    "clangd": ("a.c", "native/b.cpp", "include/c.h", "native/-Xclang.c", "linked/via_link.c"),
+}  # fmt: skip
 
 
 def hostile_native_project(root: Path) -> None:
     for name, text in HOSTILE_PROJECT.items():
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).write_text(text)
+    (root / "crates/inner/src").mkdir(parents=True, exist_ok=True)
+    (root / "linked").symlink_to(root / "crates/inner/src")
     (root / "evil.sh").write_text(EVIL)
     (root / "evil.sh").chmod(0o755)
 

@@ -1,4 +1,4 @@
-"""What a request needs from git, asked before the request applies.
+"""What a request needs from git and Pygments, asked before the request applies.
 
 Requests apply synchronously to the tab's state (laura/tab.py), but git is a
 subprocess and must never be waited for on the UI loop. So the host's
@@ -7,7 +7,9 @@ frames meanwhile — and the answer is waiting when the request applies: an
 `open` finds its file's diff offered on the tab's loader (so the reply can
 warn about a missing git or an empty `--diff`), a `diffview` finds its pane's
 diff asked afresh. Big files are not waited for: their pane asks git in the
-background.
+background. An `open` also finds its file's Pygments lexer found and
+compiled, in a worker thread (laura/render/code.py: up to 200 ms the first
+time, which would otherwise hold the loop).
 
 Cancellation: cancelled with the connection task; git's process group is
 killed by `gitmarks.git_diff`.
@@ -15,12 +17,15 @@ killed by `gitmarks.git_diff`.
 
 from __future__ import annotations
 
+from pathlib import PurePath
+
 import trio
 
 from laura import gitmarks
 from laura.filecheck import refusal
 from laura.panes.source import INLINE_LIMIT, file_size
 from laura.protocol import DiffView, Open, ProtocolError, decode_request
+from laura.render import code
 from laura.tab import Tab
 
 # The longest an `open` reply waits for git before answering without it.
@@ -33,6 +38,11 @@ async def prefetch(tab: Tab, line: bytes) -> None:
         request = decode_request(line)
     except ProtocolError:
         return
+    if isinstance(request, Open) and not request.edit:
+        path = tab.resolve(request.path)
+        await trio.to_thread.run_sync(
+            code.ready_lexer_for, PurePath(path).name, abandon_on_cancel=True
+        )
     if isinstance(request, Open) and not request.dry_run and not request.edit:
         path = tab.resolve(request.path)
         if file_size(path) <= INLINE_LIMIT and refusal(path) is None:

@@ -195,6 +195,7 @@ class Tab:
             return self.report(extra=pane)
         if os.path.realpath(old.path) != os.path.realpath(path):
             self.discard_spool(old)
+        old.close()
         self.panes[old.id] = pane
         refusal = self._prepare(pane, request)
         warnings = self._open_warnings(pane, None, refusal)
@@ -273,6 +274,8 @@ class Tab:
                     return Error(refusal)
             self.tree = Leaf(SHELL)
             self.discard_all_spools()
+            for pane in self.panes.values():
+                pane.close()
             self.panes.clear()
             self.focus = SHELL
             self.log("close", all=True)
@@ -298,6 +301,7 @@ class Tab:
         self.tree = layout.remove(self.tree, pane_id)
         pane = self.panes.pop(pane_id, None)
         if pane is not None:
+            pane.close()
             self.discard_spool(pane)
         if self.focus == pane_id:
             self.focus = SHELL

@@ -57,6 +57,15 @@ from laura.review.state import PaneReview
 from laura.review.threads import Anchor
 from laura.steps import drive
 
+# A code file's colours: those of its first lines are made when it loads,
+# within a few milliseconds ...
+COLOUR_FIRST_LINES = 200
+COLOUR_FIRST_SECONDS = 0.01
+# ... the rest in steps, with a frame at most this often as they land.
+COLOUR_REDRAW_SECONDS = 0.1
+# Without background jobs (a tab driven by tests), colours are made at once, this long at most.
+COLOUR_INLINE_SECONDS = 1.0
+
 
 class FilePane:
     """One file pane. `highlight` is a source line range (1-based,
@@ -125,6 +134,37 @@ class FilePane:
         self.document = loaded.document
         self.changes.new_load(self._load_token)
         self.layout.forget()
+        self._start_colouring()
+
+    def _start_colouring(self) -> None:
+        """A code file's colours: the first screens' at once (a few
+        milliseconds), the rest in steps between keys, shown as they land.
+        Without a loader running jobs (tests), as much as COLOUR_INLINE_SECONDS allow."""
+        colouring = self.document.colouring
+        if colouring is None or self.measure_only:
+            return
+        if not self.loader.in_background:
+            colouring.advance(self.line_count, COLOUR_INLINE_SECONDS)
+            return
+        if colouring.compiled:  # else the first step would compile the lexer here
+            colouring.advance(COLOUR_FIRST_LINES, COLOUR_FIRST_SECONDS)
+        if not colouring.done:
+            self.loader.start(functools.partial(self._colour_job, self._load_token))
+
+    async def _colour_job(self, token: int) -> None:
+        colouring = self.document.colouring
+        assert colouring is not None
+        if not colouring.compiled:
+            await self.loader.in_thread(colouring.compile)
+        current = lambda: token == self._load_token  # noqa: E731 (a load or close ends it)
+        steps = colouring.steps(
+            self.loader.on_change, current, COLOUR_REDRAW_SECONDS, first=COLOUR_FIRST_LINES
+        )
+        await drive(steps)
+
+    def close(self) -> None:
+        """The pane is gone: its background jobs stop at their next step."""
+        self._load_token += 1
 
     async def _load_job(self, token: int) -> None:
         """Load in a worker thread, then install (unless the file changed again)."""
@@ -455,6 +495,9 @@ class FilePane:
             viewport.pin_end = False
             self.pin_to_end(inner)
         self.clamp(inner)
+        # Lay out and style the rows the next frame shows, so that drawing
+        # only reads (a frame's cost also paces the next frame).
+        self.source_rows(inner.width).window(viewport.scroll, inner.height)
 
     # --- the inline review ------------------------------------------------------------
 

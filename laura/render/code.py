@@ -1,25 +1,29 @@
-"""Source code -> highlighted lines, lazily, with Pygments.
+"""Which Pygments lexer colours a file or a fence, and in which styles.
 
 The lexer is chosen by file name; files Pygments cannot name (or names it
-calls plain text) return None and are shown as wrapped plain text. Tokens are
-consumed from Pygments' generator only as far as the lines asked for, so the
-first screen of a 10,000-line file costs a screenful of lexing, not the file.
+calls plain text) return None and are shown as wrapped plain text. The
+lexing itself is `laura.render.colouring`'s: bounded, in steps.
+
+Two first times are slow, and neither may hold the UI loop: a process's
+first lookup by file name compiles Pygments' 900-odd file-name patterns
+(100-200 ms), and a lexer class's first instance compiles its own patterns
+(up to 60 ms). Before an `open` applies, `ready_lexer_for` does both in a
+worker thread (laura/prefetch.py); `compiled` says whether a class is ready
+(a file pane has it compiled in a worker thread if not).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from functools import cache, lru_cache
 
 from pygments.lexer import Lexer
-from pygments.lexers import get_lexer_by_name, get_lexer_for_filename
+from pygments.lexers import find_lexer_class_for_filename, get_lexer_by_name
 from pygments.lexers.special import TextLexer
 from pygments.token import Token, _TokenType
 from pygments.util import ClassNotFound
 
 from laura.render import theme
-from laura.render.lines import Block, Line
-from laura.render.style import PLAIN, Span, Style
+from laura.render.style import PLAIN, Style
 
 TAB = 4
 CHUNK = 64  # lines per block: the unit a view pulls and caches
@@ -60,14 +64,41 @@ def _usable(lexer: Lexer) -> Lexer | None:
 
 
 @lru_cache(maxsize=256)
-def lexer_for_filename(name: str) -> Lexer | None:
-    """A lexer for a file called `name`, or None for plain text. Lexer
-    instances keep no state between `get_tokens` calls, so they are shared."""
+def lexer_class_for_filename(name: str) -> type[Lexer] | None:
+    """The lexer class for a file called `name`, or None for plain text."""
     try:
-        lexer = get_lexer_for_filename(name, stripnl=False)
+        found = find_lexer_class_for_filename(name)
     except ClassNotFound:
         return None
-    return _usable(lexer)
+    if found is None or issubclass(found, TextLexer):
+        return None
+    return found
+
+
+# One instance per lexer class: instances keep no state between
+# `get_tokens` calls, so they are shared.
+_INSTANCES: dict[type[Lexer], Lexer] = {}
+
+
+def lexer_of(lexer_class: type[Lexer]) -> Lexer:
+    """The shared instance of `lexer_class` (the first compiles its patterns)."""
+    lexer = _INSTANCES.get(lexer_class)
+    if lexer is None:
+        lexer = _INSTANCES[lexer_class] = lexer_class(stripnl=False)
+    return lexer
+
+
+def compiled(lexer_class: type[Lexer]) -> bool:
+    """Whether `lexer_of(lexer_class)` is ready without compiling."""
+    return lexer_class in _INSTANCES
+
+
+def ready_lexer_for(name: str) -> None:
+    """Find and compile the lexer for a file called `name` (blocking: the
+    first call compiles the file-name patterns too; run it in a thread)."""
+    found = lexer_class_for_filename(name)
+    if found is not None:
+        lexer_of(found)
 
 
 @lru_cache(maxsize=256)
@@ -83,30 +114,6 @@ def lexer_for_language(language: str) -> Lexer | None:
     return _usable(lexer)
 
 
-def highlight_lines(lexer: Lexer | None, text: str) -> Iterator[tuple[Span, ...]]:
-    """Styled spans per source line of `text` (tabs expanded), produced as
-    the caller iterates. Without a lexer every line is one plain span."""
-    text = text.expandtabs(TAB)
-    if lexer is None:
-        for line in text.split("\n"):
-            yield (Span(line),) if line else ()
-        return
-    current: list[Span] = []
-    for ttype, value in lexer.get_tokens(text):
-        style = style_for(ttype)
-        parts = value.split("\n")
-        for index, part in enumerate(parts):
-            if index:
-                yield tuple(current)
-                current = []
-            if part:
-                if current and current[-1].style == style:
-                    current[-1] = Span(current[-1].text + part, style)
-                else:
-                    current.append(Span(part, style))
-    yield tuple(current)
-
-
 def source_lines(text: str) -> list[str]:
     """The file's lines as an editor counts them (a final newline ends the
     last line; it does not start another)."""
@@ -116,25 +123,3 @@ def source_lines(text: str) -> list[str]:
     if lines[-1] == "":
         lines.pop()
     return lines
-
-
-def code_blocks(lexer: Lexer | None, text: str, count: int | None = None) -> Iterator[Block]:
-    """Highlighted, pre-formatted lines mapped 1:1 to source lines, in
-    blocks of CHUNK lines (`count`: the text's line count, when known)."""
-    if count is None:
-        count = len(source_lines(text))
-    spans = highlight_lines(lexer, text)
-    number = 0
-    while number < count:
-        lines: list[Line] = []
-        start = number + 1
-        for spans_of_line in spans:
-            number += 1
-            lines.append(Line(spans_of_line, (number, number), pre=True))
-            if number >= count or len(lines) >= CHUNK:
-                break
-        else:
-            number = count
-        if not lines:
-            return
-        yield Block(tuple(lines), start, number)

@@ -19,7 +19,8 @@ from pathlib import PurePath
 
 import attrs
 
-from laura.render.code import CHUNK, code_blocks, lexer_for_filename, source_lines
+from laura.render.code import CHUNK, lexer_class_for_filename, source_lines
+from laura.render.colouring import Colouring, code_blocks
 from laura.render.diff import (
     cannot_read_blocks,
     diff_line_blocks,
@@ -37,6 +38,9 @@ DIFF = "diff"
 CODE = "code"
 PLAIN_TEXT = "plain"
 UNREADABLE = "unreadable"
+
+# How long `render_document` (everything at once) may spend colouring.
+EAGER_COLOUR_SECONDS = 1.0
 
 
 _ESCAPES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b\n]*(?:\x07|\x1b\\)?|\x1b[@-_]?")
@@ -73,7 +77,7 @@ def kind_of(name: str) -> str:
         return MARKDOWN
     if suffix in (".diff", ".patch"):
         return DIFF
-    if suffix == ".txt" or lexer_for_filename(PurePath(name).name) is None:
+    if suffix == ".txt" or lexer_class_for_filename(PurePath(name).name) is None:
         return PLAIN_TEXT
     return CODE
 
@@ -109,6 +113,14 @@ class Document:
             self.lines: list[str] = []
         else:
             self.lines = lines if lines is not None else source_lines(self.text)
+        # A code file's colours, made in steps by whoever owns the document
+        # (a file pane drives them between keys); shown as they are ready.
+        self.colouring: Colouring | None = None
+        if (
+            self.kind == CODE
+            and (lexer := lexer_class_for_filename(PurePath(name).name)) is not None
+        ):
+            self.colouring = Colouring(lexer, self.lines)
         self._made: list[Block] = []
         self._source: Iterator[Block] | None = self._make()
 
@@ -126,8 +138,7 @@ class Document:
         if self.kind == DIFF:
             return diff_line_blocks(self.lines)
         if self.kind == CODE:
-            lexer = lexer_for_filename(PurePath(self.name).name)
-            return code_blocks(lexer, self.text, len(self.lines))
+            return code_blocks(self.lines, self.colouring)
         return plain_line_blocks(self.lines)
 
     def _plain_after(self, done: int) -> Iterator[Block]:
@@ -140,6 +151,12 @@ class Document:
                 for line in block.lines
             )
             yield Block(shifted, block.start + done, block.end + done)
+
+    def colour(self, through: int, seconds: float) -> None:
+        """Colour a code file through line `through`, for at most `seconds`
+        (the rest is coloured by steps later, or stays plain)."""
+        if self.colouring is not None:
+            self.colouring.advance(through, seconds)
 
     def fresh_blocks(self) -> Iterator[Block]:
         """Every block made anew and cached nowhere (safe to run in another
@@ -212,7 +229,9 @@ def render_document(
     renderer) at text width `width`. Pre-formatted rows (code, diffs, fenced
     blocks, tables) are clipped to the width, scrolled right by `hscroll`
     cells, with a dim `›`/`‹` where text continues."""
-    view = Document(name, text).view(width, marks)
+    document = Document(name, text)
+    document.colour(document.line_count, EAGER_COLOUR_SECONDS)
+    view = document.view(width, marks)
     return view.window(0, len(view), hscroll)
 
 

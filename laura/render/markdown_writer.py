@@ -18,7 +18,8 @@ from markdown_it.token import Token
 
 from laura.render import theme
 from laura.render.cells import spans_cells, text_cells
-from laura.render.code import TAB, highlight_lines, lexer_for_language, source_lines
+from laura.render.code import TAB, lexer_for_language, source_lines
+from laura.render.colouring import coloured_now
 from laura.render.lines import Line
 from laura.render.markdown_inline import inline_lines, merge
 from laura.render.style import PLAIN, Span, Style
@@ -244,7 +245,7 @@ class Writer:
     def fence(self, token: Token) -> None:
         lo, hi = token.map or [0, 0]
         code = source_lines(token.content)
-        styled = list(highlight_lines(lexer_for_language(token.info), "\n".join(code)))[: len(code)]
+        styled = coloured_now(lexer_for_language(token.info), code)
         label = token.info.strip().split(maxsplit=1)[0] if token.info.strip() else ""
         inner = max([spans_cells(s) for s in styled] + [text_cells(label) + 3, 1])
         frame = theme.FRAME

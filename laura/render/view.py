@@ -103,8 +103,10 @@ class DocumentView(Sequence[Row]):
         self._pre: list[bool] = []
         self._laid_to_line = 0  # last source line covered by laid-out blocks
         self._block_ends: list[tuple[int, int]] = []  # (rows, last line) after each block
-        # Rows laid out from a deferred block's stand-ins: start -> (stop, make lines).
-        self._deferred: dict[int, tuple[int, Callable[[], tuple[Line, ...]]]] = {}
+        # Rows laid out from a deferred block's stand-ins: start -> (stop, make
+        # lines), and the starts in order (blocks are laid out in order).
+        self._deferred: dict[int, tuple[int, Callable[[], tuple[Line, ...] | None]]] = {}
+        self._deferred_starts: list[int] = []
         self.mismatches = 0  # deferred blocks whose real lines did not fit their stand-ins
         if reuse is not None:
             self._adopt(*reuse)
@@ -122,6 +124,7 @@ class DocumentView(Sequence[Row]):
         self._pre = old._pre[:rows]
         self._block_ends = old._block_ends[:blocks]
         self._deferred = {at: job for at, job in old._deferred.items() if job[0] <= rows}
+        self._deferred_starts = sorted(self._deferred)
         self._laid_to_line = last_line
         assert self._blocks is not None
         self._blocks = itertools.islice(self._blocks, blocks, None)
@@ -144,20 +147,32 @@ class DocumentView(Sequence[Row]):
             self._lay(line, self._rows, self._pre)
         if block.deferred is not None:
             self._deferred[start] = (len(self._rows), block.deferred)
+            self._deferred_starts.append(start)
         self._laid_to_line = max(self._laid_to_line, block.end)
         self._block_ends.append((len(self._rows), self._laid_to_line))
         return True
 
     def _materialize(self, start: int, stop: int) -> None:
         """Style the deferred blocks whose rows meet [start, stop): their
-        real lines replace the stand-ins row for row."""
+        real lines replace the stand-ins row for row (when they are ready)."""
         if not self._deferred:
             return
-        for at in [at for at, (end, _) in self._deferred.items() if at < stop and end > start]:
-            end, make = self._deferred.pop(at)
+        starts = self._deferred_starts
+        index = max(0, bisect.bisect_right(starts, start) - 1)
+        while index < len(starts) and starts[index] < stop:
+            at = starts[index]
+            end, make = self._deferred[at]
+            if end <= start:
+                index += 1
+                continue
+            lines = make()
+            if lines is None:  # not ready: the stand-ins stay, and it is asked again
+                index += 1
+                continue
+            del self._deferred[at], starts[index]
             rows: list[Row] = []
             pre: list[bool] = []
-            for line in make():
+            for line in lines:
                 self._lay(line, rows, pre)
             if len(rows) != end - at:  # a renderer bug: keep the stand-ins, never shift rows
                 self.mismatches += 1

@@ -29,7 +29,7 @@ def live_rows(state: ViewState, width: int, height: int, now: float) -> tuple[li
         top.extend(lines[-3:] if not state.show_thinking else lines)
     tail = state.stream.tail
     if tail.strip():
-        top.extend(render_block(tail, width))
+        top.extend(render_block(tail, width, last=height))
     for tool in state.tools.values():
         spin = SPINNER[int(now * 10) % len(SPINNER)]
         top.append(truncate([(f"{spin} ", "tool"), (tool.name, "tool"), (" ", ""),

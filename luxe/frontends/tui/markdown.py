@@ -12,15 +12,26 @@ code is highlighted with pygments, tables are laid out in columns
 from __future__ import annotations
 
 import re
+import time
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from luxe.frontends.tui.table import render_table
 from luxe.frontends.tui.text import LINK, Line, clean, hard_wrap, wrap
+
+if TYPE_CHECKING:
+    from pygments.lexer import Lexer
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})\s*([\w+#.-]*)")
 _HEADING = re.compile(r"^ {0,3}(#{1,6})\s+(.*)$")
 _RULE = re.compile(r"^ {0,3}([-*_])(?: *\1){2,} *$")  # ---, ***, _ _ _
 _UNDERLINE = re.compile(r"^ {0,3}(?:=+|-+) *$")  # a setext heading's second line
 RULE_WIDTH = 40
+# The longest a code block's colouring may take; the rest is shown plain.
+# Some Pygments patterns rescan to the end of the block from every line (an
+# unclosed `/*` in JavaScript or CSS, `<!--` in HTML), which costs time
+# quadratic in its length: 20,000 such lines took seconds.
+CODE_COLOUR_SECONDS = 0.05
 _ITEM = re.compile(r"^(\s*)([-*+]|\d{1,9}[.)])\s+(.*)$")
 _INLINE = re.compile(
     r"(?P<code>`[^`\n]+`)|(?P<bold>\*\*[^*\n]+\*\*|__[^_\n]+__)"
@@ -114,13 +125,15 @@ def inline(text: str, role: str = "") -> Line:
     return spans
 
 
-def render_block(source: str, width: int) -> list[Line]:
-    """One block's source -> wrapped lines."""
+def render_block(source: str, width: int, last: int | None = None) -> list[Line]:
+    """One block's source -> wrapped lines. `last`: only about the last
+    rows are wanted (the live region, drawn every frame): of a code block
+    being streamed, only its last `last` lines are rendered."""
     source = clean(source)
     lines = source.split("\n")
     fence = _FENCE.match(lines[0]) if lines else None
     if fence:
-        return _code(lines, fence.group(2), width)
+        return _code(lines, fence.group(2), width, last)
     heading = _HEADING.match(lines[0])
     if heading and len(lines) == 1:
         return wrap(inline(heading.group(2), "heading"), width)
@@ -172,6 +185,19 @@ _TOKEN_ROLES = (
 )
 
 
+def _tokens_within(lexer: Lexer, text: str) -> Iterator[tuple[object, str]]:
+    """`lexer`'s tokens of `text` (which ends with a newline) for at most
+    CODE_COLOUR_SECONDS, then the rest of the text as one plain token."""
+    deadline = time.perf_counter() + CODE_COLOUR_SECONDS
+    consumed = 0
+    for token_type, value in lexer.get_tokens(text):
+        yield token_type, value
+        consumed += len(value)
+        if time.perf_counter() > deadline:
+            yield "", text[consumed:]
+            return
+
+
 def _role(token_type: object) -> str:
     name = str(token_type).removeprefix("Token.")
     for prefix, role in _TOKEN_ROLES:
@@ -180,12 +206,14 @@ def _role(token_type: object) -> str:
     return ""
 
 
-def _code(lines: list[str], language: str, width: int) -> list[Line]:
+def _code(lines: list[str], language: str, width: int, last: int | None = None) -> list[Line]:
     from pygments.lexers import get_lexer_by_name
     from pygments.util import ClassNotFound
 
     closed = len(lines) > 1 and _FENCE.match(lines[-1]) is not None and not lines[-1].strip()[3:].strip("`~")
     body = lines[1:-1] if closed else lines[1:]
+    if last is not None:
+        body = body[-last:]
     header: Line = [("  " + (language or "code"), "dim")]
     out: list[Line] = [header]
     try:
@@ -197,7 +225,7 @@ def _code(lines: list[str], language: str, width: int) -> list[Line]:
             out.extend(hard_wrap([(line, "code")], width, [("  ", "")]))
         return out
     row: Line = []
-    for token_type, value in lexer.get_tokens("\n".join(body)):
+    for token_type, value in _tokens_within(lexer, "\n".join(body).removeprefix("\ufeff") + "\n"):
         role = _role(token_type) or "code"
         parts = value.split("\n")
         for i, part in enumerate(parts):

@@ -1,0 +1,181 @@
+"""A code file is coloured in bounded steps: a file written to make
+Pygments scan to its end from every position (unclosed `/*`, `<!--`,
+`=begin`, CDATA) costs a bounded half second and is then shown plain, while
+ordinary code is coloured exactly as lexing the whole file would colour it,
+and a coloured line always spells its source line."""
+
+from __future__ import annotations
+
+import random
+import time
+from pathlib import Path
+
+import pytest
+
+from laura.render import colouring, theme
+from laura.render.code import (
+    CHUNK,
+    TAB,
+    lexer_class_for_filename,
+    lexer_for_language,
+    lexer_of,
+    source_lines,
+    style_for,
+)
+from laura.render.colouring import GRACE_SECONDS, Colouring, plain
+from laura.render.document import Document
+from laura.render.style import PLAIN, Span
+from laura.steps import run_steps
+
+REPO = Path(__file__).resolve().parents[2]
+
+# Each of these makes one Pygments pattern scan to the end of the text from
+# every line: lexing the whole file took minutes.
+HOSTILE = [
+    ("bundle.js", "/*\n", 100_000),
+    ("site.css", "/*\n", 100_000),
+    ("page.html", "<!--\n", 60_000),
+    ("feed.xml", "<![CDATA[\n", 40_000),
+    ("tool.rb", "=begin\n", 50_000),
+    ("one-line.js", "/*", 400_000),  # all on one line, longer than a window
+]
+
+
+def whole_file_colours(name: str, lines: list[str]) -> list[tuple[Span, ...]]:
+    """What lexing the whole file at once gives (the colours before windows)."""
+    lexer = lexer_class_for_filename(name)
+    assert lexer is not None
+    out: list[tuple[Span, ...]] = []
+    current: list[Span] = []
+    for ttype, value in lexer_of(lexer).get_tokens("\n".join(lines).expandtabs(TAB) + "\n"):
+        style = style_for(ttype)
+        for index, part in enumerate(value.split("\n")):
+            if index:
+                out.append(tuple(current))
+                current = []
+            if part:
+                if current and current[-1].style == style:
+                    current[-1] = Span(current[-1].text + part, style)
+                else:
+                    current.append(Span(part, style))
+    return out[: len(lines)]
+
+
+def spelled(spans: tuple[Span, ...]) -> str:
+    return "".join(span.text for span in spans)
+
+
+@pytest.mark.parametrize(("name", "unit", "count"), HOSTILE, ids=[case[0] for case in HOSTILE])
+def test_a_file_that_makes_the_lexer_rescan_is_coloured_in_bounded_steps(
+    name: str, unit: str, count: int
+) -> None:
+    lines = source_lines(unit * count) if unit.endswith("\n") else [unit * count]
+    lexer = lexer_class_for_filename(name)
+    assert lexer is not None
+    work = Colouring(lexer, lines)
+    work.compile()  # as a file pane does, in a worker thread
+    steps = work.steps(lambda: None, lambda: True, 0.1)
+    started = time.thread_time()
+    longest = 0.0
+    while True:
+        before = time.thread_time()
+        try:
+            next(steps)
+        except StopIteration:
+            break
+        longest = max(longest, time.thread_time() - before)
+    spent = time.thread_time() - started
+    assert work.done
+    assert spent < GRACE_SECONDS + 2.5, f"colouring took {spent:.1f} s of CPU"
+    assert longest < 0.1, f"one step held the loop {longest * 1000:.0f} ms"
+    # every line is shown with its own text, coloured or plain
+    document = Document(name, "\n".join(lines) + "\n")
+    document.colouring = work
+    view = document.view(120)
+    last = view.window(len(lines) - 3, 3)
+    assert [spelled(row.spans).rstrip("›") for row in last] == [
+        plain(line)[0].text[: 120 - 1] if len(line) > 119 else line for line in lines[-3:]
+    ]
+
+
+def test_ordinary_code_is_coloured_as_lexing_the_whole_file_would(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Across window ends too: a window ends after a line that ended outside
+    strings and comments (docstrings and comments cross many of them here)."""
+    sources = sorted((REPO / "laura").rglob("*.py"))
+    text = "".join(path.read_text() for path in sources)
+    lines = source_lines(text)
+    monkeypatch.setattr(colouring, "WINDOW", 20_000)
+    lexer = lexer_class_for_filename("all.py")
+    assert lexer is not None
+    work = Colouring(lexer, lines)
+    run_steps(work.steps(lambda: None, lambda: True, 1.0))
+    assert work.lines_ready == len(lines) and not work.stopped
+    assert len(text) > 10 * colouring.WINDOW  # many windows
+    want = whole_file_colours("all.py", lines)
+    got = [work.line(number) for number in range(1, len(lines) + 1)]
+    for number, (mine, whole) in enumerate(zip(got, want, strict=True), 1):
+        assert mine == whole, f"line {number}: {lines[number - 1]!r}"
+
+
+@pytest.mark.parametrize(
+    "name", ["a.py", "a.js", "a.html", "a.c", "a.rb", "a.yaml", "a.json", "a.sh"]
+)
+def test_a_coloured_line_always_spells_its_source_line(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(colouring, "WINDOW", 300)  # windows end often, and cut long lines
+    pieces = ["x", " ", "\t", '"', "'", "`", "/*", "*/", "<!--", "-->", "#", "//", "\\", "{", "}",
+              "def ", "<a>", "\ufeff", "\ufffd", "界", "é", "=begin", "=end", "'''", "y" * 400]  # fmt: skip
+    rng = random.Random(name)
+    lexer = lexer_class_for_filename(name)
+    assert lexer is not None
+    for _ in range(40):
+        lines = [
+            "".join(rng.choice(pieces) for _ in range(rng.randrange(12)))
+            for _ in range(rng.randrange(1, 30))
+        ]
+        work = Colouring(lexer, lines)
+        run_steps(work.steps(lambda: None, lambda: True, 1.0))
+        for number, line in enumerate(lines, 1):
+            spans = work.line(number)
+            if spans is not None:
+                assert spelled(spans) == line.expandtabs(TAB), (number, lines)
+
+
+def test_a_code_file_shows_plain_lines_until_their_colours_are_ready() -> None:
+    text = "".join(f"def f{n}(x):\n    return x + {n}  # add\n" for n in range(500))
+    document = Document("module.py", text)
+    view = document.view(80)
+    plain_rows = view.window(0, 4)
+    assert [spelled(row.spans) for row in plain_rows] == source_lines(text)[:4]
+    assert all(span.style == PLAIN for row in plain_rows for span in row.spans)
+    document.colour(CHUNK, 1.0)  # a block's lines are coloured together
+    rows = view.window(0, 4)
+    assert [spelled(row.spans) for row in rows] == source_lines(text)[:4]
+    assert {span.text: span.style for span in rows[0].spans}["def"] == theme.KEYWORD
+    far = view.window(990, 4)  # not coloured yet: plain, the same rows
+    assert [spelled(row.spans) for row in far] == source_lines(text)[990:994]
+    assert all(span.style == PLAIN for row in far for span in row.spans)
+    document.colour(document.line_count, 5.0)
+    assert {span.text: span.style for span in view.window(990, 1)[0].spans}["def"] == theme.KEYWORD
+    assert len(view) == document.line_count and view.mismatches == 0
+
+
+@pytest.mark.parametrize("language", ["js", "html", "css"])
+def test_a_fence_that_makes_the_lexer_rescan_does_not_hold_a_markdown_file(language: str) -> None:
+    """Measured against the same fence without a language, in the same run."""
+    opener = {"js": "/*", "html": "<!--", "css": "/*"}[language]
+    body = (opener + "\n") * 20_000
+
+    def first_screen(info: str) -> float:
+        document = Document("README.md", f"# Title\n\n```{info}\n{body}```\n")
+        started = time.thread_time()
+        document.view(100).window(0, 40)
+        return time.thread_time() - started
+
+    first_screen("")  # warm up
+    assert lexer_for_language(language) is not None
+    hostile, bare = first_screen(language), first_screen("")
+    assert hostile < bare + 0.25, f"{hostile:.2f} s against {bare:.2f} s without a language"

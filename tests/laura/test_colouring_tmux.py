@@ -1,0 +1,112 @@
+"""The real `laura` in tmux colours code files without holding keys: a file
+written to make Pygments rescan to its end keeps keys echoing while it opens
+at a line; an ordinary big file is coloured in the background to its last
+line; closing its pane stops that work."""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from laura.render import theme
+from tests.helpers.wait import wait_until
+from tests.laura.echo_probe import EchoProbe, percentile
+from tests.laura.tmux import LauraSession
+
+Make = Callable[..., LauraSession]
+
+pytestmark = pytest.mark.tmux
+
+KEYWORD = "38;2;{};{};{}".format(*theme.KEYWORD.fg)  # type: ignore[misc]
+
+
+def coloured_screen(session: LauraSession) -> str:
+    return session.tmux("capture-pane", "-p", "-e")
+
+
+def cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def ordinary_python(path: Path, functions: int) -> None:
+    path.write_text(
+        "".join(
+            f'def step{n}(x):\n    """Step {n}."""\n    return x + {n}\n\n'
+            for n in range(functions)
+        )
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "unit"),
+    [("bundle.js", "/*\n"), ("page.html", "<!--\n"), ("tool.rb", "=begin\n")],
+)
+def test_keys_keep_echoing_while_a_file_that_makes_the_lexer_rescan_opens(
+    laura_session: Make, tmp_path: Path, name: str, unit: str
+) -> None:
+    path = tmp_path / name
+    path.write_text(unit * 200_000 + "THE END\n")
+    session = laura_session(command=["cat"])
+    probe = EchoProbe(session)
+    try:
+        idle = [probe.key("Z") for _ in range(20)]
+        opened = session.cli("open", str(path), "--no-focus", "--highlight", "3000")
+        assert opened.returncode == 0, opened.stderr
+        busy = [probe.key("Z") for _ in range(60)]
+    finally:
+        probe.close()
+    session.wait_for(lambda text: " 3000 " in text and unit.strip() in text)
+    floor = percentile(idle, 0.99)
+    crowding = max(1.0, os.getloadavg()[0] / (os.cpu_count() or 1))
+    assert max(busy) <= 0.050 * crowding + floor, (
+        f"a key took {max(busy) * 1000:.0f} ms to echo while {name} opened "
+        f"(idle p99 {floor * 1000:.0f} ms, load per core {crowding:.1f})"
+    )
+
+
+def test_an_ordinary_big_file_is_coloured_to_its_last_line(
+    laura_session: Make, tmp_path: Path
+) -> None:
+    path = tmp_path / "generated.py"
+    ordinary_python(path, 6_000)  # 24,000 lines
+    session = laura_session(command=["cat"])
+    opened = session.cli("open", str(path), "--no-focus", "--highlight", "23998")
+    assert opened.returncode == 0, opened.stderr
+    session.wait_for("step5999")
+
+    def last_def_coloured() -> bool:
+        line = next((row for row in coloured_screen(session).split("\n") if "step5999" in row), "")
+        return bool(re.search(re.escape(KEYWORD) + r"m\s*def", line))
+
+    wait_until(last_def_coloured, what="the last function's `def` in the keyword colour")
+
+
+def test_closing_a_code_pane_stops_its_colouring(laura_session: Make, tmp_path: Path) -> None:
+    path = tmp_path / "generated.py"
+    ordinary_python(path, 60_000)  # some 4 MB: seconds of colouring
+    session = laura_session(command=["cat"])
+    pid = session.laura_pid
+    opened = session.cli("open", str(path), "--no-focus")
+    assert opened.returncode == 0, opened.stderr
+    session.wait_for("step0")
+
+    def cpu_over(seconds: float) -> float:
+        before = cpu_seconds(pid)
+        time.sleep(seconds)  # a measuring window, not synchronisation
+        return cpu_seconds(pid) - before
+
+    colouring = cpu_over(1.0)
+    closed = session.cli("close", opened.stdout.strip())
+    assert closed.returncode == 0, closed.stderr
+    session.wait_for(lambda text: "step0" not in text)
+    after = cpu_over(1.0)
+    assert colouring > 0.2, f"colouring used {colouring:.2f} s of CPU a second"
+    assert after < colouring / 3, (
+        f"{after:.2f} s of CPU a second after the close (was {colouring:.2f})"
+    )

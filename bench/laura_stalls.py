@@ -11,6 +11,10 @@ tests/laura/echo_probe.py). Scenarios, each in a fresh laura:
   git diff  a committed 40 MB file with every 10th line changed, opened:
             git diff runs (async) and its 100k hunks are parsed
   longline  `laura open` of a 40 MB file of one line (a minified bundle)
+  rescan    `laura open --highlight 3000` of a 600 KB JavaScript file of
+            unclosed `/*` lines (Pygments rescans to the end from each)
+  codeend   `laura open --highlight LAST` of a 7 MB Python file of 400,000
+            lines, coloured in the background meanwhile
   random    100 MB of random bytes `cat` in another tab of the same laura
             (the emulator parses every byte; the typing tab's shell echoes)
 
@@ -115,6 +119,10 @@ def main() -> None:
         with one_line.open("w") as out:
             for _ in range(40):
                 out.write("function(a){return a+1};" * 43_690)
+        rescan = data / "bundle.js"
+        rescan.write_text("/*\n" * 200_000)
+        long_code = data / "generated.py"
+        long_code.write_text("total = total + 1\n" * 400_000)
         noise = data / "random.bin"
         rnd = random.Random(18)
         with noise.open("wb") as out:
@@ -124,9 +132,9 @@ def main() -> None:
         def idle(session: LauraSession) -> Callable[[], bool]:
             return lambda: True
 
-        def opened(path: Path) -> Callable[[LauraSession], Callable[[], bool]]:
+        def opened(path: Path, *extra: str) -> Callable[[LauraSession], Callable[[], bool]]:
             def setup(session: LauraSession) -> Callable[[], bool]:
-                result = session.cli("open", str(path), "--no-focus")
+                result = session.cli("open", str(path), "--no-focus", *extra)
                 assert result.returncode == 0, result.stderr
                 started = time.monotonic()
                 return lambda: "loading…" not in session.text() and time.monotonic() - started > 3
@@ -156,6 +164,8 @@ def main() -> None:
             ("open", opened(text), None),
             ("gitdiff", opened(tracked), None),
             ("longline", opened(one_line), None),
+            ("rescan", opened(rescan, "--highlight", "3000"), None),
+            ("codeend", opened(long_code, "--highlight", "400000"), None),
             ("random", flood, ["sh", "-c", waiter]),
         ]
         if args.only:

@@ -262,7 +262,7 @@ class FilePane:
     def text_width(self, inner_width: int) -> int:
         return max(inner_width - self.gutter_width(), 1)
 
-    def source_rows(self, inner_width: int) -> DocumentView:
+    def source_rows(self, inner_width: int) -> file_rows.View:
         """The file's rows alone at the pane's inner width, in the current mode."""
         return self.layout.view(
             self.text_width(inner_width),
@@ -295,7 +295,7 @@ class FilePane:
         if not isinstance(rows, DocumentView):
             return len(rows)
         background = self.loader.in_background and self.size > INLINE_LIMIT
-        if rows.one_row_per_line or rows.complete() or not background:
+        if rows.complete() or not background:
             return rows.content_rows()
         key = (self.text_width(inner_width), self.diff_view)
         if key not in self.layout.counts:

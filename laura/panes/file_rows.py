@@ -2,7 +2,8 @@
 git marks and the review's cards. It moves no cursor, reads no file and
 runs no job.
 
-One lazily laid-out `DocumentView` per text width and mode (the file, or the
+One lazily laid-out `DocumentView` (or, for code and diffs, a `LineView`,
+which makes any row at once) per text width and mode (the file, or the
 inline diff view) is kept until the content or git's marks change, so a
 first paint lays out one screen. While the review has threads, the rows are
 a list with the cards under their lines (pre-formatted rows already clipped
@@ -19,11 +20,16 @@ from collections.abc import Callable, Sequence
 
 from laura import gitmarks
 from laura.render.document import Document
+from laura.render.line_view import LineView
 from laura.render.lines import rows_meeting
 from laura.render.style import Row
 from laura.render.view import DocumentView, Marks
 from laura.review.cards import with_cards
 from laura.review.threads import ThreadBook
+
+# A document's rows at one width: laid out as read (prose) or made per line (code, diffs).
+View = DocumentView | LineView
+VIEWS = (DocumentView, LineView)
 
 
 class PaneRows:
@@ -33,7 +39,7 @@ class PaneRows:
         self.generation = 0
         self.version = 0
         self.counts: dict[tuple[int, bool], int] = {}  # row counts laid out off the loop
-        self._views: dict[tuple[int, bool], DocumentView] = {}
+        self._views: dict[tuple[int, bool], View] = {}
         self._with_cards: tuple[tuple[int, int, int], list[Row]] | None = None
         self._lit: tuple[Sequence[Row], tuple[int, int], range] | None = None
 
@@ -50,7 +56,7 @@ class PaneRows:
         for key in [key for key in self._views if key[1]]:
             del self._views[key]
 
-    def views(self) -> dict[tuple[int, bool], DocumentView]:
+    def views(self) -> dict[tuple[int, bool], View]:
         return self._views
 
     def view(
@@ -60,30 +66,32 @@ class PaneRows:
         document: Document,
         marks: Callable[[], Marks],
         diff: Callable[[], gitmarks.GitDiff],
-    ) -> DocumentView:
+    ) -> View:
         """The file's rows alone at text width `width`, laid out as they are
         read (one view per width and mode)."""
         key = (width, diff_view)
-        view = self._views.get(key)
-        if view is None:
-            self.generation += 1
-            if diff_view:
-                blocks = gitmarks.diff_view_blocks(document.lines, diff().hunks)
-                view = DocumentView(blocks, document.line_count, width, one_row_per_line=False)
-            else:
-                view = document.view(width, marks())
-            self._views[key] = view
+        found = self._views.get(key)
+        if found is not None:
+            return found
+        self.generation += 1
+        view: View
+        if diff_view:
+            blocks = gitmarks.diff_view_blocks(document.lines, diff().hunks)
+            view = DocumentView(blocks, document.line_count, width)
+        else:
+            view = document.view(width, marks())
+        self._views[key] = view
         return view
 
-    def take_over(self, older: dict[tuple[int, bool], DocumentView], document: Document,
+    def take_over(self, older: dict[tuple[int, bool], View], document: Document,
                   marks: Marks, kept: int) -> None:
         """After an append to a plain-text file (a growing log) without
         marks, lay out only what was appended (`kept`: blocks taken over)."""
         for (width, diff_view), view in older.items():
-            if not diff_view:
+            if not diff_view and isinstance(view, DocumentView):
                 self._views[(width, False)] = document.view(width, marks, reuse=(view, kept))
 
-    def with_cards(self, rows: DocumentView, book: ThreadBook, width: int, hscroll: int) -> Sequence[Row]:
+    def with_cards(self, rows: View, book: ThreadBook, width: int, hscroll: int) -> Sequence[Row]:
         """`rows` with the review's cards under their lines (when it has any)."""
         if book.is_empty:
             return rows
@@ -105,7 +113,7 @@ class PaneRows:
 def meeting(rows: Sequence[Row], start: int, end: int) -> range:
     """The rows whose source range meets start..end (a view answers it
     without laying out past `end`)."""
-    if isinstance(rows, DocumentView):
+    if isinstance(rows, VIEWS):
         return rows.rows_meeting(start, end)
     return rows_meeting(rows, start, end)
 
@@ -114,30 +122,28 @@ def known(rows: Sequence[Row], wanted: int) -> tuple[int, bool]:
     """Rows known to exist after laying out at most about `wanted`, and
     whether that is the exact total."""
     if not isinstance(rows, DocumentView):
-        return len(rows), True
-    if rows.one_row_per_line:
-        return rows.content_rows(), True
+        return len(rows), True  # a list, or a LineView (it knows every row)
     return rows.available(wanted), rows.complete()
 
 
 def available(rows: Sequence[Row], wanted: int) -> int:
     """How many of the first `wanted` rows exist (laying out only so far)."""
-    if isinstance(rows, DocumentView):
+    if isinstance(rows, VIEWS):
         return rows.available(wanted)
     return min(wanted, len(rows))
 
 
 def complete(rows: Sequence[Row]) -> bool:
-    return not isinstance(rows, DocumentView) or rows.complete()
+    return not isinstance(rows, VIEWS) or rows.complete()
 
 
 def unclipped(rows: Sequence[Row], hscroll: int) -> Sequence[Row]:
     """Every row as drawn at `hscroll` (a view's rows are clipped lazily)."""
-    return rows.window(0, len(rows), hscroll) if isinstance(rows, DocumentView) else rows
+    return rows.window(0, len(rows), hscroll) if isinstance(rows, VIEWS) else rows
 
 
 def window(rows: Sequence[Row], top: int, height: int, hscroll: int) -> Sequence[Row]:
     """The rows on screen from `top`, ready to draw."""
-    if isinstance(rows, DocumentView):
+    if isinstance(rows, VIEWS):
         return rows.window(top, height, hscroll)
     return list(rows[top : top + height])  # with the review's cards: already clipped

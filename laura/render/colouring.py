@@ -19,8 +19,9 @@ big (a 5 MB Python file, 10 s). A `Colouring` bounds the work three ways:
   good: the rest of the file is shown plain, as editors do when a
   highlighter runs over time.
 
-Lines not coloured yet are shown plain (their rows are the same: one per
-source line), and take their colours when a later frame finds them ready.
+Lines not coloured yet are shown plain (`spans`: their rows are the same,
+one per source line), and take their colours when a later frame finds them
+ready (`final`).
 A coloured line's text is always its source line's: a line whose tokens
 spell anything else stops the colouring there.
 """
@@ -28,7 +29,6 @@ spell anything else stops the colouring there.
 from __future__ import annotations
 
 import bisect
-import functools
 import itertools
 import time
 from collections.abc import Callable, Generator, Iterator, Sequence
@@ -36,9 +36,8 @@ from collections.abc import Callable, Generator, Iterator, Sequence
 from pygments.lexer import Lexer
 from pygments.token import Token
 
-from laura.render.code import CHUNK, TAB, compiled, lexer_of, style_for
-from laura.render.lines import Block, Line
-from laura.render.style import Span
+from laura.render.code import TAB, compiled, lexer_of, style_for
+from laura.render.style import Span, Style
 from laura.steps import Steps
 
 # The most characters one run of the lexer sees, and the most lines (a
@@ -97,6 +96,16 @@ class Colouring:
         """Line `number`'s (1-based) coloured spans, or None while not ready."""
         return self._coloured[number - 1] if number <= len(self._coloured) else None
 
+    def spans(self, number: int) -> Spans:
+        """Line `number`'s spans as shown now: coloured, or plain."""
+        if number <= len(self._coloured):
+            return self._coloured[number - 1]
+        return plain(self._source[number - 1])
+
+    def final(self, number: int) -> bool:
+        """Whether line `number` is shown as it will stay."""
+        return number <= len(self._coloured) or self.done
+
     def advance(self, through: int, seconds: float) -> None:
         """Colour until line `through` is ready, the work ends, or `seconds` pass."""
         deadline = time.perf_counter() + seconds
@@ -128,6 +137,8 @@ class Colouring:
             next(self._work)
         except StopIteration:
             self._finished = True
+        except Exception:  # a lexer's bug: the rest stays plain, the file is shown
+            self.stopped = True
         self._spent += time.perf_counter() - started
         if self._spent > GRACE_SECONDS + self._lexed / MIN_RATE:
             self.stopped = True
@@ -148,26 +159,30 @@ class Colouring:
         if len(text) > WINDOW:  # one line longer than a window: its start
             text, beyond = text[:WINDOW], text[WINDOW:]
         pending: list[Spans] = []  # lines since the last clean line end
-        current: list[Span] = []
         taken = 0
+        line = self._line_at(start, cut=bool(beyond))
         for ttype, value in lexer_of(self._lexer_class).get_tokens(text + "\n"):
             self._lexed += len(value)
             style = style_for(ttype)
+            if "\n" not in value:  # most tokens
+                if line is not None:
+                    line.add(value, style)
+                yield
+                continue
             for index, part in enumerate(value.split("\n")):
                 if index:
-                    if not self._spells(current, start + taken + len(pending), cut=bool(beyond)):
+                    spans = line.finish() if line is not None else None
+                    if spans is None:  # the tokens do not spell the source line
+                        self.stopped = True
                         return stop - start
-                    pending.append(tuple(current))
-                    current = []
+                    pending.append(spans)
                     if ttype in Token.Text:  # this line ended outside strings and comments
                         self._coloured.extend(pending)
                         taken += len(pending)
                         pending = []
-                if part:
-                    if current and current[-1].style == style:
-                        current[-1] = Span(current[-1].text + part, style)
-                    else:
-                        current.append(Span(part, style))
+                    line = self._line_at(start + taken + len(pending), cut=bool(beyond))
+                if part and line is not None:
+                    line.add(part, style)
             yield
         if stop == len(self._source) or taken == 0 or len(pending) > (stop - start) // 2:
             self._coloured.extend(pending)
@@ -179,15 +194,49 @@ class Colouring:
             self._coloured[-1] = (*self._coloured[-1], Span(beyond))
         return taken
 
-    def _spells(self, spans: list[Span], index: int, cut: bool) -> bool:
-        """Whether `spans` spell source line `index` (0-based; `cut`: its
-        first WINDOW characters); if not, colouring stops here."""
-        if index < len(self._source):
-            wanted = self._source[index].expandtabs(TAB)
-            if "".join(span.text for span in spans) == (wanted[:WINDOW] if cut else wanted):
-                return True
-        self.stopped = True
-        return False
+    def _line_at(self, index: int, cut: bool) -> _LineSpans | None:
+        """A builder of source line `index`'s spans (0-based; `cut`: of its
+        first WINDOW characters), or None past the last line."""
+        if index >= len(self._source):
+            return None
+        wanted = self._source[index].expandtabs(TAB)
+        return _LineSpans(wanted[:WINDOW] if cut else wanted)
+
+
+class _LineSpans:
+    """The spans of one line as its tokens come, a span per run of one
+    style, each checked against the line's text as it is made (so a long
+    line's work is spread over its tokens' steps)."""
+
+    def __init__(self, wanted: str) -> None:
+        self._wanted = wanted
+        self._at = 0
+        self._spans: list[Span] = []
+        self._style: Style | None = None
+        self._parts: list[str] = []
+        self._spelled = True
+
+    def add(self, part: str, style: Style) -> None:
+        if style is not self._style:  # `style_for` gives one object per style
+            self._flush()
+            self._style = style
+        self._parts.append(part)
+
+    def finish(self) -> Spans | None:
+        """The line's spans, or None if they do not spell its text."""
+        self._flush()
+        if not self._spelled or self._at != len(self._wanted):
+            return None
+        return tuple(self._spans)
+
+    def _flush(self) -> None:
+        if not self._parts or self._style is None:
+            return
+        text = "".join(self._parts)
+        self._spelled = self._spelled and self._wanted.startswith(text, self._at)
+        self._at += len(text)
+        self._spans.append(Span(text, self._style))
+        self._parts = []
 
 
 def _fitting(source: Sequence[str], start: int) -> int:
@@ -197,32 +246,6 @@ def _fitting(source: Sequence[str], start: int) -> int:
     )
     fit = bisect.bisect_left(range(len(ends)), WINDOW, key=lambda at: ends[at] + at + 1)
     return max(1, fit)
-
-
-def code_blocks(lines: Sequence[str], colouring: Colouring | None) -> Iterator[Block]:
-    """Pre-formatted lines mapped 1:1 to source lines, in blocks of CHUNK
-    lines: plain stand-ins, coloured when shown once `colouring` has them."""
-    for start in range(0, len(lines), CHUNK):
-        chunk = lines[start : start + CHUNK]
-        stand_ins = tuple(
-            Line(plain(line), (number, number), pre=True)
-            for number, line in enumerate(chunk, start + 1)
-        )
-        deferred = None if colouring is None else functools.partial(_coloured, colouring, stand_ins)
-        yield Block(stand_ins, start + 1, start + len(chunk), deferred=deferred)
-
-
-def _coloured(colouring: Colouring, stand_ins: tuple[Line, ...]) -> tuple[Line, ...] | None:
-    """The block's lines as far as they are coloured; None (keep the
-    stand-ins, ask again) while some of them will be but are not yet."""
-    assert stand_ins[0].source is not None
-    first = stand_ins[0].source[0]
-    if colouring.lines_ready < first + len(stand_ins) - 1 and not colouring.done:
-        return None
-    return tuple(
-        line if (spans := colouring.line(number)) is None else Line(spans, line.source, pre=True)
-        for number, line in enumerate(stand_ins, first)
-    )
 
 
 def coloured_now(

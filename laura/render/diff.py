@@ -33,22 +33,10 @@ def diff_style(line: str) -> Style:
     return PLAIN
 
 
-def diff_file_blocks(text: str) -> Iterator[Block]:
-    """A `.diff`/`.patch` file: pre-formatted, coloured by prefix, 1:1."""
-    return diff_line_blocks(source_lines(text))
-
-
-def diff_line_blocks(source: list[str]) -> Iterator[Block]:
-    """`diff_file_blocks` over lines already split."""
-    for start, chunk in _line_chunks(source):
-        lines = []
-        for offset, raw in enumerate(chunk):
-            number = start + offset
-            shown = raw.expandtabs(TAB)
-            lines.append(
-                Line((Span(shown, diff_style(raw)),) if shown else (), (number, number), pre=True)
-            )
-        yield Block(tuple(lines), start, start + len(chunk) - 1)
+def diff_line(raw: str, number: int) -> Line:
+    """Line `number` of a `.diff`/`.patch` file: pre-formatted, coloured by prefix."""
+    shown = raw.expandtabs(TAB)
+    return Line((Span(shown, diff_style(raw)),) if shown else (), (number, number), pre=True)
 
 
 def plain_blocks(text: str) -> Iterator[Block]:

@@ -14,21 +14,22 @@ names (other than plain text) is code; the rest is wrapped plain text.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import PurePath
 
 import attrs
 
 from laura.render.code import CHUNK, lexer_class_for_filename, source_lines
-from laura.render.colouring import Colouring, code_blocks
+from laura.render.colouring import Colouring, plain
 from laura.render.diff import (
     cannot_read_blocks,
-    diff_line_blocks,
+    diff_line,
     notice_blocks,
     plain_blocks,
     plain_line_blocks,
 )
-from laura.render.lines import Block
+from laura.render.line_view import LineView
+from laura.render.lines import Block, Line
 from laura.render.markdown import markdown_blocks
 from laura.render.style import Row, Span
 from laura.render.view import NO_MARKS, DocumentView, Marks
@@ -135,10 +136,8 @@ class Document:
             return cannot_read_blocks(self.name, self.unreadable)
         if self.kind == MARKDOWN:
             return markdown_blocks(self.text)
-        if self.kind == DIFF:
-            return diff_line_blocks(self.lines)
-        if self.kind == CODE:
-            return code_blocks(self.lines, self.colouring)
+        if self.kind in (CODE, DIFF):
+            return _line_blocks(self.line_count, self._line)
         return plain_line_blocks(self.lines)
 
     def _plain_after(self, done: int) -> Iterator[Block]:
@@ -201,19 +200,33 @@ class Document:
             self._source = self._plain_after(kept[-1].end)
         return len(kept)
 
+    def _line(self, number: int) -> Line:
+        """Source line `number` of a code or diff file, as shown now."""
+        raw = self.lines[number - 1]
+        if self.kind == DIFF:
+            return diff_line(raw, number)
+        spans = plain(raw) if self.colouring is None else self.colouring.spans(number)
+        return Line(spans, (number, number), pre=True)
+
+    def _final(self, number: int) -> bool:
+        return self.colouring is None or self.colouring.final(number)
+
     def view(
         self, width: int, marks: Marks = NO_MARKS, reuse: tuple[DocumentView, int] | None = None
-    ) -> DocumentView:
-        """Rows at text width `width`, laid out as they are asked for;
-        `reuse` = (a view of the document this one `continues`, blocks kept)."""
-        return DocumentView(
-            self.blocks(),
-            self.line_count,
-            width,
-            marks,
-            one_row_per_line=self.kind in (CODE, DIFF),
-            reuse=reuse,
-        )
+    ) -> DocumentView | LineView:
+        """Rows at text width `width`, laid out as they are asked for (code
+        and diffs, one row per line, need no layout: any row is made at
+        once); `reuse` = (a view of the document this one `continues`, blocks kept)."""
+        if self.kind in (CODE, DIFF):
+            return LineView(self.line_count, width, marks, self._line, self._final)
+        return DocumentView(self.blocks(), self.line_count, width, marks, reuse=reuse)
+
+
+def _line_blocks(count: int, line: Callable[[int], Line]) -> Iterator[Block]:
+    """Lines 1..count made by `line`, CHUNK at a time."""
+    for start in range(1, count + 1, CHUNK):
+        stop = min(start + CHUNK, count + 1)
+        yield Block(tuple(line(number) for number in range(start, stop)), start, stop - 1)
 
 
 def render_plain(text: str, width: int) -> list[Row]:

@@ -46,15 +46,13 @@ class Block:
     pre-formatted line each, with the right sources) and `deferred()` makes
     the real ones, with the same count, sources and `first` flags. A view
     counts and addresses rows from the stand-ins and styles them only when
-    they are shown (a table's cells, a fence's highlighting). `deferred()`
-    may answer None: not ready yet (a code file's colours, made in steps);
-    the stand-ins are shown and it is asked again the next time.
+    they are shown (a table's cells, a fence's highlighting).
     """
 
     lines: tuple[Line, ...]
     start: int
     end: int
-    deferred: Callable[[], tuple[Line, ...] | None] | None = attrs.field(default=None, eq=False)
+    deferred: Callable[[], tuple[Line, ...]] | None = attrs.field(default=None, eq=False)
 
 
 def clamp_range(start: int, end: int | None, line_count: int) -> tuple[int, int]:

@@ -88,14 +88,9 @@ class DocumentView(Sequence[Row]):
         width: int,
         marks: Marks = NO_MARKS,
         *,
-        one_row_per_line: bool = False,
         reuse: tuple[DocumentView, int] | None = None,
     ) -> None:
         self.width = max(1, width)
-        # Pre-formatted kinds (code, diffs) lay every source line on exactly
-        # one row, so counts and line -> row answers need no layout at all.
-        self.one_row_per_line = one_row_per_line
-        self._gap_lines = sorted(marks.removed)
         self.line_count = line_count
         self.marks = marks
         self._blocks: Iterator[Block] | None = iter(blocks)
@@ -105,7 +100,7 @@ class DocumentView(Sequence[Row]):
         self._block_ends: list[tuple[int, int]] = []  # (rows, last line) after each block
         # Rows laid out from a deferred block's stand-ins: start -> (stop, make
         # lines), and the starts in order (blocks are laid out in order).
-        self._deferred: dict[int, tuple[int, Callable[[], tuple[Line, ...] | None]]] = {}
+        self._deferred: dict[int, tuple[int, Callable[[], tuple[Line, ...]]]] = {}
         self._deferred_starts: list[int] = []
         self.mismatches = 0  # deferred blocks whose real lines did not fit their stand-ins
         if reuse is not None:
@@ -154,7 +149,7 @@ class DocumentView(Sequence[Row]):
 
     def _materialize(self, start: int, stop: int) -> None:
         """Style the deferred blocks whose rows meet [start, stop): their
-        real lines replace the stand-ins row for row (when they are ready)."""
+        real lines replace the stand-ins row for row."""
         if not self._deferred:
             return
         starts = self._deferred_starts
@@ -166,9 +161,6 @@ class DocumentView(Sequence[Row]):
                 index += 1
                 continue
             lines = make()
-            if lines is None:  # not ready: the stand-ins stay, and it is asked again
-                index += 1
-                continue
             del self._deferred[at], starts[index]
             rows: list[Row] = []
             pre: list[bool] = []
@@ -232,15 +224,12 @@ class DocumentView(Sequence[Row]):
             pass
 
     def complete(self) -> bool:
-        """True once every row is laid out (or, for one-row-per-line kinds,
-        always: their count is known without layout)."""
-        return self._blocks is None or self.one_row_per_line
+        """True once every row is laid out."""
+        return self._blocks is None
 
     def available(self, count: int) -> int:
         """Rows known to exist, asking for `count`: at least `count` when the
         document has that many, else the exact total."""
-        if self.one_row_per_line:
-            return min(count, self.content_rows())
         self.ensure_rows(count)
         return len(self._rows)
 
@@ -302,12 +291,7 @@ class DocumentView(Sequence[Row]):
 
     def content_rows(self) -> int:
         """Rendered rows in all (wrapped continuation and gap rows too)."""
-        if self.one_row_per_line:
-            return self.line_count + len(self._gap_lines)
         return len(self)
-
-    def _row_of_line(self, line: int) -> int:
-        return line - 1 + bisect.bisect_right(self._gap_lines, line)
 
     def rows_meeting(self, start: int, end: int | None = None) -> range:
         """Rows lit by a highlight of start..end after clamping to the file:
@@ -315,10 +299,20 @@ class DocumentView(Sequence[Row]):
         start, end = clamp_range(start, end, self.line_count)
         if self.line_count == 0:
             return range(0)
-        if self.one_row_per_line:
-            return range(self._row_of_line(start), self._row_of_line(end) + 1)
         self.ensure_line(end)  # blocks come in source order: later ones start after `end`
         return rows_meeting(self._rows, start, end)
+
+    def anchor_at(self, index: int) -> tuple[int, int] | None:
+        """The source range of row `index`, or of the nearest row above it
+        that has one (None above every line)."""
+        if index < 0:
+            return None
+        self.ensure_rows(index + 1)
+        for at in range(min(index, len(self._rows) - 1), -1, -1):
+            source = self._rows[at].source
+            if source is not None:
+                return source
+        return None
 
     def line_at(self, index: int) -> int | None:
         """The source line row `index` addresses (the first of its range);

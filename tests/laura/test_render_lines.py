@@ -118,10 +118,10 @@ def test_a_renderer_that_fails_midway_degrades_to_plain_text(
 ) -> None:
     from laura.render import document as document_module
 
-    def broken(lexer: object, text: str, count: int | None = None) -> Iterator[Block]:
-        yield Block((Line((Span("first"),), (1, 1), pre=True),), 1, 1)
-        raise RuntimeError("lexer bug")
+    def broken(text: str) -> Iterator[Block]:
+        yield Block((Line((Span("first"),), (1, 1)),), 1, 1)
+        raise RuntimeError("parser bug")
 
-    monkeypatch.setattr(document_module, "code_blocks", broken)
-    view = Document("x.py", "first\nsecond\nthird\n").view(40)
-    assert picture(view.window(0, 5)) == ["  1 |first", "  2 |second", "  3 |third"]
+    monkeypatch.setattr(document_module, "markdown_blocks", broken)
+    view = Document("x.md", "first\n\nsecond\n\nthird\n").view(40)
+    assert picture(view.window(0, 5)) == ["  1 |first", "  2 |", "  3 |second", "  4 |", "  5 |third"]

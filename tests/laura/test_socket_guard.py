@@ -13,6 +13,7 @@ import subprocess
 import time
 import uuid
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -285,8 +286,15 @@ def test_clients_send_nothing_to_a_socket_another_user_holds(
             luxe.send("submit_user_message", {"text": "edit"})
             assert luxe.expect("turn_ended")["reason"] == "end_turn"
             assert (repo / "main.py").read_text() == "x = 2\n"
+            # The edit's pane follower runs beside the turn: wait for its
+            # connection before closing (a close could cancel it first).
+            reader = ThreadPoolExecutor(1)
+            try:
+                line = reader.submit(squatter.stdout.readline).result(timeout=WAIT_S)
+            finally:
+                reader.shutdown(wait=False)  # a reader still blocked ends with the squatter
+            assert line.strip() == "0"
             assert luxe.close() == 0
-        assert squatter.stdout.readline().strip() == "0"
     finally:
         squatter.kill()
         squatter.wait()

@@ -24,10 +24,11 @@ from markdown_it import MarkdownIt
 from pygments.lexers import PythonLexer
 
 from laura.commands import answer
-from laura.panes.file import FilePane
+from laura.panes.file import COLOUR_FIRST_LINES, COLOUR_FIRST_SECONDS, FilePane
 from laura.protocol import Rect
 from laura.render.canvas import Canvas
 from laura.render.document import Document
+from laura.steps import run_steps
 from laura.tab import Tab, inner
 
 LINES = 10_000
@@ -139,7 +140,15 @@ def interleaved_best_ms(*runs: Callable[[], object]) -> list[float]:
 
 def measure(name: str, text: str, baseline_name: str, baseline: Callable[[], object]) -> None:
     def first_paint() -> object:
-        return Document(name, text).view(WIDTH).window(0, PAGE)
+        document = Document(name, text)
+        document.colour(COLOUR_FIRST_LINES, COLOUR_FIRST_SECONDS)  # as a pane does at load
+        return document.view(WIDTH).window(0, PAGE)
+
+    def colour_all() -> object:
+        colouring = Document(name, text).colouring
+        if colouring is not None:
+            run_steps(colouring.steps(lambda: None, lambda: True, 1.0))
+        return colouring
 
     def whole() -> object:
         return Document(name, text).view(WIDTH).content_rows()
@@ -148,7 +157,9 @@ def measure(name: str, text: str, baseline_name: str, baseline: Callable[[], obj
         view = Document(name, text).view(WIDTH)
         return view.window(max(0, view.content_rows() - PAGE), PAGE)
 
-    base, paint, full, end = interleaved_best_ms(baseline, first_paint, whole, jump_to_end)
+    base, paint, full, end, colour = interleaved_best_ms(
+        baseline, first_paint, whole, jump_to_end, colour_all
+    )
 
     view = Document(name, text).view(WIDTH)
     view.window(0, PAGE)
@@ -175,6 +186,10 @@ def measure(name: str, text: str, baseline_name: str, baseline: Callable[[], obj
     print(f"  page scroll, cached    median/p95/max {spread(cached)}")
     print(f"  content_rows (whole layout)           {full:8.1f} ms  ({full / base:.2f}x baseline)")
     print(f"  open + jump to the end (follow)       {end:8.1f} ms  ({end / base:.2f}x baseline)")
+    if Document(name, text).colouring is not None:
+        print(
+            f"  colour every line (background steps)  {colour:8.1f} ms  ({colour / base:.2f}x baseline)"
+        )
 
 
 def measure_pane(name: str, text: str, baseline: Callable[[], object]) -> None:

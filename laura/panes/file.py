@@ -63,7 +63,8 @@ COLOUR_FIRST_LINES = 200
 COLOUR_FIRST_SECONDS = 0.01
 # ... the rest in steps, with a frame at most this often as they land.
 COLOUR_REDRAW_SECONDS = 0.1
-# Without background jobs (a tab driven by tests), colours are made at once, this long at most.
+# Without background jobs (a tab driven by tests), the first lines' colours
+# are made at once, this long at most.
 COLOUR_INLINE_SECONDS = 1.0
 
 
@@ -139,12 +140,13 @@ class FilePane:
     def _start_colouring(self) -> None:
         """A code file's colours: the first screens' at once (a few
         milliseconds), the rest in steps between keys, shown as they land.
-        Without a loader running jobs (tests), as much as COLOUR_INLINE_SECONDS allow."""
+        Without a loader running jobs (a tab driven by tests), the first
+        screens' only, however long they take."""
         colouring = self.document.colouring
         if colouring is None or self.measure_only:
             return
         if not self.loader.in_background:
-            colouring.advance(self.line_count, COLOUR_INLINE_SECONDS)
+            colouring.advance(COLOUR_FIRST_LINES, COLOUR_INLINE_SECONDS)
             return
         if colouring.compiled:  # else the first step would compile the lexer here
             colouring.advance(COLOUR_FIRST_LINES, COLOUR_FIRST_SECONDS)

@@ -11,6 +11,8 @@ tests/laura/echo_probe.py). Scenarios, each in a fresh laura:
   git diff  a committed 40 MB file with every 10th line changed, opened:
             git diff runs (async) and its 100k hunks are parsed
   longline  `laura open` of a 40 MB file of one line (a minified bundle)
+  follow    `laura open --follow` of the 1M-line file, typing until its last
+            line is on screen (its rows are counted, then pinned to the end)
   rescan    `laura open --highlight 3000` of a 600 KB JavaScript file of
             unclosed `/*` lines (Pygments rescans to the end from each)
   codeend   `laura open --highlight LAST` of a 7 MB Python file of 400,000
@@ -141,6 +143,14 @@ def main() -> None:
 
             return setup
 
+        def followed(path: Path, lines: int) -> Callable[[LauraSession], Callable[[], bool]]:
+            def setup(session: LauraSession) -> Callable[[], bool]:
+                result = session.cli("open", str(path), "--no-focus", "--follow")
+                assert result.returncode == 0, result.stderr
+                return lambda: f"line {lines - 1:08d}" in session.text()
+
+            return setup
+
         go = data / "go"
 
         def flood(session: LauraSession) -> Callable[[], bool]:
@@ -164,6 +174,7 @@ def main() -> None:
             ("open", opened(text), None),
             ("gitdiff", opened(tracked), None),
             ("longline", opened(one_line), None),
+            ("follow", followed(text, args.lines), None),
             ("rescan", opened(rescan, "--highlight", "3000"), None),
             ("codeend", opened(long_code, "--highlight", "400000"), None),
             ("random", flood, ["sh", "-c", waiter]),

@@ -49,9 +49,11 @@ from laura.panes.source import (
 from laura.panes.watch import FileWatch
 from laura.protocol import Rect
 from laura.render.canvas import Canvas, text_width
+from laura.render.document import PLAIN_TEXT, Document
 from laura.render.lines import clamp_range
 from laura.render.style import Row
 from laura.render.view import DocumentView, Marks, count_rows
+from laura.render.wrapped_view import WrappedView
 from laura.review.payload import split_source_lines
 from laura.review.state import PaneReview
 from laura.review.threads import Anchor
@@ -108,7 +110,9 @@ class FilePane:
         self._load_token = 0  # bumped on every load: a job for an older one is dropped
         self._counting: set[tuple[int, int, bool]] = set()
         self._after_load: tuple[int | None, int | None] | None = None  # cursor and top lines
-        self._highlight_inner: Rect | None = None  # a highlight waiting for the load
+        self._highlight_inner: Rect | None = None  # a highlight waiting for the load or a count
+        # The document and views a reload replaces (their counts may carry over).
+        self._grown_from: tuple[Document, dict[tuple[int, bool], file_rows.View]] | None = None
         self._diff_wanted = False  # the diff view waits for git's answer
         self._load()
 
@@ -135,7 +139,23 @@ class FilePane:
         self.document = loaded.document
         self.changes.new_load(self._load_token)
         self.layout.forget()
+        if loaded.document.notice is None and self._grown_from is not None:
+            old, views = self._grown_from
+            self._grown_from = None
+            self._carry_counts(old, views)
         self._start_colouring()
+
+    def _carry_counts(self, old: Document, views: dict[tuple[int, bool], file_rows.View]) -> None:
+        """A plain file that only grew (a log) keeps its old lines' row
+        counts, instead of counting a million lines again on every reload."""
+        kept = len(old.lines)
+        if not kept or self.document.kind != PLAIN_TEXT or self.document.lines[:kept] != old.lines:
+            return
+        for (width, diff_view), view in views.items():
+            if not diff_view and isinstance(view, WrappedView):
+                new = self.layout.view(width, False, self.document, lambda: self.marks, lambda: self.git)
+                if isinstance(new, WrappedView):
+                    new.adopt_counts(view, kept)
 
     def _start_colouring(self) -> None:
         """A code file's colours: the first screens' at once (a few
@@ -294,7 +314,7 @@ class FilePane:
         if self.loading:
             return None
         rows = self.rows(inner_width)
-        if not isinstance(rows, DocumentView):
+        if not isinstance(rows, (DocumentView, WrappedView)):
             return len(rows)
         background = self.loader.in_background and self.size > INLINE_LIMIT
         if rows.complete() or not background:
@@ -314,7 +334,10 @@ class FilePane:
     async def _count_job(self, job: tuple[int, int, bool]) -> None:
         version, width, diff_view = job
         document, marks = self.document, self.marks
-        if diff_view:
+        view = self.layout.view(width, diff_view, document, lambda: marks, lambda: self.git)
+        if isinstance(view, WrappedView):  # counts itself, and keeps the counts
+            steps = view.count_steps()
+        elif diff_view:
             blocks = gitmarks.diff_view_blocks(document.lines, self.git.hunks)
             steps = count_rows(blocks, len(document.lines), width)
         else:
@@ -325,6 +348,9 @@ class FilePane:
             self._counting.discard(job)
         if version == self.layout.version:
             self.layout.counts[(width, diff_view)] = total
+            if self._highlight_inner is not None and self.highlight is not None and not self.loading:
+                inner, self._highlight_inner = self._highlight_inner, None
+                self.set_highlight(self.highlight, inner)
             self.loader.on_change()
 
     def rows_known(self, inner_width: int, wanted: int) -> tuple[int, bool]:
@@ -334,8 +360,9 @@ class FilePane:
         return file_rows.known(self.rows(inner_width), wanted)
 
     def lit_rows(self, inner_width: int) -> range:
-        """Rows whose source range meets the highlight (empty when none)."""
-        if self.highlight is None or self.line_count == 0:
+        """Rows whose source range meets the highlight (empty when none, or
+        while it waits for the file's load or its rows' count)."""
+        if self.highlight is None or self.line_count == 0 or self._highlight_inner is not None:
             return range(0)
         return self.layout.lit(self._shown(inner_width), self.highlight)
 
@@ -351,9 +378,23 @@ class FilePane:
             self.highlight, self._highlight_inner = line_range, inner
             return
         self.highlight = clamp_range(line_range[0], line_range[1], self.line_count)
+        if self._must_count_to(self.highlight[1], inner.width):  # applied once counted
+            self._highlight_inner = inner
+            self._start_count((self.text_width(inner.width), self.diff_view))
+            return
         lit = self.lit_rows(inner.width)
         if lit:
             self.viewport.show_range(lit, self.rows(inner.width), inner)
+
+    def _must_count_to(self, line: int, inner_width: int) -> bool:
+        """Whether reaching `line` needs a count of a plain file's rows in
+        the background first (counting a line that wraps takes 20
+        microseconds or more, one of 64 KiB 20 ms: a million lines, or a few
+        hundred long ones, would hold keys for seconds)."""
+        if not self.loader.in_background or self.measure_only or self.diff_view:
+            return False
+        view = self.source_rows(inner_width)
+        return isinstance(view, WrappedView) and view.counted_lines < line
 
     def clear_highlight(self) -> None:
         self.highlight = None
@@ -448,14 +489,11 @@ class FilePane:
         view around it, the highlight clamped to the new length; with
         `follow`, pin to the end (at the next fit) instead."""
         line, top = self._line_at(self.viewport.cursor), self._line_at(self.viewport.scroll)
-        old_document, old_views = self.document, self.layout.views()
+        self._grown_from = (self.document, dict(self.layout.views()))
         if not self._load():  # in the background: the place is restored when it lands
             if line is not None:
                 self._after_load = (line, top)
             return
-        kept = self.document.continues(old_document)
-        if kept and self.marks.empty:  # a growing log: lay out only what was appended
-            self.layout.take_over(old_views, self.document, self.marks, kept)
         if self.highlight is not None:
             self.highlight = clamp_range(*self.highlight, self.line_count)
         if self.follow:

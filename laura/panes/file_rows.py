@@ -24,12 +24,14 @@ from laura.render.line_view import LineView
 from laura.render.lines import rows_meeting
 from laura.render.style import Row
 from laura.render.view import DocumentView, Marks
+from laura.render.wrapped_view import WrappedView
 from laura.review.cards import with_cards
 from laura.review.threads import ThreadBook
 
-# A document's rows at one width: laid out as read (prose) or made per line (code, diffs).
-View = DocumentView | LineView
-VIEWS = (DocumentView, LineView)
+# A document's rows at one width: laid out as read (markdown, the diff view),
+# or made as read (plain text, code, diffs).
+View = DocumentView | LineView | WrappedView
+VIEWS = (DocumentView, LineView, WrappedView)
 
 
 class PaneRows:
@@ -83,14 +85,6 @@ class PaneRows:
         self._views[key] = view
         return view
 
-    def take_over(self, older: dict[tuple[int, bool], View], document: Document,
-                  marks: Marks, kept: int) -> None:
-        """After an append to a plain-text file (a growing log) without
-        marks, lay out only what was appended (`kept`: blocks taken over)."""
-        for (width, diff_view), view in older.items():
-            if not diff_view and isinstance(view, DocumentView):
-                self._views[(width, False)] = document.view(width, marks, reuse=(view, kept))
-
     def with_cards(self, rows: View, book: ThreadBook, width: int, hscroll: int) -> Sequence[Row]:
         """`rows` with the review's cards under their lines (when it has any)."""
         if book.is_empty:
@@ -121,7 +115,7 @@ def meeting(rows: Sequence[Row], start: int, end: int) -> range:
 def known(rows: Sequence[Row], wanted: int) -> tuple[int, bool]:
     """Rows known to exist after laying out at most about `wanted`, and
     whether that is the exact total."""
-    if not isinstance(rows, DocumentView):
+    if not isinstance(rows, (DocumentView, WrappedView)):
         return len(rows), True  # a list, or a LineView (it knows every row)
     return rows.available(wanted), rows.complete()
 

@@ -48,11 +48,13 @@ def plain_blocks(text: str) -> Iterator[Block]:
 def plain_line_blocks(source: list[str]) -> Iterator[Block]:
     """`plain_blocks` over lines already split."""
     for start, chunk in _line_chunks(source):
-        lines = [
-            Line((Span(raw.expandtabs(TAB) if "\t" in raw else raw),) if raw else (), (start + i, start + i))
-            for i, raw in enumerate(chunk)
-        ]
+        lines = [plain_line(raw, start + i) for i, raw in enumerate(chunk)]
         yield Block(tuple(lines), start, start + len(chunk) - 1)
+
+
+def plain_line(raw: str, number: int) -> Line:
+    """Line `number` of plain text: it word-wraps, tabs expanded."""
+    return Line((Span(raw.expandtabs(TAB) if "\t" in raw else raw),) if raw else (), (number, number))
 
 
 # The most characters of plain text in one block (one step of layout on

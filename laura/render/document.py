@@ -26,6 +26,7 @@ from laura.render.diff import (
     diff_line,
     notice_blocks,
     plain_blocks,
+    plain_line,
     plain_line_blocks,
 )
 from laura.render.line_view import LineView
@@ -33,6 +34,7 @@ from laura.render.lines import Block, Line
 from laura.render.markdown import markdown_blocks
 from laura.render.style import Row, Span
 from laura.render.view import NO_MARKS, DocumentView, Marks
+from laura.render.wrapped_view import WrappedView
 
 MARKDOWN = "markdown"
 DIFF = "diff"
@@ -182,44 +184,28 @@ class Document:
                 return
             self._made.append(block)
 
-    def continues(self, old: Document) -> int:
-        """After an append-only change to a plain-text file (a growing log),
-        take over `old`'s finished blocks instead of making them again;
-        returns how many were taken (0 when the change was not an append)."""
-        if self.kind != PLAIN_TEXT or old.kind != PLAIN_TEXT or self._made:
-            return 0
-        if not (old.text.endswith("\n") and self.text.startswith(old.text)):
-            return 0
-        kept: list[Block] = []
-        for block in old._made:  # plain blocks are whole CHUNKs but the last
-            if block.end - block.start + 1 != CHUNK:
-                break
-            kept.append(block)
-        if kept:
-            self._made = kept
-            self._source = self._plain_after(kept[-1].end)
-        return len(kept)
-
     def _line(self, number: int) -> Line:
-        """Source line `number` of a code or diff file, as shown now."""
+        """Source line `number` of a code, diff or plain file, as shown now."""
         raw = self.lines[number - 1]
         if self.kind == DIFF:
             return diff_line(raw, number)
+        if self.kind == PLAIN_TEXT:
+            return plain_line(raw, number)
         spans = plain(raw) if self.colouring is None else self.colouring.spans(number)
         return Line(spans, (number, number), pre=True)
 
     def _final(self, number: int) -> bool:
         return self.colouring is None or self.colouring.final(number)
 
-    def view(
-        self, width: int, marks: Marks = NO_MARKS, reuse: tuple[DocumentView, int] | None = None
-    ) -> DocumentView | LineView:
-        """Rows at text width `width`, laid out as they are asked for (code
-        and diffs, one row per line, need no layout: any row is made at
-        once); `reuse` = (a view of the document this one `continues`, blocks kept)."""
+    def view(self, width: int, marks: Marks = NO_MARKS) -> DocumentView | LineView | WrappedView:
+        """Rows at text width `width`: markdown laid out as they are asked
+        for; code and diffs (one row per line) and plain text (each line
+        wraps on its own) made as they are read, any row at once."""
         if self.kind in (CODE, DIFF):
             return LineView(self.line_count, width, marks, self._line, self._final)
-        return DocumentView(self.blocks(), self.line_count, width, marks, reuse=reuse)
+        if self.kind == PLAIN_TEXT:
+            return WrappedView(self.lines, width, marks, self._line)
+        return DocumentView(self.blocks(), self.line_count, width, marks)
 
 
 def _line_blocks(count: int, line: Callable[[int], Line]) -> Iterator[Block]:

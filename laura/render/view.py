@@ -16,7 +16,6 @@ the first row of the line below a deletion.
 from __future__ import annotations
 
 import bisect
-import itertools
 from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
 from typing import overload
 
@@ -74,6 +73,23 @@ def cut_row(rest: int, source: tuple[int, int] | None, marker: str) -> Row:
     return Row((Span(label, theme.GAP),), source, False, marker)
 
 
+def wrapped_rows(line: Line, width: int, marker: str) -> list[Row]:
+    """A prose line's rows at `width`: word-wrapped, hanging its `hang`,
+    cut after LINE_SHOWN_LIMIT characters with a row saying how much is not shown."""
+    spans = line.spans
+    # One span is the common case (plain text): no generator per line.
+    length = len(spans[0].text) if len(spans) == 1 else sum(len(span.text) for span in spans)
+    if length > LINE_SHOWN_LIMIT:  # a minified bundle, a log of one line
+        spans = slice_spans(spans, 0, LINE_SHOWN_LIMIT)
+    rows = [
+        Row(row_spans, line.source, line.first and index == 0, marker)
+        for index, row_spans in enumerate(wrap_spans(spans, width, (), line.hang))
+    ]
+    if length > LINE_SHOWN_LIMIT:
+        rows.append(cut_row(length - LINE_SHOWN_LIMIT, line.source, marker))
+    return rows
+
+
 class DocumentView(Sequence[Row]):
     """Rows of a document at one text width, laid out on demand.
 
@@ -87,8 +103,6 @@ class DocumentView(Sequence[Row]):
         line_count: int,
         width: int,
         marks: Marks = NO_MARKS,
-        *,
-        reuse: tuple[DocumentView, int] | None = None,
     ) -> None:
         self.width = max(1, width)
         self.line_count = line_count
@@ -103,26 +117,6 @@ class DocumentView(Sequence[Row]):
         self._deferred: dict[int, tuple[int, Callable[[], tuple[Line, ...]]]] = {}
         self._deferred_starts: list[int] = []
         self.mismatches = 0  # deferred blocks whose real lines did not fit their stand-ins
-        if reuse is not None:
-            self._adopt(*reuse)
-
-    def _adopt(self, old: DocumentView, blocks: int) -> None:
-        """Start from `old`'s rows for the first `blocks` blocks, which the
-        caller vouches are unchanged (an append-only reload): only what was
-        appended is laid out again. Nothing is adopted when widths or marks
-        differ, since both are baked into rows."""
-        blocks = min(blocks, len(old._block_ends))
-        if blocks <= 0 or old.width != self.width or not (old.marks.empty and self.marks.empty):
-            return
-        rows, last_line = old._block_ends[blocks - 1]
-        self._rows = old._rows[:rows]
-        self._pre = old._pre[:rows]
-        self._block_ends = old._block_ends[:blocks]
-        self._deferred = {at: job for at, job in old._deferred.items() if job[0] <= rows}
-        self._deferred_starts = sorted(self._deferred)
-        self._laid_to_line = last_line
-        assert self._blocks is not None
-        self._blocks = itertools.islice(self._blocks, blocks, None)
 
     # -- laying out -------------------------------------------------------
 
@@ -201,17 +195,9 @@ class DocumentView(Sequence[Row]):
             out.append(Row(line.spans, line.source, line.first, marker))
             out_pre.append(True)
             return
-        spans = line.spans
-        # One span is the common case (plain text): no generator per line.
-        length = len(spans[0].text) if len(spans) == 1 else sum(len(span.text) for span in spans)
-        if length > LINE_SHOWN_LIMIT:  # a minified bundle, a log of one line
-            spans = slice_spans(spans, 0, LINE_SHOWN_LIMIT)
-        for index, row_spans in enumerate(wrap_spans(spans, self.width, (), line.hang)):
-            out.append(Row(row_spans, line.source, line.first and index == 0, marker))
-            out_pre.append(False)
-        if length > LINE_SHOWN_LIMIT:
-            out.append(cut_row(length - LINE_SHOWN_LIMIT, line.source, marker))
-            out_pre.append(False)
+        rows = wrapped_rows(line, self.width, marker)
+        out.extend(rows)
+        out_pre.extend([False] * len(rows))
 
     def ensure_rows(self, count: int) -> None:
         while len(self._rows) < count and self._pull():

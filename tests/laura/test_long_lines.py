@@ -21,6 +21,7 @@ from laura.render.document import displayable
 from laura.render.lines import Block, Line
 from laura.render.style import Span
 from laura.render.view import LINE_SHOWN_LIMIT, DocumentView, count_rows
+from laura.render.wrapped_view import WrappedView
 from tests.laura.echo_probe import EchoProbe, percentile
 from tests.laura.test_file_guard import ask, shown, tab_at
 from tests.laura.tmux import LauraSession
@@ -132,7 +133,7 @@ def test_a_one_line_file_opens_at_once_in_a_pane(tmp_path: Path) -> None:
     assert "qqqqqqqq" in shown(tab, reply["pane"])
     pane = tab.panes[reply["pane"]]
     view = pane.rows(100)
-    assert isinstance(view, DocumentView)
+    assert isinstance(view, WrappedView)
     width = pane.text_width(100)
     assert len(view) == -(-LINE_SHOWN_LIMIT // width) + 1  # the shown part, and the cut row
 

@@ -65,6 +65,9 @@ COLOUR_FIRST_LINES = 200
 COLOUR_FIRST_SECONDS = 0.01
 # ... the rest in steps, with a frame at most this often as they land.
 COLOUR_REDRAW_SECONDS = 0.1
+# A plain file's rows are counted on the spot for this long at most; a count
+# that needs more (far down a big log) runs in the background first.
+SYNC_COUNT_SECONDS = 0.01
 # Without background jobs (a tab driven by tests), the first lines' colours
 # are made at once, this long at most.
 COLOUR_INLINE_SECONDS = 1.0
@@ -111,6 +114,7 @@ class FilePane:
         self._counting: set[tuple[int, int, bool]] = set()
         self._after_load: tuple[int | None, int | None] | None = None  # cursor and top lines
         self._highlight_inner: Rect | None = None  # a highlight waiting for the load or a count
+        self._restore_after_count: tuple[int, int | None] | None = None  # a place waiting for a count
         # The document and views a reload replaces (their counts may carry over).
         self._grown_from: tuple[Document, dict[tuple[int, bool], file_rows.View]] | None = None
         self._diff_wanted = False  # the diff view waits for git's answer
@@ -346,8 +350,12 @@ class FilePane:
             total = await drive(steps)
         finally:
             self._counting.discard(job)
+        if version != self.layout.version and self._restore_after_count is not None:
+            self._restore(*self._restore_after_count)  # counted for rows since replaced: again
         if version == self.layout.version:
             self.layout.counts[(width, diff_view)] = total
+            if self._restore_after_count is not None:
+                self._restore(*self._restore_after_count)
             if self._highlight_inner is not None and self.highlight is not None and not self.loading:
                 inner, self._highlight_inner = self._highlight_inner, None
                 self.set_highlight(self.highlight, inner)
@@ -364,7 +372,15 @@ class FilePane:
         while it waits for the file's load or its rows' count)."""
         if self.highlight is None or self.line_count == 0 or self._highlight_inner is not None:
             return range(0)
+        view = self.source_rows(inner_width)
+        if isinstance(view, WrappedView) and view.counted_lines < self.highlight[1] and self._counts_later:
+            return range(0)  # lit once counted (`fit` has it counted), never counted here
         return self.layout.lit(self._shown(inner_width), self.highlight)
+
+    @property
+    def _counts_later(self) -> bool:
+        """Whether a plain file's rows far down are counted in the background."""
+        return self.loader.in_background and not self.measure_only
 
     # --- moves and modes --------------------------------------------------------------
 
@@ -388,13 +404,14 @@ class FilePane:
 
     def _must_count_to(self, line: int, inner_width: int) -> bool:
         """Whether reaching `line` needs a count of a plain file's rows in
-        the background first (counting a line that wraps takes 20
-        microseconds or more, one of 64 KiB 20 ms: a million lines, or a few
-        hundred long ones, would hold keys for seconds)."""
-        if not self.loader.in_background or self.measure_only or self.diff_view:
+        the background first: one that takes over SYNC_COUNT_SECONDS
+        (counting a line that wraps takes 20 microseconds or more, one of
+        64 KiB 20 ms: a million lines, or a few hundred long ones, would hold
+        keys for seconds)."""
+        if not self._counts_later or self.diff_view:
             return False
         view = self.source_rows(inner_width)
-        return isinstance(view, WrappedView) and view.counted_lines < line
+        return isinstance(view, WrappedView) and not view.count_within(line, SYNC_COUNT_SECONDS)
 
     def clear_highlight(self) -> None:
         self.highlight = None
@@ -507,11 +524,19 @@ class FilePane:
         return None if inner is None else file_anchors.line_at(self.rows(inner.width), index)
 
     def _restore(self, line: int | None, top: int | None) -> None:
-        """Put the cursor back on source line `line` and the top on `top`."""
+        """Put the cursor back on source line `line` and the top on `top`
+        (far down a big plain file at a new width: once its rows are
+        counted, at the top meanwhile)."""
         inner = self.viewport.inner
         if inner is None or line is None:
             return
         rows = self.rows(inner.width)
+        if self._must_count_to(max(line, top or 0), inner.width):
+            self._restore_after_count = (line, top)
+            self.viewport.place(0, 0, rows, inner)
+            self._start_count((self.text_width(inner.width), self.diff_view))
+            return
+        self._restore_after_count = None
 
         def first_row(line: int) -> int:
             found = file_rows.meeting(rows, line, line) if self.line_count else range(0)
@@ -535,6 +560,8 @@ class FilePane:
             viewport.pin_end = False
             self.pin_to_end(inner)
         self.clamp(inner)
+        if self.highlight is not None and self._must_count_to(self.highlight[1], inner.width):
+            self._start_count((self.text_width(inner.width), self.diff_view))  # then it is lit
         # Lay out and style the rows the next frame shows, so that drawing
         # only reads (a frame's cost also paces the next frame).
         self.source_rows(inner.width).window(viewport.scroll, inner.height)

@@ -20,7 +20,7 @@ import attrs
 from laura.render.cells import clip_spans, spans_cells
 from laura.render.lines import Line, clamp_range
 from laura.render.style import Row
-from laura.render.view import REMOVED, Marks, gap_row
+from laura.render.view import Marks, gap_row
 
 # Rows kept once made (a few screens' worth); past it the keep starts anew.
 KEPT_ROWS = 4096
@@ -74,21 +74,13 @@ class LineView(Sequence[Row]):
             row = gap_row(self.marks.removed[number], self.width)
         else:
             made = self._line(number)
-            row = Row(made.spans, made.source, made.first, self._marker(number))
+            row = Row(made.spans, made.source, made.first, self.marks.line_marker(number))
             if not self._final(number):
                 return row
         if len(self._kept) >= KEPT_ROWS:
             self._kept.clear()
         self._kept[index] = row
         return row
-
-    def _marker(self, line: int) -> str:
-        if self.marks.empty:
-            return " "
-        mark = self.marks.changed.get(line)
-        if mark is None and line in self.marks.removed:
-            mark = REMOVED
-        return mark or " "
 
     # -- a sequence of rows ----------------------------------------------------
 

@@ -47,6 +47,13 @@ class Marks:
     def empty(self) -> bool:
         return not self.changed and not self.removed
 
+    def line_marker(self, line: int) -> str:
+        """The marker of a row standing for source line `line` alone."""
+        mark = self.changed.get(line)
+        if mark is None and line in self.removed:
+            mark = REMOVED
+        return mark or " "
+
 
 NO_MARKS = Marks()
 

@@ -22,7 +22,7 @@ from typing import overload
 
 from laura.render.lines import Line, clamp_range
 from laura.render.style import Row
-from laura.render.view import REMOVED, Marks, gap_row, wrapped_rows
+from laura.render.view import Marks, gap_row, wrapped_rows
 from laura.steps import STEP_SECONDS, Steps
 
 # Lines counted in one go (a step of a background count: a few milliseconds).
@@ -100,6 +100,17 @@ class WrappedView(Sequence[Row]):
         if old.width == self.width and not self._ends:
             self._ends = old._ends[: min(lines, len(old._ends), self.line_count)]
 
+    def count_within(self, line: int, seconds: float) -> bool:
+        """Count through line `line` if that takes at most about `seconds`;
+        whether it is counted that far."""
+        deadline = time.perf_counter() + seconds
+        while len(self._ends) < min(line, self.line_count):
+            left = deadline - time.perf_counter()
+            if left <= 0:
+                return False
+            self._count_run(left, limit=line - len(self._ends))
+        return True
+
     def complete(self) -> bool:
         """Whether every line is counted."""
         return len(self._ends) == self.line_count
@@ -155,16 +166,8 @@ class WrappedView(Sequence[Row]):
         if rows is None:
             if len(self._kept) >= KEPT_LINES:
                 self._kept.clear()
-            rows = self._kept[number] = wrapped_rows(self._line(number), self.width, self._marker(number))
+            rows = self._kept[number] = wrapped_rows(self._line(number), self.width, self.marks.line_marker(number))
         return rows
-
-    def _marker(self, line: int) -> str:
-        if self.marks.empty:
-            return " "
-        mark = self.marks.changed.get(line)
-        if mark is None and line in self.marks.removed:
-            mark = REMOVED
-        return mark or " "
 
     def _make(self, index: int) -> Row:
         number, offset = self._place(index)

@@ -143,3 +143,37 @@ def test_a_log_that_only_grew_keeps_its_counts_and_a_rewritten_one_does_not(
     assert any(("late 9" if grown else "ENTRY 20009") in row for row in shown)
     fresh = DocumentView(plain_blocks(path.read_text()), 20_010, pane.text_width(area.width))
     assert new.window(len(new) - 40, 40) == fresh.window(len(fresh) - 40, 40)
+
+
+@pytest.mark.tmux
+def test_a_resize_far_down_a_million_line_log_keeps_keys_echoing_and_its_place(
+    laura_session: Make, tmp_path: Path
+) -> None:
+    path = tmp_path / "big.log"
+    with path.open("w") as out:
+        for start in range(0, 1_000_000, 50_000):
+            out.write("".join(f"e{n:07d}\n" for n in range(start, start + 50_000)))
+    session = laura_session(command=["cat"])
+    opened = session.cli("open", str(path), "--no-focus", "--highlight", "999990")
+    assert opened.returncode == 0, opened.stderr
+    session.wait_for("e0999989")
+    probe = EchoProbe(session)
+    try:
+        idle = [probe.key("Z") for _ in range(20)]
+        # a pane split beside it: the log's pane narrows, its rows are counted anew
+        other = tmp_path / "other.txt"
+        other.write_text("beside\n")
+        split = session.cli("open", str(other), "--no-focus", "--split", opened.stdout.strip(), "--dir", "h")
+        assert split.returncode == 0, split.stderr
+        busy: list[float] = []
+        while len(busy) < 40 or "e0999989" not in session.text():
+            busy.append(probe.key("Z"))
+            assert len(busy) < 3000, "the highlighted line never came back into view"
+    finally:
+        probe.close()
+    floor = percentile(idle, 0.99)
+    crowding = max(1.0, os.getloadavg()[0] / (os.cpu_count() or 1))
+    assert max(busy) <= 0.050 * crowding + floor, (
+        f"a key took {max(busy) * 1000:.0f} ms to echo while the log's pane narrowed "
+        f"(idle p99 {floor * 1000:.0f} ms, load per core {crowding:.1f})"
+    )

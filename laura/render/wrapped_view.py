@@ -20,9 +20,11 @@ from array import array
 from collections.abc import Callable, Iterator, Sequence
 from typing import overload
 
+from laura.render.cells import wrap_count
+from laura.render.code import TAB
 from laura.render.lines import Line, clamp_range
 from laura.render.style import Row
-from laura.render.view import Marks, gap_row, wrapped_rows
+from laura.render.view import LINE_SHOWN_LIMIT, Marks, gap_row, wrapped_rows
 from laura.steps import STEP_SECONDS, Steps
 
 # Lines counted in one go (a step of a background count: a few milliseconds).
@@ -88,7 +90,13 @@ class WrappedView(Sequence[Row]):
     def _count(self, number: int) -> int:
         """Line `number`'s rows, counted (kept only once read)."""
         kept = self._kept.get(number)
-        return len(kept) if kept is not None else len(wrapped_rows(self._line(number), self.width, " "))
+        if kept is not None:
+            return len(kept)
+        line = self._lines[number - 1]
+        text = line.expandtabs(TAB) if "\t" in line else line
+        if len(text) <= LINE_SHOWN_LIMIT:  # as `plain_line` and `wrapped_rows` make it
+            return wrap_count(text, self.width)
+        return len(wrapped_rows(self._line(number), self.width, " "))
 
     @property
     def counted_lines(self) -> int:

@@ -18,8 +18,10 @@ import pytest
 from laura.panes.file import FilePane
 from laura.protocol import Rect
 from laura.render.canvas import Canvas
+from laura.render.cells import wrap_count, wrap_spans
 from laura.render.diff import plain_blocks
 from laura.render.document import Document
+from laura.render.style import Span
 from laura.render.view import ADDED, LINE_SHOWN_LIMIT, MODIFIED, DocumentView, Marks
 from laura.render.wrapped_view import WrappedView
 from tests.laura.echo_probe import EchoProbe, percentile
@@ -177,3 +179,11 @@ def test_a_resize_far_down_a_million_line_log_keeps_keys_echoing_and_its_place(
         f"a key took {max(busy) * 1000:.0f} ms to echo while the log's pane narrowed "
         f"(idle p99 {floor * 1000:.0f} ms, load per core {crowding:.1f})"
     )
+
+
+def test_counting_a_lines_rows_gives_what_wrapping_it_makes() -> None:
+    rng = random.Random(11)
+    for _ in range(3000):
+        text = "".join(rng.choice([*PIECES, "  ", "   x"]) for _ in range(rng.randrange(0, 16)))
+        width = rng.randrange(1, 70)
+        assert wrap_count(text, width) == len(wrap_spans((Span(text),) if text else (), width)), (text, width)

@@ -65,6 +65,36 @@ def test_keys_keep_echoing_while_a_file_that_makes_the_lexer_rescan_opens(
     assert_keys_echoed(idle, busy, f"while {name} opened")
 
 
+@pytest.mark.parametrize("spelling", ["symlink", "hard link", "option-looking name"])
+def test_keys_keep_echoing_however_such_a_file_is_named(
+    laura_session: Make, tmp_path: Path, spelling: str
+) -> None:
+    """The same content reached by a symlink, a hard link or a name that
+    looks like an option of `laura open`."""
+    real = tmp_path / "real.js"
+    real.write_text("/*\n" * 200_000 + "THE END\n")
+    if spelling == "symlink":
+        path = tmp_path / "vendor.min.js"
+        path.symlink_to(real)
+    elif spelling == "hard link":
+        path = tmp_path / "page.css"
+        os.link(real, path)
+    else:
+        path = tmp_path / "--highlight=1.js"
+        path.write_text(real.read_text())
+    session = laura_session(command=["cat"])
+    probe = EchoProbe(session)
+    try:
+        idle = [probe.key("Z") for _ in range(20)]
+        opened = session.cli("open", "--no-focus", "--highlight", "3000", "--", str(path))
+        assert opened.returncode == 0, opened.stderr
+        busy = [probe.key("Z") for _ in range(60)]
+    finally:
+        probe.close()
+    session.wait_for(lambda text: " 3000 " in text and "/*" in text)
+    assert_keys_echoed(idle, busy, f"while a file opened by {spelling}")
+
+
 def test_an_ordinary_big_file_is_coloured_to_its_last_line(
     laura_session: Make, tmp_path: Path
 ) -> None:

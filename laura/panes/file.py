@@ -318,7 +318,7 @@ class FilePane:
         if self.loading:
             return None
         rows = self.rows(inner_width)
-        if not isinstance(rows, (DocumentView, WrappedView)):
+        if not isinstance(rows, file_rows.VIEWS):
             return len(rows)
         background = self.loader.in_background and self.size > INLINE_LIMIT
         if rows.complete() or not background:

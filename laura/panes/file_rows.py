@@ -115,8 +115,8 @@ def meeting(rows: Sequence[Row], start: int, end: int) -> range:
 def known(rows: Sequence[Row], wanted: int) -> tuple[int, bool]:
     """Rows known to exist after laying out at most about `wanted`, and
     whether that is the exact total."""
-    if not isinstance(rows, (DocumentView, WrappedView)):
-        return len(rows), True  # a list, or a LineView (it knows every row)
+    if not isinstance(rows, VIEWS):
+        return len(rows), True  # the rows with the review's cards: a list
     return rows.available(wanted), rows.complete()
 
 

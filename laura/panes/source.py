@@ -40,7 +40,7 @@ from laura.filecheck import (
     read_capped,
 )
 from laura.render.diff import looks_binary, os_error_text
-from laura.render.document import MARKDOWN, PLAIN_TEXT, Document, displayable, kind_of
+from laura.render.document import MARKDOWN, PLAIN_TEXT, Document, displayable
 from laura.steps import drive, run_steps
 
 # Files up to this many bytes load inline on the UI loop.
@@ -141,11 +141,10 @@ def _is_binary(data: memoryview) -> bool:
     return False
 
 
-def prepare(path: str, capped: Capped, kind: str | None = None) -> Generator[None, None, Loaded]:
+def prepare(path: str, capped: Capped) -> Generator[None, None, Loaded]:
     """Decode, clean and split `capped` into a Loaded, a piece (PIECE bytes,
     a few milliseconds) per step: the caller drives it to the end at once
-    (`load_source`) or between other work (`laura.steps.drive`). `kind`:
-    the file's kind if the caller knows it (else the name's, found here)."""
+    (`load_source`) or between other work (`laura.steps.drive`)."""
     end = capped.length
     if capped.truncated:
         end = capped.buffer.rfind(b"\n", 0, capped.length) + 1 or end
@@ -195,7 +194,7 @@ def prepare(path: str, capped: Capped, kind: str | None = None) -> Generator[Non
     # lexer) over it would hold the UI, and joining it would too.
     big = end > PARSE_LIMIT
     whole = "" if big else "".join(parts)
-    document = Document(path, whole, lines=lines, kind=PLAIN_TEXT if big else kind)
+    document = Document(path, whole, lines=lines, kind=PLAIN_TEXT if big else None)
     return Loaded(parts, None, document, capped.size)
 
 
@@ -258,8 +257,7 @@ class Loader:
         capped = await self.in_thread(_read, path, self.cap)
         if isinstance(capped, Loaded):
             return capped
-        kind = await self.in_thread(kind_of, path)  # Pygments' first lookup is slow
-        loaded = await drive(prepare(path, capped, kind))
+        loaded = await drive(prepare(path, capped))
         if loaded.document.kind == MARKDOWN:  # the parser's first pass is over the whole text
             await self.in_thread(_prime, loaded.document)
         return loaded

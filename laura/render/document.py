@@ -215,12 +215,6 @@ def _line_blocks(count: int, line: Callable[[int], Line]) -> Iterator[Block]:
         yield Block(tuple(line(number) for number in range(start, stop)), start, stop - 1)
 
 
-def render_plain(text: str, width: int) -> list[Row]:
-    """Plain text word-wrapped at `width` cells; continuation rows keep the
-    line's number with `first=False`."""
-    return list(DocumentView(plain_blocks(text), len(source_lines(text)), width))
-
-
 def render_document(
     name: str, text: str, width: int, *, hscroll: int = 0, marks: Marks = NO_MARKS
 ) -> list[Row]:

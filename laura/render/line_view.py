@@ -12,21 +12,20 @@ empty lines took a minute and gigabytes. Pure: no I/O, no terminal.
 from __future__ import annotations
 
 import bisect
-from collections.abc import Callable, Iterator, Sequence
-from typing import overload
+from collections.abc import Callable
 
 import attrs
 
 from laura.render.cells import clip_spans, spans_cells
 from laura.render.lines import Line, clamp_range
 from laura.render.style import Row
-from laura.render.view import Marks, gap_row
+from laura.render.view import LazyRows, Marks, gap_row
 
 # Rows kept once made (a few screens' worth); past it the keep starts anew.
 KEPT_ROWS = 4096
 
 
-class LineView(Sequence[Row]):
+class LineView(LazyRows):
     """The rows of `line_count` source lines at text width `width`:
     `line(n)` makes line n's pre-formatted `Line`, and `final(n)` says
     whether it will stay as made (a code line not coloured yet will not: its
@@ -65,7 +64,7 @@ class LineView(Sequence[Row]):
             return before, False
         return before + 1, True
 
-    def _make(self, index: int) -> Row:
+    def _row(self, index: int) -> Row:
         kept = self._kept.get(index)
         if kept is not None:
             return kept
@@ -87,21 +86,8 @@ class LineView(Sequence[Row]):
     def __len__(self) -> int:
         return self.line_count + len(self._gaps)
 
-    @overload
-    def __getitem__(self, index: int) -> Row: ...
-    @overload
-    def __getitem__(self, index: slice) -> list[Row]: ...
-    def __getitem__(self, index: int | slice) -> Row | list[Row]:
-        if isinstance(index, slice):
-            return [self._make(at) for at in range(*index.indices(len(self)))]
-        if index < 0:
-            index += len(self)
-        if not 0 <= index < len(self):
-            raise IndexError(index)
-        return self._make(index)
-
-    def __iter__(self) -> Iterator[Row]:
-        return (self._make(at) for at in range(len(self)))
+    def _known(self) -> int:
+        return len(self)
 
     # -- what a pane asks (as DocumentView answers it) -------------------------------
 
@@ -110,7 +96,7 @@ class LineView(Sequence[Row]):
         with a visible marker where text continues."""
         out: list[Row] = []
         for index in range(max(0, top), min(max(0, top) + height, len(self))):
-            row = self._make(index)
+            row = self._row(index)
             if row.source is not None:  # a line's row, not a gap row
                 clipped = clip_spans(row.spans, self.width, hscroll)
                 if clipped is not row.spans:
@@ -131,7 +117,8 @@ class LineView(Sequence[Row]):
         return True
 
     def available(self, count: int) -> int:
-        return min(count, len(self))
+        """Every row is known: the total (at least `count` when there are as many)."""
+        return len(self)
 
     def rows_meeting(self, start: int, end: int | None = None) -> range:
         """Rows lit by a highlight of start..end, clamped to the file."""
@@ -162,7 +149,7 @@ class LineView(Sequence[Row]):
         """Widest code row in the window (how far → may scroll)."""
         widest = 0
         for index in range(max(0, top), min(max(0, top) + height, len(self))):
-            row = self._make(index)
+            row = self._row(index)
             if row.source is not None:
                 widest = max(widest, spans_cells(row.spans))
         return widest

@@ -16,6 +16,7 @@ the first row of the line below a deletion.
 from __future__ import annotations
 
 import bisect
+from abc import abstractmethod
 from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
 from typing import overload
 
@@ -97,7 +98,51 @@ def wrapped_rows(line: Line, width: int, marker: str) -> list[Row]:
     return rows
 
 
-class DocumentView(Sequence[Row]):
+class LazyRows(Sequence[Row]):
+    """A sequence of rows made as they are read (the three views). A view
+    says how many rows are known so far (`_known`), makes more known
+    (`ensure_rows`; `len` makes them all known) and makes a known row
+    (`_row`); reading by index, slice or iteration is the same for all."""
+
+    @abstractmethod
+    def _known(self) -> int: ...
+
+    @abstractmethod
+    def ensure_rows(self, count: int) -> None: ...
+
+    @abstractmethod
+    def _row(self, index: int) -> Row: ...
+
+    @overload
+    def __getitem__(self, index: int) -> Row: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[Row]: ...
+    def __getitem__(self, index: int | slice) -> Row | list[Row]:
+        if isinstance(index, slice):
+            if index.stop is None or index.stop < 0 or (index.start or 0) < 0:
+                len(self)
+            else:
+                self.ensure_rows(index.stop)
+            return [self._row(at) for at in range(*index.indices(self._known()))]
+        if index < 0:
+            index += len(self)
+        else:
+            self.ensure_rows(index + 1)
+        if not 0 <= index < self._known():
+            raise IndexError(index)
+        return self._row(index)
+
+    def __iter__(self) -> Iterator[Row]:
+        index = 0
+        while True:
+            self.ensure_rows(index + 1)
+            if index >= self._known():
+                return
+            yield self._row(index)
+            index += 1
+
+
+class DocumentView(LazyRows):
     """Rows of a document at one text width, laid out on demand.
 
     Acts as a read-only sequence of unclipped rows (`len` forces the whole
@@ -233,36 +278,12 @@ class DocumentView(Sequence[Row]):
             pass
         return len(self._rows)
 
-    @overload
-    def __getitem__(self, index: int) -> Row: ...
-    @overload
-    def __getitem__(self, index: slice) -> list[Row]: ...
-    def __getitem__(self, index: int | slice) -> Row | list[Row]:
-        if isinstance(index, slice):
-            if index.stop is None or index.stop < 0 or (index.start or 0) < 0:
-                len(self)
-            else:
-                self.ensure_rows(index.stop)
-            first, stop, _ = index.indices(len(self._rows))
-            self._materialize(min(first, stop), max(first, stop) + 1)
-            return self._rows[index]
-        if index < 0:
-            len(self)
-            index += len(self._rows)
-        else:
-            self.ensure_rows(index + 1)
+    def _known(self) -> int:
+        return len(self._rows)
+
+    def _row(self, index: int) -> Row:
         self._materialize(index, index + 1)
         return self._rows[index]
-
-    def __iter__(self) -> Iterator[Row]:
-        index = 0
-        while True:
-            self.ensure_rows(index + 1)
-            if index >= len(self._rows):
-                return
-            self._materialize(index, index + 1)
-            yield self._rows[index]
-            index += 1
 
     # -- what a pane asks ---------------------------------------------------
 

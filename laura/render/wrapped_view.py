@@ -17,14 +17,13 @@ import bisect
 import itertools
 import time
 from array import array
-from collections.abc import Callable, Iterator, Sequence
-from typing import overload
+from collections.abc import Callable, Sequence
 
 from laura.render.cells import wrap_count
 from laura.render.code import TAB
 from laura.render.lines import Line, clamp_range
 from laura.render.style import Row
-from laura.render.view import LINE_SHOWN_LIMIT, Marks, gap_row, wrapped_rows
+from laura.render.view import LINE_SHOWN_LIMIT, LazyRows, Marks, gap_row, wrapped_rows
 from laura.steps import STEP_SECONDS, Steps
 
 # Lines counted in one go (a step of a background count: a few milliseconds).
@@ -33,7 +32,7 @@ COUNT_RUN = 8192
 KEPT_LINES = 2048
 
 
-class WrappedView(Sequence[Row]):
+class WrappedView(LazyRows):
     """The rows of `lines` word-wrapped at text width `width`; `line(n)`
     makes line n's `Line` (1-based)."""
 
@@ -128,20 +127,20 @@ class WrappedView(Sequence[Row]):
         while not self.complete():
             self._count_run(STEP_SECONDS)
             yield
-        return self._known_rows()
+        return self._known()
 
     def _count_to_line(self, line: int) -> None:
         while len(self._ends) < min(line, self.line_count):
             self._count_run(limit=line - len(self._ends))
 
-    def _known_rows(self) -> int:
+    def _known(self) -> int:
         """Rows of the counted lines and the gap rows among them."""
         counted = len(self._ends)
         gaps = bisect.bisect_right(self._gaps, counted + (1 if self.complete() else 0))
         return (self._ends[-1] if counted else 0) + gaps
 
     def ensure_rows(self, count: int) -> None:
-        while (known := self._known_rows()) < count and not self.complete():
+        while (known := self._known()) < count and not self.complete():
             self._count_run(limit=count - known, rows=count - known)  # a line is a row at least
 
     def ensure_line(self, line: int) -> None:
@@ -149,7 +148,7 @@ class WrappedView(Sequence[Row]):
 
     def available(self, count: int) -> int:
         self.ensure_rows(count)
-        return min(count, self._known_rows())
+        return min(count, self._known())
 
     # -- rows and lines ------------------------------------------------------
 
@@ -177,7 +176,7 @@ class WrappedView(Sequence[Row]):
             rows = self._kept[number] = wrapped_rows(self._line(number), self.width, self.marks.line_marker(number))
         return rows
 
-    def _make(self, index: int) -> Row:
+    def _row(self, index: int) -> Row:
         number, offset = self._place(index)
         if offset < 0:
             return gap_row(self.marks.removed[number], self.width)
@@ -187,35 +186,7 @@ class WrappedView(Sequence[Row]):
 
     def __len__(self) -> int:
         self._count_to_line(self.line_count)
-        return self._known_rows()
-
-    @overload
-    def __getitem__(self, index: int) -> Row: ...
-    @overload
-    def __getitem__(self, index: slice) -> list[Row]: ...
-    def __getitem__(self, index: int | slice) -> Row | list[Row]:
-        if isinstance(index, slice):
-            if index.stop is None or index.stop < 0 or (index.start or 0) < 0:
-                len(self)
-            else:
-                self.ensure_rows(index.stop)
-            return [self._make(at) for at in range(*index.indices(self._known_rows()))]
-        if index < 0:
-            index += len(self)
-        else:
-            self.ensure_rows(index + 1)
-        if not 0 <= index < self._known_rows():
-            raise IndexError(index)
-        return self._make(index)
-
-    def __iter__(self) -> Iterator[Row]:
-        index = 0
-        while True:
-            self.ensure_rows(index + 1)
-            if index >= self._known_rows():
-                return
-            yield self._make(index)
-            index += 1
+        return self._known()
 
     # -- what a pane asks (as DocumentView answers it) -------------------------------
 
@@ -223,7 +194,7 @@ class WrappedView(Sequence[Row]):
         """Rows top..top+height (prose: nothing to scroll sideways)."""
         top = max(0, top)
         self.ensure_rows(top + height)
-        return [self._make(at) for at in range(top, min(top + height, self._known_rows()))]
+        return [self._row(at) for at in range(top, min(top + height, self._known()))]
 
     def content_rows(self) -> int:
         return len(self)
@@ -250,7 +221,7 @@ class WrappedView(Sequence[Row]):
         if index < 0:
             return None
         self.ensure_rows(index + 1)
-        known = self._known_rows()
+        known = self._known()
         if not known:
             return None
         number, offset = self._place(min(index, known - 1))

@@ -31,6 +31,13 @@ Make = Callable[..., LauraSession]
 PIECES = ["word ", "x" * 30, "\t", "界", "é", " ", "a-b-c ", "y" * 90, "\ufffd"]
 
 
+def million_line_log(path: Path, line: str) -> None:
+    """A log of 1,000,000 lines, line n being `line.format(n)`."""
+    with path.open("w") as out:
+        for start in range(0, 1_000_000, 50_000):
+            out.write("".join(line.format(n) + "\n" for n in range(start, start + 50_000)))
+
+
 def random_marks(rng: random.Random, count: int) -> Marks:
     changed = {n: rng.choice([ADDED, MODIFIED]) for n in rng.sample(range(1, count + 1), k=count // 5)}
     removed = {n: rng.randrange(1, 9) for n in rng.sample(range(1, count + 2), k=count // 6 + 1)}
@@ -88,9 +95,7 @@ def test_keys_keep_echoing_while_a_million_line_log_is_followed_or_lit_near_its_
     laura_session: Make, tmp_path: Path, how: list[str]
 ) -> None:
     path = tmp_path / "big.log"
-    with path.open("w") as out:
-        for start in range(0, 1_000_000, 50_000):
-            out.write("".join(f"entry {n:07d} of the log\n" for n in range(start, start + 50_000)))
+    million_line_log(path, "entry {:07d} of the log")
     session = laura_session(command=["cat"])
     probe = EchoProbe(session)
     try:
@@ -146,9 +151,7 @@ def test_a_resize_far_down_a_million_line_log_keeps_keys_echoing_and_its_place(
     laura_session: Make, tmp_path: Path
 ) -> None:
     path = tmp_path / "big.log"
-    with path.open("w") as out:
-        for start in range(0, 1_000_000, 50_000):
-            out.write("".join(f"e{n:07d}\n" for n in range(start, start + 50_000)))
+    million_line_log(path, "e{:07d}")
     session = laura_session(command=["cat"])
     opened = session.cli("open", str(path), "--no-focus", "--highlight", "999990")
     assert opened.returncode == 0, opened.stderr

@@ -354,8 +354,8 @@ class Tab:
             pane.review.book.comment_from_agent(
                 request.line,
                 request.body,
-                line_count=len(pane.source_lines()),
-                sources=(row.source for row in pane.source_rows(self.pane_inner(pane).width)),
+                line_count=pane.line_count,
+                sources=pane.sources_of_line(request.line, self.pane_inner(pane).width),
                 author=request.author,
                 ready_agent=self.agent,
             )

@@ -29,10 +29,10 @@ from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Sequence
 
 from laura import gitmarks
 from laura.panes import file_anchors, file_rows
+from laura.panes.carded_rows import Shown, View, base_of
 from laura.panes.file_draw import draw_rows, draw_stats
 from laura.panes.file_git import NO_CHANGES, FileGit
 from laura.panes.file_rows import PaneRows
@@ -51,7 +51,6 @@ from laura.protocol import Rect
 from laura.render.canvas import Canvas, text_width
 from laura.render.document import PLAIN_TEXT, Document
 from laura.render.lines import clamp_range
-from laura.render.style import Row
 from laura.render.view import DocumentView, Marks, count_rows
 from laura.render.wrapped_view import WrappedView
 from laura.review.payload import split_source_lines
@@ -116,7 +115,7 @@ class FilePane:
         self._highlight_inner: Rect | None = None  # a highlight waiting for the load or a count
         self._restore_after_count: tuple[int, int | None] | None = None  # a place waiting for a count
         # The document and views a reload replaces (their counts may carry over).
-        self._grown_from: tuple[Document, dict[tuple[int, bool], file_rows.View]] | None = None
+        self._grown_from: tuple[Document, dict[tuple[int, bool], View]] | None = None
         self._diff_wanted = False  # the diff view waits for git's answer
         self._load()
 
@@ -149,7 +148,7 @@ class FilePane:
             self._carry_counts(old, views)
         self._start_colouring()
 
-    def _carry_counts(self, old: Document, views: dict[tuple[int, bool], file_rows.View]) -> None:
+    def _carry_counts(self, old: Document, views: dict[tuple[int, bool], View]) -> None:
         """A plain file that only grew (a log) keeps its old lines' row
         counts, instead of counting a million lines again on every reload."""
         kept = len(old.lines)
@@ -288,7 +287,7 @@ class FilePane:
     def text_width(self, inner_width: int) -> int:
         return max(inner_width - self.gutter_width(), 1)
 
-    def source_rows(self, inner_width: int) -> file_rows.View:
+    def source_rows(self, inner_width: int) -> View:
         """The file's rows alone at the pane's inner width, in the current mode."""
         return self.layout.view(
             self.text_width(inner_width),
@@ -298,13 +297,11 @@ class FilePane:
             lambda: self.git,
         )
 
-    def _shown(self, inner_width: int) -> Sequence[Row]:
+    def _shown(self, inner_width: int) -> Shown:
         """The rows, with the review's cards while it has threads. Moves nothing."""
-        view = self.source_rows(inner_width)
-        width = self.text_width(inner_width)
-        return self.layout.with_cards(view, self.review.book, width, self.viewport.hscroll)
+        return self.layout.with_cards(self.source_rows(inner_width), self.review.book)
 
-    def rows(self, inner_width: int) -> Sequence[Row]:
+    def rows(self, inner_width: int) -> Shown:
         """What the pane shows; when it changed since it was last looked at
         (cards came or went), the viewport first keeps its place."""
         rows = self._shown(inner_width)
@@ -318,15 +315,14 @@ class FilePane:
         if self.loading:
             return None
         rows = self.rows(inner_width)
-        if not isinstance(rows, file_rows.VIEWS):
-            return len(rows)
         background = self.loader.in_background and self.size > INLINE_LIMIT
         if rows.complete() or not background:
             return rows.content_rows()
         key = (self.text_width(inner_width), self.diff_view)
         if key not in self.layout.counts:
             self._start_count(key)
-        return self.layout.counts.get(key)
+        count = self.layout.counts.get(key)  # the file's rows alone
+        return None if count is None else count + file_rows.cards_in(rows)
 
     def _start_count(self, key: tuple[int, bool]) -> None:
         job = (self.layout.version, *key)
@@ -438,7 +434,7 @@ class FilePane:
             self.viewport.pin_end = True
             rows = self.rows(inner.width)
             wanted = self.viewport.cursor + inner.height
-            count = rows.available(wanted) if isinstance(rows, DocumentView) else 0
+            count = rows.available(wanted) if isinstance(base_of(rows), DocumentView) else 0
         self.viewport.pin_to_end(count, inner)
 
     def set_follow(self, follow: bool, inner: Rect) -> None:
@@ -539,7 +535,7 @@ class FilePane:
         self._restore_after_count = None
 
         def first_row(line: int) -> int:
-            found = file_rows.meeting(rows, line, line) if self.line_count else range(0)
+            found = rows.rows_meeting(line, line) if self.line_count else range(0)
             return found.start if found else 0
 
         self.viewport.place(first_row(line), None if top is None else first_row(top), rows, inner)
@@ -564,13 +560,21 @@ class FilePane:
             self._start_count((self.text_width(inner.width), self.diff_view))  # then it is lit
         # Lay out and style the rows the next frame shows, so that drawing
         # only reads (a frame's cost also paces the next frame).
-        self.source_rows(inner.width).window(viewport.scroll, inner.height)
+        self._shown(inner.width).window(viewport.scroll, inner.height)
 
     # --- the inline review ------------------------------------------------------------
 
     def anchor_at(self, index: int, inner_width: int) -> Anchor | None:
         """The source range a comment on row `index` is about."""
-        return file_anchors.anchor_at(self.rows(inner_width), index)
+        return self.rows(inner_width).anchor_at(index)
+
+    def sources_of_line(self, line: int, inner_width: int) -> list[Anchor | None]:
+        """The source ranges of the file's rows showing `line` (a folded
+        block's whole range), made without the rows of any other line."""
+        if not 1 <= line <= self.line_count:
+            return []
+        view = self.source_rows(inner_width)
+        return [view[index].source for index in view.rows_for_line(line)]
 
     def cursor_line(self, inner_width: int) -> int:
         return file_anchors.line_at(self.rows(inner_width), self.viewport.cursor) or 0
@@ -624,7 +628,7 @@ class FilePane:
         draw_rows(
             canvas,
             inner,
-            file_rows.window(shown, viewport.scroll, inner.height, viewport.hscroll),
+            shown.window(viewport.scroll, inner.height, viewport.hscroll),
             viewport.scroll,
             number_width=self.gutter_width() - 3,
             lit=self.lit_rows(inner.width),

@@ -86,7 +86,7 @@ class LineView(LazyRows):
     def __len__(self) -> int:
         return self.line_count + len(self._gaps)
 
-    def _known(self) -> int:
+    def rows_so_far(self) -> int:
         return len(self)
 
     # -- what a pane asks (as DocumentView answers it) -------------------------------
@@ -115,6 +115,10 @@ class LineView(LazyRows):
 
     def complete(self) -> bool:
         return True
+
+    def laid_through(self) -> int:
+        """Every line's row is known."""
+        return self.line_count
 
     def available(self, count: int) -> int:
         """Every row is known: the total (at least `count` when there are as many)."""

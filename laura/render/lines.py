@@ -71,11 +71,13 @@ def meets(source: tuple[int, int] | None, start: int, end: int) -> bool:
     return source is not None and source[0] <= end and source[1] >= start
 
 
-def rows_meeting(rows: Sequence[Row], start: int, end: int) -> range:
+def rows_meeting(rows: Sequence[Row], start: int, end: int, begin: int = 0) -> range:
     """Rows from the first to the last whose source range meets start..end
-    (a folded block meets as a whole). Empty when none does."""
+    (a folded block meets as a whole), looking from row `begin` on. Empty
+    when none does."""
     first = last = -1
-    for index, row in enumerate(rows):
+    for index in range(begin, len(rows)):
+        row = rows[index]
         if meets(row.source, start, end):
             if first < 0:
                 first = index

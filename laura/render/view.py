@@ -100,12 +100,12 @@ def wrapped_rows(line: Line, width: int, marker: str) -> list[Row]:
 
 class LazyRows(Sequence[Row]):
     """A sequence of rows made as they are read (the three views). A view
-    says how many rows are known so far (`_known`), makes more known
+    says how many rows are known so far (`rows_so_far`), makes more known
     (`ensure_rows`; `len` makes them all known) and makes a known row
     (`_row`); reading by index, slice or iteration is the same for all."""
 
     @abstractmethod
-    def _known(self) -> int: ...
+    def rows_so_far(self) -> int: ...
 
     @abstractmethod
     def ensure_rows(self, count: int) -> None: ...
@@ -123,12 +123,12 @@ class LazyRows(Sequence[Row]):
                 len(self)
             else:
                 self.ensure_rows(index.stop)
-            return [self._row(at) for at in range(*index.indices(self._known()))]
+            return [self._row(at) for at in range(*index.indices(self.rows_so_far()))]
         if index < 0:
             index += len(self)
         else:
             self.ensure_rows(index + 1)
-        if not 0 <= index < self._known():
+        if not 0 <= index < self.rows_so_far():
             raise IndexError(index)
         return self._row(index)
 
@@ -136,7 +136,7 @@ class LazyRows(Sequence[Row]):
         index = 0
         while True:
             self.ensure_rows(index + 1)
-            if index >= self._known():
+            if index >= self.rows_so_far():
                 return
             yield self._row(index)
             index += 1
@@ -265,6 +265,10 @@ class DocumentView(LazyRows):
         """True once every row is laid out."""
         return self._blocks is None
 
+    def laid_through(self) -> int:
+        """The last source line whose rows are all laid out."""
+        return self.line_count if self._blocks is None else self._laid_to_line
+
     def available(self, count: int) -> int:
         """Rows known to exist, asking for `count`: at least `count` when the
         document has that many, else the exact total."""
@@ -278,7 +282,7 @@ class DocumentView(LazyRows):
             pass
         return len(self._rows)
 
-    def _known(self) -> int:
+    def rows_so_far(self) -> int:
         return len(self._rows)
 
     def _row(self, index: int) -> Row:
@@ -314,7 +318,10 @@ class DocumentView(LazyRows):
         if self.line_count == 0:
             return range(0)
         self.ensure_line(end)  # blocks come in source order: later ones start after `end`
-        return rows_meeting(self._rows, start, end)
+        # Rows of the blocks ending before `start` cannot meet it.
+        block = bisect.bisect_left(self._block_ends, start, key=lambda ends: ends[1])
+        begin = self._block_ends[block - 1][0] if block else 0
+        return rows_meeting(self._rows, start, end, begin)
 
     def anchor_at(self, index: int) -> tuple[int, int] | None:
         """The source range of row `index`, or of the nearest row above it

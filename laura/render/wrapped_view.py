@@ -122,25 +122,29 @@ class WrappedView(LazyRows):
         """Whether every line is counted."""
         return len(self._ends) == self.line_count
 
+    def laid_through(self) -> int:
+        """The last line whose rows are counted."""
+        return len(self._ends)
+
     def count_steps(self) -> Steps[int]:
         """Count every line, a run per step; returns the rows in all."""
         while not self.complete():
             self._count_run(STEP_SECONDS)
             yield
-        return self._known()
+        return self.rows_so_far()
 
     def _count_to_line(self, line: int) -> None:
         while len(self._ends) < min(line, self.line_count):
             self._count_run(limit=line - len(self._ends))
 
-    def _known(self) -> int:
+    def rows_so_far(self) -> int:
         """Rows of the counted lines and the gap rows among them."""
         counted = len(self._ends)
         gaps = bisect.bisect_right(self._gaps, counted + (1 if self.complete() else 0))
         return (self._ends[-1] if counted else 0) + gaps
 
     def ensure_rows(self, count: int) -> None:
-        while (known := self._known()) < count and not self.complete():
+        while (known := self.rows_so_far()) < count and not self.complete():
             self._count_run(limit=count - known, rows=count - known)  # a line is a row at least
 
     def ensure_line(self, line: int) -> None:
@@ -148,7 +152,7 @@ class WrappedView(LazyRows):
 
     def available(self, count: int) -> int:
         self.ensure_rows(count)
-        return min(count, self._known())
+        return min(count, self.rows_so_far())
 
     # -- rows and lines ------------------------------------------------------
 
@@ -186,7 +190,7 @@ class WrappedView(LazyRows):
 
     def __len__(self) -> int:
         self._count_to_line(self.line_count)
-        return self._known()
+        return self.rows_so_far()
 
     # -- what a pane asks (as DocumentView answers it) -------------------------------
 
@@ -194,7 +198,7 @@ class WrappedView(LazyRows):
         """Rows top..top+height (prose: nothing to scroll sideways)."""
         top = max(0, top)
         self.ensure_rows(top + height)
-        return [self._row(at) for at in range(top, min(top + height, self._known()))]
+        return [self._row(at) for at in range(top, min(top + height, self.rows_so_far()))]
 
     def content_rows(self) -> int:
         return len(self)
@@ -221,7 +225,7 @@ class WrappedView(LazyRows):
         if index < 0:
             return None
         self.ensure_rows(index + 1)
-        known = self._known()
+        known = self.rows_so_far()
         if not known:
             return None
         number, offset = self._place(min(index, known - 1))

@@ -14,7 +14,6 @@ A collapsed card is one row: `▸ 2 comments · r expands`.
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Sequence
 
 from laura.render.style import Row, Span, Style
 from laura.review.payload import defuse_controls
@@ -125,27 +124,3 @@ def card_rows(thread: Thread, width: int, indent: int = 0) -> list[Row]:
     rows.append(row([Span("╰" + "─" * (inner + 2) + "╯", BORDER)]))
     return rows
 
-
-def with_cards(
-    rows: Sequence[Row], threads: Sequence[Thread], width: int, indent: int = 0
-) -> list[Row]:
-    """`rows` with each thread's card inserted after the last row of its
-    first line (after the whole folded block for a block's thread); cards of
-    threads whose line no row shows go at the end."""
-    last_row: dict[int, int] = {}
-    for index, row in enumerate(rows):
-        if row.source is not None:
-            for line in range(row.source[0], row.source[1] + 1):
-                last_row[line] = index
-    cards_after: dict[int, list[Row]] = {}
-    for thread in threads:
-        at = last_row.get(thread.line, len(rows) - 1)
-        cards_after.setdefault(at, []).extend(card_rows(thread, width, indent))
-    if not cards_after:
-        return list(rows)
-    merged: list[Row] = []
-    for index, row in enumerate(rows):
-        merged.append(row)
-        merged.extend(cards_after.get(index, ()))
-    merged.extend(cards_after.get(-1, ()))
-    return merged

@@ -4,6 +4,8 @@ control-mode client (used by tests and bench/laura_stalls.py).
     probe = EchoProbe(session)      # attaches `tmux -C` to the session
     probe.key("Z") -> float         # seconds from sending Z to tmux seeing
                                     # laura draw a Z (the shell's tty echoes it)
+    probe.press("Enter", shows="X") # seconds from pressing Enter to laura
+                                    # drawing an X
     probe.close()
 
 tmux reports every byte a pane writes as a `%output` line, so the time from
@@ -71,12 +73,20 @@ class EchoProbe:
 
     def key(self, char: str, timeout: float = WAIT_S) -> float:
         """Send `char` and wait for laura to draw it; the latency in seconds."""
+        return self._until(f"send-keys -l {char}", char, timeout)
+
+    def press(self, key: str, shows: str, timeout: float = WAIT_S) -> float:
+        """Press `key` (a tmux key name) and wait for laura to draw `shows`
+        (ASCII); the latency in seconds."""
+        return self._until(f"send-keys {key}", shows, timeout)
+
+    def _until(self, command: str, shows: str, timeout: float) -> float:
         assert self._process.stdin is not None
-        marker = char.encode()
+        marker = shows.encode()
         with self._lock:
             self._seen.clear()
         started = time.monotonic()
-        self._process.stdin.write(f"send-keys -l {char}\n".encode())
+        self._process.stdin.write(f"{command}\n".encode())
         self._process.stdin.flush()
         deadline = started + timeout
         with self._lock:
@@ -87,7 +97,7 @@ class EchoProbe:
                 self._seen.clear()
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
-                    raise AssertionError(f"{char!r} was not echoed within {timeout} s")
+                    raise AssertionError(f"{shows!r} was not drawn within {timeout} s")
                 self._lock.wait(remaining)
 
     def close(self) -> None:

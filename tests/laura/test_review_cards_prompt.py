@@ -145,39 +145,6 @@ def test_refusals_name_the_pane_and_the_way_out() -> None:
     assert unsubmitted_refusal(2).startswith("pane #2 has an unsubmitted inline review")
 
 
-def test_cards_go_under_their_line_and_under_a_whole_folded_block() -> None:
-    from laura.render.style import Span
-    from laura.review.cards import with_cards
-
-    rows = [
-        Row((Span("one"),), (1, 1)),
-        Row((Span("two, wrapped"),), (2, 2)),
-        Row((Span("...rest"),), (2, 2), first=False),
-        Row((Span("a folded paragraph"),), (3, 5)),
-        Row((Span("─────"),), None),
-        Row((Span("six"),), (6, 6)),
-    ]
-    threads = [
-        Thread((2, 2), [Note("on two")], collapsed=True),
-        Thread((3, 5), [Note("on the block")], collapsed=True),
-        Thread((9, 9), [Note("past the end")], collapsed=True),
-    ]
-    merged = [text_of(r) for r in with_cards(rows, threads, 40)]
-    assert merged == [
-        "one",
-        "two, wrapped",
-        "...rest",
-        "▸ 1 comment · r expands",
-        "a folded paragraph",
-        "▸ 1 comment · r expands",
-        "─────",
-        "six",
-        "▸ 1 comment · r expands",
-    ]
-    assert with_cards(rows, [], 40) == rows
-    assert with_cards([], threads[:1], 40) == card_rows(threads[0], 40)
-
-
 def test_control_characters_in_a_comment_never_reach_the_terminal() -> None:
     thread = Thread((1, 1), [Note("clear\x1b[2J\tme\x07", agent="bot\x1b]0;x\x07")])
     text = "".join(text_of(r) for r in card_rows(thread, 80))

@@ -17,6 +17,10 @@ tests/laura/echo_probe.py). Scenarios, each in a fresh laura:
             unclosed `/*` lines (Pygments rescans to the end from each)
   codeend   `laura open --highlight LAST` of a 7 MB Python file of 400,000
             lines, coloured in the background meanwhile
+  comment   an agent's `laura comment` near the end of that file (its card
+            is placed among rows made as they are read)
+  mdend     `laura open --highlight LAST` of a 7 MB markdown file (laid out
+            in steps down to its last line, then lit)
   random    100 MB of random bytes `cat` in another tab of the same laura
             (the emulator parses every byte; the typing tab's shell echoes)
 
@@ -42,7 +46,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tests.laura.echo_probe import EchoProbe, percentile
-from tests.laura.tmux import LauraSession, command_name, descendants_of, wait_until
+from tests.laura.tmux import LAURA, LauraSession, command_name, descendants_of, wait_until
 
 KEY = "Z"
 
@@ -125,6 +129,10 @@ def main() -> None:
         rescan.write_text("/*\n" * 200_000)
         long_code = data / "generated.py"
         long_code.write_text("total = total + 1\n" * 400_000)
+        notes = data / "notes.md"  # 7 MB: under the size shown as plain text
+        paragraph = "A paragraph of prose, long enough to wrap at least once " * 2 + "\n\n"
+        notes.write_text(paragraph * (7_000_000 // len(paragraph)) + "FAR_AWAY\n")
+        notes_last = 2 * (7_000_000 // len(paragraph)) + 1
         noise = data / "random.bin"
         rnd = random.Random(18)
         with noise.open("wb") as out:
@@ -148,6 +156,31 @@ def main() -> None:
                 result = session.cli("open", str(path), "--no-focus", "--follow")
                 assert result.returncode == 0, result.stderr
                 return lambda: f"line {lines - 1:08d}" in session.text()
+
+            return setup
+
+        def commented(path: Path, line: int) -> Callable[[LauraSession], Callable[[], bool]]:
+            def setup(session: LauraSession) -> Callable[[], bool]:
+                assert session.cli("ready", "--agent", "bench").returncode == 0
+                result = session.cli("open", str(path), "--no-focus")
+                assert result.returncode == 0, result.stderr
+                wait_until(lambda: "loading…" not in session.text())
+                comment = subprocess.Popen(
+                    [LAURA, "comment", str(line), "FAR_CARD", "--pane", result.stdout.strip()],
+                    env=session.client_env(None),
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                )
+                started = time.monotonic()
+                return lambda: comment.poll() is not None and time.monotonic() - started > 3
+
+            return setup
+
+        def lit_far(path: Path, line: int) -> Callable[[LauraSession], Callable[[], bool]]:
+            def setup(session: LauraSession) -> Callable[[], bool]:
+                result = session.cli("open", str(path), "--no-focus", "--highlight", str(line))
+                assert result.returncode == 0, result.stderr
+                return lambda: "FAR_AWAY" in session.text()
 
             return setup
 
@@ -177,6 +210,8 @@ def main() -> None:
             ("follow", followed(text, args.lines), None),
             ("rescan", opened(rescan, "--highlight", "3000"), None),
             ("codeend", opened(long_code, "--highlight", "400000"), None),
+            ("comment", commented(long_code, 399_990), None),
+            ("mdend", lit_far(notes, notes_last), None),
             ("random", flood, ["sh", "-c", waiter]),
         ]
         if args.only:

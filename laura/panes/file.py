@@ -29,6 +29,9 @@ from __future__ import annotations
 
 import functools
 import os
+from collections.abc import Callable
+
+import trio
 
 from laura import gitmarks
 from laura.panes import file_anchors, file_rows
@@ -56,7 +59,7 @@ from laura.render.wrapped_view import WrappedView
 from laura.review.payload import split_source_lines
 from laura.review.state import PaneReview
 from laura.review.threads import Anchor
-from laura.steps import drive
+from laura.steps import Steps, drive
 
 # A code file's colours: those of its first lines are made when it loads,
 # within a few milliseconds ...
@@ -64,9 +67,10 @@ COLOUR_FIRST_LINES = 200
 COLOUR_FIRST_SECONDS = 0.01
 # ... the rest in steps, with a frame at most this often as they land.
 COLOUR_REDRAW_SECONDS = 0.1
-# A plain file's rows are counted on the spot for this long at most; a count
-# that needs more (far down a big log) runs in the background first.
-SYNC_COUNT_SECONDS = 0.01
+# A file's rows are laid out (or counted) on the spot for this long at most
+# to reach a line; reaching one further down (a big log, a long markdown
+# file) runs in the background first.
+SYNC_REACH_SECONDS = 0.01
 # Without background jobs (a tab driven by tests), the first lines' colours
 # are made at once, this long at most.
 COLOUR_INLINE_SECONDS = 1.0
@@ -111,9 +115,12 @@ class FilePane:
         self.size = 0
         self._load_token = 0  # bumped on every load: a job for an older one is dropped
         self._counting: set[tuple[int, int, bool]] = set()
+        # Background reaches by (version, load, width, diff view): the line each goes to.
+        self._reach_to: dict[tuple[int, int, int, bool], int] = {}
+        self._landed = trio.Event()  # set once the current load has landed
         self._after_load: tuple[int | None, int | None] | None = None  # cursor and top lines
-        self._highlight_inner: Rect | None = None  # a highlight waiting for the load or a count
-        self._restore_after_count: tuple[int, int | None] | None = None  # a place waiting for a count
+        self._highlight_inner: Rect | None = None  # a highlight waiting for the load or its rows
+        self._restore_after_reach: tuple[int, int | None] | None = None  # a place waiting for its rows
         # The document and views a reload replaces (their counts may carry over).
         self._grown_from: tuple[Document, dict[tuple[int, bool], View]] | None = None
         self._diff_wanted = False  # the diff view waits for git's answer
@@ -125,10 +132,12 @@ class FilePane:
         """Load the file: inline (True) or, when big and a loader runs jobs,
         in the background (False; the pane shows "loading…" meanwhile)."""
         self._load_token += 1
+        self._landed.set()  # a wait for the load it replaces looks again
         self.size = file_size(self.path)
         if self.loader.in_background and self.size > INLINE_LIMIT:
             self._install(loading(self.path))
             self.loading = True
+            self._landed = trio.Event()
             if not self.measure_only:
                 self.loader.start(functools.partial(self._load_job, self._load_token))
             return False
@@ -199,6 +208,7 @@ class FilePane:
         place, self._after_load = self._after_load, None
         self._install(loaded)
         self.loading = False
+        self._landed.set()
         if self._highlight_inner is not None and self.highlight is not None:
             inner, self._highlight_inner = self._highlight_inner, None
             self.set_highlight(self.highlight, inner)
@@ -346,16 +356,52 @@ class FilePane:
             total = await drive(steps)
         finally:
             self._counting.discard(job)
-        if version != self.layout.version and self._restore_after_count is not None:
-            self._restore(*self._restore_after_count)  # counted for rows since replaced: again
         if version == self.layout.version:
             self.layout.counts[(width, diff_view)] = total
-            if self._restore_after_count is not None:
-                self._restore(*self._restore_after_count)
-            if self._highlight_inner is not None and self.highlight is not None and not self.loading:
-                inner, self._highlight_inner = self._highlight_inner, None
-                self.set_highlight(self.highlight, inner)
             self.loader.on_change()
+
+    async def reach(self, line: int, inner_width: int) -> None:
+        """Wait for the file's load to land, then lay out (or count) its
+        rows through `line` in steps between keys: what an agent's comment
+        there needs before it applies. A reload or new marks meanwhile
+        replace the rows: the new ones are laid out."""
+        while True:
+            while self.loading:
+                await self._landed.wait()
+            view = self.source_rows(inner_width)
+            if not (self._counts_later and 1 <= line <= self.line_count) or view.laid_through() >= line:
+                return
+            key = (self.text_width(inner_width), self.diff_view)
+            shown = functools.partial(_is, view, self.layout, key)
+            await drive(_while(shown, view.reach_steps(line)))
+            await trio.lowlevel.checkpoint()
+
+    def _start_reach(self, line: int, inner_width: int) -> None:
+        """Lay out (or count) the rows through `line` in the background,
+        then put the place or the highlight waiting for them."""
+        job = (self.layout.version, self._load_token, self.text_width(inner_width), self.diff_view)
+        running = job in self._reach_to
+        self._reach_to[job] = max(line, self._reach_to.get(job, 0))
+        if not running:
+            self.loader.start(functools.partial(self._reach_job, job))
+
+    async def _reach_job(self, job: tuple[int, int, int, bool]) -> None:
+        version, token, width, diff_view = job
+        view = self.layout.view(width, diff_view, self.document, lambda: self.marks, lambda: self.git)
+        current = lambda: version == self.layout.version and token == self._load_token  # noqa: E731
+        try:
+            while current() and view.laid_through() < min(self._reach_to[job], view.line_count):
+                await drive(_while(current, view.reach_steps(self._reach_to[job])))
+        finally:
+            del self._reach_to[job]
+        if token != self._load_token:
+            return  # closed, or loaded again (which puts the place and the highlight itself)
+        if self._restore_after_reach is not None:
+            self._restore(*self._restore_after_reach)
+        if self._highlight_inner is not None and self.highlight is not None and not self.loading:
+            inner, self._highlight_inner = self._highlight_inner, None
+            self.set_highlight(self.highlight, inner)
+        self.loader.on_change()
 
     def rows_known(self, inner_width: int, wanted: int) -> tuple[int, bool]:
         """Rows known to exist after laying out at most about `wanted`, and
@@ -368,14 +414,13 @@ class FilePane:
         while it waits for the file's load or its rows' count)."""
         if self.highlight is None or self.line_count == 0 or self._highlight_inner is not None:
             return range(0)
-        view = self.source_rows(inner_width)
-        if isinstance(view, WrappedView) and view.counted_lines < self.highlight[1] and self._counts_later:
-            return range(0)  # lit once counted (`fit` has it counted), never counted here
+        if self._counts_later and self.source_rows(inner_width).laid_through() < self.highlight[1]:
+            return range(0)  # lit once reached (`fit` has it reached), never laid out here
         return self.layout.lit(self._shown(inner_width), self.highlight)
 
     @property
     def _counts_later(self) -> bool:
-        """Whether a plain file's rows far down are counted in the background."""
+        """Whether rows far down are laid out (or counted) in the background."""
         return self.loader.in_background and not self.measure_only
 
     # --- moves and modes --------------------------------------------------------------
@@ -390,24 +435,24 @@ class FilePane:
             self.highlight, self._highlight_inner = line_range, inner
             return
         self.highlight = clamp_range(line_range[0], line_range[1], self.line_count)
-        if self._must_count_to(self.highlight[1], inner.width):  # applied once counted
+        if self._must_reach(self.highlight[1], inner.width):  # applied once reached
             self._highlight_inner = inner
-            self._start_count((self.text_width(inner.width), self.diff_view))
+            self._start_reach(self.highlight[1], inner.width)
             return
         lit = self.lit_rows(inner.width)
         if lit:
             self.viewport.show_range(lit, self.rows(inner.width), inner)
 
-    def _must_count_to(self, line: int, inner_width: int) -> bool:
-        """Whether reaching `line` needs a count of a plain file's rows in
-        the background first: one that takes over SYNC_COUNT_SECONDS
-        (counting a line that wraps takes 20 microseconds or more, one of
-        64 KiB 20 ms: a million lines, or a few hundred long ones, would hold
+    def _must_reach(self, line: int, inner_width: int) -> bool:
+        """Whether reaching `line` needs the rows above it laid out (or
+        counted) in the background first: work that takes over
+        SYNC_REACH_SECONDS (counting a line that wraps takes 20 microseconds
+        or more, one of 64 KiB 20 ms, laying out a paragraph of markdown
+        about 80: a million lines of log, or 7 MB of markdown, would hold
         keys for seconds)."""
-        if not self._counts_later or self.diff_view:
+        if not self._counts_later:
             return False
-        view = self.source_rows(inner_width)
-        return isinstance(view, WrappedView) and not view.count_within(line, SYNC_COUNT_SECONDS)
+        return not self.source_rows(inner_width).reach_within(line, SYNC_REACH_SECONDS)
 
     def clear_highlight(self) -> None:
         self.highlight = None
@@ -521,18 +566,18 @@ class FilePane:
 
     def _restore(self, line: int | None, top: int | None) -> None:
         """Put the cursor back on source line `line` and the top on `top`
-        (far down a big plain file at a new width: once its rows are
+        (far down a big file at a new width: once its rows are laid out or
         counted, at the top meanwhile)."""
         inner = self.viewport.inner
         if inner is None or line is None:
             return
         rows = self.rows(inner.width)
-        if self._must_count_to(max(line, top or 0), inner.width):
-            self._restore_after_count = (line, top)
+        if self._must_reach(max(line, top or 0), inner.width):
+            self._restore_after_reach = (line, top)
             self.viewport.place(0, 0, rows, inner)
-            self._start_count((self.text_width(inner.width), self.diff_view))
+            self._start_reach(max(line, top or 0), inner.width)
             return
-        self._restore_after_count = None
+        self._restore_after_reach = None
 
         def first_row(line: int) -> int:
             found = rows.rows_meeting(line, line) if self.line_count else range(0)
@@ -556,8 +601,8 @@ class FilePane:
             viewport.pin_end = False
             self.pin_to_end(inner)
         self.clamp(inner)
-        if self.highlight is not None and self._must_count_to(self.highlight[1], inner.width):
-            self._start_count((self.text_width(inner.width), self.diff_view))  # then it is lit
+        if self.highlight is not None and self._must_reach(self.highlight[1], inner.width):
+            self._start_reach(self.highlight[1], inner.width)  # then it is lit
         # Lay out and style the rows the next frame shows, so that drawing
         # only reads (a frame's cost also paces the next frame).
         self._shown(inner.width).window(viewport.scroll, inner.height)
@@ -574,6 +619,8 @@ class FilePane:
         if not 1 <= line <= self.line_count:
             return []
         view = self.source_rows(inner_width)
+        if self._counts_later and view.laid_through() < line:  # not reached (`reach` gave up)
+            return []
         return [view[index].source for index in view.rows_for_line(line)]
 
     def cursor_line(self, inner_width: int) -> int:
@@ -586,6 +633,10 @@ class FilePane:
         thread = book.next_thread(line) if forward else book.previous_thread(line)
         if thread is None:
             return False
+        if self._must_reach(thread.line, inner.width):  # there once its rows are ready
+            self._restore_after_reach = (thread.line, None)
+            self._start_reach(thread.line, inner.width)
+            return True
         row = file_anchors.row_of_line(self.rows(inner.width), thread.line)
         if row is None:
             return False
@@ -635,3 +686,16 @@ class FilePane:
             lighting=self.highlight is not None,
             cursor=viewport.cursor if focused else None,
         )
+
+
+def _is(view: View, layout: PaneRows, key: tuple[int, bool]) -> bool:
+    """Whether `view` is still the pane's rows at `key` (width, diff view)."""
+    return layout.views().get(key) is view
+
+
+def _while(current: Callable[[], bool], steps: Steps[None]) -> Steps[None]:
+    """`steps`, stopped at the first step after `current()` turns false."""
+    for _ in steps:
+        if not current():
+            return
+        yield

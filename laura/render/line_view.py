@@ -20,6 +20,7 @@ from laura.render.cells import clip_spans, spans_cells
 from laura.render.lines import Line, clamp_range
 from laura.render.style import Row
 from laura.render.view import LazyRows, Marks, gap_row
+from laura.steps import Steps
 
 # Rows kept once made (a few screens' worth); past it the keep starts anew.
 KEPT_ROWS = 4096
@@ -119,6 +120,13 @@ class LineView(LazyRows):
     def laid_through(self) -> int:
         """Every line's row is known."""
         return self.line_count
+
+    def reach_within(self, line: int, seconds: float) -> bool:
+        return True
+
+    def reach_steps(self, line: int) -> Steps[None]:
+        """Nothing to lay out."""
+        yield from ()
 
     def available(self, count: int) -> int:
         """Every row is known: the total (at least `count` when there are as many)."""

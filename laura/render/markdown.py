@@ -37,6 +37,24 @@ from laura.render.markdown_writer import PARSER, Writer, closing
 from laura.render.style import PLAIN, Span, Style
 
 _REFERENCE = re.compile(r"^ {0,3}\[[^\]\n]+\]:", re.M)
+# A big document is searched for link definitions this much at a time, so
+# the parse in a worker thread lets the UI loop in between (one search over
+# 7 MB held the interpreter for 66 ms).
+_SEARCH_PIECE = 256 * 1024
+
+
+def _has_references(src: str) -> bool:
+    """Whether `src` defines a link reference (`[label]: target`)."""
+    if "]:" not in src:
+        return False
+    start = 0
+    while start < len(src):  # pieces end at a newline: a definition never spans one
+        end = src.find("\n", start + _SEARCH_PIECE)
+        end = len(src) if end < 0 else end + 1
+        if _REFERENCE.search(src, start, end):
+            return True
+        start = end
+    return False
 
 
 def top_level_blocks(src: str, env: dict[str, Any]) -> Iterator[tuple[int, int, list[Token]]]:
@@ -142,7 +160,7 @@ def markdown_blocks(text: str) -> Iterator[Block]:
         yield Block(tuple(_as_source(src_lines, 0, cursor, theme.HTML)), 1, cursor)
         src = "\n" * cursor + "\n".join(src_lines[cursor:]) + "\n"
     groups: Iterator[tuple[int, int, list[Token]]] = top_level_blocks(src, env)
-    if _REFERENCE.search(src):  # links may use definitions further down
+    if _has_references(src):  # links may use definitions further down
         groups = iter(list(groups))
     for lo, hi, tokens in groups:
         writer = Writer(src_lines, env)

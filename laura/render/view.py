@@ -16,6 +16,7 @@ the first row of the line below a deletion.
 from __future__ import annotations
 
 import bisect
+import time
 from abc import abstractmethod
 from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
 from typing import overload
@@ -26,6 +27,7 @@ from laura.render import theme
 from laura.render.cells import clip_spans, slice_spans, spans_cells, wrap_spans
 from laura.render.lines import Block, Line, clamp_range, rows_meeting
 from laura.render.style import Row, Span
+from laura.steps import Steps
 
 ADDED = "+"
 MODIFIED = "~"
@@ -268,6 +270,21 @@ class DocumentView(LazyRows):
     def laid_through(self) -> int:
         """The last source line whose rows are all laid out."""
         return self.line_count if self._blocks is None else self._laid_to_line
+
+    def reach_within(self, line: int, seconds: float) -> bool:
+        """Lay out through line `line` if that takes at most about
+        `seconds`; whether it is laid out that far."""
+        deadline = time.perf_counter() + seconds
+        while self._laid_to_line < line and self._blocks is not None:
+            if time.perf_counter() > deadline:
+                return False
+            self._pull()
+        return True
+
+    def reach_steps(self, line: int) -> Steps[None]:
+        """Lay out through line `line`, a block per step."""
+        while self._laid_to_line < line and self._pull():
+            yield
 
     def available(self, count: int) -> int:
         """Rows known to exist, asking for `count`: at least `count` when the

@@ -107,7 +107,7 @@ class WrappedView(LazyRows):
         if old.width == self.width and not self._ends:
             self._ends = old._ends[: min(lines, len(old._ends), self.line_count)]
 
-    def count_within(self, line: int, seconds: float) -> bool:
+    def reach_within(self, line: int, seconds: float) -> bool:
         """Count through line `line` if that takes at most about `seconds`;
         whether it is counted that far."""
         deadline = time.perf_counter() + seconds
@@ -125,6 +125,12 @@ class WrappedView(LazyRows):
     def laid_through(self) -> int:
         """The last line whose rows are counted."""
         return len(self._ends)
+
+    def reach_steps(self, line: int) -> Steps[None]:
+        """Count through line `line`, a run per step."""
+        while len(self._ends) < min(line, self.line_count):
+            self._count_run(STEP_SECONDS, limit=line - len(self._ends))
+            yield
 
     def count_steps(self) -> Steps[int]:
         """Count every line, a run per step; returns the rows in all."""

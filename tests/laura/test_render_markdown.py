@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import textwrap
 
 import pytest
@@ -422,3 +423,15 @@ def test_any_mix_of_blocks_maps_every_line_in_order(
     for line in range(1, count + 1):
         assert view.rows_meeting(line), (line, source)
     assert all(row.source is None or 1 <= row.source[0] <= row.source[1] <= count for row in rows)
+
+
+def test_link_definitions_are_found_piece_by_piece_as_in_one_search(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A big document is searched for `[label]: target` in pieces (so a
+    parse in a worker thread lets the UI loop in): the answer is the one
+    search's, wherever the pieces end."""
+    rng = random.Random(7)
+    pieces = ["text\n", "[a]: x\n", "  [b]:y\n", "    [c]: code\n", "x[d]: no\n", "\n", "]:\n", "[e\n]: f\n"]
+    for _ in range(2000):
+        src = "".join(rng.choice(pieces) for _ in range(rng.randrange(0, 30)))
+        monkeypatch.setattr(markdown_module, "_SEARCH_PIECE", rng.randrange(1, 20))
+        assert markdown_module._has_references(src) == bool(markdown_module._REFERENCE.search(src)), src

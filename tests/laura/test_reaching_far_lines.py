@@ -1,0 +1,203 @@
+"""A line far down a big markdown file or a long wrapped log is reached by
+laying the file out (or counting its rows) in steps between keys: a
+highlight there, an agent's comment there, and the person's jump to a
+thread there keep keys echoing in the real `laura`, and land when the rows
+are ready. Before, each laid out (or counted) every row above the line on
+the UI loop: seconds for a 1 MB markdown file, 7-9 s for 7 MB."""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+import trio
+
+from laura.panes.file import FilePane
+from laura.panes.source import Loader
+from laura.render.document import row_text
+from tests.laura.echo_probe import EchoProbe, assert_keys_echoed
+from tests.laura.tmux import LAURA, LauraSession
+
+Make = Callable[..., LauraSession]
+
+PARAGRAPH = "A paragraph of prose, long enough to wrap at least once " * 2 + "\n\n"
+
+
+def markdown(path: Path, size: int = 1_000_000) -> int:
+    """`size` bytes of paragraphs, the last saying FAR_AWAY; its line."""
+    count = size // len(PARAGRAPH)
+    path.write_text(PARAGRAPH * count + "FAR_AWAY is here.\n")
+    return 2 * count + 1
+
+
+def wrapped_log(path: Path) -> int:
+    """80,000 lines that each wrap, the last saying FAR_AWAY; its line."""
+    count = 80_000
+    with path.open("w") as out:
+        for start in range(0, count, 40_000):
+            out.write("".join(f"request {n} " + "x" * 150 + "\n" for n in range(start, start + 40_000)))
+        out.write("FAR_AWAY is here.\n")
+    return count + 1
+
+
+FILES = {"notes.md": markdown, "server.log": wrapped_log}
+
+
+def background(session: LauraSession, *args: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [LAURA, *args],
+        env=session.client_env(None),
+        cwd=session.root,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def finished(process: subprocess.Popen[str]) -> str:
+    out, err = process.communicate(timeout=60)
+    assert process.returncode == 0, err
+    return out
+
+
+def opened(session: LauraSession, path: Path, *args: str) -> str:
+    """Open `path` without focus and wait for its first rows; the pane id."""
+    opening = session.cli("open", str(path), "--no-focus", *args)
+    assert opening.returncode == 0, opening.stderr
+    session.wait_for("A paragraph" if path.suffix == ".md" else "request 0 ", timeout=60)
+    return opening.stdout.strip()
+
+
+@pytest.mark.tmux
+@pytest.mark.parametrize("name", list(FILES))
+def test_a_highlight_far_down_keeps_keys_echoing(laura_session: Make, tmp_path: Path, name: str) -> None:
+    path = tmp_path / name
+    last = FILES[name](path)
+    session = laura_session(command=["cat"])
+    pane = opened(session, path)
+    probe = EchoProbe(session)
+    try:
+        idle = [probe.key("Z") for _ in range(20)]
+        lighting = background(session, "highlight", "--pane", pane, str(last))
+        busy = [probe.key("Z") for _ in range(40)]
+        finished(lighting)
+    finally:
+        probe.close()
+    session.wait_for("FAR_AWAY is here.", timeout=60)
+    assert_keys_echoed(idle, busy, f"while a highlight went to the end of {name}")
+
+
+@pytest.mark.tmux
+@pytest.mark.parametrize("name", list(FILES))
+def test_an_agents_comment_far_down_keeps_keys_echoing(laura_session: Make, tmp_path: Path, name: str) -> None:
+    path = tmp_path / name
+    last = FILES[name](path)
+    session = laura_session(command=["cat"])
+    assert session.cli("ready", "--agent", "bot").returncode == 0
+    pane = opened(session, path)
+    probe = EchoProbe(session)
+    try:
+        idle = [probe.key("Z") for _ in range(20)]
+        commenting = background(session, "comment", str(last), "FAR_CARD", "--pane", pane)
+        busy = [probe.key("Z") for _ in range(40)]
+        finished(commenting)
+    finally:
+        probe.close()
+    session.wait_for("[review: 1 ↑0 ↓1]")
+    assert_keys_echoed(idle, busy, f"while an agent commented at the end of {name}")
+    # The card is where the line is: a highlight there shows both.
+    assert session.cli("highlight", "--pane", pane, str(last)).returncode == 0
+    session.wait_for(lambda text: "FAR_AWAY is here." in text and "bot · FAR_CARD" in text, timeout=60)
+
+
+@pytest.mark.tmux
+@pytest.mark.parametrize("name", list(FILES))
+def test_the_persons_jump_to_a_thread_far_down_keeps_keys_answered(
+    laura_session: Make, tmp_path: Path, name: str
+) -> None:
+    path = tmp_path / name
+    last = FILES[name](path)
+    session = laura_session(command=["cat"])
+    assert session.cli("ready", "--agent", "bot").returncode == 0
+    pane = opened(session, path)
+    assert session.cli("focus", pane).returncode == 0
+    assert session.cli("comment", str(last), "FAR_CARD", "--pane", pane).returncode == 0
+    session.wait_for("[review: 1 ↑0 ↓1]")
+    # A new width: the rows far down are laid out (counted) afresh.
+    session.tmux("resize-window", "-x", "100", "-y", "40")
+    session.wait_for(lambda text: len(session.screen()[0]) <= 100 and "[review: 1 ↑0 ↓1]" in text)
+    probe = EchoProbe(session)
+    try:
+        idle = [probe.press("C-p", shows="type a pane id")]
+        session.send_keys("Escape")
+        session.wait_for(lambda text: "type a pane id" not in text)
+        session.send_keys("n")
+        busy = [probe.press("C-p", shows="type a pane id")]
+        session.send_keys("Escape")
+    finally:
+        probe.close()
+    assert_keys_echoed(idle, busy, f"after a jump to a thread at the end of {name}")
+    session.wait_for(lambda text: "FAR_AWAY is here." in text and "bot · FAR_CARD" in text, timeout=60)
+
+
+@pytest.mark.tmux
+def test_an_agents_comment_right_after_the_open_waits_for_the_load(laura_session: Make, tmp_path: Path) -> None:
+    """An agent that opens a big file and comments at once is not told the
+    file has no lines while it loads: the comment applies once it has."""
+    path = tmp_path / "server.log"
+    last = wrapped_log(path)
+    session = laura_session(command=["cat"])
+    assert session.cli("ready", "--agent", "bot").returncode == 0
+    opening = session.cli("open", str(path), "--no-focus")
+    assert opening.returncode == 0, opening.stderr
+    commented = session.cli("comment", str(last), "FAR_CARD", "--pane", opening.stdout.strip())
+    assert commented.returncode == 0, commented.stderr
+    session.wait_for("[review: 1 ↑0 ↓1]")
+    past = session.cli("comment", str(last + 1), "nowhere", "--pane", opening.stdout.strip())
+    assert past.stderr.strip() == f"Error: line {last + 1} is past the file's {last} lines"
+
+
+def test_a_reach_lays_out_the_rows_a_reload_brings_while_it_runs(tmp_path: Path) -> None:
+    """What an agent's comment waits for: the load, then the rows through
+    its line; when the file is reloaded meanwhile, the new rows."""
+    path = tmp_path / "notes.md"
+    last = markdown(path, 2_000_000)  # loaded in the background
+
+    async def main() -> None:
+        with trio.fail_after(60):
+            await run()
+
+    async def run() -> None:
+        async with trio.open_nursery() as nursery:
+            loader = Loader()
+            loader.attach(nursery, lambda: None)
+            pane = FilePane(1, str(path), "notes.md", loader)
+            assert pane.loading
+            await pane.reach(last, 100)
+            assert not pane.loading and pane.source_rows(100).laid_through() >= last
+
+            # At another width (rows not laid out yet), reloaded midway: the
+            # file lost its first paragraph, so FAR_AWAY is two lines up.
+            reached: list[str] = []
+
+            async def reach() -> None:
+                await pane.reach(last - 2, 90)
+                # As a comment applies: right after, with nothing in between.
+                view = pane.source_rows(90)
+                assert view.laid_through() >= last - 2
+                reached.append(row_text(view.window(view.rows_for_line(last - 2).start, 1)[0]))
+
+            old = pane.source_rows(90)
+            async with trio.open_nursery() as reaching:
+                reaching.start_soon(reach)
+                while old.laid_through() < 100:  # no event tells a view's progress
+                    await trio.lowlevel.checkpoint()  # the reach is under way
+                path.write_text(path.read_text().split("\n", 2)[2])
+                pane.reload()
+            assert not old.complete()
+            assert reached == ["FAR_AWAY is here."]
+            nursery.cancel_scope.cancel()
+
+    trio.run(main)

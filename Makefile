@@ -19,7 +19,7 @@ test: $(STAMP)
 	$(BIN)/python -m pytest -q
 
 lint: $(STAMP)
-	$(BIN)/ruff check luxe laura tests bench
+	$(BIN)/ruff check luxe laura process_group tests bench
 	$(BIN)/mypy
 
 bench: $(STAMP)

@@ -44,6 +44,7 @@ from laura.hosted_env import hosted_environment
 from laura.keys import Event
 from laura.layout import SHELL
 from laura.panes.shell import ShellPane
+from laura.panes.watch import digest_ahead
 from laura.prefetch import prefetch
 from laura.protocol import Error, Rect, encode_response
 from laura.render.canvas import Canvas, frame_diff
@@ -213,6 +214,9 @@ class Host:
         until the host's nursery is cancelled (polls hold no handles)."""
         while True:
             await trio.sleep(FILE_POLL_INTERVAL)
+            # Hashing a file just written runs in a worker thread; the tabs
+            # are read again after it (one may have closed meanwhile).
+            await digest_ahead([pane.watch for runtime in self.tabs for pane in runtime.tab.panes.values()])
             if any(runtime.tab.poll_files() for runtime in list(self.tabs)):
                 self.changed()
 
@@ -390,8 +394,15 @@ async def run_host(command: list[str] | None) -> int:
     """Run the full-screen host; returns its exit status."""
     # The scrollback keeps ~10k lines of objects alive, and a flood allocates
     # fast; with the default thresholds the collector rescans them constantly
-    # (measured with pyte: feeding was 2x slower). Collect less often.
-    gc.set_threshold(50_000, 20, 100)
+    # (measured with pyte: feeding was 2x slower), so young passes are rare
+    # (one per 50,000 allocations) and full passes rarer (one per 100M). The
+    # middle generation is kept small, because its passes hold the loop: at
+    # (50,000, 20, 100) it held what 20 young passes left, and laying out 7 MB
+    # of markdown made a 229 ms middle pass; at (50,000, 3, 667) the longest
+    # was 29 ms. (Smaller young passes, 5,000, traverse a big list still
+    # young, such as a million-line file's lines, ten times as often: keys
+    # waited 100-130 ms while such a file loaded.)
+    gc.set_threshold(50_000, 3, 667)
     async with open_console() as console:
         host = Host(console, command or default_shell())
         code = await host.run()

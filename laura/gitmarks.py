@@ -2,7 +2,7 @@
 inline diff view.
 
 The parsing and the view are pure; `git_diff` runs the user's git (async,
-in its own process group, ended with laura.process_group on cancel; a big
+in its own process group, ended with process_group.terminate_group on cancel; a big
 output is parsed in steps sharing the loop, see laura.steps) and is what the host uses;
 `git_diff_blocking` is the same for callers outside trio (a `Tab` driven
 without a host). A file that is
@@ -28,13 +28,13 @@ import attrs
 import trio
 
 from laura.filecheck import human_size
-from laura.process_group import terminate_group, terminate_group_blocking
 from laura.render import theme
 from laura.render.code import CHUNK, TAB
 from laura.render.lines import Block, Line
 from laura.render.style import Span
 from laura.render.view import ADDED, MODIFIED, Marks
 from laura.steps import Steps, drive, run_steps
+from process_group import terminate_group, terminate_group_blocking
 
 MISSING_GIT_WARNING = "diff markers unavailable — install `git` to see changes in the gutter"
 NOTHING_TO_DIFF = "no changes vs HEAD — nothing to diff"

@@ -9,9 +9,11 @@ warn about a missing git or an empty `--diff`), a `diffview` finds its pane's
 diff asked afresh. Big files are not waited for: their pane asks git in the
 background. An `open` also finds its file's Pygments lexer found and
 compiled, in a worker thread (laura/render/code.py: up to 200 ms the first
-time, which would otherwise hold the loop). A `comment` finds its pane's
-file loaded and its rows laid out through the line, in steps between keys
-(the anchor of a line in a folded markdown block is its block's).
+time, which would otherwise hold the loop). Files written in the last two
+seconds are hashed, in a worker thread, for the poll every request starts
+with. A `comment` finds its pane's file loaded and its rows laid out through
+the line, in steps between keys (the anchor of a line in a folded markdown
+block is its block's).
 
 Cancellation: cancelled with the connection task; git's process group is
 killed by `gitmarks.git_diff`.
@@ -26,6 +28,7 @@ import trio
 from laura import gitmarks
 from laura.filecheck import refusal
 from laura.panes.source import INLINE_LIMIT, file_size
+from laura.panes.watch import digest_ahead
 from laura.protocol import Comment, DiffView, Open, ProtocolError, decode_request
 from laura.render import code
 from laura.tab import Tab
@@ -39,6 +42,9 @@ COMMENT_WAIT = 20.0
 
 async def prefetch(tab: Tab, line: bytes) -> None:
     """Ask git what `line`'s request will need (nothing for other requests)."""
+    # Every request polls the tab's files first: a file just written is
+    # hashed here, in a worker thread.
+    await digest_ahead([pane.watch for pane in tab.panes.values()])
     try:
         request = decode_request(line)
     except ProtocolError:

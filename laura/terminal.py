@@ -25,7 +25,7 @@ import trio
 import trio.lowlevel
 
 from laura.emulator import Emulator
-from laura.process_group import terminate_group
+from process_group import terminate_group
 
 # laura.vt parses 2-80 MB/s depending on the output (random bytes are the
 # slowest): 4 KiB slices, with a checkpoint once FEED_SECONDS went by, keep

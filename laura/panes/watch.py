@@ -6,7 +6,11 @@ A rewrite of the same size inside one timestamp tick leaves all four equal,
 so while the file's mtime is "racy" (close enough to now that another write
 could share the tick, git's rule) the content's digest is compared too.
 A pane polls on a timer and also right before answering a request, so a
-request that arrives right after an edit sees the new content.
+request that arrives right after an edit sees the new content. Hashing a
+file of megabytes takes 10-20 ms, every poll for two seconds after each
+write, so the host hashes the files a poll is about to hash in a worker
+thread first (`digest_ahead`: reading and hashing let the interpreter go),
+and the poll on the UI loop only compares.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import os
 import time
 
 import attrs
+import trio
 
 from laura.filecheck import read_capped
 
@@ -60,13 +65,15 @@ def digest_of(path: str, size: int = 0) -> bytes | None:
 class FileWatch:
     """Remembers what one file looked like when last (re)loaded.
 
-    Owns no task and no file handle: `poll` does all its work inline.
+    Owns no task and no file handle: `poll` does its work inline, using a
+    digest `digest_ahead` made for the same stamp when there is one.
     """
 
     def __init__(self, path: str) -> None:
         self.path = path
         self.stamp = stamp_of(path)
         self.digest = digest_of(path, self.stamp.size) if self.stamp is not None else None
+        self._ahead: tuple[Stamp, bytes | None] | None = None  # a digest made off the loop
 
     def poll(self, now_ns: int | None = None) -> bool:
         """True when the file changed since the last poll (or construction):
@@ -76,21 +83,58 @@ class FileWatch:
         if stamp is None or self.stamp is None:
             changed = stamp != self.stamp
             self.stamp = stamp
-            self.digest = None if stamp is None else digest_of(self.path, stamp.size)
+            self.digest = None if stamp is None else self._digest(stamp)
             return changed
-        now_ns = time.time_ns() if now_ns is None else now_ns
-        racy = now_ns - stamp.mtime_ns < RACY_SECONDS * 1e9 and stamp.size <= DIGEST_LIMIT
-        if stamp == self.stamp and not racy:
+        if stamp == self.stamp and not _racy(stamp, now_ns):
             return False
         if stamp.inode != self.stamp.inode or stamp.size != self.stamp.size:
             self.stamp = stamp
-            self.digest = digest_of(self.path, stamp.size)
+            self.digest = self._digest(stamp)
             return True
         if stamp.size > DIGEST_LIMIT:  # same size, other times: trust the stat
             self.stamp = stamp
             return True
-        digest = digest_of(self.path, stamp.size)
+        digest = self._digest(stamp)
         self.stamp = stamp
         changed = digest != self.digest
         self.digest = digest
         return changed
+
+    def digest_due(self, now_ns: int | None = None) -> Stamp | None:
+        """The stamp of the content the next poll would hash (None: it
+        would hash nothing)."""
+        stamp = stamp_of(self.path)
+        if stamp is None or stamp.size > DIGEST_LIMIT:
+            return None
+        if self.stamp is None or stamp != self.stamp or _racy(stamp, now_ns):
+            return stamp
+        return None
+
+    def digest_ahead(self, stamp: Stamp) -> None:
+        """Hash the file's content for the next poll (in a worker thread)."""
+        self._ahead = (stamp, digest_of(self.path, stamp.size))
+
+    def _digest(self, stamp: Stamp) -> bytes | None:
+        ahead, self._ahead = self._ahead, None
+        if ahead is not None and ahead[0] == stamp:
+            return ahead[1]
+        return digest_of(self.path, stamp.size)
+
+
+def _racy(stamp: Stamp, now_ns: int | None) -> bool:
+    """Whether another write could still share the file's mtime tick."""
+    now_ns = time.time_ns() if now_ns is None else now_ns
+    return now_ns - stamp.mtime_ns < RACY_SECONDS * 1e9 and stamp.size <= DIGEST_LIMIT
+
+
+async def digest_ahead(watches: list[FileWatch]) -> None:
+    """Hash, in a worker thread, the files whose next poll would hash them,
+    so that the poll on the UI loop only compares."""
+    due = [(watch, stamp) for watch in watches if (stamp := watch.digest_due()) is not None]
+    if due:
+        await trio.to_thread.run_sync(_hash_all, due, abandon_on_cancel=True)
+
+
+def _hash_all(due: list[tuple[FileWatch, Stamp]]) -> None:
+    for watch, stamp in due:
+        watch.digest_ahead(stamp)

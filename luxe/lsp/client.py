@@ -27,7 +27,7 @@ from typing import Any
 import trio
 
 from luxe.record import state
-from luxe.tools.process import terminate_group
+from process_group import terminate_group
 
 log = logging.getLogger("luxe.lsp")
 
@@ -281,7 +281,7 @@ async def open_lsp_client(
         raise
     finally:
         with trio.CancelScope(shield=True):
-            await terminate_group(proc, grace_s=GRACE_S)
+            await terminate_group(proc, grace=GRACE_S)
             for stream in (proc.stdin, proc.stdout, proc.stderr):
                 if stream is not None:
                     await stream.aclose()

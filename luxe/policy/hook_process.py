@@ -25,7 +25,7 @@ import trio
 from luxe.policy.hooks_config import HookDefinition
 from luxe.record import record
 from luxe.tools.escapees import kill_tagged
-from luxe.tools.process import terminate_group
+from process_group import kill_group
 
 log = logging.getLogger("luxe.policy.hooks")
 
@@ -237,7 +237,7 @@ async def run_hook_process(
     try:
         pipes = _Pipes(stdin, stdout, stderr, pidfd, payload, stdout_cap)
     except BaseException:  # no epoll (fd limit): end the hook we just started
-        await terminate_group(leader, grace_s=0)
+        await kill_group(leader)
         for fd in (stdin, stdout, stderr, pidfd):
             try:
                 os.close(fd)
@@ -259,7 +259,7 @@ async def run_hook_process(
         # Every way out ends the group, SIGKILLed and reaped: once the hook
         # has exited (not reaped yet, so its pid still names the group),
         # whatever it left running; on timeout or cancel, the hook too.
-        await terminate_group(leader, grace_s=0)
+        await kill_group(leader)
         if not exited and _kill_escaped(token):
             # Nothing it started may outlive it, not even what left its
             # group. Twice: one may have been forking.

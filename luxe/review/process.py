@@ -2,7 +2,7 @@
 process group, always reaped.
 
 `run` owns the process it starts. On cancel the whole group gets SIGTERM, a
-short grace, then SIGKILL (luxe.tools.process.terminate_group, as for tools),
+short grace, then SIGKILL (process_group.terminate_group, as for tools),
 and every member is gone before the Cancelled propagates. Given a
 `stdout_cap`, it reads that much at most: a repository can make git print
 gigabytes from a pack of a few (a huge file of one repeated line), so past
@@ -20,7 +20,7 @@ from pathlib import Path
 import trio
 
 from luxe.record import record
-from luxe.tools.process import terminate_group
+from process_group import terminate_group
 
 TERM_GRACE_S = 1.0
 
@@ -93,7 +93,7 @@ async def run(
                     start_new_session=True,  # its own process group, so a cancel reaches its children
                     # The shared group ending: SIGTERM, grace, SIGKILL to whatever is
                     # left of the group (not only while the leader lives), then reaped.
-                    deliver_cancel=partial(terminate_group, grace_s=TERM_GRACE_S),
+                    deliver_cancel=partial(terminate_group, grace=TERM_GRACE_S),
                 )
             )
             assert child.stdout is not None and child.stderr is not None

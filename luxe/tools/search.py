@@ -27,7 +27,7 @@ from luxe.engine.model import ToolSpec
 from luxe.engine.tooling import ToolContext, ToolError, ToolResult
 from luxe.regular_file import read_regular
 from luxe.tools.paths import SKIP_DIRS, resolve, shown
-from luxe.tools.process import terminate_group
+from process_group import terminate_group
 
 MAX_MATCHES = 200
 MAX_LINE = 300

@@ -30,7 +30,7 @@ from luxe.engine.model import ToolSpec
 from luxe.engine.ports import StreamRedaction
 from luxe.engine.tooling import ToolContext, ToolError, ToolResult
 from luxe.tools.escapees import CALL_TOKEN_VAR, kill_tagged
-from luxe.tools.process import terminate_group
+from process_group import terminate_group
 
 DEFAULT_TIMEOUT_S = 120.0
 MAX_TIMEOUT_S = 600.0

@@ -22,7 +22,7 @@ import subprocess
 import threading
 import time
 
-from tests.laura.tmux import WAIT_S, LauraSession
+from tests.laura.tmux import LAURA, WAIT_S, LauraSession
 
 
 def assert_keys_echoed(idle: list[float], busy: list[float], during: str) -> None:
@@ -36,6 +36,32 @@ def assert_keys_echoed(idle: list[float], busy: list[float], during: str) -> Non
         f"a key took {max(busy) * 1000:.0f} ms to echo {during} "
         f"(idle p99 {floor * 1000:.0f} ms, load per core {crowding:.1f})"
     )
+
+
+def keys_while_cli(session: LauraSession, *args: str, keys: int = 40) -> tuple[list[float], list[float]]:
+    """Key -> echo latencies in `session`'s shell: 20 keys before `laura
+    *args` runs (in the background, as an agent would), and `keys` while it
+    runs; it must succeed (within a minute)."""
+    probe = EchoProbe(session)
+    command: subprocess.Popen[str] | None = None
+    try:
+        idle = [probe.key("Z") for _ in range(20)]
+        command = subprocess.Popen(
+            [LAURA, *args],
+            env=session.client_env(None),
+            cwd=session.root,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        busy = [probe.key("Z") for _ in range(keys)]
+        _, err = command.communicate(timeout=60)
+        assert command.returncode == 0, err
+        return idle, busy
+    finally:
+        probe.close()
+        if command is not None and command.poll() is None:
+            command.kill()
 
 
 def percentile(values: list[float], fraction: float) -> float:

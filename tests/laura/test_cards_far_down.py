@@ -6,15 +6,14 @@ the UI loop, and then walked again, for the first card)."""
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from tests.laura.echo_probe import EchoProbe, assert_keys_echoed
+from tests.laura.echo_probe import EchoProbe, assert_keys_echoed, keys_while_cli
 from tests.laura.git_helpers import committed
-from tests.laura.tmux import LAURA, LauraSession
+from tests.laura.tmux import LauraSession
 
 Make = Callable[..., LauraSession]
 
@@ -30,25 +29,7 @@ FILES = {
 def agent_comment_while_typing(session: LauraSession, pane: str, line: int, during: str) -> None:
     """An agent comments on `line` of `pane` while keys are typed into the
     shell; every key echoes in time, and the card shows."""
-    probe = EchoProbe(session)
-    comment: subprocess.Popen[str] | None = None
-    try:
-        idle = [probe.key("Z") for _ in range(20)]
-        comment = subprocess.Popen(
-            [LAURA, "comment", str(line), "FAR_CARD", "--pane", pane],
-            env=session.client_env(None),
-            cwd=session.root,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        busy = [probe.key("Z") for _ in range(40)]
-        _, err = comment.communicate(timeout=30)
-        assert comment.returncode == 0, err
-    finally:
-        probe.close()
-        if comment is not None and comment.poll() is None:
-            comment.kill()
+    idle, busy = keys_while_cli(session, "comment", str(line), "FAR_CARD", "--pane", pane)
     session.wait_for("bot · FAR_CARD")
     assert_keys_echoed(idle, busy, during)
 

@@ -59,3 +59,14 @@ def test_laura_never_imports_luxe() -> None:
         if name == "luxe" or name.startswith("luxe.")
     ]
     assert found == []
+
+
+def test_the_shared_process_group_package_imports_neither_program() -> None:
+    shared = LAURA.parent / "process_group"
+    found = [
+        f"{path.name} imports {name}"
+        for path in sorted(shared.rglob("*.py"))
+        for name in imports_of(path)
+        if name.split(".")[0] in ("luxe", "laura")
+    ]
+    assert list(shared.rglob("*.py")) and found == []

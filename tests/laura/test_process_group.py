@@ -10,9 +10,9 @@ from pathlib import Path
 
 import trio
 
-from laura.process_group import group_alive, terminate_group, terminate_group_blocking
 from laura.terminal import open_terminal
 from laura.vt import VirtualTerminal
+from process_group import group_alive, terminate_group, terminate_group_blocking
 from tests.laura.render_helpers import wait_until
 from tests.laura.tmux import alive
 from tests.laura.tmux import wait_until as wait_until_sync

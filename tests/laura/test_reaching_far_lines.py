@@ -7,7 +7,6 @@ the UI loop: seconds for a 1 MB markdown file, 7-9 s for 7 MB."""
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
@@ -17,8 +16,8 @@ import trio
 from laura.panes.file import FilePane
 from laura.panes.source import Loader
 from laura.render.document import row_text
-from tests.laura.echo_probe import EchoProbe, assert_keys_echoed
-from tests.laura.tmux import LAURA, LauraSession
+from tests.laura.echo_probe import EchoProbe, assert_keys_echoed, keys_while_cli
+from tests.laura.tmux import LauraSession
 
 Make = Callable[..., LauraSession]
 
@@ -45,23 +44,6 @@ def wrapped_log(path: Path) -> int:
 FILES = {"notes.md": markdown, "server.log": wrapped_log}
 
 
-def background(session: LauraSession, *args: str) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [LAURA, *args],
-        env=session.client_env(None),
-        cwd=session.root,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-
-
-def finished(process: subprocess.Popen[str]) -> str:
-    out, err = process.communicate(timeout=60)
-    assert process.returncode == 0, err
-    return out
-
-
 def opened(session: LauraSession, path: Path, *args: str) -> str:
     """Open `path` without focus and wait for its first rows; the pane id."""
     opening = session.cli("open", str(path), "--no-focus", *args)
@@ -77,14 +59,7 @@ def test_a_highlight_far_down_keeps_keys_echoing(laura_session: Make, tmp_path: 
     last = FILES[name](path)
     session = laura_session(command=["cat"])
     pane = opened(session, path)
-    probe = EchoProbe(session)
-    try:
-        idle = [probe.key("Z") for _ in range(20)]
-        lighting = background(session, "highlight", "--pane", pane, str(last))
-        busy = [probe.key("Z") for _ in range(40)]
-        finished(lighting)
-    finally:
-        probe.close()
+    idle, busy = keys_while_cli(session, "highlight", "--pane", pane, str(last))
     session.wait_for("FAR_AWAY is here.", timeout=60)
     assert_keys_echoed(idle, busy, f"while a highlight went to the end of {name}")
 
@@ -97,14 +72,7 @@ def test_an_agents_comment_far_down_keeps_keys_echoing(laura_session: Make, tmp_
     session = laura_session(command=["cat"])
     assert session.cli("ready", "--agent", "bot").returncode == 0
     pane = opened(session, path)
-    probe = EchoProbe(session)
-    try:
-        idle = [probe.key("Z") for _ in range(20)]
-        commenting = background(session, "comment", str(last), "FAR_CARD", "--pane", pane)
-        busy = [probe.key("Z") for _ in range(40)]
-        finished(commenting)
-    finally:
-        probe.close()
+    idle, busy = keys_while_cli(session, "comment", str(last), "FAR_CARD", "--pane", pane)
     session.wait_for("[review: 1 ↑0 ↓1]")
     assert_keys_echoed(idle, busy, f"while an agent commented at the end of {name}")
     # The card is where the line is: a highlight there shows both.
@@ -163,7 +131,7 @@ def test_a_reach_lays_out_the_rows_a_reload_brings_while_it_runs(tmp_path: Path)
     """What an agent's comment waits for: the load, then the rows through
     its line; when the file is reloaded meanwhile, the new rows."""
     path = tmp_path / "notes.md"
-    last = markdown(path, 2_000_000)  # loaded in the background
+    last = markdown(path, 1_200_000)  # over INLINE_LIMIT: loaded in the background
 
     async def main() -> None:
         with trio.fail_after(60):

@@ -60,6 +60,70 @@ def test_a_same_size_rewrite_in_the_same_tick_is_caught_while_racy(tmp_path: Pat
     assert not watch.poll(now_ns=long_after)  # not racy any more: stat is trusted
 
 
+def test_files_just_written_are_hashed_off_the_loop_and_changes_still_seen(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The host hashes, in a worker thread, what the next poll would hash;
+    the poll on the UI loop then reads nothing, and still tells a rewrite
+    of the same size in the same tick, a rewrite after the hash, and a
+    touch that changed nothing."""
+    path = tmp_path / "a.txt"
+    path.write_text("aaaa\n")
+    watch = FileWatch(str(path))
+    read_on_loop: list[str] = []
+    real = watch_module.digest_of
+
+    def counting(name: str, size: int = 0) -> bytes | None:
+        read_on_loop.append(name)
+        return real(name, size)
+
+    def ahead_then_poll() -> bool:
+        due = watch.digest_due()
+        if due is not None:
+            watch.digest_ahead(due)  # what digest_ahead runs in its thread
+        monkeypatch.setattr(watch_module, "digest_of", counting)
+        try:
+            return watch.poll()
+        finally:
+            monkeypatch.setattr(watch_module, "digest_of", real)
+
+    path.write_text("bbbb\n")
+    stamp = stamp_of(str(path))
+    assert stamp is not None
+    watch.stamp = stamp  # a file system too coarse to tell the two writes apart
+    assert ahead_then_poll()  # same size, same tick: the digest told
+    assert not ahead_then_poll()  # racy still, nothing changed
+    os.utime(path)
+    assert not ahead_then_poll()  # a touch
+    assert read_on_loop == []
+
+    # Hashed ahead, then rewritten before the poll: the old digest is not used.
+    due = watch.digest_due()
+    assert due is not None
+    watch.digest_ahead(due)
+    path.write_text("cccccc\n")
+    assert watch.poll()
+    assert not watch.poll()
+
+
+async def test_digest_ahead_hashes_in_a_worker_thread(tmp_path: Path) -> None:
+    import threading
+
+    path = tmp_path / "a.txt"
+    path.write_text("x" * 1000)
+    watch = FileWatch(str(path))
+    threads: list[str] = []
+    real = watch.digest_ahead
+
+    def noting(stamp: watch_module.Stamp) -> None:
+        threads.append(threading.current_thread().name)
+        real(stamp)
+
+    watch.digest_ahead = noting  # type: ignore[method-assign]
+    await watch_module.digest_ahead([watch])  # written just now: due
+    assert threads and threads[0] != threading.main_thread().name
+
+
 def test_spool_names_and_which_files_may_be_deleted(tmp_path: Path) -> None:
     directory = tmp_path / "laura"
     directory.mkdir()

@@ -1,4 +1,4 @@
-"""Luxe's one process-group terminator (luxe.tools.process.terminate_group),
+"""The process-group terminator (process_group.terminate_group) Luxe shares with Laura,
 which tools, command hooks, language servers and Guided Review's git and gh
 all end through: nothing of the group survives it, not a grandchild that
 ignores SIGTERM, and not when the leader has already exited."""
@@ -11,7 +11,7 @@ import subprocess
 import pytest
 import trio
 
-from luxe.tools.process import terminate_group
+from process_group import terminate_group
 from tests.helpers.procs import live_pids_with
 
 
@@ -38,7 +38,7 @@ async def test_a_grandchild_that_ignores_term_dies(leader_waits: bool) -> None:
         with trio.fail_after(10):
             await process.wait()  # the leader is gone; its group is not
         assert live_pids_with(f"sleep {marker}")
-    await terminate_group(process, grace_s=0.1)
+    await terminate_group(process, grace=0.1)
     assert process.returncode is not None
     assert live_pids_with(f"sleep {marker}") == []
     await process.stdout.aclose()

@@ -1,15 +1,17 @@
-"""Ending a child's whole process group: Laura's one terminator.
+"""Ending a child's whole process group: the one terminator Luxe and Laura share.
 
-Every child Laura starts (a tab's program, git) leads its own process group,
-so ending it means ending the group: the first signals (SIGTERM; a tab adds
-SIGHUP and SIGCONT), a grace while any member lives, SIGKILL to what is left,
-a bounded wait until the SIGKILLed members are gone, and the leader reaped.
-The leader's exit is not the end: a grandchild that ignores SIGTERM keeps the
-group alive, so the waits watch the group, never only the leader.
+Every child either program starts (a tool, a command hook, a language
+server, git and gh, a tab's program) leads its own process group, so ending
+it means ending the group: the first signals (SIGTERM; a tab adds SIGHUP
+and SIGCONT; a hook gets SIGKILL at once, `kill_group`), a grace while any
+member lives, SIGKILL to what is left, a bounded wait until the SIGKILLed
+members are gone, and the leader reaped. The leader's exit is not the end: a
+grandchild that ignores SIGTERM keeps the group alive, so the waits watch
+the group, never only the leader.
 
 `terminate_group` (trio) and `terminate_group_blocking` (the caller's thread)
-run the same `_rounds`. Both are safe on a group that has already ended. Laura
-does not import Luxe, which has its own (luxe/tools/process.py).
+run the same `_rounds`. Both are safe on a group that has already ended.
+Imports nothing of either program.
 """
 
 from __future__ import annotations
@@ -20,13 +22,15 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterable
+from typing import Protocol
 
 import trio
 
 GRACE_S = 0.5
 # SIGKILL cannot be caught, but a killed process dies only once the kernel
-# schedules it. Bounded so a process in uninterruptible sleep cannot hang Laura.
-KILL_SETTLE_S = 5.0
+# schedules it (on a busy machine, a moment). Bounded so a process in
+# uninterruptible sleep cannot hang the caller.
+KILL_SETTLE_S = 10.0
 POLL_S = 0.02
 
 
@@ -71,8 +75,21 @@ def _rounds(first: tuple[int, ...], grace: float) -> tuple[tuple[tuple[int, ...]
     return ((first, grace), ((signal.SIGKILL,), KILL_SETTLE_S))
 
 
+class GroupLeader(Protocol):
+    """A started process that leads its own group (start_new_session):
+    trio.Process is one; `wait` reaps it and sets `returncode`."""
+
+    @property
+    def pid(self) -> int: ...
+
+    @property
+    def returncode(self) -> int | None: ...
+
+    async def wait(self) -> object: ...
+
+
 async def terminate_group(
-    process: trio.Process, first: tuple[int, ...] = (signal.SIGTERM,), grace: float = GRACE_S
+    process: GroupLeader, first: tuple[int, ...] = (signal.SIGTERM,), grace: float = GRACE_S
 ) -> None:
     """End `process`'s group (its pid is the group id) and reap the leader.
 
@@ -91,6 +108,12 @@ async def terminate_group(
                 while group_alive(pgid):  # noqa: ASYNC110
                     await trio.sleep(POLL_S)
         await process.wait()
+
+
+async def kill_group(process: GroupLeader) -> None:
+    """`terminate_group` with no grace: SIGKILL at once (a command hook,
+    which had its time)."""
+    await terminate_group(process, (signal.SIGKILL,), 0)
 
 
 def terminate_group_blocking(

@@ -320,13 +320,18 @@ class FilePane:
 
     def content_rows(self, inner_width: int) -> int | None:
         """Every rendered row (a full layout for markdown and wrapped text;
-        `laura layout` asks for this exact count). For a big file the count
-        is made off the UI loop: None until it is known (or while loading)."""
+        `laura layout` asks for this exact count). When laying out (or
+        counting) the rest takes over SYNC_REACH_SECONDS, the count is made
+        in steps between keys: None until it is known (or while loading; a
+        dry run's pane never counts)."""
         if self.loading:
             return None
         rows = self.rows(inner_width)
-        background = self.loader.in_background and self.size > INLINE_LIMIT
-        if rows.complete() or not background:
+        if (
+            rows.complete()
+            or not self.loader.in_background
+            or base_of(rows).reach_within(self.line_count, SYNC_REACH_SECONDS)
+        ):
             return rows.content_rows()
         key = (self.text_width(inner_width), self.diff_view)
         if key not in self.layout.counts:

@@ -55,7 +55,8 @@ def test_keys_keep_echoing_while_an_agent_comments_in_the_diff_view_of_a_long_fi
     laura_session: Make, tmp_path: Path
 ) -> None:
     session = laura_session(command=["cat"])
-    path = committed(session.root, "table.py", "".join(f"value_{n} = {n}\n" for n in range(200_000)))
+    # Plain text: no colouring runs meanwhile, so the keys time the card alone.
+    path = committed(session.root, "table.txt", "".join(f"value_{n} = {n}\n" for n in range(200_000)))
     path.write_text("".join(f"value_{n} = {n * (2 if n % 100 == 0 else 1)}\n" for n in range(200_000)))
     assert session.cli("ready", "--agent", "bot").returncode == 0
     opened = session.cli("open", str(path), "--no-focus", "--diff", "--highlight", "3")

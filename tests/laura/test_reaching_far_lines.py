@@ -7,6 +7,7 @@ the UI loop: seconds for a 1 MB markdown file, 7-9 s for 7 MB."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 
@@ -17,7 +18,7 @@ from laura.panes.file import FilePane
 from laura.panes.source import Loader
 from laura.render.document import row_text
 from tests.laura.echo_probe import EchoProbe, assert_keys_echoed, keys_while_cli
-from tests.laura.tmux import LauraSession
+from tests.laura.tmux import LauraSession, wait_until
 
 Make = Callable[..., LauraSession]
 
@@ -169,3 +170,26 @@ def test_a_reach_lays_out_the_rows_a_reload_brings_while_it_runs(tmp_path: Path)
             nursery.cancel_scope.cancel()
 
     trio.run(main)
+
+
+@pytest.mark.tmux
+@pytest.mark.parametrize("verb", [["layout"], ["ready"], ["open", "--dry-run"]])
+def test_counting_every_row_of_a_long_markdown_file_keeps_keys_echoing(
+    laura_session: Make, tmp_path: Path, verb: list[str]
+) -> None:
+    """`layout`, `ready` and a dry run report each pane's rows in all: for
+    a markdown file that takes longer to lay out than a key may wait, the
+    count is made between keys and reported once known."""
+    path = tmp_path / "notes.md"
+    markdown(path)  # 1 MB: loaded at once, laid out only as far as shown
+    session = laura_session(command=["cat"])
+    pane = opened(session, path)
+    args = [*verb, str(path)] if verb[0] == "open" else verb
+    idle, busy = keys_while_cli(session, *args)
+    assert_keys_echoed(idle, busy, f"while `laura {' '.join(verb)}` counted a long markdown file")
+
+    def content_rows() -> object:
+        panes = json.loads(session.cli("layout").stdout)["panes"]
+        return next(entry["content_rows"] for entry in panes if str(entry["id"]) == pane)
+
+    assert isinstance(wait_until(content_rows, timeout=60), int)

@@ -394,15 +394,15 @@ async def run_host(command: list[str] | None) -> int:
     """Run the full-screen host; returns its exit status."""
     # The scrollback keeps ~10k lines of objects alive, and a flood allocates
     # fast; with the default thresholds the collector rescans them constantly
-    # (measured with pyte: feeding was 2x slower), so young passes are rare
-    # (one per 50,000 allocations) and full passes rarer (one per 100M). The
-    # middle generation is kept small, because its passes hold the loop: at
-    # (50,000, 20, 100) it held what 20 young passes left, and laying out 7 MB
-    # of markdown made a 229 ms middle pass; at (50,000, 3, 667) the longest
-    # was 29 ms. (Smaller young passes, 5,000, traverse a big list still
-    # young, such as a million-line file's lines, ten times as often: keys
-    # waited 100-130 ms while such a file loaded.)
-    gc.set_threshold(50_000, 3, 667)
+    # (measured with pyte: feeding was 2x slower), so full passes are rare
+    # (one per 100M allocations). Each young or middle pass holds the loop,
+    # so neither generation may grow big: at (50,000, 20, 100), laying out
+    # 7 MB of markdown made a 229 ms middle pass; at (20,000, 5, 1,000) the
+    # longest passes were 11 ms (young) and 17 ms (middle). Young passes
+    # much smaller than that (5,000) traverse a big list still young, such
+    # as a million-line file's lines, too often: keys waited 100-130 ms
+    # while such a file loaded (under 45 ms at 20,000).
+    gc.set_threshold(20_000, 5, 1_000)
     async with open_console() as console:
         host = Host(console, command or default_shell())
         code = await host.run()

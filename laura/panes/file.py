@@ -377,7 +377,7 @@ class FilePane:
             if not (self._counts_later and 1 <= line <= self.line_count) or view.laid_through() >= line:
                 return
             key = (self.text_width(inner_width), self.diff_view)
-            shown = functools.partial(_is, view, self.layout, key)
+            shown = functools.partial(_still_shown, view, self.layout, key)
             await drive(_while(shown, view.reach_steps(line)))
             await trio.lowlevel.checkpoint()
 
@@ -693,7 +693,7 @@ class FilePane:
         )
 
 
-def _is(view: View, layout: PaneRows, key: tuple[int, bool]) -> bool:
+def _still_shown(view: View, layout: PaneRows, key: tuple[int, bool]) -> bool:
     """Whether `view` is still the pane's rows at `key` (width, diff view)."""
     return layout.views().get(key) is view
 

@@ -7,13 +7,16 @@ The pane holds its modes (highlight, diff view, follow) and its review
   files off the UI loop;
 - `FileGit` (file_git.py): the load against git HEAD (marks, `+a -d`);
 - `PaneRows` (file_rows.py): the load laid out lazily per width and mode,
-  with the review's cards merged in while it has threads;
+  with the review's cards placed among the rows while it has threads
+  (`CardedRows`, carded_rows.py);
 - `Viewport` (file_view.py): cursor, scroll and horizontal scroll;
 - file_anchors.py: where the review's comments and threads meet the rows;
 - file_draw.py: painting rows with their gutter, and the border's stats.
 
 State changes in the methods the tab, the commands and the review UI call,
-in the jobs that land a load, git's answer or a row count, and in `fit`, the
+in the jobs that land a load, git's answer, a row count or a reach (rows
+laid out through a far line before a highlight, a place or a jump lands
+there), and in `fit`, the
 settle the tab and the host run after every change (a new width re-wraps
 rows, a followed file pins to its end). `draw` and `title` only read.
 

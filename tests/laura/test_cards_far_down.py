@@ -6,6 +6,7 @@ the UI loop, and then walked again, for the first card)."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -85,3 +86,27 @@ def test_the_persons_comment_on_a_long_file_shows_at_once(laura_session: Make, t
         probe.close()
     session.wait_for("You · MY_NOTE")
     assert_keys_echoed(idle, [shown], "for the person's comment on a long file")
+
+
+@pytest.mark.tmux
+@pytest.mark.parametrize("spelling", ["symlink", "hard link", "option-looking name"])
+def test_the_long_file_reached_by_another_name_keeps_keys_echoing(
+    laura_session: Make, tmp_path: Path, spelling: str
+) -> None:
+    target = tmp_path / "generated.py"
+    target.write_text("total = total + 1\n" * 400_000)
+    if spelling == "symlink":
+        name = tmp_path / "vendor.min.py"
+        name.symlink_to(target)
+    elif spelling == "hard link":
+        name = tmp_path / "copy.py"
+        os.link(target, name)
+    else:
+        name = tmp_path / "--highlight=1.py"
+        target.rename(name)
+    session = laura_session(command=["cat"])
+    assert session.cli("ready", "--agent", "bot").returncode == 0
+    opened = session.cli("open", "--no-focus", "--highlight", "399990", "--", str(name))
+    assert opened.returncode == 0, opened.stderr
+    session.wait_for("399990 ")
+    agent_comment_while_typing(session, opened.stdout.strip(), 399_990, f"while an agent commented via a {spelling}")

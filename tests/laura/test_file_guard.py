@@ -15,11 +15,13 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+import trio
 
 from laura.commands import answer
 from laura.filecheck import human_size, read_capped
 from laura.gitmarks import output_limit
 from laura.panes.source import INLINE_LIMIT
+from laura.panes.watch import FileWatch, digest_ahead
 from laura.protocol import Rect
 from laura.render.canvas import Canvas
 from laura.tab import Tab
@@ -114,6 +116,34 @@ def test_a_file_swapped_for_a_special_one_is_refused_on_reload(
         assert tab.poll_files()
         assert f"Couldn't read this file — {reason}. Check the path." in shown(tab, pane)
         assert not tab.poll_files()  # and the watcher does not trip over it again
+
+
+async def test_the_hash_made_off_the_loop_never_reads_a_special_file(
+    tmp_path: Path, specials: dict[str, Path]
+) -> None:
+    """A file just written is hashed in a worker thread before the poll; a
+    file swapped for a special one (a link to it, a hard link, or a FIFO
+    made in its place) is not opened for that, so no worker thread blocks
+    on a FIFO or reads /dev/zero, and the poll still sees the change."""
+    for reason, special in [*specials.items(), ("is a FIFO (made in place)", None)]:
+        for how in ("symlink", "hard link") if special is not None else ("mkfifo",):
+            path = tmp_path / f"hashed-{how.replace(' ', '-')}-{reason.split()[-1]}"
+            path.write_text("hello\n")
+            watch = FileWatch(str(path))
+            path.unlink()
+            if special is None:
+                os.mkfifo(path)
+            elif how == "symlink":
+                path.symlink_to(special)
+            else:
+                try:
+                    os.link(special, path, follow_symlinks=False)
+                except OSError:  # a directory cannot be hard-linked
+                    continue
+            with trio.fail_after(5):
+                await digest_ahead([watch])
+            assert watch.poll(), (reason, how)
+            assert watch.digest is None, (reason, how)
 
 
 def test_a_file_over_the_cap_shows_its_first_part_with_a_warning(tmp_path: Path) -> None:

@@ -415,7 +415,8 @@ class FilePane:
         """Rows known to exist after laying out at most about `wanted`, and
         whether that is the exact total: what an `open` reply needs to say
         whether the pane overflows, without laying out the whole document."""
-        return file_rows.known(self.rows(inner_width), wanted)
+        rows = self.rows(inner_width)
+        return rows.available(wanted), rows.complete()
 
     def lit_rows(self, inner_width: int) -> range:
         """Rows whose source range meets the highlight (empty when none, or

@@ -95,12 +95,6 @@ class PaneRows:
         return cached[2]
 
 
-def known(rows: Shown, wanted: int) -> tuple[int, bool]:
-    """Rows known to exist after laying out at most about `wanted`, and
-    whether that is the exact total."""
-    return rows.available(wanted), rows.complete()
-
-
 def cards_in(rows: Shown) -> int:
     """How many of `rows` are the review's cards' (all of them, placed or not)."""
     return rows.card_rows if isinstance(rows, CardedRows) else 0

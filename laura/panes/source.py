@@ -60,23 +60,15 @@ T = TypeVar("T")
 
 
 class Loaded:
-    """A pane's content: the decoded text (in pieces; `text` joins them on
-    first use), a `document` ready to lay out, or `error` (why it cannot be
-    shown); `size` is the file's real size."""
+    """A pane's content: a `document` ready to lay out (its `lines` are the
+    decoded, cleaned source lines), or `error` (why it cannot be shown);
+    `size` is the file's real size. A big file's text is held once, as its
+    lines: the pieces it was decoded in are dropped."""
 
-    def __init__(
-        self, parts: list[str], error: str | None, document: Document, size: int
-    ) -> None:
-        self._parts = parts
+    def __init__(self, error: str | None, document: Document, size: int) -> None:
         self.error = error
         self.document = document
         self.size = size
-
-    @property
-    def text(self) -> str:
-        if len(self._parts) != 1:
-            self._parts = ["".join(self._parts)]
-        return self._parts[0]
 
 
 def file_size(path: str) -> int:
@@ -195,7 +187,7 @@ def prepare(path: str, capped: Capped) -> Generator[None, None, Loaded]:
     big = end > PARSE_LIMIT
     whole = "" if big else "".join(parts)
     document = Document(path, whole, lines=lines, kind=PLAIN_TEXT if big else None)
-    return Loaded(parts, None, document, capped.size)
+    return Loaded(None, document, capped.size)
 
 
 def _read(path: str, cap: int) -> Capped | Loaded:
@@ -220,12 +212,12 @@ def _prime(document: Document) -> None:
 
 
 def unreadable(path: str, reason: str, size: int = 0) -> Loaded:
-    return Loaded([], reason, Document(path, "", unreadable=reason), size)
+    return Loaded(reason, Document(path, "", unreadable=reason), size)
 
 
 def loading(path: str) -> Loaded:
     """What a pane holds until its load lands: one "loading…" row."""
-    return Loaded([], None, Document(path, "", notice=LOADING), 0)
+    return Loaded(None, Document(path, "", notice=LOADING), 0)
 
 
 class Loader:

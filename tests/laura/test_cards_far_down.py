@@ -110,3 +110,36 @@ def test_the_long_file_reached_by_another_name_keeps_keys_echoing(
     assert opened.returncode == 0, opened.stderr
     session.wait_for("399990 ")
     agent_comment_while_typing(session, opened.stdout.strip(), 399_990, f"while an agent commented via a {spelling}")
+
+
+@pytest.mark.tmux
+@pytest.mark.parametrize(
+    "name, line, count",
+    [("blank.txt", "\n", 2_000_000), ("generated.py", "total = total + 1\n", 1_500_000)],
+)
+def test_submitting_the_review_of_a_long_file_is_prompt(
+    laura_session: Make, tmp_path: Path, name: str, line: str, count: int
+) -> None:
+    path = tmp_path / name
+    path.write_text(line * count)
+    commented = count - 10
+    session = laura_session(command=["cat"])
+    assert session.cli("ready", "--agent", "bot").returncode == 0
+    probe = EchoProbe(session)
+    try:
+        idle = [probe.key("Z") for _ in range(20)]
+        assert session.cli("open", str(path), "--highlight", str(commented)).returncode == 0
+        session.wait_for(f"{commented} ")
+        session.send_keys("c")
+        session.wait_for(lambda text: f"comment L{commented}" in session.footer())
+        session.type("MY_NOTE")
+        session.send_keys("Enter")
+        session.wait_for("You · MY_NOTE")
+        session.send_keys("S")
+        session.wait_for(lambda text: "review body" in session.footer())
+        submitted = probe.press("Enter", shows="laura review")
+        after = [probe.key("Z") for _ in range(10)]
+    finally:
+        probe.close()
+    session.wait_for(f"L{commented}")
+    assert_keys_echoed(idle, [submitted, *after], f"when the review of {name} was submitted")

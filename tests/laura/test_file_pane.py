@@ -142,7 +142,7 @@ def test_a_request_right_after_an_edit_sees_the_new_content(tmp_path: Path) -> N
     path.write_text("ONE\nTWO\nTHREE\n")  # same size
     report = ask(tab, {"type": "layout"})
     assert report["type"] == "report"
-    assert tab.panes[pane].text == "ONE\nTWO\nTHREE\n"
+    assert tab.panes[pane].source_lines() == ["ONE", "TWO", "THREE"]
     path.write_text("1\n2\n3\n4\n5\n")
     report = ask(tab, {"type": "layout"})
     panes = report["panes"]

@@ -13,6 +13,9 @@ tests/laura/echo_probe.py). Scenarios, each in a fresh laura:
   longline  `laura open` of a 40 MB file of one line (a minified bundle)
   follow    `laura open --follow` of the 1M-line file, typing until its last
             line is on screen (its rows are counted, then pinned to the end)
+  grow      that followed file (a copy), once shown to its end, appended a
+            line every 0.25 s, typing until the tenth appended line shows
+            (each is a reload)
   rescan    `laura open --highlight 3000` of a 600 KB JavaScript file of
             unclosed `/*` lines (Pygments rescans to the end from each)
   codeend   `laura open --highlight LAST` of a 7 MB Python file of 400,000
@@ -26,9 +29,10 @@ tests/laura/echo_probe.py). Scenarios, each in a fresh laura:
 
     python bench/laura_stalls.py [--lines N] [--random-mb N] [--keys N] [--only random]
 
-Prints p50, p99 and max per scenario, and p99 over idle p99. The machine is
-shared: read the ratios, not the absolute figures, and the load average
-printed with them.
+Prints p50, p99 and max per scenario, p99 over idle p99, and the CPU
+seconds laura used while the keys were typed. The machine is shared: read
+the ratios, not the absolute figures, and the load average printed with
+them.
 """
 
 from __future__ import annotations
@@ -39,6 +43,7 @@ import random
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -64,16 +69,23 @@ def git(repo: Path, *args: str) -> None:
     subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True)
 
 
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU time of process `pid` so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def measure(
     root: Path,
     name: str,
     keys: int,
     setup: Callable[[LauraSession], Callable[[], bool]],
     command: list[str] | None = None,
-) -> list[float]:
+) -> tuple[list[float], float]:
     """Start laura (tab 1 hosting `command`, default the shell), run `setup`
     (which starts the work and returns "is it done?"), then type until it is
-    done and at least `keys` keys were timed."""
+    done and at least `keys` keys were timed; the latencies, and laura's CPU
+    seconds while they were typed."""
     # PYTHONPATH passes through, to measure another checkout's laura package.
     env = {"PYTHONPATH": os.environ["PYTHONPATH"]} if os.environ.get("PYTHONPATH") else None
     session = LauraSession(root / name, command=command, width=160, height=45, env=env).start()
@@ -81,6 +93,7 @@ def measure(
     try:
         probe.key(KEY)  # warm
         done = setup(session)
+        cpu = cpu_seconds(session.laura_pid)
         times: list[float] = []
         while len(times) < keys or not done():
             times.append(probe.key(KEY))
@@ -88,7 +101,7 @@ def measure(
                 # echo must change a cell, so wait until the line is cleared
                 session.send_keys("C-u")
                 wait_until(lambda: KEY * 2 not in session.text())
-        return times
+        return times, cpu_seconds(session.laura_pid) - cpu
     finally:
         probe.close()
         session.close()
@@ -159,6 +172,35 @@ def main() -> None:
 
             return setup
 
+        def grown(path: Path, lines: int) -> Callable[[LauraSession], Callable[[], bool]]:
+            def setup(session: LauraSession) -> Callable[[], bool]:
+                log = path.with_name("grown.log")
+                log.write_bytes(path.read_bytes())
+                result = session.cli("open", str(log), "--no-focus", "--follow")
+                assert result.returncode == 0, result.stderr
+                wait_until(lambda: "loading…" not in session.text())
+                wait_until(lambda: f"line {lines - 1:08d}" in session.text(), timeout=60)
+                stop = threading.Event()
+
+                def append() -> None:
+                    written = 0
+                    while not stop.wait(0.25):
+                        written += 1
+                        with log.open("a") as out:
+                            out.write(f"APPENDED {written:04d}\n")
+
+                threading.Thread(target=append, daemon=True).start()
+
+                def done() -> bool:
+                    if "APPENDED 0010" not in session.text():
+                        return False
+                    stop.set()
+                    return True
+
+                return done
+
+            return setup
+
         def commented(path: Path, line: int) -> Callable[[LauraSession], Callable[[], bool]]:
             def setup(session: LauraSession) -> Callable[[], bool]:
                 assert session.cli("ready", "--agent", "bench").returncode == 0
@@ -208,6 +250,7 @@ def main() -> None:
             ("gitdiff", opened(tracked), None),
             ("longline", opened(one_line), None),
             ("follow", followed(text, args.lines), None),
+            ("grow", grown(text, args.lines), None),
             ("rescan", opened(rescan, "--highlight", "3000"), None),
             ("codeend", opened(long_code, "--highlight", "400000"), None),
             ("comment", commented(long_code, 399_990), None),
@@ -218,20 +261,22 @@ def main() -> None:
             wanted = {"idle", *args.only.split(",")}
             scenarios = [scenario for scenario in scenarios if scenario[0] in wanted]
         results: dict[str, list[float]] = {}
+        cpu: dict[str, float] = {}
         for name, setup, command in scenarios:
-            results[name] = measure(root, name, args.keys, setup, command)
+            results[name], cpu[name] = measure(root, name, args.keys, setup, command)
             print(f"{name}: {len(results[name])} keys", file=sys.stderr, flush=True)
     load = os.getloadavg()[0]
     print(f"key -> echo in laura (tmux), load average {load:.1f} on {os.cpu_count()} cores")
     print(
-        f"{'scenario':10s} {'keys':>5s} {'p50 ms':>7s} {'p99 ms':>7s} {'max ms':>7s} {'p99/idle':>9s}"
+        f"{'scenario':10s} {'keys':>5s} {'p50 ms':>7s} {'p99 ms':>7s} {'max ms':>7s}"
+        f" {'p99/idle':>9s} {'CPU s':>6s}"
     )
     base = percentile(results["idle"], 0.99)
     for name, times in results.items():
         p99 = percentile(times, 0.99)
         print(
             f"{name:10s} {len(times):5d} {percentile(times, 0.5) * 1000:7.1f} {p99 * 1000:7.1f}"
-            f" {max(times) * 1000:7.1f} {p99 / base:9.2f}"
+            f" {max(times) * 1000:7.1f} {p99 / base:9.2f} {cpu[name]:6.2f}"
         )
 
 

@@ -34,6 +34,7 @@ from __future__ import annotations
 import functools
 import os
 from collections.abc import Callable
+from typing import TypeVar
 
 import trio
 
@@ -78,6 +79,8 @@ SYNC_REACH_SECONDS = 0.01
 # are made at once, this long at most.
 COLOUR_INLINE_SECONDS = 1.0
 
+T = TypeVar("T")
+
 
 class FilePane:
     """One file pane. `highlight` is a source line range (1-based,
@@ -85,6 +88,7 @@ class FilePane:
     rows (see `Viewport`)."""
 
     kind = "panel"
+    document: Document  # what the pane shows: set by every load
 
     def __init__(
         self,
@@ -159,20 +163,24 @@ class FilePane:
         the document a reload replaces (None: compare them here)."""
         old = self._grown_from
         self._grown_from = None
-        if old is not None and grew is None and loaded.document.notice is None:
+        kept = 0 if old is None else len(old[0].lines)
+        if loaded.grown:
+            loaded, grew = loaded.joined(replacing=self.document), True
+        elif old is not None and grew is None and loaded.document.notice is None:
             grew = run_steps(lines_grew(old[0], loaded.document))
+        self._loaded = loaded
         self.error = loaded.error
         self.document = loaded.document
         self.changes.new_load(self._load_token)
         self.layout.forget()
         if old is not None and grew:
-            self._carry_counts(*old)
+            self._carry_counts(old[1], kept)
         self._start_colouring()
 
-    def _carry_counts(self, old: Document, views: dict[tuple[int, bool], View]) -> None:
-        """A plain file that only grew (a log) keeps its old lines' row
-        counts, instead of counting a million lines again on every reload."""
-        kept = len(old.lines)
+    def _carry_counts(self, views: dict[tuple[int, bool], View], kept: int) -> None:
+        """A plain file that only grew (a log) keeps the row counts of its
+        `kept` old lines, instead of counting a million lines again on every
+        reload."""
         for (width, diff_view), view in views.items():
             if not diff_view and isinstance(view, WrappedView):
                 new = self.layout.view(width, False, self.document, lambda: self.marks, lambda: self.git)
@@ -214,9 +222,9 @@ class FilePane:
     async def _load_job(self, token: int) -> None:
         """Load in a worker thread, then install (unless the file changed
         again); a change noticed meanwhile is read when this one lands."""
-        loaded = await self.loader.load(self.path)
-        grew = False
-        if self._grown_from is not None and token == self._load_token:
+        loaded = await self.loader.load(self.path, self._loaded if self.reloading else None)
+        grew = loaded.grown
+        if not grew and self._grown_from is not None and token == self._load_token:
             grew = await drive(lines_grew(self._grown_from[0], loaded.document))
         if token != self._load_token:
             return
@@ -362,6 +370,8 @@ class FilePane:
         self.loader.start(functools.partial(self._count_job, job))
 
     async def _count_job(self, job: tuple[int, int, bool]) -> None:
+        """Count the rows at `job`'s width and mode in steps; a reload or new
+        marks meanwhile end it (a log's new view takes the counts so far)."""
         version, width, diff_view = job
         document, marks = self.document, self.marks
         view = self.layout.view(width, diff_view, document, lambda: marks, lambda: self.git)
@@ -372,11 +382,12 @@ class FilePane:
             steps = count_rows(blocks, len(document.lines), width)
         else:
             steps = count_rows(document.fresh_blocks(), len(document.lines), width, marks)
+        current = lambda: version == self.layout.version  # noqa: E731
         try:
-            total = await drive(steps)
+            total = await drive(_while(current, steps))
         finally:
             self._counting.discard(job)
-        if version == self.layout.version:
+        if total is not None and current():
             self.layout.counts[(width, diff_view)] = total
             self.loader.on_change()
 
@@ -721,11 +732,16 @@ def _still_shown(view: View, layout: PaneRows, key: tuple[int, bool]) -> bool:
     return layout.views().get(key) is view
 
 
-def _while(current: Callable[[], bool], steps: Steps[None]) -> Steps[None]:
-    """`steps`, stopped at the first step after `current()` turns false."""
-    for _ in steps:
+def _while(current: Callable[[], bool], steps: Steps[T]) -> Steps[T | None]:
+    """`steps` and their result, or None when stopped at the first step
+    after `current()` turns false."""
+    while True:
+        try:
+            next(steps)
+        except StopIteration as done:
+            return done.value
         if not current():
-            return
+            return None
         yield
 
 

@@ -1,10 +1,14 @@
-"""A long log that keeps growing, followed in a pane: every reload keeps the
-rows already counted (only the new lines are laid out), and the real
-`laura` keeps echoing keys through the reloads (before, deciding that the
-old lines were unchanged compared a million lines on the UI loop)."""
+"""A long log that keeps growing, followed in a pane: a reload decodes only
+the bytes after those it already showed (when the file still begins with
+them) and keeps the rows already counted, and the real `laura` keeps
+showing the log and echoing keys through the reloads (before, a log
+appended faster than it loaded showed "loading…" for good, and deciding
+that the old lines were unchanged compared a million lines on the UI
+loop)."""
 
 from __future__ import annotations
 
+import random
 import re
 import threading
 import time
@@ -12,11 +16,93 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+import trio
 
+from laura.panes import source
+from laura.panes.source import Loaded, Loader, load_source
 from tests.laura.echo_probe import EchoProbe, assert_keys_echoed
 from tests.laura.tmux import LauraSession
 
 Make = Callable[..., LauraSession]
+
+PIECES = [b"a", b"bc ", "é".encode(), "界".encode(), b"\n", b"\r\n", b"\r", b"\x1b[31m",
+          b"\x07", b"\xff", b"\t", b"x" * 40]  # fmt: skip
+
+
+def reload(path: Path, previous: Loaded) -> Loaded:
+    return trio.run(Loader().load, str(path), previous)
+
+
+def text(rng: random.Random, lines: int) -> bytes:
+    return b"".join(rng.choice(PIECES) for _ in range(lines * 4)).replace(b"\r\n", b"\n") + b"\n"
+
+
+@pytest.mark.parametrize("name, big", [("app.log", False), ("bundle.js", True)])
+def test_a_reload_of_a_file_that_only_grew_decodes_only_what_was_added(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, big: bool
+) -> None:
+    monkeypatch.setattr(source, "PIECE", 16)
+    monkeypatch.setattr(source, "PARSE_LIMIT", 64 if big else source.PARSE_LIMIT)
+    rng = random.Random(7)
+    path = tmp_path / name
+    for _ in range(60):
+        path.write_bytes(text(rng, 30))
+        shown = trio.run(Loader().load, str(path))
+        with path.open("ab") as log:
+            log.write(text(rng, rng.randrange(1, 20)))
+        grown = reload(path, shown)
+        assert grown.grown
+        whole = load_source(str(path)).document.lines
+        assert grown.joined(replacing=load_source(str(path)).document).document.lines == whole
+        old_lines = shown.document.lines
+        joined = grown.joined(replacing=shown.document)
+        assert joined.document.lines == whole
+        assert joined.document.lines is old_lines  # extended in place, not copied
+
+
+def test_a_reload_decodes_everything_again_unless_the_file_begins_as_before(tmp_path: Path) -> None:
+    path = tmp_path / "app.log"
+    path.write_bytes(b"one\ntwo\n")
+    shown = trio.run(Loader().load, str(path))
+    changes = {
+        "a changed line, longer": b"ONE\ntwo\nthree\n",
+        "the same length, another byte": b"one\ntwO\nthree\n",
+        "shorter": b"one\n",
+        "a line break taken out": b"one two\nthree\n",
+    }
+    for change, data in changes.items():
+        path.write_bytes(data)
+        loaded = reload(path, shown)
+        assert not loaded.grown, change
+        assert loaded.document.lines == data.decode().splitlines(), change
+
+
+def test_an_unfinished_last_line_is_decoded_again_when_it_goes_on(tmp_path: Path) -> None:
+    path = tmp_path / "app.log"
+    path.write_bytes(b"one\ntw")
+    shown = trio.run(Loader().load, str(path))
+    with path.open("ab") as log:
+        log.write("o \u00e9\nthree\n".encode())
+    loaded = reload(path, shown)
+    assert not loaded.grown
+    assert loaded.document.lines == ["one", "two é", "three"]
+    with path.open("ab") as log:
+        log.write(b"four\n")
+    grown = reload(path, loaded)
+    assert grown.grown
+    assert grown.joined(replacing=loaded.document).document.lines == ["one", "two é", "three", "four"]
+
+
+def test_markdown_and_code_under_the_parse_limit_are_loaded_whole(tmp_path: Path) -> None:
+    for name in ("notes.md", "main.py"):
+        path = tmp_path / name
+        path.write_text("# one\n")
+        shown = trio.run(Loader().load, str(path))
+        with path.open("a") as file:
+            file.write("two\n")
+        loaded = reload(path, shown)
+        assert not loaded.grown, name
+        assert loaded.document.lines == ["# one", "two"], name
 
 
 class Appender:

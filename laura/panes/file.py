@@ -733,16 +733,15 @@ def _still_shown(view: View, layout: PaneRows, key: tuple[int, bool]) -> bool:
 
 
 def _while(current: Callable[[], bool], steps: Steps[T]) -> Steps[T | None]:
-    """`steps` and their result, or None when stopped at the first step
-    after `current()` turns false."""
-    while True:
+    """`steps` and their result, or None once `current()` turns false: it is
+    asked before every step, so none runs on rows a reload replaced."""
+    while current():
         try:
             next(steps)
         except StopIteration as done:
             return done.value
-        if not current():
-            return None
         yield
+    return None
 
 
 # Lines compared per step when a reload asks whether a file only grew.

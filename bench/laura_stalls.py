@@ -10,6 +10,8 @@ tests/laura/echo_probe.py). Scenarios, each in a fresh laura:
             has loaded and a while after
   git diff  a committed 40 MB file with every 10th line changed, opened:
             git diff runs (async) and its 100k hunks are parsed
+  diffview  that file's diff view turned on (`laura diff`) once git's
+            marks are in, typing until it shows
   longline  `laura open` of a 40 MB file of one line (a minified bundle)
   follow    `laura open --follow` of the 1M-line file, typing until its last
             line is on screen (its rows are counted, then pinned to the end)
@@ -201,6 +203,21 @@ def main() -> None:
 
             return setup
 
+        def diff_viewed(path: Path) -> Callable[[LauraSession], Callable[[], bool]]:
+            def setup(session: LauraSession) -> Callable[[], bool]:
+                result = session.cli("open", str(path), "--no-focus")
+                assert result.returncode == 0, result.stderr
+                wait_until(lambda: "-100000" in session.text(), timeout=60)
+                subprocess.Popen(
+                    [LAURA, "diff", "--pane", result.stdout.strip()],
+                    env=session.client_env(None),
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                )
+                return lambda: "[diff]" in session.text()
+
+            return setup
+
         def commented(path: Path, line: int) -> Callable[[LauraSession], Callable[[], bool]]:
             def setup(session: LauraSession) -> Callable[[], bool]:
                 assert session.cli("ready", "--agent", "bench").returncode == 0
@@ -248,6 +265,7 @@ def main() -> None:
             ("idle", idle, None),
             ("open", opened(text), None),
             ("gitdiff", opened(tracked), None),
+            ("diffview", diff_viewed(tracked), None),
             ("longline", opened(one_line), None),
             ("follow", followed(text, args.lines), None),
             ("grow", grown(text, args.lines), None),

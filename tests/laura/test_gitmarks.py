@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import random
 import shutil
 from pathlib import Path
 
@@ -30,6 +31,7 @@ from laura.gitmarks import (
 from laura.render import theme
 from laura.render.code import source_lines
 from laura.render.document import Document
+from laura.render.lines import Line
 from laura.render.view import ADDED, MODIFIED, DocumentView
 from tests.laura.git_helpers import committed, git, isolate_environment
 from tests.laura.render_helpers import picture, text, wait_until
@@ -187,6 +189,37 @@ def test_deletions_at_the_end_come_after_the_last_line() -> None:
     assert shown == [" one", " two", "-three", "-four"]
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_the_diff_view_reads_as_the_old_file_and_as_the_new_one(tmp_path: Path, seed: int) -> None:
+    # Random edits (changes, insertions and deletions, at the start and the
+    # end too) diffed by the real git: the rows without `+` are the old file,
+    # the rows without `-` the new one, and each new line keeps its number.
+    rng = random.Random(seed)
+    old = numbered(rng.randrange(1, 80))
+    path = committed(tmp_path, f"f{seed}.txt", "\n".join(old) + "\n")
+    new = list(old)
+    for _ in range(rng.randrange(1, 12)):
+        at = rng.randrange(len(new) + 1)
+        edit = rng.choice(["change", "insert", "delete"])
+        if edit == "insert" or not new:
+            new[at:at] = [f"new {rng.random():.6f}" for _ in range(rng.randrange(1, 4))]
+        elif edit == "change":
+            new[min(at, len(new) - 1)] += " CHANGED"
+        else:
+            del new[at : at + rng.randrange(1, 4)]
+    path.write_text("".join(line + "\n" for line in new))
+    diff = git_diff_blocking(path, LIMIT)
+    rows = [row for block in diff_view_blocks(new, diff.hunks) for row in block.lines]
+    shown = [text_of(row) for row in rows]
+    assert [line[1:] for line in shown if not line.startswith("+")] == old
+    assert [line[1:] for line in shown if not line.startswith("-")] == new
+    assert [row.source for row in rows if row.source is not None] == [(n, n) for n in range(1, len(new) + 1)]
+
+
+def text_of(line: Line) -> str:
+    return "".join(span.text for span in line.spans)
+
+
 async def test_async_git_diff_matches_the_blocking_one(tmp_path: Path) -> None:
     path = committed(tmp_path, "a.txt", "one\n")
     path.write_text("one\ntwo\n")
@@ -256,6 +289,19 @@ def test_a_big_diff_is_parsed_in_steps_and_gives_what_the_one_shot_parse_gives(
     marks = marks_of(stepped, len(lines))
     assert (marks.added, marks.deleted) == (10_000, 10_000)
     assert trio.run(gitmarks.drive, gitmarks.marks_steps(stepped.hunks, len(lines))) == marks
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_big_diffs_lines_decoded_chunk_by_chunk_are_its_lines_decoded_whole(seed: int) -> None:
+    # Multi-byte characters and bytes that are not UTF-8, cut anywhere by
+    # the reads: the same lines, the same U+FFFD, as decoding it all at once.
+    rng = random.Random(seed)
+    pieces = [b"+", b"-", b"@@ -1 +1 @@", b"\n", b"a", "\u00e9".encode(), "\u754c".encode(), b"\xff", b"\xe7\x95"]
+    data = b"".join(rng.choice(pieces) for _ in range(5_000))
+    cuts = sorted(rng.sample(range(1, len(data)), 200))
+    chunks = [data[a:b] for a, b in zip([0, *cuts], [*cuts, len(data)], strict=True)]
+    assert list(gitmarks.lines_of(chunks)) == data.decode("utf-8", errors="replace").split("\n")
+    assert list(gitmarks.lines_of([])) == [""]  # as "".split("\n")
 
 
 def _git_processes_in(repo: Path) -> list[int]:

@@ -57,7 +57,7 @@ from laura.panes.source import (
 from laura.panes.watch import FileWatch
 from laura.protocol import Rect
 from laura.render.canvas import Canvas, text_width
-from laura.render.document import PLAIN_TEXT, Document
+from laura.render.document import MARKDOWN, PLAIN_TEXT, Document
 from laura.render.lines import clamp_range
 from laura.render.view import DocumentView, Marks, count_rows
 from laura.render.wrapped_view import WrappedView
@@ -375,15 +375,18 @@ class FilePane:
         version, width, diff_view = job
         document, marks = self.document, self.marks
         view = self.layout.view(width, diff_view, document, lambda: marks, lambda: self.git)
-        if isinstance(view, WrappedView):  # counts itself, and keeps the counts
-            steps = view.count_steps()
-        elif diff_view:
-            blocks = gitmarks.diff_view_blocks(document.lines, self.git.hunks)
-            steps = count_rows(blocks, len(document.lines), width)
-        else:
-            steps = count_rows(document.fresh_blocks(), len(document.lines), width, marks)
         current = lambda: version == self.layout.version  # noqa: E731
         try:
+            if isinstance(view, WrappedView):  # counts itself, and keeps the counts
+                steps = view.count_steps()
+            elif diff_view:
+                blocks = gitmarks.diff_view_blocks(document.lines, self.git.hunks)
+                steps = count_rows(blocks, len(document.lines), width)
+            else:
+                fresh = document.fresh_blocks()
+                if document.kind == MARKDOWN:  # its first pass reads the whole text (5 MB: 110 ms)
+                    fresh = await self.loader.started(fresh)
+                steps = count_rows(fresh, len(document.lines), width, marks)
             total = await drive(_while(current, steps))
         finally:
             self._counting.discard(job)

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import codecs
 import hashlib
+import itertools
 import os
 from collections.abc import Awaitable, Callable, Iterator
 from typing import Any, TypeVar
@@ -368,6 +369,13 @@ class Loader:
         if loaded.document.kind == MARKDOWN:  # the parser's first pass is over the whole text
             await self.in_thread(_prime, loaded.document)
         return loaded
+
+    async def started(self, items: Iterator[T]) -> Iterator[T]:
+        """`items`, its first one made in a worker thread (a markdown parse
+        sets out the whole text before its first block), the rest as the
+        caller iterates."""
+        first = await self.in_thread(next, items, None)
+        return items if first is None else itertools.chain((first,), items)
 
     async def in_thread(self, work: Callable[..., T], *args: Any) -> T:
         """`work(*args)` in a worker thread; abandoned if cancelled."""

@@ -193,3 +193,25 @@ def test_counting_every_row_of_a_long_markdown_file_keeps_keys_echoing(
         return next(entry["content_rows"] for entry in panes if str(entry["id"]) == pane)
 
     assert isinstance(wait_until(content_rows, timeout=60), int)
+
+
+@pytest.mark.tmux
+def test_counting_a_big_markdown_files_rows_at_a_new_width_keeps_keys_echoing(
+    laura_session: Make, tmp_path: Path
+) -> None:
+    # `layout` after a resize counts every row at the new width; the
+    # markdown parser's first pass over the whole 8 MB ran on the UI loop
+    # first (110-210 ms in one step).
+    path = tmp_path / "notes.md"
+    markdown(path, 8_000_000)
+    session = laura_session(command=["cat"])
+    opened(session, path)
+    idle: list[float] = []
+    busy: list[float] = []
+    for width in (120, 100, 90):
+        session.tmux("resize-window", "-x", str(width), "-y", "40")
+        session.wait_for(lambda text, width=width: len(session.screen()[0]) <= width)
+        before, during = keys_while_cli(session, "layout", keys=30)
+        idle += before
+        busy += during
+    assert_keys_echoed(idle, busy, "while the rows of 8 MB of markdown were counted at three widths")

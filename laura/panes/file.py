@@ -51,13 +51,14 @@ from laura.panes.source import (
     Loader,
     cap_warning,
     file_size,
+    lines_grew,
     load_source,
     loading,
 )
 from laura.panes.watch import FileWatch
 from laura.protocol import Rect
 from laura.render.canvas import Canvas, text_width
-from laura.render.document import MARKDOWN, PLAIN_TEXT, Document
+from laura.render.document import MARKDOWN, Document
 from laura.render.lines import clamp_range
 from laura.render.view import DocumentView, Marks, count_rows
 from laura.render.wrapped_view import WrappedView
@@ -745,21 +746,3 @@ def _while(current: Callable[[], bool], steps: Steps[T]) -> Steps[T | None]:
             return done.value
         yield
     return None
-
-
-# Lines compared per step when a reload asks whether a file only grew.
-GREW_STEP_LINES = 20_000
-
-
-def lines_grew(old: Document, new: Document) -> Steps[bool]:
-    """Whether `new` is plain text whose lines begin with all of `old`'s
-    (a log that grew), compared in steps: a million lines took 80 ms."""
-    kept = len(old.lines)
-    if not kept or new.kind != PLAIN_TEXT or new.notice is not None or len(new.lines) < kept:
-        return False
-    for start in range(0, kept, GREW_STEP_LINES):
-        end = min(kept, start + GREW_STEP_LINES)
-        if new.lines[start:end] != old.lines[start:end]:
-            return False
-        yield
-    return True

@@ -8,7 +8,9 @@ wait frees the interpreter), then `prepare`'s steps — a 32 KiB piece each,
 about a millisecond — on the loop between keys and frames (threads would
 contend for the interpreter and make every key wait), and markdown's
 first parse pass in a thread. A file past PARSE_LIMIT is shown as plain
-text: no parser or lexer runs over it.
+text: no parser or lexer runs over it. A reload of a plain-text file that
+still begins with the bytes a load covered (`Cover`: a log that grew)
+decodes only the rest (`Loaded.joined` puts the lines together).
 
 `Loader` is what a tab hands its panes. With a nursery attached (the host)
 it runs a pane's jobs as tasks in the tab's nursery and calls `on_change`
@@ -52,6 +54,8 @@ INLINE_LIMIT = 1 << 20
 PARSE_LIMIT = 8 << 20
 # Bytes decoded, cleaned and split per step of a background load.
 PIECE = 32 << 10
+# Lines compared per step when a reload asks whether a file only grew.
+GREW_STEP_LINES = 20_000
 LOADING = "loading…"
 # Bytes that `displayable` leaves alone (TAB, LF, printable ASCII, and all
 # of UTF-8's multi-byte range); a piece of only these skips it (8x faster).
@@ -287,6 +291,20 @@ def _decoded_lines(data: memoryview, parts: list[str] | None = None) -> Steps[li
             parts.extend(texts)
         return lines
     raise AssertionError("decoding with errors='replace' cannot fail")
+
+
+def lines_grew(old: Document, new: Document) -> Steps[bool]:
+    """Whether `new` is plain text whose lines begin with all of `old`'s
+    (a log that grew), compared in steps: a million lines took 80 ms."""
+    kept = len(old.lines)
+    if not kept or new.kind != PLAIN_TEXT or new.notice is not None or len(new.lines) < kept:
+        return False
+    for start in range(0, kept, GREW_STEP_LINES):
+        end = min(kept, start + GREW_STEP_LINES)
+        if new.lines[start:end] != old.lines[start:end]:
+            return False
+        yield
+    return True
 
 
 def _read(path: str, cap: int) -> Capped | Loaded:

@@ -229,6 +229,9 @@ class FilePane:
             grew = await drive(lines_grew(self._grown_from[0], loaded.document))
         if token != self._load_token:
             return
+        if self.reloading and (self.review.held or self.review.has_threads):
+            self._keep_under_review()
+            return
         place, self._after_load = self._after_load, None
         self._install(loaded, grew)
         self.loading = self.reloading = False
@@ -245,6 +248,17 @@ class FilePane:
         if self._reload_again:
             self._reload_again = False
             self.reload()
+        self.loader.on_change()
+
+    def _keep_under_review(self) -> None:
+        """A comment was begun or made on the lines shown while a reload
+        read the file: they stay (the comment would land on other lines),
+        and the change is seen again by the next poll, which freezes the
+        pane or waits for the prompt to close, as for any change."""
+        self.watch.forget()
+        self._grown_from = self._after_load = None
+        self.reloading = self._reload_again = False
+        self._landed.set()
         self.loader.on_change()
 
     @property

@@ -75,6 +75,12 @@ class FileWatch:
         self.digest = digest_of(path, self.stamp.size) if self.stamp is not None else None
         self._ahead: tuple[Stamp, bytes | None] | None = None  # a digest made off the loop
 
+    def forget(self) -> None:
+        """Forget what the file looked like: the next poll reports a change
+        (a reload that could not be shown is asked for again)."""
+        self.stamp = self.digest = None
+        self._ahead = None
+
     def poll(self, now_ns: int | None = None) -> bool:
         """True when the file changed since the last poll (or construction):
         content, existence or identity. A touch that changes nothing else is

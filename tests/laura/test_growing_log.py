@@ -4,7 +4,8 @@ them) and keeps the rows already counted, and the real `laura` keeps
 showing the log and echoing keys through the reloads (before, a log
 appended faster than it loaded showed "loading…" for good, and deciding
 that the old lines were unchanged compared a million lines on the UI
-loop)."""
+loop). A comment made on the old lines while a reload reads the file keeps
+them."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ import pytest
 import trio
 
 from laura.panes import source
+from laura.panes.file import FilePane
 from laura.panes.source import Loaded, Loader, load_source
 from tests.laura.echo_probe import EchoProbe, assert_keys_echoed
 from tests.laura.tmux import LauraSession
@@ -154,3 +156,71 @@ def test_keys_keep_echoing_while_a_long_followed_log_grows(
     finally:
         probe.close()
     assert_keys_echoed(idle, busy, "while a followed log of a million lines grew")
+
+
+class Changes:
+    """A loader's `on_change`: wakes whoever waits for the pane to change."""
+
+    def __init__(self) -> None:
+        self._changed = trio.Event()
+
+    def __call__(self) -> None:
+        self._changed.set()
+
+    async def until(self, condition: Callable[[], bool]) -> None:
+        while not condition():
+            await self._changed.wait()
+            self._changed = trio.Event()
+
+
+def two_megabytes(path: Path) -> None:
+    path.write_text("".join(f"line {n}\n" for n in range(1, 250_001)))  # over INLINE_LIMIT
+
+
+@pytest.mark.parametrize("begun", ["an agent's comment", "the person's comment prompt"])
+def test_a_comment_begun_while_a_reload_reads_keeps_the_lines_it_was_made_on(
+    tmp_path: Path, begun: str
+) -> None:
+    """A reload in the background keeps the old lines on screen, so a
+    comment can be made on them meanwhile: the reload must not land under
+    it (the comment would point at other lines). The pane keeps its lines,
+    and the change is seen again as any change under a review is: a thread
+    freezes the pane, a prompt holds the change until it closes."""
+    path = tmp_path / "table.txt"
+    two_megabytes(path)
+
+    async def run() -> None:
+        async with trio.open_nursery() as nursery:
+            loader = Loader()
+            changes = Changes()
+            loader.attach(nursery, changes)
+            pane = FilePane(1, str(path), "table.txt", loader)
+            await changes.until(lambda: not pane.loading)
+            path.write_text("INSERTED\n" + path.read_text())
+            assert pane.reload_if_changed() and pane.reloading
+            if begun == "an agent's comment":
+                pane.review.book.comment_from_agent(
+                    5, "why five?", line_count=pane.line_count, sources=pane.sources_of_line(5, 80)
+                )
+            else:
+                pane.review.held = True
+            await changes.until(lambda: not pane.reloading)
+            assert pane.source_lines()[4] == "line 5"  # still the lines the comment was made on
+            if begun == "an agent's comment":
+                assert pane.reload_if_changed()
+                assert pane.review.frozen and not pane.reloading
+                assert pane.source_lines()[4] == "line 5"
+                pane.review.book.clear()  # the review submitted: it thaws and reloads
+            else:
+                assert not pane.reload_if_changed()  # held under the prompt
+                pane.review.held = False
+            assert pane.reload_if_changed()
+            await changes.until(lambda: not (pane.reloading or pane.loading))
+            assert pane.source_lines()[:2] == ["INSERTED", "line 1"]
+            nursery.cancel_scope.cancel()
+
+    async def main() -> None:
+        with trio.fail_after(30):
+            await run()
+
+    trio.run(main)

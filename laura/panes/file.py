@@ -147,7 +147,11 @@ class FilePane:
         self._landed.set()  # a wait for the load it replaces looks again
         self.size = file_size(self.path)
         if self.loader.in_background and self.size > INLINE_LIMIT:
-            self.reloading = self._grown_from is not None and not self.loading and self.error is None
+            self.reloading = (
+                self._grown_from is not None
+                and not (self.loading or self.measure_only)  # a dry run's pane starts no job
+                and self.error is None
+            )
             if not self.reloading:
                 self._install(loading(self.path))
                 self.loading = True

@@ -20,7 +20,8 @@ import trio
 from laura.commands import answer
 from laura.filecheck import human_size, read_capped
 from laura.gitmarks import output_limit
-from laura.panes.source import INLINE_LIMIT
+from laura.panes.file import FilePane
+from laura.panes.source import INLINE_LIMIT, Loader
 from laura.panes.watch import FileWatch, digest_ahead
 from laura.protocol import Rect
 from laura.render.canvas import Canvas
@@ -80,6 +81,31 @@ def tab_at(tmp_path: Path) -> Tab:
     return tab
 
 
+def swapped(path: Path, special: Path | None, how: str) -> bool:
+    """Put a special file where `path` was: a FIFO made in its place
+    (`special` None), or a symlink or hard link to `special`. False when
+    that cannot be done (a directory cannot be hard-linked)."""
+    path.unlink()
+    if special is None:
+        os.mkfifo(path)
+    elif how == "symlink":
+        path.symlink_to(special)
+    else:
+        try:
+            os.link(special, path, follow_symlinks=False)
+        except OSError:
+            return False
+    return True
+
+
+def swaps(specials: dict[str, Path]) -> list[tuple[str, Path | None, str]]:
+    """(the refusal, the special file or None, how it is put in place):
+    each special file by a symlink and a hard link, and a FIFO made in
+    place."""
+    linked = [(reason, special, how) for reason, special in specials.items() for how in ("symlink", "hard link")]
+    return [*linked, ("is a FIFO", None, "mkfifo")]
+
+
 def test_what_is_not_a_regular_file_is_refused_on_open_naming_its_type(
     tmp_path: Path, specials: dict[str, Path]
 ) -> None:
@@ -125,25 +151,67 @@ async def test_the_hash_made_off_the_loop_never_reads_a_special_file(
     file swapped for a special one (a link to it, a hard link, or a FIFO
     made in its place) is not opened for that, so no worker thread blocks
     on a FIFO or reads /dev/zero, and the poll still sees the change."""
-    for reason, special in [*specials.items(), ("is a FIFO (made in place)", None)]:
-        for how in ("symlink", "hard link") if special is not None else ("mkfifo",):
-            path = tmp_path / f"hashed-{how.replace(' ', '-')}-{reason.split()[-1]}"
-            path.write_text("hello\n")
-            watch = FileWatch(str(path))
-            path.unlink()
-            if special is None:
-                os.mkfifo(path)
-            elif how == "symlink":
-                path.symlink_to(special)
-            else:
-                try:
-                    os.link(special, path, follow_symlinks=False)
-                except OSError:  # a directory cannot be hard-linked
+    for reason, special, how in swaps(specials):
+        path = tmp_path / f"hashed-{how.replace(' ', '-')}-{reason.split()[-1]}"
+        path.write_text("hello\n")
+        watch = FileWatch(str(path))
+        if not swapped(path, special, how):
+            continue
+        with trio.fail_after(5):
+            await digest_ahead([watch])
+        assert watch.poll(), (reason, how)
+        assert watch.digest is None, (reason, how)
+
+
+async def test_a_reload_that_continues_a_log_never_reads_a_special_file(
+    tmp_path: Path, specials: dict[str, Path]
+) -> None:
+    """A reload of a big plain-text file reads it again in a worker thread
+    to see whether it only grew. A log swapped for a special file between
+    the size check and that read (a FIFO made in its place, a symlink or a
+    hard link to a FIFO, a socket, a directory or /dev/zero) is refused
+    naming its type: no worker thread blocks, nothing is read."""
+    for reason, special, how in swaps(specials):
+        path = tmp_path / f"log-{how}-{reason.split()[-1]}.log"
+        path.write_text("".join(f"line {n}\n" for n in range(250_000)))  # over INLINE_LIMIT
+        shown = await Loader().load(str(path))
+        assert shown.cover is not None
+        if not swapped(path, special, how):
+            continue
+        before = rchar()
+        with trio.fail_after(5):
+            loaded = await Loader().load(str(path), shown)
+        assert loaded.error == reason, (reason, how)
+        assert not loaded.grown, (reason, how)
+        assert rchar() - before < 1 << 20, (reason, how)
+
+
+async def test_a_followed_log_swapped_for_a_special_file_while_it_reloads_is_refused(
+    tmp_path: Path, specials: dict[str, Path]
+) -> None:
+    """A log that grew starts a reload in the background (the old lines
+    stay shown), and is swapped before that reload reads it: a FIFO (made
+    in place, or linked), a socket, a directory or /dev/zero there is
+    refused naming its type, the pane says so, and nothing blocks."""
+    for reason, special, how in swaps(specials):
+        path = tmp_path / f"followed-{how}-{reason.split()[-1]}.log"
+        path.write_text("".join(f"line {n}\n" for n in range(250_000)))
+        with trio.fail_after(10):
+            async with trio.open_nursery() as nursery:
+                loader = Loader()
+                loader.attach(nursery, lambda: None)
+                pane = FilePane(1, str(path), path.name, loader)
+                await pane.reach(1, 80)  # the first load landed
+                with path.open("a") as log:
+                    log.write("one more\n")
+                assert pane.reload_if_changed() and pane.reloading
+                if not swapped(path, special, how):
+                    nursery.cancel_scope.cancel()
                     continue
-            with trio.fail_after(5):
-                await digest_ahead([watch])
-            assert watch.poll(), (reason, how)
-            assert watch.digest is None, (reason, how)
+                pane.reload_if_changed()  # the swap, seen during the reload: read if it lands
+                await pane.reach(1, 80)
+                assert not pane.reloading and pane.error == reason, (reason, how)
+                nursery.cancel_scope.cancel()
 
 
 def test_a_file_over_the_cap_shows_its_first_part_with_a_warning(tmp_path: Path) -> None:

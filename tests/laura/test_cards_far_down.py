@@ -6,7 +6,6 @@ the UI loop, and then walked again, for the first card)."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -14,6 +13,7 @@ import pytest
 
 from tests.laura.echo_probe import EchoProbe, assert_keys_echoed, keys_while_cli
 from tests.laura.git_helpers import committed
+from tests.laura.other_names import SPELLINGS, reached_by
 from tests.laura.tmux import LauraSession
 
 Make = Callable[..., LauraSession]
@@ -89,21 +89,14 @@ def test_the_persons_comment_on_a_long_file_shows_at_once(laura_session: Make, t
 
 
 @pytest.mark.tmux
-@pytest.mark.parametrize("spelling", ["symlink", "hard link", "option-looking name"])
+@pytest.mark.parametrize("spelling", SPELLINGS)
 def test_the_long_file_reached_by_another_name_keeps_keys_echoing(
     laura_session: Make, tmp_path: Path, spelling: str
 ) -> None:
     target = tmp_path / "generated.py"
     target.write_text("total = total + 1\n" * 400_000)
-    if spelling == "symlink":
-        name = tmp_path / "vendor.min.py"
-        name.symlink_to(target)
-    elif spelling == "hard link":
-        name = tmp_path / "copy.py"
-        os.link(target, name)
-    else:
-        name = tmp_path / "--highlight=1.py"
-        target.rename(name)
+    names = {"symlink": "vendor.min.py", "hard link": "copy.py", "option-looking name": "--highlight=1.py"}
+    name = reached_by(target, spelling, names[spelling])
     session = laura_session(command=["cat"])
     assert session.cli("ready", "--agent", "bot").returncode == 0
     opened = session.cli("open", "--no-focus", "--highlight", "399990", "--", str(name))

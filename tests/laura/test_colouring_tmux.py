@@ -16,6 +16,7 @@ import pytest
 from laura.render import theme
 from tests.helpers.wait import wait_until
 from tests.laura.echo_probe import EchoProbe, assert_keys_echoed
+from tests.laura.other_names import SPELLINGS, reached_by
 from tests.laura.tmux import LauraSession
 
 Make = Callable[..., LauraSession]
@@ -65,23 +66,16 @@ def test_keys_keep_echoing_while_a_file_that_makes_the_lexer_rescan_opens(
     assert_keys_echoed(idle, busy, f"while {name} opened")
 
 
-@pytest.mark.parametrize("spelling", ["symlink", "hard link", "option-looking name"])
+@pytest.mark.parametrize("spelling", SPELLINGS)
 def test_keys_keep_echoing_however_such_a_file_is_named(
     laura_session: Make, tmp_path: Path, spelling: str
 ) -> None:
-    """The same content reached by a symlink, a hard link or a name that
-    looks like an option of `laura open`."""
+    """The same content reached by a symlink, a hard link (named as CSS) or
+    a name that looks like an option of `laura open`."""
     real = tmp_path / "real.js"
     real.write_text("/*\n" * 200_000 + "THE END\n")
-    if spelling == "symlink":
-        path = tmp_path / "vendor.min.js"
-        path.symlink_to(real)
-    elif spelling == "hard link":
-        path = tmp_path / "page.css"
-        os.link(real, path)
-    else:
-        path = tmp_path / "--highlight=1.js"
-        path.write_text(real.read_text())
+    names = {"symlink": "vendor.min.js", "hard link": "page.css", "option-looking name": "--highlight=1.js"}
+    path = reached_by(real, spelling, names[spelling])
     session = laura_session(command=["cat"])
     probe = EchoProbe(session)
     try:

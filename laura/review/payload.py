@@ -36,18 +36,6 @@ FROZEN_BANNER = (
 )
 
 
-def split_source_lines(text: str) -> list[str]:
-    """Source lines as `wc -l`, an editor and `git blame` count them: split on
-    "\\n" only (a form feed or U+2028 is text, not a line break), one trailing
-    "\\r" dropped per line, and no phantom empty line after a final newline."""
-    if not text:
-        return []
-    lines = text.split("\n")
-    if lines[-1] == "":
-        lines.pop()
-    return [line[:-1] if line.endswith("\r") else line for line in lines]
-
-
 def defuse_controls(text: str) -> str:
     """`text` with every control character but tab and newline replaced by a
     visible stand-in, so nothing in a comment or a file line can end the paste

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from laura.panes.source import load_source
 from laura.review.payload import (
     FROZEN_BANNER,
     assemble_review,
     bracketed_paste,
     defuse_controls,
     review_bytes,
-    split_source_lines,
 )
 from laura.review.threads import Note, Thread, ThreadBook
 
@@ -225,11 +227,17 @@ def test_any_review_is_one_paste_submitted_once(
 # -- source lines as the gutter counts them --------------------------------------------------
 
 
-def test_source_lines_split_on_newline_only() -> None:
-    assert split_source_lines("") == []
-    assert split_source_lines("a") == ["a"]
-    assert split_source_lines("a\n") == ["a"]
-    assert split_source_lines("a\n\n") == ["a", ""]
-    assert split_source_lines("a\r\nb\r\n") == ["a", "b"]
-    # A form feed or a Unicode line separator is text on its line.
-    assert split_source_lines("a\x0cb\nc\u2028d\n") == ["a\x0cb", "c\u2028d"]
+def test_source_lines_split_on_newline_only(tmp_path: Path) -> None:
+    # What a review quotes: the pane's loaded lines (cleaned for display).
+    def lines(text: str) -> list[str]:
+        path = tmp_path / "f.txt"
+        path.write_text(text, newline="")
+        return load_source(str(path)).document.lines
+
+    assert lines("") == []
+    assert lines("a") == ["a"]
+    assert lines("a\n") == ["a"]
+    assert lines("a\n\n") == ["a", ""]
+    assert lines("a\r\nb\r\n") == ["a", "b"]
+    # A form feed (shown as U+FFFD) or a Unicode line separator is text on its line.
+    assert lines("a\x0cb\nc\u2028d\n") == ["a\ufffdb", "c\u2028d"]

@@ -667,6 +667,17 @@ class FilePane:
         # Lay out and style the rows the next frame shows, so that drawing
         # only reads (a frame's cost also paces the next frame).
         self._shown(inner.width).window(viewport.scroll, inner.height)
+        self._want_colours(inner)
+
+    def _want_colours(self, inner: Rect) -> None:
+        """A code file's lines on screen, and a screen below them, are
+        coloured before the rest (far down a big file: by a run of their own)."""
+        colouring = self.document.colouring
+        if colouring is None or colouring.done or self.diff_view:
+            return
+        top = self._line_at(self.viewport.scroll)
+        if top is not None:
+            colouring.want(top, top + 2 * inner.height)
 
     # --- the inline review ------------------------------------------------------------
 

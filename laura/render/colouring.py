@@ -19,11 +19,20 @@ big (a 5 MB Python file, 10 s). A `Colouring` bounds the work three ways:
   good: the rest of the file is shown plain, as editors do when a
   highlighter runs over time.
 
+The lines on screen come first (`want`): when the run from the top is more
+than SYNC_LINES above them (a jump far into a big file, which that run
+would reach only after seconds), a run of their own starts a little above
+them, in the lexer's first state, as an editor syncs its highlighting some
+lines back (`_sync_point`). Its colours are shown until the run from the
+top reaches those lines and gives them their final ones (the same, unless
+that start was inside a string or comment).
+
 Lines not coloured yet are shown plain (`spans`: their rows are the same,
 one per source line), and take their colours when a later frame finds them
 ready (`final`).
 A coloured line's text is always its source line's: a line whose tokens
-spell anything else stops the colouring there.
+spell anything else stops the colouring there (in a jump's run: that run,
+and no other starts).
 """
 
 from __future__ import annotations
@@ -50,6 +59,12 @@ MIN_RATE = 150_000
 GRACE_SECONDS = 0.5
 # How long a fence in a markdown file may take to colour when it is shown.
 FENCE_SECONDS = 0.02
+# A run of the lines on screen starts at least SYNC_LINES above them, at the
+# nearest line within SYNC_REACH more that begins a top-level block, and
+# JUMP_RUNS such runs are kept (a jump far away drops the oldest).
+SYNC_LINES = 50
+SYNC_REACH = 1000
+JUMP_RUNS = 3
 
 Spans = tuple[Span, ...]
 
@@ -60,15 +75,38 @@ def plain(line: str) -> Spans:
     return (Span(line),) if line else ()
 
 
+class _Run:
+    """The lines one pass of the lexer coloured, from source line `start`
+    (0-based) on; `work` colours more a token per step."""
+
+    def __init__(self, start: int) -> None:
+        self.start = start
+        self.lines: list[Spans] = []
+        self.work: Iterator[None] = iter(())
+        self.ended = False
+
+    @property
+    def end(self) -> int:
+        """The line after the last coloured one (0-based)."""
+        return self.start + len(self.lines)
+
+
 class Colouring:
     """The coloured lines of `lines` (source lines, without newlines) by a
-    `lexer_class` lexer, made in order from the first; `lines_ready` so far."""
+    `lexer_class` lexer, made in order from the first; `lines_ready` so far.
+    The lines on screen (`want`) may be coloured first by a run of their own."""
 
     def __init__(self, lexer_class: type[Lexer], lines: Sequence[str]) -> None:
         self._lexer_class = lexer_class
         self._source = lines
-        self._coloured: list[Spans] = []
-        self._work = self._run()
+        self._main = _Run(0)
+        self._main.work = self._runs(self._main)
+        self._coloured = self._main.lines
+        self._jumps: list[_Run] = []  # runs that began below the main one, oldest first
+        self._jumps_fail = False  # one gave up: the lexer cannot start mid-file
+        self._wanted: tuple[int, int] | None = None  # 0-based, end excluded
+        self._aim: tuple[_Run, int] | None = None  # the run that colours a wanted line next, and it
+        self.added = 0  # lines coloured so far, by every run
         self._finished = False
         self.stopped = False  # too slow, or a lexer changed the text: the rest stays plain
         self._spent = 0.0
@@ -85,6 +123,7 @@ class Colouring:
 
     @property
     def lines_ready(self) -> int:
+        """Lines coloured by the run from the top (their colours are final)."""
         return len(self._coloured)
 
     @property
@@ -93,67 +132,157 @@ class Colouring:
         return self._finished or self.stopped
 
     def line(self, number: int) -> Spans | None:
-        """Line `number`'s (1-based) coloured spans, or None while not ready."""
+        """Line `number`'s (1-based) final coloured spans, or None while not ready."""
         return self._coloured[number - 1] if number <= len(self._coloured) else None
 
     def spans(self, number: int) -> Spans:
         """Line `number`'s spans as shown now: coloured, or plain."""
         if number <= len(self._coloured):
             return self._coloured[number - 1]
+        for run in self._jumps:
+            if run.start < number <= run.end:
+                return run.lines[number - 1 - run.start]
         return plain(self._source[number - 1])
 
     def final(self, number: int) -> bool:
         """Whether line `number` is shown as it will stay."""
         return number <= len(self._coloured) or self.done
 
+    def ready(self, number: int) -> bool:
+        """Whether line `number` (1-based) shows colours now, final or a jump's."""
+        return number <= len(self._coloured) or any(
+            run.start < number <= run.end for run in self._jumps
+        )
+
+    def want(self, first: int, last: int) -> None:
+        """Lines `first`..`last` (1-based) are on screen or about to be:
+        the steps colour them before any other."""
+        wanted = (max(0, first - 1), min(last, len(self._source)))
+        if wanted != self._wanted:
+            self._wanted = wanted
+            self._aim = self._aim_at_wanted()
+
     def advance(self, through: int, seconds: float) -> None:
-        """Colour until line `through` is ready, the work ends, or `seconds` pass."""
+        """Colour from the top until line `through` is ready, the work ends,
+        or `seconds` pass."""
         deadline = time.perf_counter() + seconds
         while len(self._coloured) < through and not self.done:
-            self._step()
+            self._step(self._main)
             if time.perf_counter() >= deadline:
                 return
 
     def steps(
         self, notify: Callable[[], None], alive: Callable[[], bool], every: float, first: int = 0
     ) -> Steps[None]:
-        """Colour to the end a token per step while `alive()`; `notify()`
-        when the `first` lines are ready, then at most every `every` seconds
-        when more are, and at the end."""
-        told_at, told = time.perf_counter(), len(self._coloured)
+        """Colour to the end a token per step while `alive()`, the wanted
+        lines first; `notify()` when the `first` lines or the wanted ones are
+        ready, else at most every `every` seconds when more are, and at the end."""
+        told_at, told = time.perf_counter(), self.added
+        first_told = len(self._coloured) >= first
         while not self.done and alive():
-            self._step()
-            ready = len(self._coloured)
-            if ready > told and (told < first <= ready or time.perf_counter() - told_at >= every):
-                notify()
-                told_at, told = time.perf_counter(), ready
+            wanted_met = self._aimed_step()
+            if self.added > told:
+                reached_first = not first_told and len(self._coloured) >= first
+                if reached_first or wanted_met or time.perf_counter() - told_at >= every:
+                    notify()
+                    told_at, told = time.perf_counter(), self.added
+                    first_told = first_told or reached_first
             yield
-        if alive() and len(self._coloured) > told:
+        if alive() and self.added > told:
             notify()
 
-    def _step(self) -> None:
+    def _aimed_step(self) -> bool:
+        """A step of the run colouring the first wanted line not ready, else
+        of the run from the top; True when it made every wanted line ready."""
+        if self._aim is None:
+            self._step(self._main)
+            return False
+        run, need = self._aim
+        self._step(run)
+        if run.end <= need and not run.ended:
+            return False
+        self._aim = self._aim_at_wanted()
+        return self._aim is None
+
+    def _aim_at_wanted(self) -> tuple[_Run, int] | None:
+        """The run that reaches the first wanted line not coloured yet
+        soonest (a new one from `_sync_point` if none is within SYNC_LINES
+        of it), and that line (0-based); None when every wanted line is ready."""
+        if self._wanted is None or self.done:
+            return None
+        need = next((index for index in range(*self._wanted) if not self.ready(index + 1)), None)
+        if need is None:
+            return None
+        near = [
+            run
+            for run in (self._main, *self._jumps)
+            if run.start <= need and not run.ended and run.end >= need - SYNC_LINES
+        ]
+        if near:
+            return max(near, key=lambda run: run.end), need
+        if self._jumps_fail:
+            return None
+        run = _Run(self._sync_point(need))
+        run.work = self._runs(run)
+        kept = [old for old in self._jumps if old.end > len(self._coloured)]
+        self._jumps = [*kept[-(JUMP_RUNS - 1) :], run]
+        return run, need
+
+    def _sync_point(self, need: int) -> int:
+        """Where a run for line `need` (0-based) starts: the nearest line at
+        least SYNC_LINES above it that begins at column 0 after a blank line,
+        where top-level code begins in most languages. A run that starts
+        inside a long string or comment takes what follows for its inside
+        (and keeps that inversion to its end): from any line SYNC_LINES up,
+        one jump in nine into Python's standard library was coloured so;
+        from such a line, one in fifty (module docstrings). None within
+        SYNC_REACH lines: SYNC_LINES up."""
+        base = max(0, need - SYNC_LINES)
+        source = self._source
+        for index in range(base, max(0, base - SYNC_REACH), -1):
+            if source[index][:1] not in ("", " ", "\t") and not source[index - 1].strip():
+                return index
+        return base
+
+    def _step(self, run: _Run) -> None:
         started = time.perf_counter()
         try:
-            next(self._work)
+            next(run.work)
         except StopIteration:
-            self._finished = True
+            self._ended(run, failed=False)
         except Exception:  # a lexer's bug: the rest stays plain, the file is shown
-            self.stopped = True
+            self._ended(run, failed=True)
         self._spent += time.perf_counter() - started
         if self._spent > GRACE_SECONDS + self._lexed / MIN_RATE:
             self.stopped = True
 
-    def _run(self) -> Iterator[None]:
-        start = 0
+    def _ended(self, run: _Run, failed: bool) -> None:
+        run.ended = True
+        if run is not self._main:
+            self._jumps_fail = self._jumps_fail or failed
+        elif failed:
+            self.stopped = True
+        else:
+            self._finished = True
+            self._jumps = []
+
+    def _runs(self, run: _Run) -> Iterator[None]:
+        """Colour from `run.start` to the end, window by window; a window
+        whose tokens do not spell its lines ends the run (`_ended`)."""
+        start = run.start
         while start < len(self._source) and not self.stopped:
             stop = start + _fitting(self._source, start)
-            start += yield from self._window(start, stop)
+            taken = yield from self._window(start, stop, run.lines)
+            if taken is None:
+                raise _Misspelled
+            start += taken
 
-    def _window(self, start: int, stop: int) -> Generator[None, None, int]:
-        """Colour source lines start..stop-1 in one run of the lexer; returns
-        how many it coloured. The lines after the last one that ended
-        outside a string or comment are left for the next window, which
-        starts with them."""
+    def _window(self, start: int, stop: int, out: list[Spans]) -> Generator[None, None, int | None]:
+        """Colour source lines start..stop-1 in one run of the lexer onto
+        `out`; returns how many it coloured, or None if the tokens did not
+        spell them. The lines after the last one that ended outside a
+        string or comment are left for the next window, which starts with
+        them."""
         text = "\n".join(self._source[start:stop]).expandtabs(TAB)
         beyond = ""
         if len(text) > WINDOW:  # one line longer than a window: its start
@@ -173,25 +302,25 @@ class Colouring:
                 if index:
                     spans = line.finish() if line is not None else None
                     if spans is None:  # the tokens do not spell the source line
-                        self.stopped = True
-                        return stop - start
+                        return None
                     pending.append(spans)
                     if ttype in Token.Text:  # this line ended outside strings and comments
-                        self._coloured.extend(pending)
+                        out.extend(pending)
                         taken += len(pending)
+                        self.added += len(pending)
                         pending = []
                     line = self._line_at(start + taken + len(pending), cut=bool(beyond))
                 if part and line is not None:
                     line.add(part, style)
             yield
         if stop == len(self._source) or taken == 0 or len(pending) > (stop - start) // 2:
-            self._coloured.extend(pending)
+            out.extend(pending)
             taken += len(pending)
+            self.added += len(pending)
         if taken == 0:  # the lexer gave no line at all
-            self.stopped = True
-            return stop - start
+            return None
         if beyond:
-            self._coloured[-1] = (*self._coloured[-1], Span(beyond))
+            out[-1] = (*out[-1], Span(beyond))
         return taken
 
     def _line_at(self, index: int, cut: bool) -> _LineSpans | None:
@@ -201,6 +330,11 @@ class Colouring:
             return None
         wanted = self._source[index].expandtabs(TAB)
         return _LineSpans(wanted[:WINDOW] if cut else wanted)
+
+
+class _Misspelled(Exception):
+    """A run's tokens did not spell its source lines (a lexer that changes
+    the text): that run ends."""
 
 
 class _LineSpans:

@@ -203,3 +203,110 @@ def test_a_lexer_that_fails_midway_leaves_the_rest_of_the_file_plain() -> None:
     run_steps(work.steps(lambda: None, lambda: True, 1.0))
     assert work.stopped and 0 < work.lines_ready < len(lines)
     assert [spelled(work.spans(number)) for number in range(1, 101)] == lines
+
+
+def documented_python(functions: int, docstring_lines: int) -> list[str]:
+    """Functions with long indented docstrings (a run started inside one
+    would colour code as string and strings as code)."""
+    return source_lines(
+        "".join(
+            f"def step{n}(x):\n"
+            + f'    """Step {n}.\n\n'
+            + "".join(f"    return x + {k}  # not code: inside the docstring\n" for k in range(docstring_lines))
+            + '    """\n'
+            + f"    # a comment\n    return x + {n}\n\n"
+            for n in range(functions)
+        )
+    )
+
+
+def run_until(work: Colouring, steps: Iterator[None], lines: range) -> int:
+    """Step until every line in `lines` shows colours; how many steps it took."""
+    taken = 0
+    while not all(work.ready(number) for number in lines):
+        next(steps)
+        taken += 1
+    return taken
+
+
+@pytest.mark.parametrize(("functions", "docstring_lines"), [(4_000, 3), (300, 120)])
+def test_lines_wanted_far_down_are_coloured_first_and_as_the_whole_file_colours_them(
+    functions: int, docstring_lines: int
+) -> None:
+    """A jump far into a big file: the lines on screen take colours long
+    before the run from the top reaches them, the same colours that run
+    gives them (its start is a top-level line above them, not the middle of
+    a docstring), and a notice goes out as soon as they are ready."""
+    lines = documented_python(functions, docstring_lines)
+    lexer = lexer_class_for_filename("module.py")
+    assert lexer is not None
+    work = Colouring(lexer, lines)
+    work.compile()
+    notices: list[int] = []
+    steps = work.steps(lambda: notices.append(work.added), lambda: True, every=3600)
+    far = len(lines) - 90
+    # The lines just below a docstring's middle: SYNC_LINES up is inside it.
+    far = next(n for n in range(far, 0, -1) if lines[n - 1].startswith("    # a comment")) - 2
+    shown = range(far, far + 40)
+    work.want(shown.start, shown.stop - 1)
+    taken = run_until(work, steps, shown)
+    assert work.lines_ready < len(lines) // 20, "the run from the top got there first"
+    assert notices, "no notice when the wanted lines were coloured"
+    whole = whole_file_colours("module.py", lines)
+    assert [work.spans(number) for number in shown] == [whole[number - 1] for number in shown]
+    assert not any(work.final(number) for number in shown)  # until the run from the top is there
+    run_steps(steps)
+    assert work.done and not work.stopped
+    assert [work.spans(number) for number in range(1, len(lines) + 1)] == whole
+    assert taken < 10_000, f"{taken} steps to colour the wanted lines"
+
+
+def test_jumps_keep_a_bounded_number_of_runs_and_scrolling_extends_one() -> None:
+    lines = documented_python(3_000, 3)
+    lexer = lexer_class_for_filename("module.py")
+    assert lexer is not None
+    work = Colouring(lexer, lines)
+    steps = work.steps(lambda: None, lambda: True, every=3600)
+    for far in (9_000, 3_000, 14_000, 6_000, 11_000):
+        work.want(far, far + 40)
+        run_until(work, steps, range(far, far + 41))
+    assert len(work._jumps) == colouring.JUMP_RUNS
+    kept = sum(len(run.lines) for run in work._jumps)
+    for top in range(11_000, 11_400, 40):  # paging down from the last jump
+        work.want(top, top + 80)
+        run_until(work, steps, range(top, top + 81))
+    assert len(work._jumps) == colouring.JUMP_RUNS
+    assert sum(len(run.lines) for run in work._jumps) - kept < 1_000
+    run_steps(steps)
+    assert work._jumps == [] and work.lines_ready == len(lines)
+
+
+def test_a_wanted_range_past_the_end_or_empty_changes_nothing() -> None:
+    lines = [f"x{n} = {n}" for n in range(3_000)]
+    lexer = lexer_class_for_filename("module.py")
+    assert lexer is not None
+    for first, last in [(2_990, 9_999), (5_000, 6_000), (40, 10), (0, 0), (-5, 3)]:
+        work = Colouring(lexer, lines)
+        work.want(first, last)
+        run_steps(work.steps(lambda: None, lambda: True, 1.0))
+        assert work.lines_ready == len(lines) and not work.stopped
+
+
+def test_a_lexer_that_fails_in_a_jump_leaves_those_lines_plain_and_tries_no_more() -> None:
+    class FailingMidFile(PythonLexer):
+        def get_tokens_unprocessed(self, text: str, stack: Sequence[str] = ("root",)) -> Iterator[Any]:
+            if text.startswith("x3"):  # a run begun in lines 3000-3999 (the one from the top never is)
+                raise RuntimeError("a lexer's bug")
+            yield from super().get_tokens_unprocessed(text, stack)
+
+    lines = [f"x{n} = {n}" for n in range(5_000)]
+    work = Colouring(FailingMidFile, lines)
+    steps = work.steps(lambda: None, lambda: True, 1.0)
+    work.want(4_000, 4_040)
+    for _ in range(50):
+        next(steps)
+    assert [spelled(work.spans(number)) for number in range(4_000, 4_041)] == lines[3_999:4_040]
+    assert len(work._jumps) == 1
+    work.want(2_000, 2_040)  # another jump: no new run
+    run_steps(steps)
+    assert len(work._jumps) <= 1 and not work.stopped and work.lines_ready == len(lines)

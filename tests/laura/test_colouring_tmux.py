@@ -1,7 +1,8 @@
 """The real `laura` in tmux colours code files without holding keys: a file
 written to make Pygments rescan to its end keeps keys echoing while it opens
 at a line; an ordinary big file is coloured in the background to its last
-line; closing its pane stops that work."""
+line, and a line far down it is coloured as soon as it is shown (long before
+that); closing its pane stops that work."""
 
 from __future__ import annotations
 
@@ -98,12 +99,52 @@ def test_an_ordinary_big_file_is_coloured_to_its_last_line(
     opened = session.cli("open", str(path), "--no-focus", "--highlight", "23998")
     assert opened.returncode == 0, opened.stderr
     session.wait_for("step5999")
+    wait_until(
+        lambda: last_def_coloured(session, "step5999"),
+        what="the last function's `def` in the keyword colour",
+    )
 
-    def last_def_coloured() -> bool:
-        line = next((row for row in coloured_screen(session).split("\n") if "step5999" in row), "")
-        return bool(re.search(re.escape(KEYWORD) + r"m\s*def", line))
 
-    wait_until(last_def_coloured, what="the last function's `def` in the keyword colour")
+def last_def_coloured(session: LauraSession, name: str) -> bool:
+    line = next((row for row in coloured_screen(session).split("\n") if name in row), "")
+    return bool(re.search(re.escape(KEYWORD) + r"m\s*def", line))
+
+
+def cpu_over(pid: int, seconds: float) -> float:
+    before = cpu_seconds(pid)
+    time.sleep(seconds)  # a measuring window, not synchronisation
+    return cpu_seconds(pid) - before
+
+
+@pytest.mark.parametrize("jump", ["open at the line", "highlight request"])
+def test_a_line_far_down_a_big_file_is_coloured_when_it_is_shown(
+    laura_session: Make, tmp_path: Path, jump: str
+) -> None:
+    """4 MB of Python: colouring it from the top takes many seconds; the
+    lines shown at its end are coloured while that still runs."""
+    path = tmp_path / "generated.py"
+    ordinary_python(path, 60_000)  # 240,000 lines
+    session = laura_session(command=["cat"])
+    if jump == "open at the line":
+        opened = session.cli("open", str(path), "--no-focus", "--highlight", "239998")
+        assert opened.returncode == 0, opened.stderr
+    else:
+        opened = session.cli("open", str(path), "--no-focus")
+        assert opened.returncode == 0, opened.stderr
+        session.wait_for("step0(")
+        moved = session.cli("highlight", "239998", "--pane", opened.stdout.strip())
+        assert moved.returncode == 0, moved.stderr
+    session.wait_for("step59999")
+    wait_until(
+        lambda: last_def_coloured(session, "step59999"),
+        timeout=10,
+        what="the last function's `def` in the keyword colour",
+    )
+    still = cpu_over(session.laura_pid, 0.5)
+    assert still > 0.1, (
+        f"the colouring from the top had ended ({still:.2f} s of CPU in half a second): "
+        "the shown lines were coloured only when it reached them"
+    )
 
 
 def test_closing_a_code_pane_stops_its_colouring(laura_session: Make, tmp_path: Path) -> None:
@@ -115,16 +156,11 @@ def test_closing_a_code_pane_stops_its_colouring(laura_session: Make, tmp_path: 
     assert opened.returncode == 0, opened.stderr
     session.wait_for("step0")
 
-    def cpu_over(seconds: float) -> float:
-        before = cpu_seconds(pid)
-        time.sleep(seconds)  # a measuring window, not synchronisation
-        return cpu_seconds(pid) - before
-
-    colouring = cpu_over(1.0)
+    colouring = cpu_over(pid, 1.0)
     closed = session.cli("close", opened.stdout.strip())
     assert closed.returncode == 0, closed.stderr
     session.wait_for(lambda text: "step0" not in text)
-    after = cpu_over(1.0)
+    after = cpu_over(pid, 1.0)
     assert colouring > 0.2, f"colouring used {colouring:.2f} s of CPU a second"
     assert after < colouring / 3, (
         f"{after:.2f} s of CPU a second after the close (was {colouring:.2f})"

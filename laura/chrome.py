@@ -37,7 +37,8 @@ HELP_LINES = (
     "Shell pane",
     "  PgUp/PgDn, wheel   scroll back; any key returns to live",
     "Focused file pane",
-    "  ↑/↓ move · PgUp/PgDn scroll · ←/→ scroll code sideways",
+    "  ↑/↓ move · PgUp/PgDn scroll · Home/End (g/G) first/last line",
+    "  ←/→ scroll code sideways",
     "  h clear highlight · d diff vs HEAD · Ctrl+R reload",
     "  x close pane · Esc back to the shell",
 )

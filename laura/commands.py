@@ -199,6 +199,7 @@ COMMANDS: dict[str, Command] = {
     "scroll": _view(lambda pane, area, rows: pane.scroll_by(rows, area)),
     "scroll-page": _view(lambda pane, area, pages: pane.scroll_by(pages * max(area.height, 1), area)),
     "scroll-sideways": _view(lambda pane, area, steps: pane.scroll_sideways(steps, area)),
+    "move-to-edge": _view(lambda pane, area, step: pane.move_to_edge(step, area)),
     # A file pane's review (keys): threads, and the prompts of laura/review_ui.py.
     "fold-thread": _view(_fold_thread),
     "jump-thread": _on_pane(_jump_thread),

@@ -514,10 +514,21 @@ class FilePane:
         self.highlight = None
 
     def move_cursor(self, delta: int, inner: Rect) -> None:
+        self.viewport.pin_end = False  # a move of one's own ends a pin still waiting for a count
         self.viewport.move_cursor(self.rows(inner.width), delta, inner)
 
     def scroll_by(self, delta: int, inner: Rect) -> None:
+        self.viewport.pin_end = False
         self.viewport.scroll_by(self.rows(inner.width), delta, inner)
+
+    def move_to_edge(self, step: int, inner: Rect) -> None:
+        """Home/End: the cursor on the first row (`step` < 0) or the last
+        (a long markdown file's once its rows are counted)."""
+        if step > 0:
+            self.pin_to_end(inner)
+            return
+        self.viewport.pin_end = False
+        self.viewport.place(0, 0, self.rows(inner.width), inner)
 
     def scroll_sideways(self, steps: int, inner: Rect) -> None:
         """←/→: shift pre-formatted rows (code, tables, fences)."""
@@ -730,7 +741,8 @@ class FilePane:
         if cwd and (self.path + os.sep).startswith(cwd.rstrip(os.sep) + os.sep):
             shown = os.path.relpath(self.path, cwd)
         part = " [first part]" if self.size > self.loader.cap else ""
-        return f"#{self.id} {shown}{part}" + (" [diff]" if self.diff_view else "")
+        pinning = " [counting rows…]" if self.viewport.pin_end else ""  # End waits for the count
+        return f"#{self.id} {shown}{part}" + (" [diff]" if self.diff_view else "") + pinning
 
     def title(self, cwd: str, inner: Rect | None = None) -> str:
         """`#id path [diff] +a -d  [review: …]` for the border."""

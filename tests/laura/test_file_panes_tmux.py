@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from laura.panes.file_draw import CURSOR_BG
 from tests.laura.git_helpers import committed
 from tests.laura.tmux import LAURA, LauraSession, wait_until
 
@@ -335,3 +336,46 @@ def test_open_with_highlight_lands_on_the_range_in_the_first_frame(laura_session
     session.wait_for("entry 420")
     wait_until(lambda: reversed_(pane_row(styled_screen(session), "entry 421")), 10)
     assert "entry 1\n" not in session.text()
+
+
+CURSOR_BAND = "48;2;{};{};{}".format(*CURSOR_BG)
+
+
+def cursor_on(session: LauraSession, marker: str) -> bool:
+    """Whether the row showing `marker` is on screen with the cursor's band on it."""
+    screen = styled_screen(session)
+    return any(marker in _SGR.sub("", row) and CURSOR_BAND in row for row in screen)
+
+
+@pytest.mark.parametrize(("to_end", "to_top"), [("End", "Home"), ("G", "g")])
+def test_home_and_end_put_the_cursor_on_the_first_and_the_last_line(
+    laura_session: Make, to_end: str, to_top: str
+) -> None:
+    session = laura_session()
+    path = session.root / "long.py"
+    path.write_text("".join(f"value_{n} = {n}\n" for n in range(1, 2001)))
+    open_file(session, path)
+    session.wait_for("value_1 = 1")
+    session.send_keys(to_end)
+    wait_until(lambda: cursor_on(session, "value_2000 = 2000"), 10, "the cursor on the last line")
+    assert "value_1 = 1" not in session.text()
+    session.send_keys("Up")
+    wait_until(lambda: cursor_on(session, "value_1999 = 1999"), 10, "the cursor a line up")
+    session.send_keys(to_top)
+    wait_until(lambda: cursor_on(session, "value_1 = 1"), 10, "the cursor on the first line")
+    assert "value_2000 = 2000" not in session.text()
+
+
+def test_end_in_a_long_markdown_file_reaches_its_last_line_once_counted(laura_session: Make) -> None:
+    session = laura_session()
+    path = session.root / "long.md"
+    path.write_text("".join(f"Paragraph {n} with some words in it.\n\n" for n in range(1, 30_001)))
+    open_file(session, path)
+    session.wait_for("Paragraph 1 with")
+    session.send_keys("End")  # the rows are counted in the background first: seconds
+    # the last row is the blank line 60,000 (its number in the gutter)
+    wait_until(lambda: cursor_on(session, "60000"), 40, "the cursor on the last row")
+    text = session.text()
+    assert "Paragraph 30000 with" in text and "counting rows" not in text
+    session.send_keys("Home")
+    wait_until(lambda: cursor_on(session, "Paragraph 1 with"), 10, "the cursor on the first line")

@@ -16,7 +16,9 @@ import trio
 
 from laura.panes.file import FilePane
 from laura.panes.source import Loader
+from laura.protocol import Rect
 from laura.render.document import row_text
+from tests.helpers.wait import wait_until_async
 from tests.laura.echo_probe import EchoProbe, assert_keys_echoed, keys_while_cli
 from tests.laura.tmux import LauraSession, wait_until
 
@@ -51,6 +53,48 @@ def opened(session: LauraSession, path: Path, *args: str) -> str:
     assert opening.returncode == 0, opening.stderr
     session.wait_for("A paragraph" if path.suffix == ".md" else "request 0 ", timeout=60)
     return opening.stdout.strip()
+
+
+@pytest.mark.parametrize("moved_meanwhile", [False, True])
+def test_end_in_a_big_markdown_file_waits_for_the_count_and_a_move_meanwhile_cancels_it(
+    tmp_path: Path, moved_meanwhile: bool
+) -> None:
+    """End far down a file whose rows are counted in the background: the
+    cursor goes to the last row once they are counted, unless the person
+    moved meanwhile (the view must not jump from under them seconds later)."""
+    path = tmp_path / "notes.md"
+    last = markdown(path, 1_200_000)
+    inner = Rect(0, 0, 100, 30)
+
+    async def main() -> None:
+        with trio.fail_after(60):
+            async with trio.open_nursery() as nursery:
+                loader = Loader()
+                loader.attach(nursery, lambda: None)
+                pane = FilePane(1, str(path), "notes.md", loader)
+                await pane.reach(1, inner.width)  # the load landed
+                pane.fit(inner)
+                pane.move_to_edge(1, inner)
+                assert pane.content_rows(inner.width) is None, "counted at once: nothing to wait for"
+                assert "[counting rows…]" in pane.title("")
+                if moved_meanwhile:
+                    pane.move_cursor(-1, inner)
+                await wait_until_async(lambda: pane.content_rows(inner.width) is not None, what="the count")
+                pane.fit(inner)
+                total = pane.content_rows(inner.width)
+                assert total is not None
+                if moved_meanwhile:  # a screen or so down (what was laid out), not at the end
+                    assert pane.viewport.cursor < total // 10
+                    assert "[counting rows…]" not in pane.title("")
+                else:
+                    assert pane.viewport.cursor == total - 1
+                    assert pane.cursor_line(inner.width) == last
+                    pane.move_to_edge(-1, inner)
+                    pane.fit(inner)
+                    assert (pane.viewport.cursor, pane.viewport.scroll) == (0, 0)
+                nursery.cancel_scope.cancel()
+
+    trio.run(main)
 
 
 @pytest.mark.tmux

@@ -8,6 +8,7 @@ Pure drawing into a `Canvas`; the pane decides which rows and where.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 
@@ -31,9 +32,22 @@ MARKER_CELL = "▌"
 _EMOJI = re.compile("[\U0001F000-\U0001FAFF]\uFE0F?|[\u2600-\u27BF\u2B00-\u2BFF]\uFE0F")
 
 
+# The styles below are made once per style (`attrs.evolve` costs some 4 µs:
+# a highlighted screen dims hundreds of spans a frame).
+@functools.lru_cache(maxsize=4096)
 def dimmed(style: Style) -> Style:
     """How a row outside a highlight looks: faint, no bold, no background."""
     return attrs.evolve(style, dim=True, bold=False, bg=None)
+
+
+@functools.lru_cache(maxsize=4096)
+def _reversed(style: Style) -> Style:
+    return attrs.evolve(style, reverse=True)
+
+
+@functools.lru_cache(maxsize=4096)
+def _on(style: Style, background: tuple[int, int, int]) -> Style:
+    return attrs.evolve(style, bg=background)
 
 
 def _blank_emoji(text: str) -> str:
@@ -100,11 +114,11 @@ def _reverse(canvas: Canvas, band: Rect) -> None:
     row = canvas.rows[band.y]
     for x in range(band.x, min(band.x + band.width, canvas.width)):
         text, style = row[x]
-        row[x] = (text, attrs.evolve(style, reverse=True))
+        row[x] = (text, _reversed(style))
 
 
 def _band(canvas: Canvas, band: Rect, background: tuple[int, int, int]) -> None:
     row = canvas.rows[band.y]
     for x in range(band.x, min(band.x + band.width, canvas.width)):
         text, style = row[x]
-        row[x] = (text, attrs.evolve(style, bg=background))
+        row[x] = (text, _on(style, background))

@@ -176,20 +176,33 @@ class Colouring:
     ) -> Steps[None]:
         """Colour to the end a token per step while `alive()`, the wanted
         lines first; `notify()` when the `first` lines or the wanted ones are
-        ready, else at most every `every` seconds when more are, and at the end."""
-        told_at, told = time.perf_counter(), self.added
+        ready, else at most every `every` seconds when more are and they may
+        show (the run from the top went over wanted lines, or none are
+        wanted), and at the end."""
+        told_at, told, told_through = time.perf_counter(), self.added, len(self._coloured)
         first_told = len(self._coloured) >= first
         while not self.done and alive():
             wanted_met = self._aimed_step()
             if self.added > told:
                 reached_first = not first_told and len(self._coloured) >= first
-                if reached_first or wanted_met or time.perf_counter() - told_at >= every:
+                due = time.perf_counter() - told_at >= every
+                if reached_first or wanted_met or (due and self._shows_since(told_through)):
                     notify()
-                    told_at, told = time.perf_counter(), self.added
+                    told, told_through = self.added, len(self._coloured)
                     first_told = first_told or reached_first
+                if due or reached_first or wanted_met:
+                    told_at = time.perf_counter()
             yield
         if alive() and self.added > told:
             notify()
+
+    def _shows_since(self, through: int) -> bool:
+        """Whether lines the run from the top coloured since it had coloured
+        `through` are among the wanted ones (any, when none are wanted)."""
+        if self._wanted is None:
+            return True
+        start, stop = self._wanted
+        return through < stop and len(self._coloured) > start
 
     def _aimed_step(self) -> bool:
         """A step of the run colouring the first wanted line not ready, else

@@ -60,6 +60,8 @@ class LineView(LazyRows):
     def _place(self, index: int) -> tuple[int, bool]:
         """Row `index` as (line, is its gap row): the line whose row or gap
         row it is."""
+        if not self._gaps and 0 <= index < self.line_count:  # most files: row r is line r + 1
+            return index + 1, False
         before = bisect.bisect_right(range(1, self.line_count + 1), index, key=self._row_of_line)
         if before and self._row_of_line(before) == index:
             return before, False

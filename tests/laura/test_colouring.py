@@ -310,3 +310,29 @@ def test_a_lexer_that_fails_in_a_jump_leaves_those_lines_plain_and_tries_no_more
     work.want(2_000, 2_040)  # another jump: no new run
     run_steps(steps)
     assert len(work._jumps) <= 1 and not work.stopped and work.lines_ready == len(lines)
+
+
+@pytest.mark.parametrize("wanted", [True, False])
+def test_lines_coloured_off_screen_ask_for_no_frame(wanted: bool) -> None:
+    """Each notice is a frame: while the run from the top colours lines
+    above the ones on screen, none is asked for (a frame every 0.1 s for
+    the half minute a big file takes); it is when the wanted lines are
+    ready, when that run goes over them, and at the end. With nothing
+    wanted (no screen yet), progress is told as it comes."""
+    lines = documented_python(2_000, 3)
+    lexer = lexer_class_for_filename("module.py")
+    assert lexer is not None
+    work = Colouring(lexer, lines)
+    told: list[int] = []
+    steps = work.steps(lambda: told.append(work.lines_ready), lambda: True, every=0.0)
+    if wanted:
+        work.want(8_000, 8_080)
+    run_steps(steps)
+    assert told[-1] == len(lines)
+    between = [ready for ready in told if 0 < ready < 7_999]
+    if wanted:
+        assert told[0] == 0  # the wanted lines, by a run of their own
+        assert between == [], f"{len(between)} frames asked for while colouring off screen"
+        assert any(7_999 <= ready <= 8_200 for ready in told)  # going over the wanted lines
+    else:
+        assert len(between) > 1_000

@@ -214,8 +214,8 @@ class Host:
         until the host's nursery is cancelled (polls hold no handles)."""
         while True:
             await trio.sleep(FILE_POLL_INTERVAL)
-            # Hashing a file just written runs in a worker thread; the tabs
-            # are read again after it (one may have closed meanwhile).
+            # A file just written is hashed in steps first; the tabs are
+            # read again after it (one may have closed meanwhile).
             await digest_ahead([pane.watch for runtime in self.tabs for pane in runtime.tab.panes.values()])
             if any(runtime.tab.poll_files() for runtime in list(self.tabs)):
                 self.changed()

@@ -10,8 +10,8 @@ diff asked afresh. Big files are not waited for: their pane asks git in the
 background. An `open` also finds its file's Pygments lexer found and
 compiled, in a worker thread (laura/render/code.py: up to 200 ms the first
 time, which would otherwise hold the loop). Files written in the last two
-seconds are hashed, in a worker thread, for the poll every request starts
-with. A `comment` finds its pane's file loaded and its rows laid out through
+seconds are hashed, in steps between keys, for the poll every request
+starts with. A `comment` finds its pane's file loaded and its rows laid out through
 the line, in steps between keys (the anchor of a line in a folded markdown
 block is its block's).
 
@@ -43,7 +43,7 @@ COMMENT_WAIT = 20.0
 async def prefetch(tab: Tab, line: bytes) -> None:
     """Ask git what `line`'s request will need (nothing for other requests)."""
     # Every request polls the tab's files first: a file just written is
-    # hashed here, in a worker thread.
+    # hashed here, in steps.
     await digest_ahead([pane.watch for pane in tab.panes.values()])
     try:
         request = decode_request(line)

@@ -514,7 +514,7 @@ class FilePane:
         self.highlight = None
 
     def move_cursor(self, delta: int, inner: Rect) -> None:
-        self.viewport.pin_end = False  # a move of one's own ends a pin still waiting for a count
+        self.viewport.pin_end = False  # a move of one's own ends a pin still waiting for the rows
         self.viewport.move_cursor(self.rows(inner.width), delta, inner)
 
     def scroll_by(self, delta: int, inner: Rect) -> None:
@@ -541,6 +541,13 @@ class FilePane:
         self.viewport.clamp(self.rows(inner.width), inner)
 
     def pin_to_end(self, inner: Rect) -> None:
+        """Cursor and view on the last row; where the rows through the end
+        are laid out (a long markdown file) or counted in the background
+        first, once they are (`pin_end` stays set till then)."""
+        if self._must_reach(self.line_count, inner.width):
+            self.viewport.pin_end = True
+            self._start_reach(self.line_count, inner.width)
+            return
         count = self.content_rows(inner.width)
         if count is None:  # still being counted: pin again once it is known
             self.viewport.pin_end = True
@@ -741,7 +748,7 @@ class FilePane:
         if cwd and (self.path + os.sep).startswith(cwd.rstrip(os.sep) + os.sep):
             shown = os.path.relpath(self.path, cwd)
         part = " [first part]" if self.size > self.loader.cap else ""
-        pinning = " [counting rows…]" if self.viewport.pin_end else ""  # End waits for the count
+        pinning = " [reaching the end…]" if self.viewport.pin_end else ""  # End waits for the rows
         return f"#{self.id} {shown}{part}" + (" [diff]" if self.diff_view else "") + pinning
 
     def title(self, cwd: str, inner: Rect | None = None) -> str:

@@ -7,10 +7,14 @@ so while the file's mtime is "racy" (close enough to now that another write
 could share the tick, git's rule) the content's digest is compared too.
 A pane polls on a timer and also right before answering a request, so a
 request that arrives right after an edit sees the new content. Hashing a
-file of megabytes takes 10-20 ms, every poll for two seconds after each
-write, so the host hashes the files a poll is about to hash in a worker
-thread first (`digest_ahead`: reading and hashing let the interpreter go),
-and the poll on the UI loop only compares.
+file of megabytes takes 5-20 ms, every poll for two seconds after each
+write, so the host hashes the files a poll is about to hash first
+(`digest_ahead`), a 256 KiB read per step between keys, and the poll only
+compares. (It was hashed in a worker thread: while the loop was busy and
+entered the kernel between steps, that thread waited for the interpreter
+lock for seconds, and so did every request waiting for the hash. A thread
+asks for the lock only after 5 ms without any switch, and the loop took it
+back within microseconds of each system call.)
 """
 
 from __future__ import annotations
@@ -20,15 +24,17 @@ import os
 import time
 
 import attrs
-import trio
 
-from laura.filecheck import read_capped
+from laura.filecheck import open_regular
+from laura.steps import Steps, drive, run_steps
 
 # Writes this close together may share an mtime on coarse file systems.
 RACY_SECONDS = 2.0
 # Bigger files are trusted to their stat: hashing them on every poll while
 # they are being written (a growing log) would cost more than it could catch.
 DIGEST_LIMIT = 4 * 1024 * 1024
+# What one step of hashing reads (about 0.3 ms with the hash).
+DIGEST_STEP = 256 * 1024
 
 
 @attrs.frozen
@@ -51,15 +57,31 @@ def stamp_of(path: str) -> Stamp | None:
 def digest_of(path: str, size: int = 0) -> bytes | None:
     """A digest of the file's content; None when it is too big to hash on
     every poll (over DIGEST_LIMIT), is not a regular file or cannot be read."""
+    return run_steps(digest_steps(path, size))
+
+
+def digest_steps(path: str, size: int = 0) -> Steps[bytes | None]:
+    """`digest_of`, a DIGEST_STEP read per step."""
     if size > DIGEST_LIMIT:
         return None
     try:  # only ever a regular file: opening a FIFO would block the loop
-        capped = read_capped(path, DIGEST_LIMIT + 1)
+        fd = open_regular(path)
     except OSError:
         return None
-    if capped.truncated:
+    try:
+        hasher = hashlib.sha256()
+        read = 0
+        while chunk := os.read(fd, DIGEST_STEP):
+            read += len(chunk)
+            if read > DIGEST_LIMIT:  # it grew meanwhile
+                return None
+            hasher.update(chunk)
+            yield
+        return hasher.digest()
+    except OSError:
         return None
-    return hashlib.blake2b(capped.data, digest_size=16).digest()
+    finally:
+        os.close(fd)
 
 
 class FileWatch:
@@ -73,7 +95,7 @@ class FileWatch:
         self.path = path
         self.stamp = stamp_of(path)
         self.digest = digest_of(path, self.stamp.size) if self.stamp is not None else None
-        self._ahead: tuple[Stamp, bytes | None] | None = None  # a digest made off the loop
+        self._ahead: tuple[Stamp, bytes | None] | None = None  # a digest made ahead of the poll
 
     def forget(self) -> None:
         """Forget what the file looked like: the next poll reports a change
@@ -116,9 +138,9 @@ class FileWatch:
             return stamp
         return None
 
-    def digest_ahead(self, stamp: Stamp) -> None:
-        """Hash the file's content for the next poll (in a worker thread)."""
-        self._ahead = (stamp, digest_of(self.path, stamp.size))
+    def hashed_ahead(self, stamp: Stamp, digest: bytes | None) -> None:
+        """The content the next poll would hash, hashed (`digest_ahead`)."""
+        self._ahead = (stamp, digest)
 
     def _digest(self, stamp: Stamp) -> bytes | None:
         ahead, self._ahead = self._ahead, None
@@ -134,13 +156,11 @@ def _racy(stamp: Stamp, now_ns: int | None) -> bool:
 
 
 async def digest_ahead(watches: list[FileWatch]) -> None:
-    """Hash, in a worker thread, the files whose next poll would hash them,
-    so that the poll on the UI loop only compares."""
-    due = [(watch, stamp) for watch in watches if (stamp := watch.digest_due()) is not None]
-    if due:
-        await trio.to_thread.run_sync(_hash_all, due, abandon_on_cancel=True)
+    """Hash the files whose next poll would hash them, in steps between
+    keys, so that the poll only compares.
 
-
-def _hash_all(due: list[tuple[FileWatch, Stamp]]) -> None:
-    for watch, stamp in due:
-        watch.digest_ahead(stamp)
+    Cancellation: cancelled at a step's rest; the file is closed."""
+    for watch in watches:
+        stamp = watch.digest_due()
+        if stamp is not None:
+            watch.hashed_ahead(stamp, await drive(digest_steps(watch.path, stamp.size)))

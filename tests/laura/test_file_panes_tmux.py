@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from laura.panes.file_draw import CURSOR_BG
+from tests.laura.echo_probe import EchoProbe, assert_keys_echoed
 from tests.laura.git_helpers import committed
 from tests.laura.tmux import LAURA, LauraSession, wait_until
 
@@ -366,16 +367,31 @@ def test_home_and_end_put_the_cursor_on_the_first_and_the_last_line(
     assert "value_2000 = 2000" not in session.text()
 
 
-def test_end_in_a_long_markdown_file_reaches_its_last_line_once_counted(laura_session: Make) -> None:
-    session = laura_session()
+def test_end_in_a_long_markdown_file_reaches_its_last_line_without_freezing(laura_session: Make) -> None:
+    """Its rows are laid out in the background first (seconds), keys keep
+    echoing in the shell meanwhile, and the pane shows its end once they
+    are. Pinning to the end once the rows were counted laid every row out
+    on the spot: 2 s without an echo for 20,000 sections."""
+    session = laura_session(command=["cat"])
     path = session.root / "long.md"
-    path.write_text("".join(f"Paragraph {n} with some words in it.\n\n" for n in range(1, 30_001)))
-    open_file(session, path)
+    path.write_text(
+        "".join(f"Paragraph {n} with some words in it.\n\n```python\nx = {n}\n```\n\n" for n in range(1, 15_001))
+    )
+    pane = open_file(session, path, "--no-focus")
     session.wait_for("Paragraph 1 with")
-    session.send_keys("End")  # the rows are counted in the background first: seconds
-    # the last row is the blank line 60,000 (its number in the gutter)
-    wait_until(lambda: cursor_on(session, "60000"), 40, "the cursor on the last row")
-    text = session.text()
-    assert "Paragraph 30000 with" in text and "counting rows" not in text
-    session.send_keys("Home")
-    wait_until(lambda: cursor_on(session, "Paragraph 1 with"), 10, "the cursor on the first line")
+    probe = EchoProbe(session)
+    try:
+        idle = [probe.key("Z") for _ in range(20)]
+        assert session.cli("focus", str(pane)).returncode == 0
+        session.send_keys("End")
+        session.wait_for("[reaching the end…]")
+        assert session.cli("focus", "0").returncode == 0  # back to the shell, where keys are timed
+        busy = []
+        while "x = 15000" not in session.text():
+            busy.append(probe.key("Z"))
+            assert len(busy) < 2_000, "the end never showed"
+    finally:
+        probe.close()
+    assert len(busy) > 10, "the end showed at once: nothing was waited for"
+    assert_keys_echoed(idle, busy, "while the rows to the end were laid out")
+    assert "reaching the end" not in session.text()

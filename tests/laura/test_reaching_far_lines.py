@@ -56,12 +56,13 @@ def opened(session: LauraSession, path: Path, *args: str) -> str:
 
 
 @pytest.mark.parametrize("moved_meanwhile", [False, True])
-def test_end_in_a_big_markdown_file_waits_for_the_count_and_a_move_meanwhile_cancels_it(
+def test_end_in_a_big_markdown_file_waits_for_its_rows_and_a_move_meanwhile_cancels_it(
     tmp_path: Path, moved_meanwhile: bool
 ) -> None:
-    """End far down a file whose rows are counted in the background: the
-    cursor goes to the last row once they are counted, unless the person
-    moved meanwhile (the view must not jump from under them seconds later)."""
+    """End far down a file whose rows are laid out in the background: the
+    cursor goes to the last row once they are (never laid out on the spot),
+    unless the person moved meanwhile (the view must not jump from under
+    them seconds later)."""
     path = tmp_path / "notes.md"
     last = markdown(path, 1_200_000)
     inner = Rect(0, 0, 100, 30)
@@ -75,17 +76,18 @@ def test_end_in_a_big_markdown_file_waits_for_the_count_and_a_move_meanwhile_can
                 await pane.reach(1, inner.width)  # the load landed
                 pane.fit(inner)
                 pane.move_to_edge(1, inner)
-                assert pane.content_rows(inner.width) is None, "counted at once: nothing to wait for"
-                assert "[counting rows…]" in pane.title("")
+                view = pane.source_rows(inner.width)
+                assert view.laid_through() < last, "laid out at once: nothing to wait for"
+                assert "[reaching the end…]" in pane.title("")
                 if moved_meanwhile:
                     pane.move_cursor(-1, inner)
-                await wait_until_async(lambda: pane.content_rows(inner.width) is not None, what="the count")
-                pane.fit(inner)
+                await wait_until_async(lambda: view.laid_through() >= last, what="the rows laid out")
+                pane.fit(inner)  # as the host does after every change
                 total = pane.content_rows(inner.width)
                 assert total is not None
+                assert "[reaching the end…]" not in pane.title("")
                 if moved_meanwhile:  # a screen or so down (what was laid out), not at the end
                     assert pane.viewport.cursor < total // 10
-                    assert "[counting rows…]" not in pane.title("")
                 else:
                     assert pane.viewport.cursor == total - 1
                     assert pane.cursor_line(inner.width) == last

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import hashlib
 import io
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
+import trio
+import trio.lowlevel
 
 from laura.panes import watch as watch_module
 from laura.panes.watch import FileWatch, stamp_of
@@ -60,13 +64,12 @@ def test_a_same_size_rewrite_in_the_same_tick_is_caught_while_racy(tmp_path: Pat
     assert not watch.poll(now_ns=long_after)  # not racy any more: stat is trusted
 
 
-def test_files_just_written_are_hashed_off_the_loop_and_changes_still_seen(
+def test_files_just_written_are_hashed_ahead_and_changes_still_seen(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The host hashes, in a worker thread, what the next poll would hash;
-    the poll on the UI loop then reads nothing, and still tells a rewrite
-    of the same size in the same tick, a rewrite after the hash, and a
-    touch that changed nothing."""
+    """The host hashes, in steps, what the next poll would hash; the poll
+    then reads nothing, and still tells a rewrite of the same size in the
+    same tick, a rewrite after the hash, and a touch that changed nothing."""
     path = tmp_path / "a.txt"
     path.write_text("aaaa\n")
     watch = FileWatch(str(path))
@@ -78,9 +81,7 @@ def test_files_just_written_are_hashed_off_the_loop_and_changes_still_seen(
         return real(name, size)
 
     def ahead_then_poll() -> bool:
-        due = watch.digest_due()
-        if due is not None:
-            watch.digest_ahead(due)  # what digest_ahead runs in its thread
+        trio.run(watch_module.digest_ahead, [watch])
         monkeypatch.setattr(watch_module, "digest_of", counting)
         try:
             return watch.poll()
@@ -98,30 +99,51 @@ def test_files_just_written_are_hashed_off_the_loop_and_changes_still_seen(
     assert read_on_loop == []
 
     # Hashed ahead, then rewritten before the poll: the old digest is not used.
-    due = watch.digest_due()
-    assert due is not None
-    watch.digest_ahead(due)
+    trio.run(watch_module.digest_ahead, [watch])
     path.write_text("cccccc\n")
     assert watch.poll()
     assert not watch.poll()
 
 
-async def test_digest_ahead_hashes_in_a_worker_thread(tmp_path: Path) -> None:
-    import threading
+@pytest.mark.parametrize("size", [10, 300_000, watch_module.DIGEST_LIMIT])
+def test_a_digest_in_steps_is_the_digest_of_the_whole_file(tmp_path: Path, size: int) -> None:
+    path = tmp_path / "a.bin"
+    path.write_bytes(os.urandom(size))
+    steps = list(watch_module.digest_steps(str(path), size))
+    assert len(steps) == -(-size // watch_module.DIGEST_STEP)  # a read a step
+    assert watch_module.digest_of(str(path), size) == hashlib.sha256(path.read_bytes()).digest()
+    path.write_bytes(os.urandom(watch_module.DIGEST_LIMIT + 1))
+    assert watch_module.digest_of(str(path), 0) is None  # grew past the limit after the stat
 
-    path = tmp_path / "a.txt"
-    path.write_text("x" * 1000)
+
+async def test_a_file_just_written_is_hashed_promptly_while_the_loop_is_busy(tmp_path: Path) -> None:
+    """Every request waits for this hash. Made in a worker thread, it waited
+    for the interpreter lock for seconds while another task kept the loop
+    busy (the loop enters the kernel between steps and takes the lock back
+    at once; a thread asks for it only after 5 ms without any switch)."""
+    path = tmp_path / "big.md"
+    path.write_bytes(b"a paragraph of words\n\n" * (watch_module.DIGEST_LIMIT // 22))
     watch = FileWatch(str(path))
-    threads: list[str] = []
-    real = watch.digest_ahead
+    path.write_bytes(b"another paragraph of words\n\n" * (watch_module.DIGEST_LIMIT // 29))
+    busy = True
 
-    def noting(stamp: watch_module.Stamp) -> None:
-        threads.append(threading.current_thread().name)
-        real(stamp)
+    async def keep_the_loop_busy() -> None:
+        while busy:
+            until = time.perf_counter() + 0.003
+            while time.perf_counter() < until:
+                pass
+            await trio.lowlevel.checkpoint()
 
-    watch.digest_ahead = noting  # type: ignore[method-assign]
-    await watch_module.digest_ahead([watch])  # written just now: due
-    assert threads and threads[0] != threading.main_thread().name
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(keep_the_loop_busy)
+        await trio.lowlevel.checkpoint()
+        started = time.perf_counter()
+        with trio.fail_after(30):
+            await watch_module.digest_ahead([watch])
+        took = time.perf_counter() - started
+        busy = False
+    assert watch.poll()
+    assert took < 1.0, f"the hash took {took:.2f} s while the loop was busy"
 
 
 def test_spool_names_and_which_files_may_be_deleted(tmp_path: Path) -> None:

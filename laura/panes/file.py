@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import functools
 import os
+import time
 from collections.abc import Callable
 from typing import TypeVar
 
@@ -72,6 +73,8 @@ COLOUR_FIRST_LINES = 200
 COLOUR_FIRST_SECONDS = 0.01
 # ... the rest in steps, with a frame at most this often as they land.
 COLOUR_REDRAW_SECONDS = 0.1
+# How often the title's progress is redrawn while End waits for the rows.
+PROGRESS_SECONDS = 0.25
 # A file's rows are laid out (or counted) on the spot for this long at most
 # to reach a line; reaching one further down (a big log, a long markdown
 # file) runs in the background first.
@@ -446,7 +449,8 @@ class FilePane:
         current = lambda: version == self.layout.version and token == self._load_token  # noqa: E731
         try:
             while current() and view.laid_through() < min(self._reach_to[job], view.line_count):
-                await drive(_while(current, view.reach_steps(self._reach_to[job])))
+                steps = _telling(view.reach_steps(self._reach_to[job]), self._tell_progress)
+                await drive(_while(current, steps))
         finally:
             del self._reach_to[job]
         if token != self._load_token:
@@ -457,6 +461,12 @@ class FilePane:
             inner, self._highlight_inner = self._highlight_inner, None
             self.set_highlight(self.highlight, inner)
         self.loader.on_change()
+
+    def _tell_progress(self) -> None:
+        """A frame for the title's `[reaching the end… N%]` (nothing else
+        changes on screen while rows far down are laid out)."""
+        if self.viewport.pin_end:
+            self.loader.on_change()
 
     def rows_known(self, inner_width: int, wanted: int) -> tuple[int, bool]:
         """Rows known to exist after laying out at most about `wanted`, and
@@ -748,12 +758,21 @@ class FilePane:
         if cwd and (self.path + os.sep).startswith(cwd.rstrip(os.sep) + os.sep):
             shown = os.path.relpath(self.path, cwd)
         part = " [first part]" if self.size > self.loader.cap else ""
-        pinning = " [reaching the end…]" if self.viewport.pin_end else ""  # End waits for the rows
-        return f"#{self.id} {shown}{part}" + (" [diff]" if self.diff_view else "") + pinning
+        return f"#{self.id} {shown}{part}" + (" [diff]" if self.diff_view else "")
+
+    def _reaching_label(self, inner: Rect | None) -> str:
+        """` [reaching the end… 40%]` while End waits for the rows above the
+        end to be laid out (or counted)."""
+        if not self.viewport.pin_end:
+            return ""
+        if inner is None or not self.line_count:
+            return " [reaching the end…]"
+        done = self.source_rows(inner.width).laid_through() * 100 // self.line_count
+        return f" [reaching the end… {done}%]"
 
     def title(self, cwd: str, inner: Rect | None = None) -> str:
         """`#id path [diff] +a -d  [review: …]` for the border."""
-        title = self._title_head(cwd)
+        title = self._title_head(cwd) + self._reaching_label(inner)
         stats = self.stats()
         if stats:
             title += f" {stats}"
@@ -766,7 +785,8 @@ class FilePane:
         viewport = self.viewport
         shown = self._shown(inner.width)
         if cwd is not None:
-            draw_stats(canvas, inner, text_width(self._title_head(cwd)), self.stats())
+            head = self._title_head(cwd) + self._reaching_label(inner)
+            draw_stats(canvas, inner, text_width(head), self.stats())
         draw_rows(
             canvas,
             inner,
@@ -782,6 +802,21 @@ class FilePane:
 def _still_shown(view: View, layout: PaneRows, key: tuple[int, bool]) -> bool:
     """Whether `view` is still the pane's rows at `key` (width, diff view)."""
     return layout.views().get(key) is view
+
+
+def _telling(steps: Steps[T], tell: Callable[[], None]) -> Steps[T]:
+    """`steps` and their result, calling `tell()` at most every
+    PROGRESS_SECONDS between them."""
+    told = time.perf_counter()
+    while True:
+        try:
+            next(steps)
+        except StopIteration as done:
+            return done.value
+        if time.perf_counter() - told >= PROGRESS_SECONDS:
+            tell()
+            told = time.perf_counter()
+        yield
 
 
 def _while(current: Callable[[], bool], steps: Steps[T]) -> Steps[T | None]:

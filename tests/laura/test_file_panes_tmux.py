@@ -384,7 +384,7 @@ def test_end_in_a_long_markdown_file_reaches_its_last_line_without_freezing(laur
         idle = [probe.key("Z") for _ in range(20)]
         assert session.cli("focus", str(pane)).returncode == 0
         session.send_keys("End")
-        session.wait_for("[reaching the end…]")
+        session.wait_for("[reaching the end… ")  # and how far, in per cent
         assert session.cli("focus", "0").returncode == 0  # back to the shell, where keys are timed
         busy = []
         while "x = 15000" not in session.text():

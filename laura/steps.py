@@ -4,7 +4,8 @@ A job is a generator that yields between steps of about a millisecond and
 returns its result (`StopIteration.value`). `run_steps` runs one to its end
 at once (small inputs, hostless callers); `drive` runs one on the trio loop,
 working STEP_SECONDS and then resting as long, so keys, requests and frames
-go between steps. Running such work in a thread instead would make every
+go between steps. `while_current` stops a job once what it works for is
+gone; `telling` reports its progress now and then. Running such work in a thread instead would make every
 key wait for the interpreter (the GIL) behind it.
 
 Cancellation: `drive` is cancelled at its next rest; the job is dropped.
@@ -13,7 +14,7 @@ Cancellation: `drive` is cancelled at its next rest; the job is dropped.
 from __future__ import annotations
 
 import time
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from typing import TypeVar
 
 import trio
@@ -48,3 +49,30 @@ async def drive(steps: Steps[T]) -> T:
         if time.perf_counter() >= budget:
             await trio.sleep(REST_SECONDS)
             budget = time.perf_counter() + STEP_SECONDS
+
+
+def while_current(current: Callable[[], bool], steps: Steps[T]) -> Steps[T | None]:
+    """`steps` and their result, or None once `current()` turns false: it is
+    asked before every step, so none runs on what replaced its input."""
+    while current():
+        try:
+            next(steps)
+        except StopIteration as done:
+            return done.value
+        yield
+    return None
+
+
+def telling(steps: Steps[T], tell: Callable[[], None], every: float) -> Steps[T]:
+    """`steps` and their result, calling `tell()` at most every `every`
+    seconds between them."""
+    told = time.perf_counter()
+    while True:
+        try:
+            next(steps)
+        except StopIteration as done:
+            return done.value
+        if time.perf_counter() - told >= every:
+            tell()
+            told = time.perf_counter()
+        yield

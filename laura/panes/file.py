@@ -33,9 +33,6 @@ from __future__ import annotations
 
 import functools
 import os
-import time
-from collections.abc import Callable
-from typing import TypeVar
 
 import trio
 
@@ -65,7 +62,7 @@ from laura.render.view import DocumentView, Marks, count_rows
 from laura.render.wrapped_view import WrappedView
 from laura.review.state import PaneReview
 from laura.review.threads import Anchor
-from laura.steps import Steps, drive, run_steps
+from laura.steps import drive, run_steps, telling, while_current
 
 # A code file's colours: those of its first lines are made when it loads,
 # within a few milliseconds ...
@@ -82,8 +79,6 @@ SYNC_REACH_SECONDS = 0.01
 # Without background jobs (a tab driven by tests), the first lines' colours
 # are made at once, this long at most.
 COLOUR_INLINE_SECONDS = 1.0
-
-T = TypeVar("T")
 
 
 class FilePane:
@@ -409,7 +404,7 @@ class FilePane:
                 if document.kind == MARKDOWN:  # its first pass reads the whole text (5 MB: 110 ms)
                     fresh = await self.loader.started(fresh)
                 steps = count_rows(fresh, len(document.lines), width, marks)
-            total = await drive(_while(current, steps))
+            total = await drive(while_current(current, steps))
         finally:
             self._counting.discard(job)
         if total is not None and current():
@@ -431,7 +426,7 @@ class FilePane:
                 return
             key = (self.text_width(inner_width), self.diff_view)
             shown = functools.partial(_still_shown, view, self.layout, key)
-            await drive(_while(shown, view.reach_steps(line)))
+            await drive(while_current(shown, view.reach_steps(line)))
             await trio.lowlevel.checkpoint()
 
     def _start_reach(self, line: int, inner_width: int) -> None:
@@ -449,8 +444,8 @@ class FilePane:
         current = lambda: version == self.layout.version and token == self._load_token  # noqa: E731
         try:
             while current() and view.laid_through() < min(self._reach_to[job], view.line_count):
-                steps = _telling(view.reach_steps(self._reach_to[job]), self._tell_progress)
-                await drive(_while(current, steps))
+                steps = telling(view.reach_steps(self._reach_to[job]), self._tell_progress, PROGRESS_SECONDS)
+                await drive(while_current(current, steps))
         finally:
             del self._reach_to[job]
         if token != self._load_token:
@@ -802,30 +797,3 @@ class FilePane:
 def _still_shown(view: View, layout: PaneRows, key: tuple[int, bool]) -> bool:
     """Whether `view` is still the pane's rows at `key` (width, diff view)."""
     return layout.views().get(key) is view
-
-
-def _telling(steps: Steps[T], tell: Callable[[], None]) -> Steps[T]:
-    """`steps` and their result, calling `tell()` at most every
-    PROGRESS_SECONDS between them."""
-    told = time.perf_counter()
-    while True:
-        try:
-            next(steps)
-        except StopIteration as done:
-            return done.value
-        if time.perf_counter() - told >= PROGRESS_SECONDS:
-            tell()
-            told = time.perf_counter()
-        yield
-
-
-def _while(current: Callable[[], bool], steps: Steps[T]) -> Steps[T | None]:
-    """`steps` and their result, or None once `current()` turns false: it is
-    asked before every step, so none runs on rows a reload replaced."""
-    while current():
-        try:
-            next(steps)
-        except StopIteration as done:
-            return done.value
-        yield
-    return None

@@ -528,7 +528,8 @@ class FilePane:
 
     def move_to_edge(self, step: int, inner: Rect) -> None:
         """Home/End: the cursor on the first row (`step` < 0) or the last
-        (a long markdown file's once its rows are counted)."""
+        (in a long markdown file or log, once the rows above it are laid
+        out or counted: `pin_to_end`)."""
         if step > 0:
             self.pin_to_end(inner)
             return

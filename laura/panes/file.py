@@ -70,7 +70,7 @@ COLOUR_FIRST_LINES = 200
 COLOUR_FIRST_SECONDS = 0.01
 # ... the rest in steps, with a frame at most this often as they land.
 COLOUR_REDRAW_SECONDS = 0.1
-# How often the title's progress is redrawn while End waits for the rows.
+# How often the title's progress is redrawn while a move waits for the rows.
 PROGRESS_SECONDS = 0.25
 # A file's rows are laid out (or counted) on the spot for this long at most
 # to reach a line; reaching one further down (a big log, a long markdown
@@ -458,9 +458,9 @@ class FilePane:
         self.loader.on_change()
 
     def _tell_progress(self) -> None:
-        """A frame for the title's `[reaching the end… N%]` (nothing else
-        changes on screen while rows far down are laid out)."""
-        if self.viewport.pin_end:
+        """A frame for the title's `[reaching … N%]` (nothing else changes
+        on screen while rows far down are laid out)."""
+        if self._line_awaited() is not None:
             self.loader.on_change()
 
     def rows_known(self, inner_width: int, wanted: int) -> tuple[int, bool]:
@@ -757,14 +757,34 @@ class FilePane:
         return f"#{self.id} {shown}{part}" + (" [diff]" if self.diff_view else "")
 
     def _reaching_label(self, inner: Rect | None) -> str:
-        """` [reaching the end… 40%]` while End waits for the rows above the
-        end to be laid out (or counted)."""
-        if not self.viewport.pin_end:
+        """` [reaching the end… 40%]` (or `line N`) while a move waits for
+        the rows above its line to be laid out (or counted) in the
+        background: End, a far highlight, a thread's line, the place kept
+        across a reload or a new width."""
+        line = self._line_awaited()
+        if line is None or inner is None or not self._reach_running(inner.width):
             return ""
-        if inner is None or not self.line_count:
-            return " [reaching the end…]"
-        done = self.source_rows(inner.width).laid_through() * 100 // self.line_count
-        return f" [reaching the end… {done}%]"
+        what = "the end" if self.viewport.pin_end else f"line {line}"
+        done = min(100, self.source_rows(inner.width).laid_through() * 100 // max(line, 1))
+        return f" [reaching {what}… {done}%]"
+
+    def _line_awaited(self) -> int | None:
+        """The line a move waits for the rows through, if any."""
+        if self.loading:
+            return None
+        if self.viewport.pin_end:
+            return self.line_count
+        if self._highlight_inner is not None and self.highlight is not None:
+            return self.highlight[1]
+        if self._restore_after_reach is not None:
+            line, top = self._restore_after_reach
+            return max(line, top or 0)
+        return None
+
+    def _reach_running(self, inner_width: int) -> bool:
+        """Whether rows are being laid out (or counted) for the current view."""
+        job = (self.layout.version, self._load_token, self.text_width(inner_width), self.diff_view)
+        return job in self._reach_to
 
     def title(self, cwd: str, inner: Rect | None = None) -> str:
         """`#id path [diff] +a -d  [review: …]` for the border."""

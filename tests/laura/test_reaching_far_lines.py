@@ -103,6 +103,33 @@ def test_end_in_a_big_markdown_file_waits_for_its_rows_and_a_move_meanwhile_canc
     trio.run(main)
 
 
+def test_a_far_highlight_says_in_the_title_how_far_its_rows_are(tmp_path: Path) -> None:
+    """An agent lights a line far down a big markdown file: until its rows
+    are laid out the pane still shows the top, and its title says why."""
+    path = tmp_path / "notes.md"
+    last = markdown(path, 1_200_000)
+    inner = Rect(0, 0, 100, 30)
+
+    async def main() -> None:
+        with trio.fail_after(60):
+            async with trio.open_nursery() as nursery:
+                loader = Loader()
+                loader.attach(nursery, lambda: None)
+                pane = FilePane(1, str(path), "notes.md", loader)
+                await pane.reach(1, inner.width)  # the load landed
+                pane.fit(inner)
+                assert "reaching" not in pane.title("", inner)
+                pane.set_highlight((last, last), inner)
+                title = lambda: pane.title("", inner)  # noqa: E731
+                assert re.search(rf"\[reaching line {last}… \d+%\]", title()), title()
+                await wait_until_async(lambda: "reaching" not in title(), what="the rows laid out")
+                pane.fit(inner)
+                assert pane.cursor_line(inner.width) == last
+                nursery.cancel_scope.cancel()
+
+    trio.run(main)
+
+
 @pytest.mark.tmux
 @pytest.mark.parametrize("name", list(FILES))
 def test_a_highlight_far_down_keeps_keys_echoing(laura_session: Make, tmp_path: Path, name: str) -> None:

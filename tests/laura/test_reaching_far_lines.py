@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import pytest
@@ -56,6 +56,24 @@ def opened(session: LauraSession, path: Path, *args: str) -> str:
     return opening.stdout.strip()
 
 
+def with_landed_pane(path: Path, inner: Rect, body: Callable[[FilePane], Awaitable[None]]) -> None:
+    """Run `body` on a pane of `path` fitted to `inner` once its load
+    landed, with background jobs as in the host (a minute at most)."""
+
+    async def main() -> None:
+        with trio.fail_after(60):
+            async with trio.open_nursery() as nursery:
+                loader = Loader()
+                loader.attach(nursery, lambda: None)
+                pane = FilePane(1, str(path), path.name, loader)
+                await pane.reach(1, inner.width)
+                pane.fit(inner)
+                await body(pane)
+                nursery.cancel_scope.cancel()
+
+    trio.run(main)
+
+
 @pytest.mark.parametrize("moved_meanwhile", [False, True])
 def test_end_in_a_big_markdown_file_waits_for_its_rows_and_a_move_meanwhile_cancels_it(
     tmp_path: Path, moved_meanwhile: bool
@@ -68,39 +86,31 @@ def test_end_in_a_big_markdown_file_waits_for_its_rows_and_a_move_meanwhile_canc
     last = markdown(path, 1_200_000)
     inner = Rect(0, 0, 100, 30)
 
-    async def main() -> None:
-        with trio.fail_after(60):
-            async with trio.open_nursery() as nursery:
-                loader = Loader()
-                loader.attach(nursery, lambda: None)
-                pane = FilePane(1, str(path), "notes.md", loader)
-                await pane.reach(1, inner.width)  # the load landed
-                pane.fit(inner)
-                pane.move_to_edge(1, inner)
-                view = pane.source_rows(inner.width)
-                assert view.laid_through() < last, "laid out at once: nothing to wait for"
-                inner_title = lambda: pane.title("", inner)  # noqa: E731
-                assert re.search(r"\[reaching the end… \d+%\]", inner_title()), inner_title()
-                if moved_meanwhile:
-                    pane.move_cursor(-1, inner)
-                if not moved_meanwhile:  # the title tells how far it got
-                    await wait_until_async(lambda: "… 5" in inner_title(), what="half way")
-                await wait_until_async(lambda: view.laid_through() >= last, what="the rows laid out")
-                pane.fit(inner)  # as the host does after every change
-                total = pane.content_rows(inner.width)
-                assert total is not None
-                assert "reaching the end" not in inner_title()
-                if moved_meanwhile:  # a screen or so down (what was laid out), not at the end
-                    assert pane.viewport.cursor < total // 10
-                else:
-                    assert pane.viewport.cursor == total - 1
-                    assert pane.cursor_line(inner.width) == last
-                    pane.move_to_edge(-1, inner)
-                    pane.fit(inner)
-                    assert (pane.viewport.cursor, pane.viewport.scroll) == (0, 0)
-                nursery.cancel_scope.cancel()
+    async def body(pane: FilePane) -> None:
+        pane.move_to_edge(1, inner)
+        view = pane.source_rows(inner.width)
+        assert view.laid_through() < last, "laid out at once: nothing to wait for"
+        title = lambda: pane.title("", inner)  # noqa: E731
+        assert re.search(r"\[reaching the end… \d+%\]", title()), title()
+        if moved_meanwhile:
+            pane.move_cursor(-1, inner)
+        else:  # the title tells how far it got
+            await wait_until_async(lambda: "… 5" in title(), what="half way")
+        await wait_until_async(lambda: view.laid_through() >= last, what="the rows laid out")
+        pane.fit(inner)  # as the host does after every change
+        total = pane.content_rows(inner.width)
+        assert total is not None
+        assert "reaching the end" not in title()
+        if moved_meanwhile:  # a screen or so down (what was laid out), not at the end
+            assert pane.viewport.cursor < total // 10
+        else:
+            assert pane.viewport.cursor == total - 1
+            assert pane.cursor_line(inner.width) == last
+            pane.move_to_edge(-1, inner)
+            pane.fit(inner)
+            assert (pane.viewport.cursor, pane.viewport.scroll) == (0, 0)
 
-    trio.run(main)
+    with_landed_pane(path, inner, body)
 
 
 def test_a_far_highlight_says_in_the_title_how_far_its_rows_are(tmp_path: Path) -> None:
@@ -110,24 +120,16 @@ def test_a_far_highlight_says_in_the_title_how_far_its_rows_are(tmp_path: Path) 
     last = markdown(path, 1_200_000)
     inner = Rect(0, 0, 100, 30)
 
-    async def main() -> None:
-        with trio.fail_after(60):
-            async with trio.open_nursery() as nursery:
-                loader = Loader()
-                loader.attach(nursery, lambda: None)
-                pane = FilePane(1, str(path), "notes.md", loader)
-                await pane.reach(1, inner.width)  # the load landed
-                pane.fit(inner)
-                assert "reaching" not in pane.title("", inner)
-                pane.set_highlight((last, last), inner)
-                title = lambda: pane.title("", inner)  # noqa: E731
-                assert re.search(rf"\[reaching line {last}… \d+%\]", title()), title()
-                await wait_until_async(lambda: "reaching" not in title(), what="the rows laid out")
-                pane.fit(inner)
-                assert pane.cursor_line(inner.width) == last
-                nursery.cancel_scope.cancel()
+    async def body(pane: FilePane) -> None:
+        title = lambda: pane.title("", inner)  # noqa: E731
+        assert "reaching" not in title()
+        pane.set_highlight((last, last), inner)
+        assert re.search(rf"\[reaching line {last}… \d+%\]", title()), title()
+        await wait_until_async(lambda: "reaching" not in title(), what="the rows laid out")
+        pane.fit(inner)
+        assert pane.cursor_line(inner.width) == last
 
-    trio.run(main)
+    with_landed_pane(path, inner, body)
 
 
 @pytest.mark.tmux

@@ -230,8 +230,7 @@ class Tab:
             warnings.append(NOT_READY_WARNING)
         if pane.error is not None:
             warnings.append(f"cannot read {pane.shown_path}: {pane.error}")
-        if pane.size_warning is not None:
-            warnings.append(pane.size_warning)
+        warnings.extend(pane.size_warnings)
         pane.git  # noqa: B018 - asks git now, so a missing binary is known
         missing_git = gitmarks.take_missing_warning()
         if missing_git is not None:

@@ -52,6 +52,8 @@ from laura.panes.source import (
     lines_grew,
     load_source,
     loading,
+    plain_warning,
+    shown_plain,
 )
 from laura.panes.watch import FileWatch
 from laura.protocol import Rect
@@ -264,9 +266,15 @@ class FilePane:
         self.loader.on_change()
 
     @property
-    def size_warning(self) -> str | None:
-        """Said when the file is bigger than what a pane reads of it."""
-        return cap_warning(self.shown_path, self.size, self.loader.cap)
+    def size_warnings(self) -> list[str]:
+        """Said when the file is bigger than what a pane reads of it, or
+        than what it lays out as markdown or colours as code."""
+        cap = self.loader.cap
+        found = (
+            cap_warning(self.shown_path, self.size, cap),
+            plain_warning(self.path, self.shown_path, self.size, cap),
+        )
+        return [warning for warning in found if warning is not None]
 
     @property
     def line_count(self) -> int:
@@ -754,6 +762,8 @@ class FilePane:
         if cwd and (self.path + os.sep).startswith(cwd.rstrip(os.sep) + os.sep):
             shown = os.path.relpath(self.path, cwd)
         part = " [first part]" if self.size > self.loader.cap else ""
+        if shown_plain(self.path, self.size, self.loader.cap):
+            part += " [as plain text]"
         return f"#{self.id} {shown}{part}" + (" [diff]" if self.diff_view else "")
 
     def _reaching_label(self, inner: Rect | None) -> str:

@@ -164,6 +164,22 @@ def cap_warning(shown: str, size: int, cap: int) -> str | None:
     )
 
 
+def shown_plain(path: str, size: int, cap: int) -> bool:
+    """Whether a markdown, code or diff file is shown as plain text because
+    what is read of it is past PARSE_LIMIT (see `prepare`)."""
+    return min(size, cap) > PARSE_LIMIT and kind_of(path) != PLAIN_TEXT
+
+
+def plain_warning(path: str, shown: str, size: int, cap: int) -> str | None:
+    """The warning for a file `shown_plain`, or None."""
+    if not shown_plain(path, size, cap):
+        return None
+    return (
+        f"{shown} is {human_size(size)}: shown as plain text"
+        f" (no markdown layout or colours past {human_size(PARSE_LIMIT)})"
+    )
+
+
 def _pieces(data: memoryview) -> Iterator[tuple[memoryview, bool]]:
     """`data` in pieces of about PIECE bytes, and whether each ends a line.
     A piece ends after a newline when one is near (a newline byte is never

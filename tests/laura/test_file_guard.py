@@ -21,10 +21,11 @@ from laura.commands import answer
 from laura.filecheck import human_size, read_capped
 from laura.gitmarks import output_limit
 from laura.panes.file import FilePane
-from laura.panes.source import INLINE_LIMIT, Loader
+from laura.panes.source import INLINE_LIMIT, PARSE_LIMIT, Loader
 from laura.panes.watch import FileWatch, digest_ahead
 from laura.protocol import Rect
 from laura.render.canvas import Canvas
+from laura.render.document import PLAIN_TEXT
 from laura.tab import Tab
 from tests.laura.echo_probe import EchoProbe, percentile
 from tests.laura.tmux import LAURA, LauraSession, alive, descendants_of, wait_until
@@ -226,6 +227,39 @@ def test_a_file_over_the_cap_shows_its_first_part_with_a_warning(tmp_path: Path)
     panel = tab.panes[reply["pane"]]
     assert panel.line_count == 100  # 1005 bytes cut back to the last whole line (10 bytes each)
     assert "[first part]" in panel.title(str(tmp_path))
+
+
+@pytest.mark.parametrize("name", ["notes.md", "module.py", "change.diff"])
+def test_a_formatted_file_too_big_to_lay_out_says_it_is_shown_as_plain_text(
+    tmp_path: Path, name: str
+) -> None:
+    """Past PARSE_LIMIT a markdown, code or diff file is shown as plain
+    text; the `open` reply and the pane's title say so (nothing did)."""
+    tab = tab_at(tmp_path)
+    path = tmp_path / name
+    line = "# a heading line\n" if name.endswith(".md") else "x = 1  # a line of code\n"
+    count = PARSE_LIMIT // len(line) + 1
+    path.write_text(line * count)
+    reply = ask(tab, {"type": "open", "path": str(path), "focus": False})
+    size = human_size(count * len(line))
+    assert f"{path} is {size}: shown as plain text" in " ".join(reply["warnings"])
+    panel = tab.panes[reply["pane"]]
+    assert "[as plain text]" in panel.title(str(tmp_path))
+    assert panel.document.kind == PLAIN_TEXT
+
+    # Under the limit, or a plain text file over it: nothing to say.
+    for other, lines in ((name, count - 10), ("notes.txt", count)):
+        small = tmp_path / f"small-{other}"
+        small.write_text(line * lines)
+        reply = ask(tab, {"type": "open", "path": str(small), "focus": False})
+        assert "plain text" not in " ".join(reply.get("warnings", [])), other
+        assert "[as plain text]" not in tab.panes[reply["pane"]].title(str(tmp_path))
+
+    # A cap under the limit: what is read is laid out as it is.
+    tab.loader.cap = PARSE_LIMIT // 2
+    reply = ask(tab, {"type": "open", "path": str(path), "focus": False})
+    warnings = " ".join(reply["warnings"])
+    assert "showing its first" in warnings and "plain text" not in warnings
 
 
 def _big_file(path: Path, megabytes: int) -> Path:

@@ -5,8 +5,10 @@ returns its result (`StopIteration.value`). `run_steps` runs one to its end
 at once (small inputs, hostless callers); `drive` runs one on the trio loop,
 working STEP_SECONDS and then resting as long, so keys, requests and frames
 go between steps. `while_current` stops a job once what it works for is
-gone; `telling` reports its progress now and then. Running such work in a thread instead would make every
-key wait for the interpreter (the GIL) behind it.
+gone; `telling` reports its progress now and then. Running such work in a
+thread instead would make every key wait for the interpreter (the GIL)
+behind it, and a busy loop can keep a thread from the interpreter for
+seconds (laura/panes/watch.py).
 
 Cancellation: `drive` is cancelled at its next rest; the job is dropped.
 """

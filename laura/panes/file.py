@@ -89,7 +89,7 @@ class FilePane:
     rows (see `Viewport`)."""
 
     kind = "panel"
-    document: Document  # what the pane shows: set by every load
+    _loaded: Loaded  # what the pane shows: set by every load
 
     def __init__(
         self,
@@ -174,8 +174,6 @@ class FilePane:
         elif old is not None and grew is None and loaded.document.notice is None:
             grew = run_steps(lines_grew(old[0], loaded.document))
         self._loaded = loaded
-        self.error = loaded.error
-        self.document = loaded.document
         self.changes.new_load(self._load_token)
         self.layout.forget()
         if old is not None and grew:
@@ -264,6 +262,16 @@ class FilePane:
         self.reloading = self._reload_again = False
         self._landed.set()
         self.loader.on_change()
+
+    @property
+    def document(self) -> Document:
+        """What the pane shows (a "loading…" notice until a first load lands)."""
+        return self._loaded.document
+
+    @property
+    def error(self) -> str | None:
+        """Why the file cannot be shown, or None."""
+        return self._loaded.error
 
     @property
     def size_warnings(self) -> list[str]:
@@ -527,11 +535,9 @@ class FilePane:
         self.highlight = None
 
     def move_cursor(self, delta: int, inner: Rect) -> None:
-        self.viewport.pin_end = False  # a move of one's own ends a pin still waiting for the rows
         self.viewport.move_cursor(self.rows(inner.width), delta, inner)
 
     def scroll_by(self, delta: int, inner: Rect) -> None:
-        self.viewport.pin_end = False
         self.viewport.scroll_by(self.rows(inner.width), delta, inner)
 
     def move_to_edge(self, step: int, inner: Rect) -> None:
@@ -540,9 +546,8 @@ class FilePane:
         out or counted: `pin_to_end`)."""
         if step > 0:
             self.pin_to_end(inner)
-            return
-        self.viewport.pin_end = False
-        self.viewport.place(0, 0, self.rows(inner.width), inner)
+        else:
+            self.viewport.to_top(self.rows(inner.width), inner)
 
     def scroll_sideways(self, steps: int, inner: Rect) -> None:
         """←/→: shift pre-formatted rows (code, tables, fences)."""
@@ -796,9 +801,13 @@ class FilePane:
         job = (self.layout.version, self._load_token, self.text_width(inner_width), self.diff_view)
         return job in self._reach_to
 
+    def _title_start(self, cwd: str, inner: Rect | None) -> str:
+        """The title up to the `+a -d` stats."""
+        return self._title_head(cwd) + self._reaching_label(inner)
+
     def title(self, cwd: str, inner: Rect | None = None) -> str:
         """`#id path [diff] +a -d  [review: …]` for the border."""
-        title = self._title_head(cwd) + self._reaching_label(inner)
+        title = self._title_start(cwd, inner)
         stats = self.stats()
         if stats:
             title += f" {stats}"
@@ -811,8 +820,7 @@ class FilePane:
         viewport = self.viewport
         shown = self._shown(inner.width)
         if cwd is not None:
-            head = self._title_head(cwd) + self._reaching_label(inner)
-            draw_stats(canvas, inner, text_width(head), self.stats())
+            draw_stats(canvas, inner, text_width(self._title_start(cwd, inner)), self.stats())
         draw_rows(
             canvas,
             inner,

@@ -25,7 +25,7 @@ class Viewport:
         self.scroll = 0
         self.hscroll = 0
         self.inner: Rect | None = None  # the text area at the last fit
-        self.pin_end = False  # a followed file reloaded: pin at the next fit
+        self.pin_end = False  # pin at the next fit (a followed file reloaded, End waiting for rows)
         self._shown: tuple[int, Shown] | None = None  # rows last looked at
 
     def look_at(self, generation: int, rows: Shown) -> None:
@@ -57,6 +57,10 @@ class Viewport:
         self.cursor = min(self.cursor, max(rows.available(self.cursor + 1) - 1, 0))
 
     def move_cursor(self, rows: Shown, delta: int, inner: Rect) -> None:
+        """Move the cursor by `delta` rows, scrolling to keep it in view; a
+        pin to the end still waiting for its rows is dropped (the person
+        moved: the view must not jump from under them later)."""
+        self.pin_end = False
         self.cursor += delta
         self.clamp(rows, inner)
         if self.cursor < self.scroll:
@@ -65,9 +69,16 @@ class Viewport:
             self.scroll = self.cursor - inner.height + 1
 
     def scroll_by(self, rows: Shown, delta: int, inner: Rect) -> None:
+        """Scroll view and cursor by `delta` rows (dropping a pin, as above)."""
+        self.pin_end = False
         self.scroll += delta
         self.cursor += delta
         self.clamp(rows, inner)
+
+    def to_top(self, rows: Shown, inner: Rect) -> None:
+        """Cursor and view on the first row (dropping a pin, as above)."""
+        self.pin_end = False
+        self.place(0, 0, rows, inner)
 
     def scroll_sideways(self, widest: int, width: int, steps: int) -> None:
         """←/→: shift pre-formatted rows by a step, no further than the

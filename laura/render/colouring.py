@@ -99,8 +99,7 @@ class Colouring:
     def __init__(self, lexer_class: type[Lexer], lines: Sequence[str]) -> None:
         self._lexer_class = lexer_class
         self._source = lines
-        self._main = _Run(0)
-        self._main.work = self._runs(self._main)
+        self._main = self._new_run(0)
         self._coloured = self._main.lines
         self._jumps: list[_Run] = []  # runs that began below the main one, oldest first
         self._jumps_fail = False  # one gave up: the lexer cannot start mid-file
@@ -235,8 +234,7 @@ class Colouring:
             return max(near, key=lambda run: run.end), need
         if self._jumps_fail:
             return None
-        run = _Run(self._sync_point(need))
-        run.work = self._runs(run)
+        run = self._new_run(self._sync_point(need))
         kept = [old for old in self._jumps if old.end > len(self._coloured)]
         self._jumps = [*kept[-(JUMP_RUNS - 1) :], run]
         return run, need
@@ -278,6 +276,11 @@ class Colouring:
         else:
             self._finished = True
             self._jumps = []
+
+    def _new_run(self, start: int) -> _Run:
+        run = _Run(start)
+        run.work = self._runs(run)
+        return run
 
     def _runs(self, run: _Run) -> Iterator[None]:
         """Colour from `run.start` to the end, window by window; a window

@@ -7,6 +7,7 @@ and a coloured line always spells its source line."""
 from __future__ import annotations
 
 import gc
+import itertools
 import random
 import time
 from collections.abc import Iterator, Sequence
@@ -336,3 +337,40 @@ def test_lines_coloured_off_screen_ask_for_no_frame(wanted: bool) -> None:
         assert any(7_999 <= ready <= 8_200 for ready in told)  # going over the wanted lines
     else:
         assert len(between) > 1_000
+
+
+MANY_LINES = [case for case in HOSTILE if case[1].endswith("\n")]
+
+
+@pytest.mark.parametrize(("name", "unit", "count"), MANY_LINES, ids=[case[0] for case in MANY_LINES])
+def test_jumping_about_a_file_that_makes_the_lexer_rescan_costs_no_more(
+    name: str, unit: str, count: int
+) -> None:
+    """Lines wanted far down such a file (a person paging, an agent lighting
+    one far line after another) each get a lexer run of their own; their
+    time counts against the same budget, so the colouring still stops after
+    a bounded half second and no step holds the loop."""
+    lines = source_lines(unit * count)
+    lexer = lexer_class_for_filename(name)
+    assert lexer is not None
+    work = Colouring(lexer, lines)
+    work.compile()
+    steps = work.steps(lambda: None, lambda: True, 0.1)
+    spots = itertools.cycle(range(colouring.SYNC_LINES * 4, len(lines) - 100, 997))
+    started = time.thread_time()
+    longest = 0.0
+    gc.disable()
+    try:
+        while not work.done and time.thread_time() - started < GRACE_SECONDS + 2.5:
+            spot = next(spots)
+            work.want(spot, spot + 80)
+            for _ in range(20):
+                before = time.thread_time()
+                next(steps, None)
+                longest = max(longest, time.thread_time() - before)
+    finally:
+        gc.enable()
+    assert work.done, "still colouring after the budget: the jumps' time was not counted"
+    assert longest < 0.1, f"one step held the loop {longest * 1000:.0f} ms"
+    shown = [spelled(work.spans(number)) for number in range(1, len(lines) + 1)]
+    assert shown == [line.expandtabs(TAB) for line in lines]

@@ -28,6 +28,7 @@ from laura.render.canvas import Canvas
 from laura.render.document import PLAIN_TEXT
 from laura.tab import Tab
 from tests.laura.echo_probe import EchoProbe, percentile
+from tests.laura.other_names import SPELLINGS, reached_by
 from tests.laura.tmux import LAURA, LauraSession, alive, descendants_of, wait_until
 
 Make = Callable[..., LauraSession]
@@ -430,3 +431,23 @@ def test_a_diff_past_twice_the_cap_is_refused_and_never_held(
     # Rewritten within the limit, the same file has its diff and its stats again.
     path.write_text("".join(f"row {n:05}\n" if n % 100 else f"ROW {n:05}\n" for n in range(9000)))
     session.wait_for("+90 -90")
+
+
+@pytest.mark.tmux
+@pytest.mark.parametrize("spelling", SPELLINGS)
+def test_a_huge_markdown_file_by_another_name_is_shown_as_plain_text(
+    laura_session: Make, tmp_path: Path, spelling: str
+) -> None:
+    """A checkout can make `README.md` a symlink or a hard link to a file of
+    any size, or give one a name `laura open` could take for an option: what
+    is past PARSE_LIMIT is shown as plain text whatever its name says (no
+    parser runs over it), and the reply and the title say so."""
+    real = tmp_path / "real.md"
+    real.write_text("# a heading line\n" * (PARSE_LIMIT // 17 + 1))
+    names = {"symlink": "README.md", "hard link": "guide.md", "option-looking name": "--highlight=1.md"}
+    path = reached_by(real, spelling, names[spelling])
+    session = laura_session(command=["cat"])
+    opened = session.cli("open", "--no-focus", "--", str(path))
+    assert opened.returncode == 0, opened.stderr
+    assert f"{path} is " in opened.stderr and ": shown as plain text" in opened.stderr
+    session.wait_for(lambda text: "[as plain text]" in text and "# a heading line" in text)

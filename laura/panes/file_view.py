@@ -61,12 +61,13 @@ class Viewport:
         pin to the end still waiting for its rows is dropped (the person
         moved: the view must not jump from under them later)."""
         self.pin_end = False
-        self.cursor += delta
-        self.clamp(rows, inner)
-        if self.cursor < self.scroll:
+        self.cursor = max(self.cursor + delta, 0)
+        height = max(inner.height, 1)
+        if self.cursor < self.scroll:  # the view follows the cursor, then both are kept on rows
             self.scroll = self.cursor
-        elif self.cursor >= self.scroll + inner.height:
-            self.scroll = self.cursor - inner.height + 1
+        elif self.cursor >= self.scroll + height:
+            self.scroll = self.cursor - height + 1
+        self.clamp(rows, inner)
 
     def scroll_by(self, rows: Shown, delta: int, inner: Rect) -> None:
         """Scroll view and cursor by `delta` rows (dropping a pin, as above)."""

@@ -395,3 +395,19 @@ def test_end_in_a_long_markdown_file_reaches_its_last_line_without_freezing(laur
     assert len(busy) > 10, "the end showed at once: nothing was waited for"
     assert_keys_echoed(idle, busy, "while the rows to the end were laid out")
     assert "reaching the end" not in session.text()
+
+
+def test_the_arrows_scroll_the_view_when_the_cursor_leaves_it(laura_session: Make) -> None:
+    """↓ on the last row shown scrolls down a row, ↑ on the first scrolls
+    up (they stopped at the view's edges: only PageUp/PageDown scrolled)."""
+    session = laura_session()
+    path = session.root / "long.py"
+    path.write_text("".join(f"value_{n} = {n}\n" for n in range(1, 401)))
+    open_file(session, path)
+    session.wait_for("value_1 = 1")
+    session.send_keys(*["Down"] * 60)
+    wait_until(lambda: cursor_on(session, "value_61 = 61"), 10, "the cursor 60 lines down")
+    assert "value_1 = 1" not in session.text()
+    session.send_keys(*["Up"] * 60)
+    wait_until(lambda: cursor_on(session, "value_1 = 1"), 10, "the cursor back on the first line")
+    assert "value_61 = 61" not in session.text()

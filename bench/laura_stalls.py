@@ -24,8 +24,11 @@ tests/laura/echo_probe.py). Scenarios, each in a fresh laura:
             lines, coloured in the background meanwhile
   comment   an agent's `laura comment` near the end of that file (its card
             is placed among rows made as they are read)
-  mdend     `laura open --highlight LAST` of a 7 MB markdown file (laid out
-            in steps down to its last line, then lit)
+  mdend     `laura open --highlight LAST` of a 1 MB markdown file of
+            paragraphs, run in the background (laid out in steps down to its
+            last line, then lit; 1 MiB is the most laid out as markdown)
+  mdlist    the same, of a 1 MB markdown file that is one list of 250,000
+            items (made, rendered and laid out in pieces of 50 lines)
   random    100 MB of random bytes `cat` in another tab of the same laura
             (the emulator parses every byte; the typing tab's shell echoes)
 
@@ -144,10 +147,12 @@ def main() -> None:
         rescan.write_text("/*\n" * 200_000)
         long_code = data / "generated.py"
         long_code.write_text("total = total + 1\n" * 400_000)
-        notes = data / "notes.md"  # 7 MB: under the size shown as plain text
+        notes = data / "notes.md"  # 1 MB: under the size shown as plain text
         paragraph = "A paragraph of prose, long enough to wrap at least once " * 2 + "\n\n"
-        notes.write_text(paragraph * (7_000_000 // len(paragraph)) + "FAR_AWAY\n")
-        notes_last = 2 * (7_000_000 // len(paragraph)) + 1
+        notes.write_text(paragraph * (1_000_000 // len(paragraph)) + "FAR_AWAY\n")
+        notes_last = 2 * (1_000_000 // len(paragraph)) + 1
+        listed = data / "list.md"
+        listed.write_text("- a\n" * 250_000 + "\nFAR_AWAY\n")
         noise = data / "random.bin"
         rnd = random.Random(18)
         with noise.open("wb") as out:
@@ -237,9 +242,14 @@ def main() -> None:
 
         def lit_far(path: Path, line: int) -> Callable[[LauraSession], Callable[[], bool]]:
             def setup(session: LauraSession) -> Callable[[], bool]:
-                result = session.cli("open", str(path), "--no-focus", "--highlight", str(line))
-                assert result.returncode == 0, result.stderr
-                return lambda: "FAR_AWAY" in session.text()
+                # In the background, as an agent asks: the keys time the open too.
+                opening = subprocess.Popen(
+                    [LAURA, "open", str(path), "--no-focus", "--highlight", str(line)],
+                    env=session.client_env(None),
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                )
+                return lambda: opening.poll() == 0 and "FAR_AWAY" in session.text()
 
             return setup
 
@@ -273,6 +283,7 @@ def main() -> None:
             ("codeend", opened(long_code, "--highlight", "400000"), None),
             ("comment", commented(long_code, 399_990), None),
             ("mdend", lit_far(notes, notes_last), None),
+            ("mdlist", lit_far(listed, 250_002), None),
             ("random", flood, ["sh", "-c", waiter]),
         ]
         if args.only:

@@ -60,6 +60,8 @@ FRAME_INTERVAL = 1 / 60
 TOAST_SECONDS = 4.0
 # File panes poll their files this often (a stat each; no inotify in the stdlib).
 FILE_POLL_INTERVAL = 0.25
+# The interpreter's switch interval (see `run_host`).
+SWITCH_INTERVAL = 0.001
 
 
 def default_shell() -> list[str]:
@@ -403,6 +405,13 @@ async def run_host(command: list[str] | None) -> int:
     # as a million-line file's lines, too often: keys waited 100-130 ms
     # while such a file loaded (under 45 ms at 20,000).
     gc.set_threshold(20_000, 5, 1_000)
+    # A worker thread running Python (a markdown file's first parse) keeps
+    # the interpreter until the loop has waited a switch interval for it,
+    # after every read, write or hash that let it go: each costs up to 5 ms
+    # by default (a profile of the file poll: open, read and hash, 5 ms
+    # each). At 1 ms, keys while 400 KB of markdown list items opened and
+    # laid out: p99 29-35 ms, against 43-56 at 5 ms (docs/performance.md).
+    sys.setswitchinterval(SWITCH_INTERVAL)
     async with open_console() as console:
         host = Host(console, command or default_shell())
         code = await host.run()

@@ -27,7 +27,7 @@ import trio
 
 from laura import gitmarks
 from laura.filecheck import refusal
-from laura.panes.source import INLINE_LIMIT, file_size
+from laura.panes.source import file_size, loads_inline
 from laura.panes.watch import digest_ahead
 from laura.protocol import Comment, DiffView, Open, ProtocolError, decode_request
 from laura.render import code
@@ -56,7 +56,7 @@ async def prefetch(tab: Tab, line: bytes) -> None:
         )
     if isinstance(request, Open) and not request.dry_run and not request.edit:
         path = tab.resolve(request.path)
-        if file_size(path) <= INLINE_LIMIT and refusal(path) is None:
+        if loads_inline(path, file_size(path)) and refusal(path) is None:
             with trio.move_on_after(OPEN_GIT_WAIT):
                 limit = gitmarks.output_limit(tab.loader.cap)
                 tab.loader.offer(path, await gitmarks.git_diff(path, limit))

@@ -21,8 +21,8 @@ settle the tab and the host run after every change (a new width re-wraps
 rows, a followed file pins to its end). `draw` and `title` only read.
 
 The pane owns no task: the host calls `reload_if_changed()` on a timer and
-before answering a request. A small file reloads inline; a big one (past
-`laura.panes.source.INLINE_LIMIT`), and git's answer for any file, are
+before answering a request. A small file reloads inline; a big one (see
+`laura.panes.source.loads_inline`), and git's answer for any file, are
 fetched by jobs its tab's `Loader` runs off the UI loop: until a first load
 lands the pane shows "loading…" (a reload keeps what it showed), until git
 answers it shows no marks. A job that lands after the file changed again is
@@ -44,7 +44,6 @@ from laura.panes.file_git import NO_CHANGES, FileGit
 from laura.panes.file_rows import PaneRows
 from laura.panes.file_view import Viewport
 from laura.panes.source import (
-    INLINE_LIMIT,
     Loaded,
     Loader,
     cap_warning,
@@ -52,6 +51,7 @@ from laura.panes.source import (
     lines_grew,
     load_source,
     loading,
+    loads_inline,
     plain_warning,
     shown_plain,
 )
@@ -146,7 +146,7 @@ class FilePane:
         self._load_token += 1
         self._landed.set()  # a wait for the load it replaces looks again
         self.size = file_size(self.path)
-        if self.loader.in_background and self.size > INLINE_LIMIT:
+        if self.loader.in_background and not loads_inline(self.path, self.size):
             self.reloading = (
                 self._grown_from is not None
                 and not (self.loading or self.measure_only)  # a dry run's pane starts no job
@@ -526,10 +526,16 @@ class FilePane:
         SYNC_REACH_SECONDS (counting a line that wraps takes 20 microseconds
         or more, one of 64 KiB 20 ms, laying out a paragraph of markdown
         about 80: a million lines of log, or 7 MB of markdown, would hold
-        keys for seconds)."""
+        keys for seconds). While a background reach runs for this view it
+        does that work: asking again (every frame, every key) adds none."""
         if not self._counts_later:
             return False
-        return not self.source_rows(inner_width).reach_within(line, SYNC_REACH_SECONDS)
+        view = self.source_rows(inner_width)
+        if view.laid_through() >= line:
+            return False
+        if self._reach_running(inner_width):
+            return True
+        return not view.reach_within(line, SYNC_REACH_SECONDS)
 
     def clear_highlight(self) -> None:
         self.highlight = None

@@ -7,7 +7,7 @@ the same without holding the loop: the read in a worker thread (the disk
 wait frees the interpreter), then `prepare`'s steps — a 32 KiB piece each,
 about a millisecond — on the loop between keys and frames (threads would
 contend for the interpreter and make every key wait), and markdown's
-first parse pass in a thread. A file past PARSE_LIMIT is shown as plain
+first parse pass in a thread. A file past its `parse_limit` is shown as plain
 text: no parser or lexer runs over it. A reload of a plain-text file that
 still begins with the bytes a load covered (`Cover`: a log that grew)
 decodes only the rest (`Loaded.joined` puts the lines together).
@@ -16,8 +16,8 @@ decodes only the rest (`Loaded.joined` puts the lines together).
 it runs a pane's jobs as tasks in the tab's nursery and calls `on_change`
 when one lands; without one (a `Tab` driven directly by tests)
 `in_background` is False and panes do the work inline. Files up to
-INLINE_LIMIT always load inline: a few milliseconds, and a request right
-after an edit sees the new content.
+INLINE_LIMIT (markdown: MARKDOWN_INLINE_LIMIT) always load inline: a few
+milliseconds, and a request right after an edit sees the new content.
 
 Cancellation: a job is cancelled with the tab's nursery; a worker thread is
 abandoned (it finishes on its own, its result dropped), so a signal or a
@@ -50,8 +50,15 @@ from laura.steps import Steps, drive, run_steps
 
 # Files up to this many bytes load inline on the UI loop.
 INLINE_LIMIT = 1 << 20
+# Markdown's parser sets out the whole text before its first block (120 ms
+# a megabyte): a bigger markdown file loads in the background.
+MARKDOWN_INLINE_LIMIT = 128 << 10
 # Bigger files are shown as plain text (no markdown parser or lexer over them).
 PARSE_LIMIT = 8 << 20
+# ... and bigger markdown files: a laid-out markdown view keeps its rows,
+# some 380 bytes each, and a megabyte of one-line paragraphs is 670,000 rows
+# (255 MB, and 9 s of steps to lay it out to its end).
+MARKDOWN_PARSE_LIMIT = 1 << 20
 # Bytes decoded, cleaned and split per step of a background load.
 PIECE = 32 << 10
 # Lines compared per step when a reload asks whether a file only grew.
@@ -164,10 +171,15 @@ def cap_warning(shown: str, size: int, cap: int) -> str | None:
     )
 
 
+def parse_limit(path: str) -> int:
+    """The size past which the file at `path` is shown as plain text."""
+    return MARKDOWN_PARSE_LIMIT if kind_of(path) == MARKDOWN else PARSE_LIMIT
+
+
 def shown_plain(path: str, size: int, cap: int) -> bool:
     """Whether a markdown, code or diff file is shown as plain text because
-    what is read of it is past PARSE_LIMIT (see `prepare`)."""
-    return min(size, cap) > PARSE_LIMIT and kind_of(path) != PLAIN_TEXT
+    what is read of it is past its `parse_limit` (see `prepare`)."""
+    return min(size, cap) > parse_limit(path) and kind_of(path) != PLAIN_TEXT
 
 
 def plain_warning(path: str, shown: str, size: int, cap: int) -> str | None:
@@ -176,7 +188,8 @@ def plain_warning(path: str, shown: str, size: int, cap: int) -> str | None:
         return None
     return (
         f"{shown} is {human_size(size)}: shown as plain text"
-        f" (no markdown layout or colours past {human_size(PARSE_LIMIT)})"
+        f" (no {'markdown layout' if kind_of(path) == MARKDOWN else 'colours'}"
+        f" past {human_size(parse_limit(path))})"
     )
 
 
@@ -244,7 +257,7 @@ def prepare(
     yield
     # A big file is shown as plain text: running a parser (markdown, a
     # lexer) over it would hold the UI, and joining it would too.
-    big = len(data) > PARSE_LIMIT
+    big = len(data) > parse_limit(path)
     parts: list[str] | None = None if big else []
     lines = yield from _decoded_lines(data, parts)
     document = Document(path, "".join(parts or ()), lines=lines, kind=PLAIN_TEXT if big else None)
@@ -341,9 +354,15 @@ def _read_covered(
     if isinstance(capped, Loaded):
         return capped
     data = usable(capped)
-    if kind_of(path) != PLAIN_TEXT and len(data) <= PARSE_LIMIT:
+    if kind_of(path) != PLAIN_TEXT and len(data) <= parse_limit(path):
         return capped, None, False
     return capped, *digest_and_continued(data, None if previous is None else previous.cover)
+
+
+def loads_inline(path: str, size: int) -> bool:
+    """Whether a file of `size` bytes at `path` is loaded at once (see
+    INLINE_LIMIT and MARKDOWN_INLINE_LIMIT)."""
+    return size <= (MARKDOWN_INLINE_LIMIT if kind_of(path) == MARKDOWN else INLINE_LIMIT)
 
 
 def load_source(path: str, cap: int = DEFAULT_MAX_FILE_BYTES) -> Loaded:

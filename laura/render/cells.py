@@ -65,7 +65,7 @@ def wrap_spans(
     """
     width = max(1, width)
     if spans_cells(prefix) + spans_cells(spans) <= width:  # the common case: it fits
-        return [_merge(tuple(prefix) + tuple(spans))]
+        return [_merge(tuple(prefix) + tuple(spans) if prefix else spans)]
     if spans_cells(continuation) > width - 2:  # no room left for text under the hang
         continuation = ()
     text = "".join(span.text for span in spans)
@@ -179,7 +179,10 @@ class _Slicer:
 
 
 def _merge(spans: tuple[Span, ...]) -> tuple[Span, ...]:
-    """Join neighbouring spans of one style (fewer, longer runs to draw)."""
+    """Join neighbouring spans of one style (fewer, longer runs to draw);
+    `spans` itself when none join (no new tuple for the collector to walk)."""
+    if isinstance(spans, tuple) and _merged_already(spans):
+        return spans
     merged: list[Span] = []
     for span in spans:
         if not span.text:
@@ -189,6 +192,15 @@ def _merge(spans: tuple[Span, ...]) -> tuple[Span, ...]:
         else:
             merged.append(span)
     return tuple(merged)
+
+
+def _merged_already(spans: tuple[Span, ...]) -> bool:
+    style = None
+    for span in spans:
+        if not span.text or span.style == style:
+            return False
+        style = span.style
+    return True
 
 
 def clip_spans(spans: tuple[Span, ...], width: int, offset: int = 0) -> tuple[Span, ...]:

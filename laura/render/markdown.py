@@ -16,6 +16,15 @@ the 1-based source range it came from:
 - tables are box-drawn: top border and header -> header line, rule ->
   delimiter line, each data row -> its line, bottom border -> last line.
 
+A block is parsed, rendered and laid out in one step of the UI loop, so no
+block may run on: one that would (a list of 250,000 items, a paragraph of
+50,000 lines: 11 s for one megabyte) is cut into pieces of about
+BLOCK_LINES lines, each cut at a line that starts at column 0 (the next
+top-level item). Cutting a fence, an HTML block or a table would read its
+rest as markdown, so those may run to LONG_BLOCK_LINES; one longer still
+ends the layout, and the rest of the file is shown as its source, under a
+row that says so.
+
 If rendering a block fails, that block falls back to its raw source lines.
 The rendering itself is `laura.render.markdown_writer`.
 """
@@ -35,6 +44,19 @@ from laura.render.code import TAB, source_lines
 from laura.render.lines import Block, Line
 from laura.render.markdown_writer import PARSER, Writer, closing
 from laura.render.style import PLAIN, Span, Style
+
+# Lines a top-level block is parsed to before it is cut (at the next line
+# at column 0, at most twice as far): fifty list items with links and code
+# take some 4 ms to parse, render and lay out (a list's cut does not show).
+BLOCK_LINES = 50
+# Lines a fence, an HTML block or a table may take: cut, its rest would be
+# read as markdown. A thousand table rows take some 10 ms to parse.
+LONG_BLOCK_LINES = 1000
+_UNCUT = frozenset({"fence", "html_block", "table_open"})
+# Up to this size a document with link definitions keeps the parsed blocks
+# of the pass that finds them; a bigger one is parsed twice instead (the
+# tokens of a megabyte of list items took 500 MB).
+KEEP_PARSED_LIMIT = 256 * 1024
 
 _REFERENCE = re.compile(r"^ {0,3}\[[^\]\n]+\]:", re.M)
 # A big document is searched for link definitions this much at a time, so
@@ -57,10 +79,13 @@ def _has_references(src: str) -> bool:
     return False
 
 
-def top_level_blocks(src: str, env: dict[str, Any]) -> Iterator[tuple[int, int, list[Token]]]:
+def top_level_blocks(src: str, env: dict[str, Any]) -> Iterator[tuple[int, int, list[Token] | None]]:
     """(first line, end line, tokens) per top-level block, 0-based and
     end-exclusive, parsed only as the caller iterates (markdown-it's block
-    loop, stopped after each block). Inline tokens are left unparsed."""
+    loop, stopped after each block), a long block in pieces (see the module
+    docstring). Inline tokens are left unparsed. Tokens None: a fence, HTML
+    block or table at the first line runs past LONG_BLOCK_LINES; nothing
+    follows it."""
     if not src:
         return
     state = StateBlock(src, PARSER, env, [])
@@ -68,17 +93,49 @@ def top_level_blocks(src: str, env: dict[str, Any]) -> Iterator[tuple[int, int, 
     line, end = state.line, state.lineMax
     while line < end:
         line = state.skipEmptyLines(line)
-        state.line = line
         if line >= end:
             return
-        state.tokens = []
+        stop = _cut(state, line, end)
+        tokens = _parse_block(state, rules, line, stop)
+        if stop < end and state.line >= stop and tokens and tokens[0].type in _UNCUT:
+            # Cut, its rest would be read as markdown: parsed again, longer.
+            stop = min(end, line + LONG_BLOCK_LINES)
+            tokens = _parse_block(state, rules, line, stop)
+            if stop < end and state.line >= stop:
+                yield line, end, None
+                return
+        yield line, state.line, tokens
+        line = state.line
+
+
+def _cut(state: StateBlock, line: int, end: int) -> int:
+    """Where a block starting at `line` is cut: the first line at column 0
+    at least BLOCK_LINES on, at most twice that far (or `end`)."""
+    if line + BLOCK_LINES >= end:
+        return end
+    hard = min(end, line + 2 * BLOCK_LINES)
+    for at in range(line + BLOCK_LINES, hard):
+        if state.sCount[at] == 0 and not state.isEmpty(at):
+            return at
+    return hard
+
+
+def _parse_block(state: StateBlock, rules: list[Any], line: int, stop: int) -> list[Token]:
+    """The tokens of the block at `line`, parsed as if the text ended at
+    `stop` (the paragraph rule reads the end from `lineMax`); `state.line`
+    is left after it."""
+    state.tokens = []
+    state.line = line
+    saved, state.lineMax = state.lineMax, stop
+    try:
         for rule in rules:
-            if rule(state, line, end, False):
+            if rule(state, line, stop, False):
                 break
         else:  # the paragraph rule always matches; guard against a loop anyway
             state.line = line + 1
-        yield line, state.line, state.tokens
-        line = state.line
+    finally:
+        state.lineMax = saved
+    return state.tokens
 
 
 def _stand_ins(tokens: Sequence[Token], lo: int, hi: int) -> tuple[Line, ...] | None:
@@ -135,6 +192,22 @@ def _as_source(src_lines: list[str], lo: int, hi: int, style: Style) -> list[Lin
     ]
 
 
+def _rest_as_source(src_lines: list[str], cursor: int, lo: int) -> Iterator[Block]:
+    """Lines `cursor`.. to the end as source, BLOCK_LINES a block, under a
+    row saying why: the block at line `lo` is longer than a fence, an HTML
+    block or a table may be."""
+    said = (
+        f"── line {lo + 1} begins a block of more than {LONG_BLOCK_LINES:,} lines:"
+        " the rest of this file is shown as its source ──"
+    )
+    notice = Line((Span(said, theme.GAP),), None)
+    head: tuple[Line, ...] = (notice,)
+    for start in range(cursor, len(src_lines), BLOCK_LINES):
+        stop = min(start + BLOCK_LINES, len(src_lines))
+        yield Block((*head, *_as_source(src_lines, start, stop, PLAIN)), start + 1, stop)
+        head = ()
+
+
 FRONT_MATTER_LIMIT = 200  # lines a YAML front matter block may take
 
 
@@ -159,31 +232,51 @@ def markdown_blocks(text: str) -> Iterator[Block]:
     if cursor:  # shown as source; the parser sees blank lines in its place
         yield Block(tuple(_as_source(src_lines, 0, cursor, theme.HTML)), 1, cursor)
         src = "\n" * cursor + "\n".join(src_lines[cursor:]) + "\n"
-    groups: Iterator[tuple[int, int, list[Token]]] = top_level_blocks(src, env)
+    groups = top_level_blocks(src, env)
     if _has_references(src):  # links may use definitions further down
-        groups = iter(list(groups))
+        if len(src) <= KEEP_PARSED_LIMIT:
+            groups = iter(list(groups))
+        else:  # a pass that keeps only the definitions (in `env`), then the real one
+            for _ in groups:
+                pass
+            groups = top_level_blocks(src, env)
+    # Small blocks are yielded together, BLOCK_LINES lines or so at a time:
+    # a block each for a file of one-line paragraphs cost 140 bytes a line.
+    pending: list[Line] = []
+    start = cursor
     for lo, hi, tokens in groups:
+        if tokens is None:  # a block too long to lay out: the rest is shown as source
+            if pending:
+                yield Block(tuple(pending), start + 1, cursor)
+            yield from _rest_as_source(src_lines, cursor, lo)
+            return
+        if not pending:
+            start = cursor
         writer = Writer(src_lines, env)
+        writer.out = pending
         for n in range(cursor, lo):
             writer.filler(n)
         stand_ins = _stand_ins(tokens, lo, hi)
         if stand_ins is not None:  # counted now, styled when shown
-            if writer.out:
-                yield Block(tuple(writer.out), cursor + 1, lo)
+            if pending:
+                yield Block(tuple(pending), start + 1, lo)
+                pending = []
             render = functools.partial(_render_block, src_lines, env, tokens, lo, hi)
             yield Block(stand_ins, lo + 1, hi, deferred=render)
             cursor = hi
             continue
+        kept = len(pending)
         try:
             writer.walk(tokens, lo, hi)
-            lines = writer.out
         except Exception:  # a renderer bug must not lose the file: show source
-            lines = _raw(src_lines, cursor, hi)
-        yield Block(tuple(lines), cursor + 1, hi)
+            del pending[kept:]
+            pending += _raw(src_lines, lo, hi)
         cursor = hi
+        if hi - start >= BLOCK_LINES or len(pending) >= BLOCK_LINES:
+            yield Block(tuple(pending), start + 1, hi)
+            pending = []
     if cursor < len(src_lines):
-        yield Block(
-            tuple(Line((), (n + 1, n + 1)) for n in range(cursor, len(src_lines))),
-            cursor + 1,
-            len(src_lines),
-        )
+        pending += [Line((), (n + 1, n + 1)) for n in range(cursor, len(src_lines))]
+        cursor = len(src_lines)
+    if pending:
+        yield Block(tuple(pending), start + 1, cursor)

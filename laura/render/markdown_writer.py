@@ -8,6 +8,7 @@ block by block. The rules (what folds, what maps 1:1) are described there.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -28,6 +29,10 @@ PARSER = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethroug
 _ALERT = re.compile(r"\[!(NOTE|TIP|IMPORTANT|WARNING|CAUTION)\][ \t]*(?:\n|$)", re.I)
 _TASK = re.compile(r"\[([ xX])\] ")
 _BULLETS = ("•", "◦", "▪")
+# Inline markup in more text than this is not parsed (a megabyte of `*a* `
+# on one line took 4 s to parse): no more of a line is shown anyway (see
+# `laura.render.view.LINE_SHOWN_LIMIT`).
+INLINE_PARSE_LIMIT = 64 * 1024
 
 
 def closing(tokens: Sequence[Token], index: int) -> int:
@@ -40,6 +45,19 @@ def closing(tokens: Sequence[Token], index: int) -> int:
         if token.nesting == -1 and token.level == opener.level:
             return at
     return len(tokens) - 1
+
+
+# A list's markers and hanging indents are shared, not made per item: a
+# laid-out list keeps every line, and each object more is one more for the
+# garbage collector to walk.
+@functools.lru_cache(maxsize=1024)
+def _marker(marker: str, style: Style) -> tuple[Span, ...]:
+    return (Span(marker, style),)
+
+
+@functools.lru_cache(maxsize=64)
+def _indent(cells: int) -> tuple[Span, ...]:
+    return (Span(" " * cells),)
 
 
 @attrs.define
@@ -66,13 +84,20 @@ class Writer:
     # -- emitting ---------------------------------------------------------
 
     def _prefix(self) -> tuple[Span, ...]:
-        spans: list[Span] = []
-        for frame in self.stack:
-            spans.extend(frame.rest if frame.used else frame.first)
+        if len(self.stack) == 1:  # the common case: the frame's own tuple, no new one
+            frame = self.stack[0]
+            spans = frame.rest if frame.used else frame.first
             frame.used = True
-        return tuple(spans)
+            return spans
+        joined: list[Span] = []
+        for frame in self.stack:
+            joined.extend(frame.rest if frame.used else frame.first)
+            frame.used = True
+        return tuple(joined)
 
     def _hang(self) -> tuple[Span, ...]:
+        if len(self.stack) <= 1:
+            return self.stack[0].rest if self.stack else ()
         return tuple(span for frame in self.stack for span in frame.rest)
 
     def emit(
@@ -145,10 +170,17 @@ class Writer:
                 self.emit((Span(text, style),) if text else (), (n + 1, n + 1), pre=True)
 
     def inline(self, token: Token) -> list[Token]:
-        """Inline children, parsed now (the block parse left them out)."""
+        """Inline children, parsed now (the block parse left them out); text
+        longer than INLINE_PARSE_LIMIT is shown as it is written."""
         if not token.children and token.content:  # the block parser leaves []
             children: list[Token] = []
-            PARSER.inline.parse(token.content, PARSER, self.env, children)
+            if len(token.content) > INLINE_PARSE_LIMIT:
+                for index, part in enumerate(token.content.split("\n")):
+                    if index:
+                        children.append(Token("softbreak", "br", 0))
+                    children.append(Token("text", "", 0, content=part))
+            else:
+                PARSER.inline.parse(token.content, PARSER, self.env, children)
             token.children = children
         return token.children or []
 
@@ -206,7 +238,7 @@ class Writer:
                     inner[1] = inner[1].copy(
                         children=[children[0].copy(content=children[0].content[4:]), *children[1:]]
                     )
-            self.stack.append(_Frame((Span(marker, style),), (Span(" " * text_cells(marker)),)))
+            self.stack.append(_Frame(_marker(marker, style), _indent(text_cells(marker))))
             lo, hi = item.map or [0, 0]
             self.walk(inner, lo, hi)
             self.stack.pop()

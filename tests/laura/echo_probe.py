@@ -17,6 +17,7 @@ anything else laura draws meanwhile (an uppercase `Z` does not).
 
 from __future__ import annotations
 
+import collections
 import os
 import subprocess
 import threading
@@ -94,17 +95,29 @@ class EchoProbe:
         )
         self._lock = threading.Condition()
         self._seen: list[tuple[float, bytes]] = []
+        self._recent: collections.deque[tuple[float, bytes]] = collections.deque(maxlen=12)
+        self._attached = False
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
+        # Until tmux says the client is attached (`%session-changed`), what
+        # the pane writes is not sent to it: a key sent at once could be
+        # echoed unseen, and then waited for in vain (a flake, 1 run in 6).
+        with self._lock:
+            if not self._lock.wait_for(lambda: self._attached, WAIT_S):
+                self.close()
+                raise AssertionError(f"tmux -C attach did not attach within {WAIT_S} s")
 
     def _read(self) -> None:
         assert self._process.stdout is not None
         for line in self._process.stdout:
-            if line.startswith(b"%output "):
-                now = time.monotonic()
-                with self._lock:
+            now = time.monotonic()
+            with self._lock:
+                if line.startswith(b"%output "):
                     self._seen.append((now, line))
-                    self._lock.notify_all()
+                elif line.startswith(b"%session-changed "):
+                    self._attached = True
+                self._recent.append((now, line[:160]))
+                self._lock.notify_all()
 
     def key(self, char: str, timeout: float = WAIT_S) -> float:
         """Send `char` and wait for laura to draw it; the latency in seconds."""
@@ -132,7 +145,11 @@ class EchoProbe:
                 self._seen.clear()
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
-                    raise AssertionError(f"{shows!r} was not drawn within {timeout} s")
+                    recent = "\n".join(f"  {at - started:+.3f} s {line!r}" for at, line in self._recent)
+                    raise AssertionError(
+                        f"{shows!r} was not drawn within {timeout} s; the control client"
+                        f" {'exited' if self._process.poll() is not None else 'runs'}, its last lines:\n{recent}"
+                    )
                 self._lock.wait(remaining)
 
     def close(self) -> None:

@@ -21,7 +21,7 @@ from laura.commands import answer
 from laura.filecheck import human_size, read_capped
 from laura.gitmarks import output_limit
 from laura.panes.file import FilePane
-from laura.panes.source import INLINE_LIMIT, PARSE_LIMIT, Loader
+from laura.panes.source import INLINE_LIMIT, Loader, parse_limit
 from laura.panes.watch import FileWatch, digest_ahead
 from laura.protocol import Rect
 from laura.render.canvas import Canvas
@@ -234,12 +234,12 @@ def test_a_file_over_the_cap_shows_its_first_part_with_a_warning(tmp_path: Path)
 def test_a_formatted_file_too_big_to_lay_out_says_it_is_shown_as_plain_text(
     tmp_path: Path, name: str
 ) -> None:
-    """Past PARSE_LIMIT a markdown, code or diff file is shown as plain
+    """Past its parse limit a markdown, code or diff file is shown as plain
     text; the `open` reply and the pane's title say so (nothing did)."""
     tab = tab_at(tmp_path)
     path = tmp_path / name
     line = "# a heading line\n" if name.endswith(".md") else "x = 1  # a line of code\n"
-    count = PARSE_LIMIT // len(line) + 1
+    count = parse_limit(name) // len(line) + 1
     path.write_text(line * count)
     reply = ask(tab, {"type": "open", "path": str(path), "focus": False})
     size = human_size(count * len(line))
@@ -257,7 +257,7 @@ def test_a_formatted_file_too_big_to_lay_out_says_it_is_shown_as_plain_text(
         assert "[as plain text]" not in tab.panes[reply["pane"]].title(str(tmp_path))
 
     # A cap under the limit: what is read is laid out as it is.
-    tab.loader.cap = PARSE_LIMIT // 2
+    tab.loader.cap = parse_limit(name) // 2
     reply = ask(tab, {"type": "open", "path": str(path), "focus": False})
     warnings = " ".join(reply["warnings"])
     assert "showing its first" in warnings and "plain text" not in warnings
@@ -440,10 +440,10 @@ def test_a_huge_markdown_file_by_another_name_is_shown_as_plain_text(
 ) -> None:
     """A checkout can make `README.md` a symlink or a hard link to a file of
     any size, or give one a name `laura open` could take for an option: what
-    is past PARSE_LIMIT is shown as plain text whatever its name says (no
+    is past the markdown parse limit is shown as plain text whatever its name says (no
     parser runs over it), and the reply and the title say so."""
     real = tmp_path / "real.md"
-    real.write_text("# a heading line\n" * (PARSE_LIMIT // 17 + 1))
+    real.write_text("# a heading line\n" * (parse_limit("real.md") // 17 + 1))
     names = {"symlink": "README.md", "hard link": "guide.md", "option-looking name": "--highlight=1.md"}
     path = reached_by(real, spelling, names[spelling])
     session = laura_session(command=["cat"])

@@ -83,7 +83,7 @@ def test_end_in_a_big_markdown_file_waits_for_its_rows_and_a_move_meanwhile_canc
     unless the person moved meanwhile (the view must not jump from under
     them seconds later)."""
     path = tmp_path / "notes.md"
-    last = markdown(path, 1_200_000)
+    last = markdown(path)
     inner = Rect(0, 0, 100, 30)
 
     async def body(pane: FilePane) -> None:
@@ -117,7 +117,7 @@ def test_a_far_highlight_says_in_the_title_how_far_its_rows_are(tmp_path: Path) 
     """An agent lights a line far down a big markdown file: until its rows
     are laid out the pane still shows the top, and its title says why."""
     path = tmp_path / "notes.md"
-    last = markdown(path, 1_200_000)
+    last = markdown(path)
     inner = Rect(0, 0, 100, 30)
 
     async def body(pane: FilePane) -> None:
@@ -211,7 +211,7 @@ def test_a_reach_lays_out_the_rows_a_reload_brings_while_it_runs(tmp_path: Path)
     """What an agent's comment waits for: the load, then the rows through
     its line; when the file is reloaded meanwhile, the new rows."""
     path = tmp_path / "notes.md"
-    last = markdown(path, 1_200_000)  # over INLINE_LIMIT: loaded in the background
+    last = markdown(path)  # over MARKDOWN_INLINE_LIMIT: loaded in the background
 
     async def main() -> None:
         with trio.fail_after(60):
@@ -279,10 +279,11 @@ def test_counting_a_big_markdown_files_rows_at_a_new_width_keeps_keys_echoing(
     laura_session: Make, tmp_path: Path
 ) -> None:
     # `layout` after a resize counts every row at the new width; the
-    # markdown parser's first pass over the whole 8 MB ran on the UI loop
-    # first (110-210 ms in one step).
+    # markdown parser's first pass over the whole file ran on the UI loop
+    # first (110-210 ms in one step for 8 MB, when files that big were laid
+    # out as markdown; 1 MiB is the most now).
     path = tmp_path / "notes.md"
-    markdown(path, 8_000_000)
+    markdown(path)
     session = laura_session(command=["cat"])
     opened(session, path)
     idle: list[float] = []

@@ -1,0 +1,51 @@
+"""A markdown file made to freeze a viewer, in the real `laura`: keys keep
+echoing in the shell while the file is laid out to its last line. Each file
+is one block that runs on (a list, a nested list, a paragraph, a quote, a
+table, a fence, a megabyte of inline markup on one line), the kind a cloned
+repository can hold. Before, such a block was parsed, rendered and laid out
+in one step of the UI loop: seconds with no key echoed."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tests.laura.echo_probe import assert_keys_echoed, keys_while_cli
+from tests.laura.tmux import LauraSession
+
+Make = Callable[..., LauraSession]
+
+SIZE = 400_000
+HEAD = "# Hostile\n\n"
+LAST = "\n\nFAR_AWAY is here.\n"
+
+SHAPES = {
+    "a list": lambda: "- a\n" * (SIZE // 4),
+    "a nested list": lambda: "- a\n  - b\n" * (SIZE // 10),
+    "a paragraph": lambda: "word word\n" * (SIZE // 10),
+    "a quote": lambda: "> a\n" * (SIZE // 4),
+    "a table": lambda: "| a | b |\n|---|---|\n" + "| 1 | 2 |\n" * (SIZE // 10),
+    "a fence": lambda: "```\n" + "x\n" * (SIZE // 2),
+    "inline markup on one line": lambda: "*a* **b** `c` " * (SIZE // 14),
+    "a list whose links are defined below it": lambda: "[x]\n\n" + "- [x]\n" * (SIZE // 6) + "\n[x]: http://e.invalid\n",
+}
+
+
+@pytest.mark.tmux
+@pytest.mark.parametrize("shape", list(SHAPES))
+def test_keys_echo_while_a_block_that_runs_on_is_laid_out(laura_session: Make, tmp_path: Path, shape: str) -> None:
+    path = tmp_path / "README.md"
+    path.write_text(HEAD + SHAPES[shape]() + LAST)
+    last = path.read_text().count("\n")
+    session = laura_session(command=["cat"])
+    # Keys while the file opens (its first screen is laid out) ...
+    idle, opening = keys_while_cli(session, "open", str(path), "--no-focus")
+    session.wait_for("# Hostile", timeout=60)
+    pane = str(max(entry["id"] for entry in json.loads(session.cli("layout").stdout)["panes"]))
+    # ... and while it is laid out to its last line.
+    more_idle, reaching = keys_while_cli(session, "highlight", "--pane", pane, str(last))
+    session.wait_for("FAR_AWAY is here.", timeout=90)
+    assert_keys_echoed(idle + more_idle, opening + reaching, f"while {shape} of {SIZE:,} bytes was laid out")

@@ -51,8 +51,10 @@ from laura.steps import Steps, drive, run_steps
 # Files up to this many bytes load inline on the UI loop.
 INLINE_LIMIT = 1 << 20
 # Markdown's parser sets out the whole text before its first block (120 ms
-# a megabyte): a bigger markdown file loads in the background.
-MARKDOWN_INLINE_LIMIT = 128 << 10
+# a megabyte), and parses all of it first when links may use definitions
+# at its end (120 KB of list items: 0.34-0.44 s): a bigger markdown file
+# loads in the background (16 KiB of list items with a definition, 50 ms).
+MARKDOWN_INLINE_LIMIT = 16 << 10
 # Bigger files are shown as plain text (no markdown parser or lexer over them).
 PARSE_LIMIT = 8 << 20
 # ... and bigger markdown files: a laid-out markdown view keeps its rows,

@@ -55,8 +55,8 @@ LONG_BLOCK_LINES = 1000
 _UNCUT = frozenset({"fence", "html_block", "table_open"})
 # Up to this size a document with link definitions keeps the parsed blocks
 # of the pass that finds them; a bigger one is parsed twice instead (the
-# tokens of a megabyte of list items took 500 MB).
-KEEP_PARSED_LIMIT = 256 * 1024
+# tokens of a megabyte of list items took 500 MB; of 64 KiB, some 30).
+KEEP_PARSED_LIMIT = 64 * 1024
 
 _REFERENCE = re.compile(r"^ {0,3}\[[^\]\n]+\]:", re.M)
 # A big document is searched for link definitions this much at a time, so

@@ -29,7 +29,8 @@ that start was inside a string or comment).
 
 Lines not coloured yet are shown plain (`spans`: their rows are the same,
 one per source line), and take their colours when a later frame finds them
-ready (`final`).
+ready (`final`). A coloured line is kept as its style runs (`Runs`), and
+made into spans when it is read.
 A coloured line's text is always its source line's: a line whose tokens
 spell anything else stops the colouring there (in a jump's run: that run,
 and no other starts).
@@ -46,7 +47,7 @@ from pygments.lexer import Lexer
 from pygments.token import Token
 
 from laura.render.code import TAB, compiled, lexer_of, style_for
-from laura.render.style import Span, Style
+from laura.render.style import PLAIN, Span, Style
 from laura.steps import Steps
 
 # The most characters one run of the lexer sees, and the most lines (a
@@ -67,6 +68,35 @@ SYNC_REACH = 1000
 JUMP_RUNS = 3
 
 Spans = tuple[Span, ...]
+# A coloured line as kept: (end, style, end, style, ...), `end` the offset
+# in the line (tabs expanded) where a run of one style ends, `style` an
+# index into _STYLES. Kept as spans, the lines of a 7 MB Python file took
+# 207 MB, and every middle pass of the garbage collector walked them; a
+# tuple of ints is a few bytes an int, and the collector stops walking it
+# after its first look.
+Runs = tuple[int, ...]
+_STYLES: list[Style] = [PLAIN]
+_STYLE_INDEX: dict[Style, int] = {PLAIN: 0}
+
+
+def _style_index(style: Style) -> int:
+    index = _STYLE_INDEX.get(style)
+    if index is None:
+        index = _STYLE_INDEX[style] = len(_STYLES)
+        _STYLES.append(style)
+    return index
+
+
+def _spans_of(text: str, runs: Runs) -> Spans:
+    """Line `text` (tabs expanded) in the style runs `runs`."""
+    spans = []
+    at = 0
+    for index in range(0, len(runs), 2):
+        end = runs[index]
+        if end > at:
+            spans.append(Span(text[at:end], _STYLES[runs[index + 1]]))
+            at = end
+    return tuple(spans)
 
 
 def plain(line: str) -> Spans:
@@ -81,7 +111,7 @@ class _Run:
 
     def __init__(self, start: int) -> None:
         self.start = start
-        self.lines: list[Spans] = []
+        self.lines: list[Runs] = []
         self.work: Iterator[None] = iter(())
         self.ended = False
 
@@ -132,16 +162,19 @@ class Colouring:
 
     def line(self, number: int) -> Spans | None:
         """Line `number`'s (1-based) final coloured spans, or None while not ready."""
-        return self._coloured[number - 1] if number <= len(self._coloured) else None
+        if number > len(self._coloured):
+            return None
+        return _spans_of(self._source[number - 1].expandtabs(TAB), self._coloured[number - 1])
 
     def spans(self, number: int) -> Spans:
         """Line `number`'s spans as shown now: coloured, or plain."""
+        text = self._source[number - 1]
         if number <= len(self._coloured):
-            return self._coloured[number - 1]
+            return _spans_of(text.expandtabs(TAB), self._coloured[number - 1])
         for run in self._jumps:
             if run.start < number <= run.end:
-                return run.lines[number - 1 - run.start]
-        return plain(self._source[number - 1])
+                return _spans_of(text.expandtabs(TAB), run.lines[number - 1 - run.start])
+        return plain(text)
 
     def final(self, number: int) -> bool:
         """Whether line `number` is shown as it will stay."""
@@ -293,7 +326,7 @@ class Colouring:
                 raise _Misspelled
             start += taken
 
-    def _window(self, start: int, stop: int, out: list[Spans]) -> Generator[None, None, int | None]:
+    def _window(self, start: int, stop: int, out: list[Runs]) -> Generator[None, None, int | None]:
         """Colour source lines start..stop-1 in one run of the lexer onto
         `out`; returns how many it coloured, or None if the tokens did not
         spell them. The lines after the last one that ended outside a
@@ -303,7 +336,7 @@ class Colouring:
         beyond = ""
         if len(text) > WINDOW:  # one line longer than a window: its start
             text, beyond = text[:WINDOW], text[WINDOW:]
-        pending: list[Spans] = []  # lines since the last clean line end
+        pending: list[Runs] = []  # lines since the last clean line end
         taken = 0
         line = self._line_at(start, cut=bool(beyond))
         for ttype, value in lexer_of(self._lexer_class).get_tokens(text + "\n"):
@@ -316,10 +349,10 @@ class Colouring:
                 continue
             for index, part in enumerate(value.split("\n")):
                 if index:
-                    spans = line.finish() if line is not None else None
-                    if spans is None:  # the tokens do not spell the source line
+                    runs = line.finish() if line is not None else None
+                    if runs is None:  # the tokens do not spell the source line
                         return None
-                    pending.append(spans)
+                    pending.append(runs)
                     if ttype in Token.Text:  # this line ended outside strings and comments
                         out.extend(pending)
                         taken += len(pending)
@@ -336,16 +369,17 @@ class Colouring:
         if taken == 0:  # the lexer gave no line at all
             return None
         if beyond:
-            out[-1] = (*out[-1], Span(beyond))
+            last = out[-1]  # the rest of a line cut at the window, plain
+            out[-1] = (*last, (last[-2] if last else 0) + len(beyond), 0)
         return taken
 
-    def _line_at(self, index: int, cut: bool) -> _LineSpans | None:
-        """A builder of source line `index`'s spans (0-based; `cut`: of its
-        first WINDOW characters), or None past the last line."""
+    def _line_at(self, index: int, cut: bool) -> _LineRuns | None:
+        """A builder of source line `index`'s style runs (0-based; `cut`: of
+        its first WINDOW characters), or None past the last line."""
         if index >= len(self._source):
             return None
         wanted = self._source[index].expandtabs(TAB)
-        return _LineSpans(wanted[:WINDOW] if cut else wanted)
+        return _LineRuns(wanted[:WINDOW] if cut else wanted)
 
 
 class _Misspelled(Exception):
@@ -353,40 +387,34 @@ class _Misspelled(Exception):
     the text): that run ends."""
 
 
-class _LineSpans:
-    """The spans of one line as its tokens come, a span per run of one
-    style, each checked against the line's text as it is made (so a long
-    line's work is spread over its tokens' steps)."""
+class _LineRuns:
+    """The style runs of one line as its tokens come, each token checked
+    against the line's text as it comes (so a long line's work is spread
+    over its tokens' steps)."""
 
     def __init__(self, wanted: str) -> None:
         self._wanted = wanted
         self._at = 0
-        self._spans: list[Span] = []
+        self._runs: list[int] = []
         self._style: Style | None = None
-        self._parts: list[str] = []
+        self._index = 0
         self._spelled = True
 
     def add(self, part: str, style: Style) -> None:
         if style is not self._style:  # `style_for` gives one object per style
-            self._flush()
-            self._style = style
-        self._parts.append(part)
+            if self._style is not None:
+                self._runs += (self._at, self._index)
+            self._style, self._index = style, _style_index(style)
+        self._spelled = self._spelled and self._wanted.startswith(part, self._at)
+        self._at += len(part)
 
-    def finish(self) -> Spans | None:
-        """The line's spans, or None if they do not spell its text."""
-        self._flush()
+    def finish(self) -> Runs | None:
+        """The line's style runs, or None if its tokens do not spell its text."""
         if not self._spelled or self._at != len(self._wanted):
             return None
-        return tuple(self._spans)
-
-    def _flush(self) -> None:
-        if not self._parts or self._style is None:
-            return
-        text = "".join(self._parts)
-        self._spelled = self._spelled and self._wanted.startswith(text, self._at)
-        self._at += len(text)
-        self._spans.append(Span(text, self._style))
-        self._parts = []
+        if self._style is not None:
+            self._runs += (self._at, self._index)
+        return tuple(self._runs)
 
 
 def _fitting(source: Sequence[str], start: int) -> int:

@@ -95,7 +95,10 @@ def test_a_file_that_makes_the_lexer_rescan_is_coloured_in_bounded_steps(
         gc.enable()
     spent = time.thread_time() - started
     assert work.done
-    assert spent < GRACE_SECONDS + 2.5, f"colouring took {spent:.1f} s of CPU"
+    # The stop rule holds the lexer's own time to GRACE_SECONDS + what it
+    # lexed / MIN_RATE (2 s at most here); the steps' bookkeeping around it
+    # took 0.5-0.6 s more on a slow machine. Before windows: minutes.
+    assert spent < GRACE_SECONDS + 4.0, f"colouring took {spent:.1f} s of CPU"
     assert longest < 0.1, f"one step held the loop {longest * 1000:.0f} ms"
     # every line is shown with its own text, coloured or plain
     document = Document(name, "\n".join(lines) + "\n")
@@ -151,6 +154,25 @@ def test_a_coloured_line_always_spells_its_source_line(
             spans = work.line(number)
             if spans is not None:
                 assert spelled(spans) == line.expandtabs(TAB), (number, lines)
+
+
+def test_coloured_lines_are_kept_as_data_the_garbage_collector_does_not_walk() -> None:
+    """Kept as spans, the colours of a 7 MB Python file took 207 MB and 3
+    million objects that every middle pass of the collector walked (one
+    took 580 ms); as style runs they are ints, walked once."""
+    lines = source_lines("def f(a, b):\n    return (a + b) * 2  # sum\n" * 10_000)
+    lexer = lexer_class_for_filename("big.py")
+    assert lexer is not None
+    work = Colouring(lexer, lines)
+    gc.collect()
+    before = len(gc.get_objects())
+    run_steps(work.steps(lambda: None, lambda: True, 1.0))
+    gc.collect()
+    assert work.lines_ready == len(lines) and not work.stopped
+    added = len(gc.get_objects()) - before
+    assert added < 1_000, f"{added:,} objects for the collector to walk, for {len(lines):,} lines"
+    assert spelled(work.spans(2)) == "    return (a + b) * 2  # sum"
+    assert {span.style for span in work.spans(2)} >= {theme.KEYWORD, theme.COMMENT}
 
 
 def test_a_code_file_shows_plain_lines_until_their_colours_are_ready() -> None:

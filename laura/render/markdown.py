@@ -21,9 +21,10 @@ block may run on: one that would (a list of 250,000 items, a paragraph of
 50,000 lines: 11 s for one megabyte) is cut into pieces of about
 BLOCK_LINES lines, each cut at a line that starts at column 0 (the next
 top-level item). Cutting a fence, an HTML block or a table would read its
-rest as markdown, so those may run to LONG_BLOCK_LINES; one longer still
-ends the layout, and the rest of the file is shown as its source, under a
-row that says so.
+rest as markdown, so a cut never falls inside one: it moves to the line
+before it (a fence in a long quote), or, when it begins the block, past it,
+up to LONG_BLOCK_LINES; one longer still ends the layout, and the rest of
+the file is shown as its source, under a row that says so.
 
 If rendering a block fails, that block falls back to its raw source lines.
 The rendering itself is `laura.render.markdown_writer`.
@@ -85,7 +86,8 @@ def top_level_blocks(src: str, env: dict[str, Any]) -> Iterator[tuple[int, int, 
     loop, stopped after each block), a long block in pieces (see the module
     docstring). Inline tokens are left unparsed. Tokens None: a fence, HTML
     block or table at the first line runs past LONG_BLOCK_LINES; nothing
-    follows it."""
+    follows it. A cut never falls inside one of those: it moves to the line
+    before it, or past it when it begins the block."""
     if not src:
         return
     state = StateBlock(src, PARSER, env, [])
@@ -97,13 +99,18 @@ def top_level_blocks(src: str, env: dict[str, Any]) -> Iterator[tuple[int, int, 
             return
         stop = _cut(state, line, end)
         tokens = _parse_block(state, rules, line, stop)
-        if stop < end and state.line >= stop and tokens and tokens[0].type in _UNCUT:
-            # Cut, its rest would be read as markdown: parsed again, longer.
-            stop = min(end, line + LONG_BLOCK_LINES)
-            tokens = _parse_block(state, rules, line, stop)
-            if stop < end and state.line >= stop:
+        for _ in range(2):  # a cut inside a fence, an HTML block or a table moves
+            inside = _cut_inside(tokens, stop) if stop < end and state.line >= stop else None
+            if inside is None:
+                break
+            if inside > line:  # to just before it (a fence in a long quote)
+                stop = inside
+            elif stop < min(end, line + LONG_BLOCK_LINES):  # it begins the block: past it
+                stop = min(end, line + LONG_BLOCK_LINES)
+            else:  # longer than any may be
                 yield line, end, None
                 return
+            tokens = _parse_block(state, rules, line, stop)
         yield line, state.line, tokens
         line = state.line
 
@@ -118,6 +125,20 @@ def _cut(state: StateBlock, line: int, end: int) -> int:
         if state.sCount[at] == 0 and not state.isEmpty(at):
             return at
     return hard
+
+
+def _cut_inside(tokens: list[Token], stop: int) -> int | None:
+    """The first line of the fence, HTML block or table (at any depth: a
+    fence in a long quote) that a block cut at line `stop` was cut inside,
+    or None. Cut there, its rest would be read as markdown, and what
+    follows it as code."""
+    for token in tokens:
+        if token.map is None or token.map[1] < stop or token.type not in _UNCUT:
+            continue
+        first, after = token.map
+        if token.type != "fence" or after - first == token.content.count("\n") + 1:
+            return first  # (a fence with no closing line runs on)
+    return None
 
 
 def _parse_block(state: StateBlock, rules: list[Any], line: int, stop: int) -> list[Token]:

@@ -82,6 +82,24 @@ def test_a_fence_a_table_or_an_html_block_is_never_cut(shape: str, source: str, 
 
 
 @pytest.mark.parametrize(
+    ("container", "prefix"), [("a quote", "> "), ("an alert", "> "), ("a list item", "  ")]
+)
+def test_a_long_container_is_never_cut_inside_its_fence(container: str, prefix: str) -> None:
+    """A quote longer than a piece, with a fence across the line a piece
+    would end at: cut there, the rest of the fence was read as markdown and
+    the text after it as code. The piece now ends before the fence. (A
+    list is cut only before a top-level item, so never inside its fences.)"""
+    head = "> [!NOTE]\n" if container == "an alert" else "- item\n" if prefix == "  " else ""
+    lines = [f"{prefix}intro {n}" for n in range(BLOCK_LINES - 5)]
+    lines += [f"{prefix}```", *(f"{prefix}code line" for _ in range(20)), f"{prefix}```"]
+    lines += [f"{prefix}after *this*"] * 3
+    rows = shown(head + "\n".join(lines) + "\n\nEND *here*\n", 80)
+    assert sum("│ code line │" in row for row in rows) == 20, container
+    assert " ".join(rows).count("after this") == 3, container  # as text, not code
+    assert rows[-1] == "END here"
+
+
+@pytest.mark.parametrize(
     ("shape", "opener", "unit"),
     [
         ("an unclosed fence", "```\n", "code\n"),

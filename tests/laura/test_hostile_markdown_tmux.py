@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.laura.echo_probe import assert_keys_echoed, keys_while_cli
+from tests.laura.other_names import SPELLINGS, reached_by
 from tests.laura.tmux import LauraSession
 
 Make = Callable[..., LauraSession]
@@ -65,3 +66,23 @@ def test_keys_echo_while_a_smaller_file_with_link_definitions_opens(
     idle, opening = keys_while_cli(session, "open", str(path), "--no-focus")
     session.wait_for("# Hostile", timeout=60)
     assert_keys_echoed(idle, opening, f"while 120 KB of {shape} with a link definition opened")
+
+
+@pytest.mark.tmux
+@pytest.mark.parametrize("spelling", SPELLINGS)
+def test_keys_echo_however_such_a_file_is_named(laura_session: Make, tmp_path: Path, spelling: str) -> None:
+    """The list of 100,000 items reached by a symlink named README.md, a
+    hard link named as `.markdown`, or a name `laura open` could take for
+    an option: the name says markdown, and it is made in pieces all the same."""
+    real = tmp_path / "real.md"
+    real.write_text(HEAD + SHAPES["a list"]() + LAST)
+    names = {"symlink": "README.md", "hard link": "guide.markdown", "option-looking name": "--highlight=1.md"}
+    path = reached_by(real, spelling, names[spelling])
+    last = path.read_text().count("\n")
+    session = laura_session(command=["cat"])
+    idle, opening = keys_while_cli(session, "open", "--no-focus", "--", str(path))
+    session.wait_for("# Hostile", timeout=60)
+    pane = str(max(entry["id"] for entry in json.loads(session.cli("layout").stdout)["panes"]))
+    more_idle, reaching = keys_while_cli(session, "highlight", "--pane", pane, str(last))
+    session.wait_for("FAR_AWAY is here.", timeout=90)
+    assert_keys_echoed(idle + more_idle, opening + reaching, f"while a list opened by {spelling} was laid out")

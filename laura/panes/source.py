@@ -175,23 +175,29 @@ def cap_warning(shown: str, size: int, cap: int) -> str | None:
 
 def parse_limit(path: str) -> int:
     """The size past which the file at `path` is shown as plain text."""
-    return MARKDOWN_PARSE_LIMIT if kind_of(path) == MARKDOWN else PARSE_LIMIT
+    return _parse_limit_of(kind_of(path))
+
+
+def _parse_limit_of(kind: str) -> int:
+    return MARKDOWN_PARSE_LIMIT if kind == MARKDOWN else PARSE_LIMIT
 
 
 def shown_plain(path: str, size: int, cap: int) -> bool:
     """Whether a markdown, code or diff file is shown as plain text because
     what is read of it is past its `parse_limit` (see `prepare`)."""
-    return min(size, cap) > parse_limit(path) and kind_of(path) != PLAIN_TEXT
+    kind = kind_of(path)
+    return kind != PLAIN_TEXT and min(size, cap) > _parse_limit_of(kind)
 
 
 def plain_warning(path: str, shown: str, size: int, cap: int) -> str | None:
     """The warning for a file `shown_plain`, or None."""
     if not shown_plain(path, size, cap):
         return None
+    kind = kind_of(path)
     return (
         f"{shown} is {human_size(size)}: shown as plain text"
-        f" (no {'markdown layout' if kind_of(path) == MARKDOWN else 'colours'}"
-        f" past {human_size(parse_limit(path))})"
+        f" (no {'markdown layout' if kind == MARKDOWN else 'colours'}"
+        f" past {human_size(_parse_limit_of(kind))})"
     )
 
 

@@ -181,7 +181,7 @@ class _Slicer:
 def _merge(spans: tuple[Span, ...]) -> tuple[Span, ...]:
     """Join neighbouring spans of one style (fewer, longer runs to draw);
     `spans` itself when none join (no new tuple for the collector to walk)."""
-    if isinstance(spans, tuple) and _merged_already(spans):
+    if _merged_already(spans):
         return spans
     merged: list[Span] = []
     for span in spans:
@@ -195,6 +195,7 @@ def _merge(spans: tuple[Span, ...]) -> tuple[Span, ...]:
 
 
 def _merged_already(spans: tuple[Span, ...]) -> bool:
+    """Whether no span of `spans` is empty and no two neighbours share a style."""
     style = None
     for span in spans:
         if not span.text or span.style == style:

@@ -168,9 +168,10 @@ class Colouring:
 
     def spans(self, number: int) -> Spans:
         """Line `number`'s spans as shown now: coloured, or plain."""
+        final = self.line(number)
+        if final is not None:
+            return final
         text = self._source[number - 1]
-        if number <= len(self._coloured):
-            return _spans_of(text.expandtabs(TAB), self._coloured[number - 1])
         for run in self._jumps:
             if run.start < number <= run.end:
                 return _spans_of(text.expandtabs(TAB), run.lines[number - 1 - run.start])

@@ -273,8 +273,7 @@ def markdown_blocks(text: str) -> Iterator[Block]:
             return
         if not pending:
             start = cursor
-        writer = Writer(src_lines, env)
-        writer.out = pending
+        writer = Writer(src_lines, env, pending)
         for n in range(cursor, lo):
             writer.filler(n)
         stand_ins = _stand_ins(tokens, lo, hi)

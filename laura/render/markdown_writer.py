@@ -72,10 +72,11 @@ class _Frame:
 class Writer:
     """Renders the tokens of one top-level block into `Line`s."""
 
-    def __init__(self, src_lines: list[str], env: dict[str, Any]) -> None:
+    def __init__(self, src_lines: list[str], env: dict[str, Any], out: list[Line] | None = None) -> None:
+        """`out`: the lines to append to (a new list when None)."""
         self.src = src_lines
         self.env = env
-        self.out: list[Line] = []
+        self.out: list[Line] = [] if out is None else out
         self.stack: list[_Frame] = []
         self.keep_breaks = 0
         self.base: Style = PLAIN

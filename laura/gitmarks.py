@@ -21,7 +21,7 @@ import re
 import selectors
 import subprocess
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -187,7 +187,7 @@ def diff_view_refusal(diff: GitDiff) -> str | None:
     return None
 
 
-def diff_view_blocks(lines: list[str], hunks: tuple[Hunk, ...]) -> Iterator[Block]:
+def diff_view_blocks(lines: Sequence[str], hunks: tuple[Hunk, ...]) -> Iterator[Block]:
     """The inline diff view over the raw source lines: removed lines (red,
     `-text`, no line number) before the line they preceded, every current
     line as `+text` (green) when added or changed, ` text` otherwise, still

@@ -40,6 +40,10 @@ class Viewport:
                 self.scroll = carried(old, rows, self.scroll)
         self._shown = (generation, rows)
 
+    def forget(self) -> None:
+        """Let go of the rows last looked at (the pane closed)."""
+        self._shown = None
+
     def clamp(self, rows: Shown, inner: Rect) -> None:
         """Keep scroll and cursor on rows that exist."""
         height = max(inner.height, 1)

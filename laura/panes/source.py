@@ -46,6 +46,7 @@ from laura.filecheck import (
 )
 from laura.render.diff import looks_binary, os_error_text
 from laura.render.document import MARKDOWN, PLAIN_TEXT, Document, displayable, kind_of
+from laura.render.line_store import LineStore
 from laura.steps import Steps, drive, run_steps
 
 # Files up to this many bytes load inline on the UI loop.
@@ -66,6 +67,7 @@ PIECE = 32 << 10
 # Lines compared per step when a reload asks whether a file only grew.
 GREW_STEP_LINES = 20_000
 LOADING = "loading…"
+CLOSED = "closed"
 # Bytes that `displayable` leaves alone (TAB, LF, printable ASCII, and all
 # of UTF-8's multi-byte range); a piece of only these skips it (8x faster).
 _CLEAN = bytes([0x09, 0x0A, *range(0x20, 0x7F), *range(0x80, 0x100)])
@@ -79,8 +81,8 @@ T = TypeVar("T")
 class Loaded:
     """A pane's content: a `document` ready to lay out (its `lines` are the
     decoded, cleaned source lines), or `error` (why it cannot be shown);
-    `size` is the file's real size. A big file's text is held once, as its
-    lines: the pieces it was decoded in are dropped. `cover`: the bytes a
+    `size` is the file's real size. A big file's text is held once: its
+    lines are a `LineStore` of the pieces it was decoded in. `cover`: the bytes a
     plain-text load was made of, which a reload of a file that only grew
     (a log) need not decode again. `continues`: the document of the load
     such a reload continues; `document` then holds only the lines added,
@@ -106,19 +108,13 @@ class Loaded:
         """Whether this load continues another (a file that only grew)."""
         return self.continues is not None
 
-    def joined(self, replacing: Document) -> Loaded:
-        """This load made whole. When it continues `replacing` (the document
-        shown until now, replaced in this same step), the added lines go onto
-        the end of that document's own list: copying a million lines and
-        then freeing the old copy held the loop 20 ms."""
+    def joined(self) -> Loaded:
+        """This load made whole: the lines it continues, then the lines it
+        added (the pieces are shared, not copied: a store of a million lines
+        joins in microseconds, and the document it continues keeps its own)."""
         if self.continues is None:
             return self
-        added = self.document.lines
-        if self.continues is replacing:
-            lines = self.continues.lines
-            lines.extend(added)
-        else:
-            lines = self.continues.lines + added
+        lines = self.continues.lines.joined(self.document.lines)
         document = Document(self.document.name, "", lines=lines, kind=PLAIN_TEXT)
         return Loaded(None, document, self.size, self.cover)
 
@@ -264,9 +260,10 @@ def prepare(
         return unreadable(path, "binary file", capped.size)
     yield
     # A big file is shown as plain text: running a parser (markdown, a
-    # lexer) over it would hold the UI, and joining it would too.
+    # lexer) over it would hold the UI, and joining it would too. Only
+    # markdown's parser reads the whole text; other kinds keep just lines.
     big = len(data) > parse_limit(path)
-    parts: list[str] | None = None if big else []
+    parts: list[str] | None = [] if kind_of(path) == MARKDOWN and not big else None
     lines = yield from _decoded_lines(data, parts)
     document = Document(path, "".join(parts or ()), lines=lines, kind=PLAIN_TEXT if big else None)
     cover = Cover.of(data, digest) if document.kind == PLAIN_TEXT else None
@@ -282,12 +279,12 @@ def usable(capped: Capped) -> memoryview:
     return capped.view()[:end]
 
 
-def _decoded_lines(data: memoryview, parts: list[str] | None = None) -> Steps[list[str]]:
+def _decoded_lines(data: memoryview, parts: list[str] | None = None) -> Steps[LineStore]:
     """`data` decoded (UTF-8, else with U+FFFD for what is not), cleaned for
     display and split into lines, a piece per step; the text in `parts`."""
     for errors in ("strict", "replace"):  # text in another 8-bit encoding: U+FFFD
         texts: list[str] | None = None if parts is None else []
-        lines: list[str] = []
+        lines = LineStore()
         # The pieces of a line longer than a piece, decoded, until its end:
         # cleaning is per line (a CR drops what came before it in the line).
         pending: list[str] = []
@@ -308,19 +305,16 @@ def _decoded_lines(data: memoryview, parts: list[str] | None = None) -> Steps[li
                     long_line = "".join([*pending[:-1], head])
                     if texts is not None:
                         texts.extend((long_line, "\n", rest))
-                    lines.append(long_line)
-                    split = rest.split("\n")
+                    lines.add_line(long_line)
+                    lines.add_text(rest)
                 else:
                     part = "".join(pending)
                     if dirty:
                         part = displayable(part)
                     if texts is not None:
                         texts.append(part)
-                    split = part.split("\n")
+                    lines.add_text(part)
                 pending, dirty = [], False
-                if split[-1] == "":
-                    split.pop()
-                lines.extend(split)
                 yield
         except UnicodeDecodeError:
             continue
@@ -392,6 +386,11 @@ def unreadable(path: str, reason: str, size: int = 0) -> Loaded:
 def loading(path: str) -> Loaded:
     """What a pane holds until its load lands: one "loading…" row."""
     return Loaded(None, Document(path, "", notice=LOADING), 0)
+
+
+def closed(path: str) -> Loaded:
+    """What a closed pane holds: nothing of its file."""
+    return Loaded(None, Document(path, "", notice=CLOSED), 0)
 
 
 class Loader:

@@ -129,17 +129,25 @@ class Colouring:
     def __init__(self, lexer_class: type[Lexer], lines: Sequence[str]) -> None:
         self._lexer_class = lexer_class
         self._source = lines
+        self._lexing = _Lexing(lexer_class, lines)
         self._main = self._new_run(0)
         self._coloured = self._main.lines
         self._jumps: list[_Run] = []  # runs that began below the main one, oldest first
         self._jumps_fail = False  # one gave up: the lexer cannot start mid-file
         self._wanted: tuple[int, int] | None = None  # 0-based, end excluded
         self._aim: tuple[_Run, int] | None = None  # the run that colours a wanted line next, and it
-        self.added = 0  # lines coloured so far, by every run
         self._finished = False
-        self.stopped = False  # too slow, or a lexer changed the text: the rest stays plain
         self._spent = 0.0
-        self._lexed = 0
+
+    @property
+    def added(self) -> int:
+        """Lines coloured so far, by every run."""
+        return self._lexing.added
+
+    @property
+    def stopped(self) -> bool:
+        """Too slow, or a lexer changed the text: the rest stays plain."""
+        return self._lexing.stopped
 
     @property
     def compiled(self) -> bool:
@@ -298,31 +306,45 @@ class Colouring:
         except Exception:  # a lexer's bug: the rest stays plain, the file is shown
             self._ended(run, failed=True)
         self._spent += time.perf_counter() - started
-        if self._spent > GRACE_SECONDS + self._lexed / MIN_RATE:
-            self.stopped = True
+        if self._spent > GRACE_SECONDS + self._lexing.lexed / MIN_RATE:
+            self._lexing.stopped = True
 
     def _ended(self, run: _Run, failed: bool) -> None:
         run.ended = True
         if run is not self._main:
             self._jumps_fail = self._jumps_fail or failed
         elif failed:
-            self.stopped = True
+            self._lexing.stopped = True
         else:
             self._finished = True
             self._jumps = []
 
     def _new_run(self, start: int) -> _Run:
         run = _Run(start)
-        run.work = self._runs(run)
+        run.work = self._lexing.runs(start, run.lines)
         return run
 
-    def _runs(self, run: _Run) -> Iterator[None]:
-        """Colour from `run.start` to the end, window by window; a window
-        whose tokens do not spell its lines ends the run (`_ended`)."""
-        start = run.start
-        while start < len(self._source) and not self.stopped:
-            stop = start + _fitting(self._source, start)
-            taken = yield from self._window(start, stop, run.lines)
+
+class _Lexing:
+    """What the runs of one `Colouring` share: the source lines, the lexer
+    and the tallies. A run's work (a generator) holds this and the list it
+    fills, never the `Colouring` or the run: a cycle through them kept a
+    replaced file's lines and colours until the collector's rare full pass
+    (a generated file rewritten while it was coloured kept every version)."""
+
+    def __init__(self, lexer_class: type[Lexer], source: Sequence[str]) -> None:
+        self.lexer_class = lexer_class
+        self.source = source
+        self.lexed = 0  # characters lexed, by every run
+        self.added = 0  # lines coloured, by every run
+        self.stopped = False
+
+    def runs(self, start: int, out: list[Runs]) -> Iterator[None]:
+        """Colour from line `start` to the end onto `out`, window by
+        window; a window whose tokens do not spell its lines ends the run."""
+        while start < len(self.source) and not self.stopped:
+            stop = start + _fitting(self.source, start)
+            taken = yield from self._window(start, stop, out)
             if taken is None:
                 raise _Misspelled
             start += taken
@@ -333,15 +355,15 @@ class Colouring:
         spell them. The lines after the last one that ended outside a
         string or comment are left for the next window, which starts with
         them."""
-        text = "\n".join(self._source[start:stop]).expandtabs(TAB)
+        text = "\n".join(self.source[start:stop]).expandtabs(TAB)
         beyond = ""
         if len(text) > WINDOW:  # one line longer than a window: its start
             text, beyond = text[:WINDOW], text[WINDOW:]
         pending: list[Runs] = []  # lines since the last clean line end
         taken = 0
         line = self._line_at(start, cut=bool(beyond))
-        for ttype, value in lexer_of(self._lexer_class).get_tokens(text + "\n"):
-            self._lexed += len(value)
+        for ttype, value in lexer_of(self.lexer_class).get_tokens(text + "\n"):
+            self.lexed += len(value)
             style = style_for(ttype)
             if "\n" not in value:  # most tokens
                 if line is not None:
@@ -363,7 +385,7 @@ class Colouring:
                 if part and line is not None:
                     line.add(part, style)
             yield
-        if stop == len(self._source) or taken == 0 or len(pending) > (stop - start) // 2:
+        if stop == len(self.source) or taken == 0 or len(pending) > (stop - start) // 2:
             out.extend(pending)
             taken += len(pending)
             self.added += len(pending)
@@ -377,9 +399,9 @@ class Colouring:
     def _line_at(self, index: int, cut: bool) -> _LineRuns | None:
         """A builder of source line `index`'s style runs (0-based; `cut`: of
         its first WINDOW characters), or None past the last line."""
-        if index >= len(self._source):
+        if index >= len(self.source):
             return None
-        wanted = self._source[index].expandtabs(TAB)
+        wanted = self.source[index].expandtabs(TAB)
         return _LineRuns(wanted[:WINDOW] if cut else wanted)
 
 
@@ -420,9 +442,7 @@ class _LineRuns:
 
 def _fitting(source: Sequence[str], start: int) -> int:
     """How many lines from `start` make a window (at least one)."""
-    ends = list(
-        itertools.accumulate(map(len, itertools.islice(source, start, start + WINDOW_LINES)))
-    )
+    ends = list(itertools.accumulate(map(len, source[start : start + WINDOW_LINES])))
     fit = bisect.bisect_left(range(len(ends)), WINDOW, key=lambda at: ends[at] + at + 1)
     return max(1, fit)
 

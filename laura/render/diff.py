@@ -7,7 +7,7 @@ shown and, if not, gives the reason the pane and the open warning use.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from laura.filecheck import DEFAULT_MAX_FILE_BYTES, NotRegularFile, read_capped
@@ -45,7 +45,7 @@ def plain_blocks(text: str) -> Iterator[Block]:
     return plain_line_blocks(source_lines(text))
 
 
-def plain_line_blocks(source: list[str]) -> Iterator[Block]:
+def plain_line_blocks(source: Sequence[str]) -> Iterator[Block]:
     """`plain_blocks` over lines already split."""
     for start, chunk in _line_chunks(source):
         lines = [plain_line(raw, start + i) for i, raw in enumerate(chunk)]
@@ -63,7 +63,7 @@ def plain_line(raw: str, number: int) -> Line:
 BLOCK_CHARS = 64 << 10
 
 
-def _line_chunks(lines: list[str]) -> Iterator[tuple[int, list[str]]]:
+def _line_chunks(lines: Sequence[str]) -> Iterator[tuple[int, Sequence[str]]]:
     """CHUNK lines at a time, or fewer when they hold over BLOCK_CHARS."""
     at = 0
     while at < len(lines):

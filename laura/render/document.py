@@ -19,7 +19,7 @@ from pathlib import PurePath
 
 import attrs
 
-from laura.render.code import CHUNK, lexer_class_for_filename, source_lines
+from laura.render.code import CHUNK, lexer_class_for_filename
 from laura.render.colouring import Colouring, plain
 from laura.render.diff import (
     cannot_read_blocks,
@@ -29,6 +29,7 @@ from laura.render.diff import (
     plain_line,
     plain_line_blocks,
 )
+from laura.render.line_store import LineStore
 from laura.render.line_view import LineView
 from laura.render.lines import Block, Line
 from laura.render.markdown import markdown_blocks
@@ -99,7 +100,7 @@ class Document:
         *,
         unreadable: str | None = None,
         notice: str | None = None,
-        lines: list[str] | None = None,
+        lines: LineStore | None = None,
         kind: str | None = None,
     ) -> None:
         """`notice` makes a document of one message row and no lines ("loading…").
@@ -113,9 +114,9 @@ class Document:
         shows_text = unreadable is None and notice is None
         self.kind = (kind or kind_of(name)) if shows_text else UNREADABLE
         if not shows_text:
-            self.lines: list[str] = []
+            self.lines = LineStore()
         else:
-            self.lines = lines if lines is not None else source_lines(self.text)
+            self.lines = lines if lines is not None else LineStore.of_text(self.text)
         # A code file's colours, made in steps by whoever owns the document
         # (a file pane drives them between keys); shown as they are ready.
         self.colouring: Colouring | None = None
@@ -124,6 +125,7 @@ class Document:
             and (lexer := lexer_class_for_filename(PurePath(name).name)) is not None
         ):
             self.colouring = Colouring(lexer, self.lines)
+        self._line = SourceLine(self.lines, self.kind, self.colouring)
         self._made: list[Block] = []
         self._source: Iterator[Block] | None = self._make()
 
@@ -141,17 +143,6 @@ class Document:
         if self.kind in (CODE, DIFF):
             return _line_blocks(self.line_count, self._line)
         return plain_line_blocks(self.lines)
-
-    def _plain_after(self, done: int) -> Iterator[Block]:
-        """Plain-text blocks for the lines after line `done`."""
-        for block in plain_blocks("\n".join(self.lines[done:]) + "\n"):
-            shifted = tuple(
-                attrs.evolve(line, source=(line.source[0] + done, line.source[1] + done))
-                if line.source is not None
-                else line
-                for line in block.lines
-            )
-            yield Block(shifted, block.start + done, block.end + done)
 
     def colour(self, through: int, seconds: float) -> None:
         """Colour a code file through line `through`, for at most `seconds`
@@ -177,22 +168,12 @@ class Document:
             try:
                 block = next(self._source, None)
             except Exception:  # a renderer bug degrades to plain text, never a crash
-                self._source = self._plain_after(self._made[-1].end if self._made else 0)
+                self._source = _plain_after(self.lines, self._made[-1].end if self._made else 0)
                 continue
             if block is None:
                 self._source = None
                 return
             self._made.append(block)
-
-    def _line(self, number: int) -> Line:
-        """Source line `number` of a code, diff or plain file, as shown now."""
-        raw = self.lines[number - 1]
-        if self.kind == DIFF:
-            return diff_line(raw, number)
-        if self.kind == PLAIN_TEXT:
-            return plain_line(raw, number)
-        spans = plain(raw) if self.colouring is None else self.colouring.spans(number)
-        return Line(spans, (number, number), pre=True)
 
     def _final(self, number: int) -> bool:
         return self.colouring is None or self.colouring.final(number)
@@ -206,6 +187,44 @@ class Document:
         if self.kind == PLAIN_TEXT:
             return WrappedView(self.lines, width, marks, self._line)
         return DocumentView(self.blocks(), self.line_count, width, marks)
+
+
+@attrs.frozen(eq=False)
+class SourceLine:
+    """Makes source line n of a code, diff or plain file, as shown now.
+
+    An object of its own rather than a method of the `Document`: the
+    document's block generator and its views hold it, and a bound method
+    would make the document a reference cycle, freed only by the
+    collector's rare full pass (each reload of a code file kept its old text
+    and colours; see docs/laura.md, "File panes: limits"). A document refers
+    to nothing that refers back to it."""
+
+    lines: LineStore
+    kind: str
+    colouring: Colouring | None
+
+    def __call__(self, number: int) -> Line:
+        raw = self.lines[number - 1]
+        if self.kind == DIFF:
+            return diff_line(raw, number)
+        if self.kind == PLAIN_TEXT:
+            return plain_line(raw, number)
+        spans = plain(raw) if self.colouring is None else self.colouring.spans(number)
+        return Line(spans, (number, number), pre=True)
+
+
+def _plain_after(lines: LineStore, done: int) -> Iterator[Block]:
+    """Plain-text blocks for the lines after line `done` (what a document
+    shows after its renderer failed)."""
+    for block in plain_blocks("\n".join(lines[done:]) + "\n"):
+        shifted = tuple(
+            attrs.evolve(line, source=(line.source[0] + done, line.source[1] + done))
+            if line.source is not None
+            else line
+            for line in block.lines
+        )
+        yield Block(shifted, block.start + done, block.end + done)
 
 
 def _line_blocks(count: int, line: Callable[[int], Line]) -> Iterator[Block]:

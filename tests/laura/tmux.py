@@ -248,6 +248,13 @@ class LauraSession(PrivateTmux):
             self._pid = int(wait_until(find))
         return self._pid
 
+    def resident_bytes(self) -> int:
+        """laura's resident memory now (VmRSS in /proc)."""
+        for line in Path(f"/proc/{self.laura_pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+        raise AssertionError(f"no VmRSS for laura ({self.laura_pid})")
+
     def tabs(self) -> list[str]:
         return abstract_sockets(f"laura-{self.laura_pid}-")
 

@@ -1,0 +1,117 @@
+"""What file panes cost in memory: laura's resident size (/proc VmRSS) in
+tmux, against the same laura idle in the same run, and against the file's
+size. Scenarios, each in a fresh laura:
+
+  log       a 64 MiB log of two-letter lines opened and followed to its
+            end (every line's rows counted)
+  empty     a 64 MiB file of empty lines, the same way
+  cycles    an 8 MiB log of short lines opened, followed to its end and
+            closed, six times (an agent opening and closing files)
+  rewrite   a 4 MiB Python file shown while it is rewritten ten times (a
+            generated file a watcher rebuilds)
+
+    python bench/laura_pane_memory.py [--against /path/to/other/checkout] [--only log,cycles]
+
+With --against, every scenario also runs with that checkout's laura package
+(on PYTHONPATH), side by side, so the two are compared on the same machine
+in the same run. Prints MB above idle after each step, and for `log` and
+`empty` that growth over the file's size.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from tests.laura.tmux import LauraSession
+
+MB = 1 << 20
+
+
+def shown_to_end(session: LauraSession, path: Path, last: str) -> str:
+    pane = session.cli("open", str(path)).stdout.strip()
+    session.wait_for(lambda screen: "loading" not in screen and f"#{pane} " in screen, timeout=300)
+    session.send_keys("End")
+    session.wait_for(last, timeout=300)
+    return pane
+
+
+def big_file(session: LauraSession, path: Path) -> list[int]:
+    shown_to_end(session, path, "LAST")
+    return [session.resident_bytes()]
+
+
+def cycles(session: LauraSession, path: Path) -> list[int]:
+    sizes = []
+    for _ in range(6):
+        pane = shown_to_end(session, path, "LAST")
+        session.cli("close", pane)
+        session.wait_for(lambda screen, pane=pane: f"#{pane} " not in screen)
+        sizes.append(session.resident_bytes())
+    return sizes
+
+
+def rewrite(session: LauraSession, path: Path) -> list[int]:
+    session.cli("open", str(path))
+    session.wait_for("v0 = 1", timeout=120)
+    sizes = []
+    for version in range(1, 11):
+        path.write_bytes(versioned(version))
+        session.wait_for(f"v{version} = 1", timeout=120)
+        time.sleep(0.5)  # let the reload's colouring start, as a reader would see it
+        sizes.append(session.resident_bytes())
+    return sizes
+
+
+def versioned(version: int) -> bytes:
+    return f"v{version} = 1\n".encode() * (4 * MB // 7)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--against", default="", help="another checkout, measured side by side")
+    parser.add_argument("--only", default="", help="comma-separated scenarios")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        data = root / "data"
+        data.mkdir()
+        log = data / "short.log"
+        log.write_bytes(b"ab\n" * (64 * MB // 3 - 2) + b"LAST\n")
+        empty = data / "empty.log"
+        empty.write_bytes(b"\n" * (64 * MB - 5) + b"LAST\n")
+        small = data / "small.log"
+        small.write_bytes(b"ab\n" * (8 * MB // 3 - 2) + b"LAST\n")
+        scenarios: dict[str, tuple[Callable[[LauraSession, Path], list[int]], Path]] = {
+            "log": (big_file, log),
+            "empty": (big_file, empty),
+            "cycles": (cycles, small),
+            "rewrite": (rewrite, data / "generated.py"),
+        }
+        only = [name for name in args.only.split(",") if name] or list(scenarios)
+        trees = [("this tree", "")] + ([(args.against, args.against)] if args.against else [])
+        for name in only:
+            run, path = scenarios[name]
+            for label, pythonpath in trees:
+                if name == "rewrite":
+                    path.write_bytes(versioned(0))
+                env = {"PYTHONPATH": pythonpath} if pythonpath else None
+                session = LauraSession(root / f"{name}-{len(label)}", command=["cat"], env=env).start()
+                try:
+                    idle = session.resident_bytes()
+                    sizes = run(session, path)
+                finally:
+                    session.close()
+                above = [round((size - idle) / MB) for size in sizes]
+                ratio = f"  ({above[0] * MB / path.stat().st_size:.1f}x the file)" if name in ("log", "empty") else ""
+                print(f"{name:8} {label:30} idle {idle / MB:5.0f} MB; above idle: {above} MB{ratio}", flush=True)
+
+
+if __name__ == "__main__":
+    main()

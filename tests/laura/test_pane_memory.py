@@ -1,0 +1,169 @@
+"""What a file pane holds of its file is bounded and let go: in the real
+`laura`, a log of short lines costs a few times its size (its lines were a
+list of strings: 27 times, 1.8 GB for 64 MiB), and opening and closing a file
+again and again, as an agent does, keeps laura's memory flat (each open of
+an 8 MB log kept 210 MB until the collector's rare full pass). In-process,
+with the collector off: a reloaded or closed file's document is freed at
+once by reference counting (a code or diff document referred to itself, and
+each reload of a generated file kept its old text)."""
+
+from __future__ import annotations
+
+import gc
+import json
+import weakref
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from laura.commands import answer
+from laura.protocol import Rect
+from laura.render.canvas import Canvas
+from laura.tab import Tab, inner
+from tests.laura.git_helpers import committed, isolate_environment
+from tests.laura.other_names import SPELLINGS, reached_by
+from tests.laura.tmux import LauraSession
+
+Make = Callable[..., LauraSession]
+
+MB = 1 << 20
+
+
+def open_and_wait(session: LauraSession, path: Path, shows: str) -> str:
+    """Open `path` focused, wait for `shows` on screen; the pane id."""
+    opened = session.cli("open", str(path))
+    assert opened.returncode == 0, opened.stderr
+    pane = opened.stdout.strip()
+    session.wait_for(lambda screen: shows in screen and "loading" not in screen, timeout=60)
+    return pane
+
+
+@pytest.mark.tmux
+@pytest.mark.parametrize("spelling", SPELLINGS)
+def test_a_big_log_of_short_lines_costs_a_few_times_its_size(
+    laura_session: Make, tmp_path: Path, spelling: str
+) -> None:
+    """16 MB of two-letter lines, opened and followed to its last line (so
+    every line's rows are counted), by any name a checkout gives it."""
+    target = tmp_path / "target.log"
+    target.write_bytes(b"ab\n" * (16 * MB // 3 - 1) + b"LAST\n")
+    path = reached_by(target, spelling, "--lines=1.log" if spelling == "option-looking name" else "short.log")
+    session = laura_session(command=["cat"])
+    before = session.resident_bytes()
+    open_and_wait(session, path, "ab")
+    session.send_keys("End")
+    session.wait_for("LAST", timeout=60)
+    grown = session.resident_bytes() - before
+    assert grown < 5 * path.stat().st_size, f"{grown / MB:.0f} MB for a {path.stat().st_size / MB:.0f} MB log"
+
+
+KINDS = {
+    "a log of short lines": ("app.log", b"ab\n" * (8 * MB // 3) + b"LAST\n", "ab"),
+    "a code file": ("generated.py", b"v = 1\n" * (6 * MB // 6) + b"LAST = 2\n", "v = 1"),
+    "a diff": ("big.diff", b"--- a\n+++ b\n@@ -1 +1 @@\n-x\n+y\n" * (6 * MB // 30) + b"+LAST\n", "@@ -1 +1 @@"),
+}
+
+
+@pytest.mark.tmux
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_opening_and_closing_a_file_again_and_again_keeps_memory_flat(
+    laura_session: Make, tmp_path: Path, kind: str
+) -> None:
+    """Five opens and closes cost what one does: after the second (the
+    allocator settles), the rest add less than one open's cost in all."""
+    name, data, shows = KINDS[kind]
+    path = tmp_path / name
+    path.write_bytes(data)
+    session = laura_session(command=["cat"])
+    start = session.resident_bytes()
+    after_close = []
+    one_open = 0
+    for _ in range(5):
+        pane = open_and_wait(session, path, shows)
+        session.send_keys("End")  # lay out or count to the end, as a reader would
+        session.wait_for("LAST", timeout=60)
+        if not after_close:
+            one_open = session.resident_bytes() - start
+        assert session.cli("close", pane).returncode == 0
+        session.wait_for(lambda screen, pane=pane: f"#{pane} " not in screen)
+        after_close.append(session.resident_bytes())
+    added = after_close[-1] - after_close[1]
+    assert added < one_open, (
+        f"{kind}: three more opens and closes kept {added / MB:.0f} MB (one open: {one_open / MB:.0f} MB;"
+        f" after each close: {[round(size / MB) for size in after_close]} MB)"
+    )
+
+
+# --- freed at once, in-process ---------------------------------------------------
+
+
+@pytest.fixture
+def collector_off(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    isolate_environment(tmp_path, monkeypatch)
+    gc.collect()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
+FILES = {
+    "app.log": "ab\tc\n" * 3000,
+    "main.py": "x = 1\n" * 3000,
+    "notes.md": "# T\n\npara *x*\n\n```py\nx = 1\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n" * 300,
+    "fix.diff": "--- a\n+++ b\n@@ -1 +1 @@\n-x\n+y\n" * 600,
+}
+
+
+@pytest.mark.parametrize("name", list(FILES))
+def test_a_reloaded_or_closed_files_document_is_freed_at_once(
+    tmp_path: Path, collector_off: None, name: str
+) -> None:
+    """Shown, commented on, in the diff view, laid out to its end and lit
+    there: then rewritten and reloaded, the old document and its views are
+    freed; then closed, the pane lets go of the new one."""
+    path = committed(tmp_path, name, FILES[name])
+    path.write_text("changed\n" + FILES[name])
+    tab = Tab(0, "memory", str(path.parent), session="s")
+    tab.area = Rect(0, 1, 100, 24)
+    tab.ready = True
+
+    def ask(**frame: object) -> dict[str, object]:
+        reply: dict[str, object] = json.loads(answer(tab, json.dumps(frame).encode()))
+        assert reply["type"] != "error", reply
+        return reply
+
+    pane_id = int(ask(type="open", path=str(path))["pane"])  # type: ignore[call-overload]
+    canvas = Canvas(100, 26)
+
+    def draw() -> None:
+        tab.panes[pane_id].draw(canvas, inner(tab.rects()[pane_id]), True, tab.cwd)
+
+    draw()
+    ask(type="comment", pane=pane_id, line=2, body="why?")
+    ask(type="diffview", pane=pane_id, on=True)
+    draw()
+    tab.panes[pane_id].move_to_edge(1, inner(tab.rects()[pane_id]))
+    draw()
+    ask(type="highlight", pane=pane_id, start=1500, end=1501)
+    draw()
+    document = tab.panes[pane_id].document
+    parts = [document, *tab.panes[pane_id].layout.views().values()]
+    if document.colouring is not None:  # coloured in steps: not done yet
+        assert not document.colouring.done
+        parts.append(document.colouring)
+    old = [weakref.ref(part) for part in parts]
+    del document, parts
+    ask(type="diffview", pane=pane_id, on=False)
+    path.write_text("changed again\n" + FILES[name])
+    tab.panes[pane_id].reload()
+    draw()
+    assert "changed again" in tab.panes[pane_id].source_lines()[0]
+    assert [type(ref()).__name__ for ref in old if ref() is not None] == []
+    tab.panes[pane_id].refresh()  # Ctrl+R: the comment is dropped, so the pane may close
+    draw()
+    shown = weakref.ref(tab.panes[pane_id].document)
+    ask(type="close", pane=pane_id)
+    assert shown() is None

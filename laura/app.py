@@ -43,6 +43,7 @@ from laura.emulator import Emulator
 from laura.hosted_env import hosted_environment
 from laura.keys import Event
 from laura.layout import SHELL
+from laura.panes.read_budget import ReadBudget
 from laura.panes.shell import ShellPane
 from laura.panes.watch import digest_ahead
 from laura.prefetch import prefetch
@@ -101,6 +102,8 @@ class Host:
         self.bindings = Bindings(self, self.review_ui)
         self.failure: str | None = None  # why a tab could not start
         self.settings = load_settings()
+        # What the file panes of every tab read together.
+        self.read_budget = ReadBudget(self.settings.read_budget)
 
     # --- lifecycle -------------------------------------------------------------
 
@@ -165,6 +168,7 @@ class Host:
                     terminal.on_output = lambda: self._tab_output(runtime)
                     async with trio.open_nursery() as nursery:
                         tab.loader.cap = self.settings.max_file_bytes
+                        tab.loader.budget = self.read_budget
                         tab.loader.attach(nursery, self.changed)
                         await nursery.start(serve_tab, name, self._answerer(tab))
                         self.tabs.append(runtime)
@@ -185,7 +189,7 @@ class Host:
                 self.exit_code = 1
                 self._started_any = True
         finally:
-            tab.discard_all_spools()
+            tab.close_all()
             if runtime in self.tabs:
                 index = self.tabs.index(runtime)
                 self.tabs.remove(runtime)
@@ -403,7 +407,10 @@ async def run_host(command: list[str] | None) -> int:
     # longest passes were 11 ms (young) and 17 ms (middle). Young passes
     # much smaller than that (5,000) traverse a big list still young, such
     # as a million-line file's lines, too often: keys waited 100-130 ms
-    # while such a file loaded (under 45 ms at 20,000).
+    # while such a file loaded (under 45 ms at 20,000). So nothing big may
+    # wait for a full pass to be freed: a closed pane lets go of its file,
+    # and a document, its colouring and its views refer to nothing that
+    # refers back to them (tests/laura/test_pane_memory.py).
     gc.set_threshold(20_000, 5, 1_000)
     # A worker thread running Python (a markdown file's first parse) keeps
     # the interpreter until the loop has waited a switch interval for it,

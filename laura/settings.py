@@ -6,6 +6,10 @@ a bad value means the default for that key, never a failed start):
 
 - `max_file_bytes` (integer >= 1, default 64 MiB): the most a file pane reads
   of one file. A bigger file is shown up to there with a warning.
+- `max_open_bytes` (integer >= 1, default 256 MiB; never less than
+  `max_file_bytes`): the most all file panes read together, across tabs. A
+  pane opened past it reads what the others leave (at least 1 MiB), with a
+  warning; closing a pane gives its share back.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from pathlib import Path
 import attrs
 
 from laura.filecheck import DEFAULT_MAX_FILE_BYTES, read_capped
+from laura.panes.read_budget import DEFAULT_MAX_OPEN_BYTES
 
 # settings.json itself is read only up to this size.
 SETTINGS_LIMIT = 1 << 20
@@ -26,6 +31,12 @@ SETTINGS_LIMIT = 1 << 20
 @attrs.frozen
 class Settings:
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
+    max_open_bytes: int = DEFAULT_MAX_OPEN_BYTES
+
+    @property
+    def read_budget(self) -> int:
+        """What all panes read together: never less than one file's cap."""
+        return max(self.max_open_bytes, self.max_file_bytes)
 
 
 def settings_path(env: Mapping[str, str] | None = None) -> Path:
@@ -45,7 +56,15 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
         return Settings()
     if not isinstance(raw, dict):
         return Settings()
-    cap = raw.get("max_file_bytes")
-    if isinstance(cap, bool) or not isinstance(cap, int) or cap < 1:
-        return Settings()
-    return Settings(max_file_bytes=cap)
+    return Settings(
+        max_file_bytes=_byte_count(raw, "max_file_bytes", DEFAULT_MAX_FILE_BYTES),
+        max_open_bytes=_byte_count(raw, "max_open_bytes", DEFAULT_MAX_OPEN_BYTES),
+    )
+
+
+def _byte_count(raw: dict[str, object], key: str, default: int) -> int:
+    """`raw[key]` when it is an integer >= 1 (not a bool), else `default`."""
+    value = raw.get(key)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        return default
+    return value

@@ -188,14 +188,14 @@ class Tab:
         refusal = old.review.open_panel_refusal(old.id)
         if refusal is not None:
             return Error(refusal)
-        pane = FilePane(old.id, path, request.path, self.loader, measure_only=request.dry_run)
         if request.dry_run:
             # Unlike the original (which replaced anyway), a dry run only
             # measures: the same tree, the new file in the old pane's rect.
-            return self.report(extra=pane)
+            return self.report(extra=FilePane(old.id, path, request.path, self.loader, measure_only=True))
         if os.path.realpath(old.path) != os.path.realpath(path):
             self.discard_spool(old)
-        old.close()
+        old.close()  # first: the new file may read the share the old one held
+        pane = FilePane(old.id, path, request.path, self.loader)
         self.panes[old.id] = pane
         refusal = self._prepare(pane, request)
         warnings = self._open_warnings(pane, None, refusal)
@@ -272,9 +272,7 @@ class Tab:
                 if refusal is not None:
                     return Error(refusal)
             self.tree = Leaf(SHELL)
-            self.discard_all_spools()
-            for pane in self.panes.values():
-                pane.close()
+            self.close_all()
             self.panes.clear()
             self.focus = SHELL
             self.log("close", all=True)
@@ -295,6 +293,14 @@ class Tab:
         self.log("close", pane=target)
         return Ok()
 
+    def close_all(self) -> None:
+        """Every file pane lets go of its file (and its share of the read
+        budget, which other tabs' panes use) and its spool is deleted: the
+        tab is ending, or returns to the shell alone."""
+        for pane in self.panes.values():
+            pane.close()
+            self.discard_spool(pane)
+
     def close_pane(self, pane_id: int) -> None:
         """Remove a file pane; raises LayoutError for the shell or an absent id."""
         self.tree = layout.remove(self.tree, pane_id)
@@ -314,11 +320,6 @@ class Tab:
         runtime directory themselves is never touched."""
         if pane.is_spool:
             spool.delete_spool(pane.path, self._runtime_path())
-
-    def discard_all_spools(self) -> None:
-        """The tab is going away: delete the spools of all its panes."""
-        for pane in self.panes.values():
-            self.discard_spool(pane)
 
     def highlight(self, request: Highlight) -> Response:
         pane = self._target_pane(request.pane, "to highlight")

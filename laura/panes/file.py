@@ -125,6 +125,7 @@ class FilePane:
         self.reloading = False  # a reload is in flight: the last load shows until it lands
         self._reload_again = False  # the file changed during that reload: read it again when it lands
         self.size = 0
+        self.cap = self.loader.cap  # the most this pane reads: its share of the read budget
         self._load_token = 0  # bumped on every load: a job for an older one is dropped
         self._counting: set[tuple[int, int, bool]] = set()
         # Background reaches by (version, load, width, diff view): the line each goes to.
@@ -148,6 +149,7 @@ class FilePane:
         self._load_token += 1
         self._landed.set()  # a wait for the load it replaces looks again
         self.size = file_size(self.path)
+        self.cap = self.loader.budget.share(self, self.loader.cap, self.size, keep=not self.measure_only)
         if self.loader.in_background and not loads_inline(self.path, self.size):
             self.reloading = (
                 self._grown_from is not None
@@ -161,7 +163,7 @@ class FilePane:
             if not self.measure_only:
                 self.loader.start(functools.partial(self._load_job, self._load_token))
             return False
-        self._install(load_source(self.path, self.loader.cap))
+        self._install(load_source(self.path, self.cap))
         self.loading = self.reloading = False
         return True
 
@@ -230,6 +232,7 @@ class FilePane:
         self._load_token += 1
         self._reload_again = False
         self._loaded = closed(self.path)
+        self.loader.budget.release(self)
         self._grown_from = None
         self.layout.forget()
         self.viewport.forget()
@@ -240,7 +243,7 @@ class FilePane:
     async def _load_job(self, token: int) -> None:
         """Load in a worker thread, then install (unless the file changed
         again); a change noticed meanwhile is read when this one lands."""
-        loaded = await self.loader.load(self.path, self._loaded if self.reloading else None)
+        loaded = await self.loader.load(self.path, self._loaded if self.reloading else None, self.cap)
         grew = loaded.grown
         if not grew and self._grown_from is not None and token == self._load_token:
             grew = await drive(lines_grew(self._grown_from[0], loaded.document))
@@ -292,10 +295,9 @@ class FilePane:
     def size_warnings(self) -> list[str]:
         """Said when the file is bigger than what a pane reads of it, or
         than what it lays out as markdown or colours as code."""
-        cap = self.loader.cap
         found = (
-            cap_warning(self.shown_path, self.size, cap),
-            plain_warning(self.path, self.shown_path, self.size, cap),
+            cap_warning(self.shown_path, self.size, self.cap, self.loader.budget, self.loader.cap),
+            plain_warning(self.path, self.shown_path, self.size, self.cap),
         )
         return [warning for warning in found if warning is not None]
 
@@ -787,8 +789,8 @@ class FilePane:
         shown = self.path
         if cwd and (self.path + os.sep).startswith(cwd.rstrip(os.sep) + os.sep):
             shown = os.path.relpath(self.path, cwd)
-        part = " [first part]" if self.size > self.loader.cap else ""
-        if shown_plain(self.path, self.size, self.loader.cap):
+        part = " [first part]" if self.size > self.cap else ""
+        if shown_plain(self.path, self.size, self.cap):
             part += " [as plain text]"
         return f"#{self.id} {shown}{part}" + (" [diff]" if self.diff_view else "")
 

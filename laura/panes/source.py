@@ -44,6 +44,7 @@ from laura.filecheck import (
     human_size,
     read_capped,
 )
+from laura.panes.read_budget import ReadBudget
 from laura.render.diff import looks_binary, os_error_text
 from laura.render.document import MARKDOWN, PLAIN_TEXT, Document, displayable, kind_of
 from laura.render.line_store import LineStore
@@ -159,14 +160,17 @@ def file_size(path: str) -> int:
         return 0
 
 
-def cap_warning(shown: str, size: int, cap: int) -> str | None:
-    """The warning for a file over the cap, or None."""
+def cap_warning(shown: str, size: int, cap: int, budget: ReadBudget, file_cap: int) -> str | None:
+    """The warning for a file over the pane's `cap`, or None; says which
+    limit it is: the one file's (`file_cap`) or what the open panes share."""
     if size <= cap:
         return None
-    return (
-        f"{shown} is {human_size(size)}: showing its first {human_size(cap)}"
-        " (max_file_bytes in laura/settings.json)"
+    why = (
+        "max_file_bytes in laura/settings.json"
+        if cap >= file_cap
+        else f"the open panes share max_open_bytes, {human_size(budget.total)}, in laura/settings.json"
     )
+    return f"{shown} is {human_size(size)}: showing its first {human_size(cap)} ({why})"
 
 
 def parse_limit(path: str) -> int:
@@ -396,8 +400,10 @@ def closed(path: str) -> Loaded:
 class Loader:
     """Runs panes' jobs for one tab (see the module docstring)."""
 
-    def __init__(self, cap: int = DEFAULT_MAX_FILE_BYTES) -> None:
-        self.cap = cap
+    def __init__(self, cap: int = DEFAULT_MAX_FILE_BYTES, budget: ReadBudget | None = None) -> None:
+        self.cap = cap  # the most one pane reads of a file
+        # What all panes read together: the host shares one across its tabs.
+        self.budget = ReadBudget() if budget is None else budget
         self.on_change: Callable[[], None] = lambda: None
         self._nursery: trio.Nursery | None = None
         self._offered: dict[str, Any] = {}
@@ -415,13 +421,14 @@ class Loader:
         assert self._nursery is not None, "start() needs an attached nursery"
         self._nursery.start_soon(job)
 
-    async def load(self, path: str, previous: Loaded | None = None) -> Loaded:
+    async def load(self, path: str, previous: Loaded | None = None, cap: int | None = None) -> Loaded:
         """`load_source` without holding the loop: the read (and the digest
         of what it read) in a worker thread (the interpreter is free while
         it waits on the disk or hashes), the decoding and splitting here in
         steps of a few milliseconds. When the file begins with the bytes of
-        `previous` (a log that grew), only the rest is decoded."""
-        read = await self.in_thread(_read_covered, path, self.cap, previous)
+        `previous` (a log that grew), only the rest is decoded. At most
+        `cap` bytes are read (default: the loader's per-file cap)."""
+        read = await self.in_thread(_read_covered, path, self.cap if cap is None else cap, previous)
         if isinstance(read, Loaded):
             return read
         capped, digest, continued = read

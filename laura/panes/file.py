@@ -429,6 +429,9 @@ class FilePane:
         try:
             if isinstance(view, WrappedView):  # counts itself, and keeps the counts
                 steps = view.count_steps()
+                # ... so a view no longer kept (another width since) stops.
+                kept = functools.partial(_still_shown, view, self.layout, (width, diff_view))
+                current = lambda: version == self.layout.version and kept()  # noqa: E731
             elif diff_view:
                 blocks = gitmarks.diff_view_blocks(document.lines, self.git.hunks)
                 steps = count_rows(blocks, len(document.lines), width)

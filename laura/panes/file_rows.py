@@ -5,7 +5,9 @@ runs no job.
 One lazily laid-out `DocumentView` (or, for code and diffs, a `LineView`,
 which makes any row at once) per text width and mode (the file, or the
 inline diff view) is kept until the content or git's marks change, so a
-first paint lays out one screen. While the review has threads, the rows
+first paint lays out one screen; only the KEPT_VIEWS used last are kept (a
+view laid out or counted to the end holds rows or counts for every line,
+and a terminal dragged through twenty widths kept twenty). While the review has threads, the rows
 are a `CardedRows` over that view, the cards placed as the view is laid
 out. `generation` changes whenever rows are built anew, so the viewport can
 tell when a row index stops meaning the same row; `version` changes with the
@@ -22,6 +24,10 @@ from laura.panes.carded_rows import CardedRows, Shown, View
 from laura.render.document import Document
 from laura.render.view import DocumentView, Marks
 from laura.review.threads import ThreadBook
+
+# The views kept: the width shown, the one before (a pane toggled back and
+# forth), and the diff view beside them.
+KEPT_VIEWS = 3
 
 
 class PaneRows:
@@ -63,8 +69,9 @@ class PaneRows:
         """The file's rows alone at text width `width`, laid out as they are
         read (one view per width and mode)."""
         key = (width, diff_view)
-        found = self._views.get(key)
+        found = self._views.pop(key, None)
         if found is not None:
+            self._views[key] = found  # the most recently used last
             return found
         self.generation += 1
         view: View
@@ -74,6 +81,8 @@ class PaneRows:
         else:
             view = document.view(width, marks())
         self._views[key] = view
+        while len(self._views) > KEPT_VIEWS:
+            del self._views[next(iter(self._views))]
         return view
 
     def with_cards(self, rows: View, book: ThreadBook) -> Shown:

@@ -95,6 +95,34 @@ def test_opening_and_closing_a_file_again_and_again_keeps_memory_flat(
     )
 
 
+@pytest.mark.tmux
+def test_resizing_a_followed_log_again_and_again_keeps_memory_flat(laura_session: Make, tmp_path: Path) -> None:
+    """A followed log's rows are counted at each width the pane takes (a
+    terminal dragged wider and narrower): only the views of the last few
+    widths are kept: eight more widths of 5.6 million lines took 43 MB
+    more than the first; kept all, 171 MB."""
+    path = tmp_path / "app.log"
+    path.write_bytes(b"ab\n" * (16 * MB // 3 - 2) + b"LAST\n")
+    session = laura_session(command=["cat"], width=200)
+    opened = session.cli("open", "--follow", "--no-focus", str(path))
+    assert opened.returncode == 0, opened.stderr
+
+    def counted_at(width: int) -> Callable[[str], bool]:
+        def check(screen: str) -> bool:
+            report = json.loads(session.cli("layout").stdout)
+            pane = next(pane for pane in report["panes"] if pane["id"] != 0)
+            return report["area"]["width"] == width and pane["content_rows"] is not None and "LAST" in screen
+        return check
+
+    session.wait_for(counted_at(200), timeout=60)
+    first = session.resident_bytes()
+    for width in (150, 110, 180, 100, 130, 90, 170, 120):
+        session.tmux("resize-window", "-x", str(width))
+        session.wait_for(counted_at(width), timeout=60)
+    grown = session.resident_bytes() - first
+    assert grown < 90 * MB, f"eight more widths kept {grown / MB:.0f} MB"
+
+
 # --- freed at once, in-process ---------------------------------------------------
 
 

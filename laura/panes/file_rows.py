@@ -7,9 +7,9 @@ which makes any row at once) per text width and mode (the file, or the
 inline diff view) is kept until the content or git's marks change, so a
 first paint lays out one screen; only the KEPT_VIEWS used last are kept (a
 view laid out or counted to the end holds rows or counts for every line,
-and a terminal dragged through twenty widths kept twenty). While the review has threads, the rows
-are a `CardedRows` over that view, the cards placed as the view is laid
-out. `generation` changes whenever rows are built anew, so the viewport can
+and every width a dragged terminal passed through stayed). While the
+review has threads, the rows are a `CardedRows` over that view, the cards
+placed as the view is laid out. `generation` changes whenever rows are built anew, so the viewport can
 tell when a row index stops meaning the same row; `version` changes with the
 content or the marks, so a count made off the loop for an older one is
 dropped.

@@ -1,11 +1,11 @@
 """What a file pane holds of its file is bounded and let go: in the real
 `laura`, a log of short lines costs a few times its size (its lines were a
-list of strings: 27 times, 1.8 GB for 64 MiB), and opening and closing a file
-again and again, as an agent does, keeps laura's memory flat (each open of
-an 8 MB log kept 210 MB until the collector's rare full pass). In-process,
-with the collector off: a reloaded or closed file's document is freed at
-once by reference counting (a code or diff document referred to itself, and
-each reload of a generated file kept its old text)."""
+list of strings: 27 times, 1.7 GB for 64 MiB), and opening and closing a
+file again and again, as an agent does, keeps laura's memory flat (each open
+of an 8 MB log kept over 200 MB until the collector's rare full pass).
+In-process, with the collector off: a reloaded or closed file's document is
+freed at once by reference counting (a code or diff document referred to
+itself, and each reload of a generated file kept its old text)."""
 
 from __future__ import annotations
 

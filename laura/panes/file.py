@@ -296,7 +296,7 @@ class FilePane:
         """Said when the file is bigger than what a pane reads of it, or
         than what it lays out as markdown or colours as code."""
         found = (
-            cap_warning(self.shown_path, self.size, self.cap, self.loader.budget, self.loader.cap),
+            cap_warning(self.shown_path, self.size, self.cap, self.loader.cap, self.loader.budget.total),
             plain_warning(self.path, self.shown_path, self.size, self.cap),
         )
         return [warning for warning in found if warning is not None]

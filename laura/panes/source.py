@@ -160,15 +160,16 @@ def file_size(path: str) -> int:
         return 0
 
 
-def cap_warning(shown: str, size: int, cap: int, budget: ReadBudget, file_cap: int) -> str | None:
+def cap_warning(shown: str, size: int, cap: int, file_cap: int, open_total: int) -> str | None:
     """The warning for a file over the pane's `cap`, or None; says which
-    limit it is: the one file's (`file_cap`) or what the open panes share."""
+    limit it is: the one file's (`file_cap`) or what the open panes share
+    (`open_total`)."""
     if size <= cap:
         return None
     why = (
         "max_file_bytes in laura/settings.json"
         if cap >= file_cap
-        else f"the open panes share max_open_bytes, {human_size(budget.total)}, in laura/settings.json"
+        else f"the open panes share max_open_bytes, {human_size(open_total)}, in laura/settings.json"
     )
     return f"{shown} is {human_size(size)}: showing its first {human_size(cap)} ({why})"
 

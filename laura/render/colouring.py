@@ -127,8 +127,6 @@ class Colouring:
     The lines on screen (`want`) may be coloured first by a run of their own."""
 
     def __init__(self, lexer_class: type[Lexer], lines: Sequence[str]) -> None:
-        self._lexer_class = lexer_class
-        self._source = lines
         self._lexing = _Lexing(lexer_class, lines)
         self._main = self._new_run(0)
         self._coloured = self._main.lines
@@ -153,10 +151,10 @@ class Colouring:
     def compiled(self) -> bool:
         """Whether the lexer's patterns are compiled (else the first step
         compiles them: up to 60 ms; `compile` does it, in a worker thread)."""
-        return compiled(self._lexer_class)
+        return compiled(self._lexing.lexer_class)
 
     def compile(self) -> None:
-        lexer_of(self._lexer_class)
+        lexer_of(self._lexing.lexer_class)
 
     @property
     def lines_ready(self) -> int:
@@ -172,14 +170,14 @@ class Colouring:
         """Line `number`'s (1-based) final coloured spans, or None while not ready."""
         if number > len(self._coloured):
             return None
-        return _spans_of(self._source[number - 1].expandtabs(TAB), self._coloured[number - 1])
+        return _spans_of(self._lexing.source[number - 1].expandtabs(TAB), self._coloured[number - 1])
 
     def spans(self, number: int) -> Spans:
         """Line `number`'s spans as shown now: coloured, or plain."""
         final = self.line(number)
         if final is not None:
             return final
-        text = self._source[number - 1]
+        text = self._lexing.source[number - 1]
         for run in self._jumps:
             if run.start < number <= run.end:
                 return _spans_of(text.expandtabs(TAB), run.lines[number - 1 - run.start])
@@ -198,7 +196,7 @@ class Colouring:
     def want(self, first: int, last: int) -> None:
         """Lines `first`..`last` (1-based) are on screen or about to be:
         the steps colour them before any other."""
-        wanted = (max(0, first - 1), min(last, len(self._source)))
+        wanted = (max(0, first - 1), min(last, len(self._lexing.source)))
         if wanted != self._wanted:
             self._wanted = wanted
             self._aim = self._aim_at_wanted()
@@ -291,7 +289,7 @@ class Colouring:
         from such a line, one in fifty (module docstrings). None within
         SYNC_REACH lines: SYNC_LINES up."""
         base = max(0, need - SYNC_LINES)
-        source = self._source
+        source = self._lexing.source
         for index in range(base, max(0, base - SYNC_REACH), -1):
             if source[index][:1] not in ("", " ", "\t") and not source[index - 1].strip():
                 return index

@@ -16,7 +16,7 @@ import bisect
 import itertools
 import operator
 from array import array
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from typing import overload
 
 # A piece shorter than this keeps its line starts in two bytes each.
@@ -43,11 +43,6 @@ class LineStore(Sequence[str]):
         store = cls()
         store.add_text(text)
         return store
-
-    @classmethod
-    def of(cls, lines: Iterable[str]) -> LineStore:
-        """A store of `lines` (each without a newline)."""
-        return cls.of_text("".join(line + "\n" for line in lines))
 
     def add_text(self, text: str) -> None:
         """Append the lines of `text`, counted as `of_text` counts them."""

@@ -314,13 +314,7 @@ def test_a_200_mb_file_opens_while_keys_keep_echoing(laura_session: Make, tmp_pa
         f"(idle p99 {floor * 1000:.0f} ms, load per core {crowding:.1f}, {len(busy)} keys: "
         f"{[round(b * 1000) for b in busy]})"
     )
-    rss_kb = int(
-        next(
-            line.split()[1]
-            for line in Path(f"/proc/{session.laura_pid}/status").read_text().splitlines()
-            if line.startswith("VmRSS:")
-        )
-    )
+    rss_kb = session.resident_bytes() // 1024
     assert rss_kb < 1_000_000, f"laura holds {rss_kb // 1024} MiB after a capped open"
 
 

@@ -83,7 +83,7 @@ def test_joined_stores_read_as_both_lists_and_leave_each_as_it_was() -> None:
 
 
 def test_a_store_is_not_equal_to_other_lines() -> None:
-    store = LineStore.of(["one", "two"])
+    store = LineStore.of_text("one\ntwo\n")
     assert store != ["one", "two", ""]
     assert store != ["one", "tw"]
     assert store != "one\ntwo"

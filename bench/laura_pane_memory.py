@@ -9,6 +9,8 @@ size. Scenarios, each in a fresh laura:
             closed, six times (an agent opening and closing files)
   rewrite   a 4 MiB Python file shown while it is rewritten ten times (a
             generated file a watcher rebuilds)
+  diff      a tracked 32 MiB file with every tenth line changed, its inline
+            diff view shown to its end
 
     python bench/laura_pane_memory.py [--against /path/to/other/checkout] [--only log,cycles]
 
@@ -29,6 +31,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from tests.laura.git_helpers import committed
 from tests.laura.tmux import LauraSession
 
 MB = 1 << 20
@@ -69,6 +72,27 @@ def rewrite(session: LauraSession, path: Path) -> list[int]:
     return sizes
 
 
+def diff_view(session: LauraSession, path: Path) -> list[int]:
+    pane = session.cli("open", str(path)).stdout.strip()
+    session.wait_for(lambda screen: "loading" not in screen and f"#{pane} " in screen, timeout=300)
+    session.wait_for(lambda screen: "d diff" in session.footer(), timeout=300)
+    sizes = [session.resident_bytes()]
+    session.send_keys("d")
+    session.wait_for("[diff]", timeout=300)
+    session.send_keys("End")
+    session.wait_for("LAST", timeout=300)
+    sizes.append(session.resident_bytes())
+    return sizes
+
+
+def tracked_and_changed(data: Path) -> Path:
+    """A 32 MiB file committed to a repository, then every tenth line changed."""
+    lines = [f"value_{n:07} = {n} + some more text to make the line longer\n" for n in range(32 * MB // 60)]
+    path = committed(data, "table.txt", "".join(lines) + "LAST\n")
+    path.write_text("".join(line.upper() if n % 10 == 0 else line for n, line in enumerate(lines)) + "LAST\n")
+    return path
+
+
 def versioned(version: int) -> bytes:
     return f"v{version} = 1\n".encode() * (4 * MB // 7)
 
@@ -93,6 +117,7 @@ def main() -> None:
             "empty": (big_file, empty),
             "cycles": (cycles, small),
             "rewrite": (rewrite, data / "generated.py"),
+            "diff": (diff_view, data / "repo" / "table.txt"),
         }
         only = [name for name in args.only.split(",") if name] or list(scenarios)
         trees = [("this tree", "")] + ([(args.against, args.against)] if args.against else [])
@@ -101,6 +126,8 @@ def main() -> None:
             for label, pythonpath in trees:
                 if name == "rewrite":
                     path.write_bytes(versioned(0))
+                if name == "diff" and not path.exists():
+                    tracked_and_changed(data)
                 env = {"PYTHONPATH": pythonpath} if pythonpath else None
                 session = LauraSession(root / f"{name}-{len(label)}", command=["cat"], env=env).start()
                 try:

@@ -1,7 +1,7 @@
 """Changes of a file against git HEAD: gutter marks, `+a -d` stats and the
-inline diff view.
+hunks the inline diff view shows (laura.render.diff_view).
 
-The parsing and the view are pure; `git_diff` runs the user's git (async,
+The parsing and the marks are pure; `git_diff` runs the user's git (async,
 in its own process group, ended with process_group.terminate_group on cancel; a big
 output is parsed in steps sharing the loop, see laura.steps) and is what the host uses;
 `git_diff_blocking` is the same for callers outside trio (a `Tab` driven
@@ -21,7 +21,7 @@ import re
 import selectors
 import subprocess
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -29,10 +29,6 @@ import attrs
 import trio
 
 from laura.filecheck import human_size
-from laura.render import theme
-from laura.render.code import CHUNK, TAB
-from laura.render.lines import Block, Line
-from laura.render.style import Span
 from laura.render.view import ADDED, MODIFIED, Marks
 from laura.steps import Steps, drive, run_steps
 from process_group import terminate_group, terminate_group_blocking
@@ -185,48 +181,6 @@ def diff_view_refusal(diff: GitDiff) -> str | None:
     if diff.state != HAS_CHANGES:
         return NOTHING_TO_DIFF
     return None
-
-
-def diff_view_blocks(lines: Sequence[str], hunks: tuple[Hunk, ...]) -> Iterator[Block]:
-    """The inline diff view over the raw source lines: removed lines (red,
-    `-text`, no line number) before the line they preceded, every current
-    line as `+text` (green) when added or changed, ` text` otherwise, still
-    addressed by its new-file line number; deletions at the end come last.
-    Made as it is read, walking the hunks (in git's order) beside the lines:
-    setting out where all 100,000 hunks of a big diff go first held the
-    loop 150 ms when the view was turned on."""
-    out: list[Line] = []
-    start = 1
-    last = len(lines)
-    ahead = iter(hunks)
-    hunk = next(ahead, None)
-    changed = range(0)
-    for number in range(1, last + 2):
-        while hunk is not None and min(_placed_before(hunk), last + 1) <= number:
-            out.extend(
-                Line((Span("-" + old.expandtabs(TAB), theme.DIFF_REMOVED),), None, pre=True)
-                for old in hunk.removed
-            )
-            if hunk.new_count:
-                changed = range(hunk.new_start, hunk.new_start + hunk.new_count)
-            hunk = next(ahead, None)
-        if number <= last:
-            text = lines[number - 1].expandtabs(TAB)
-            if number in changed:
-                spans = (Span("+" + text, theme.DIFF_ADDED),)
-            else:
-                spans = (Span(" " + text),)
-            out.append(Line(spans, (number, number), pre=True))
-        if len(out) >= CHUNK or number > last:
-            if out:
-                yield Block(tuple(out), start, min(number, last))
-            out, start = [], number + 1
-
-
-def _placed_before(hunk: Hunk) -> int:
-    """The line a hunk's removed lines are shown above (a pure deletion's
-    `new_start` is the line after which lines went)."""
-    return hunk.new_start + 1 if hunk.new_count == 0 else hunk.new_start
 
 
 _missing_warned = False

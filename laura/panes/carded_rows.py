@@ -18,6 +18,7 @@ from collections.abc import Sequence
 
 import attrs
 
+from laura.render.diff_view import DiffView
 from laura.render.document import row_text
 from laura.render.line_view import LineView
 from laura.render.style import Row
@@ -26,9 +27,9 @@ from laura.render.wrapped_view import WrappedView
 from laura.review.cards import card_rows
 from laura.review.threads import Thread
 
-# A document's rows at one width: laid out as read (markdown, the diff view),
-# or made as read (plain text, code, diffs).
-View = DocumentView | LineView | WrappedView
+# A document's rows at one width: laid out as read (markdown), or made as
+# read (plain text, code, diffs, the inline diff view).
+View = DocumentView | LineView | WrappedView | DiffView
 
 
 @attrs.define

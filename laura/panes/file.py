@@ -62,7 +62,7 @@ from laura.protocol import Rect
 from laura.render.canvas import Canvas, text_width
 from laura.render.document import MARKDOWN, Document
 from laura.render.lines import clamp_range
-from laura.render.view import DocumentView, Marks, count_rows
+from laura.render.view import CountedRows, DocumentView, Marks, count_rows
 from laura.render.wrapped_view import WrappedView
 from laura.review.state import PaneReview
 from laura.review.threads import Anchor
@@ -427,14 +427,11 @@ class FilePane:
         view = self.layout.view(width, diff_view, document, lambda: marks, lambda: self.git)
         current = lambda: version == self.layout.version  # noqa: E731
         try:
-            if isinstance(view, WrappedView):  # counts itself, and keeps the counts
+            if isinstance(view, CountedRows):  # counts itself, and keeps the counts
                 steps = view.count_steps()
                 # ... so a view no longer kept (another width since) stops.
                 kept = functools.partial(_still_shown, view, self.layout, (width, diff_view))
                 current = lambda: version == self.layout.version and kept()  # noqa: E731
-            elif diff_view:
-                blocks = gitmarks.diff_view_blocks(document.lines, self.git.hunks)
-                steps = count_rows(blocks, len(document.lines), width)
             else:
                 fresh = document.fresh_blocks()
                 if document.kind == MARKDOWN:  # its first pass reads the whole text (5 MB: 110 ms)

@@ -3,8 +3,9 @@ git marks and the review's cards. It moves no cursor, reads no file and
 runs no job.
 
 One lazily laid-out `DocumentView` (or, for code and diffs, a `LineView`,
-which makes any row at once) per text width and mode (the file, or the
-inline diff view) is kept until the content or git's marks change, so a
+which makes any row at once; for plain text a `WrappedView` and for the
+inline diff view a `DiffView`, which count rows and make them as read) per
+text width and mode (the file, or the inline diff view) is kept until the content or git's marks change, so a
 first paint lays out one screen; only the KEPT_VIEWS used last are kept (a
 view laid out or counted to the end holds rows or counts for every line,
 and every width a dragged terminal passed through stayed). While the
@@ -21,8 +22,9 @@ from collections.abc import Callable
 
 from laura import gitmarks
 from laura.panes.carded_rows import CardedRows, Shown, View
+from laura.render.diff_view import DiffView
 from laura.render.document import Document
-from laura.render.view import DocumentView, Marks
+from laura.render.view import Marks
 from laura.review.threads import ThreadBook
 
 # The views kept: the width shown, the one before (a pane toggled back and
@@ -76,8 +78,7 @@ class PaneRows:
         self.generation += 1
         view: View
         if diff_view:
-            blocks = gitmarks.diff_view_blocks(document.lines, diff().hunks)
-            view = DocumentView(blocks, document.line_count, width)
+            view = DiffView(document.lines, diff().hunks, width)
         else:
             view = document.view(width, marks())
         self._views[key] = view

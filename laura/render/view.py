@@ -144,6 +144,16 @@ class LazyRows(Sequence[Row]):
             index += 1
 
 
+class CountedRows(LazyRows):
+    """A view that keeps where its rows are, never the rows (plain text,
+    the inline diff view): a pane's background count runs its
+    `count_steps`, and what it counted stays with the view."""
+
+    @abstractmethod
+    def count_steps(self) -> Steps[int]:
+        """Make every row known, a run per step; returns the rows in all."""
+
+
 class DocumentView(LazyRows):
     """Rows of a document at one text width, laid out on demand.
 

@@ -25,7 +25,7 @@ from laura.render.cells import wrap_count
 from laura.render.code import TAB
 from laura.render.lines import Line, clamp_range
 from laura.render.style import Row
-from laura.render.view import LINE_SHOWN_LIMIT, LazyRows, Marks, gap_row, wrapped_rows
+from laura.render.view import LINE_SHOWN_LIMIT, CountedRows, Marks, gap_row, wrapped_rows
 from laura.steps import STEP_SECONDS, Steps
 
 # Lines counted in one go (a step of a background count: a few milliseconds).
@@ -36,7 +36,7 @@ _FOUR_BYTES = 0xFFFF_FFFF
 KEPT_LINES = 2048
 
 
-class WrappedView(LazyRows):
+class WrappedView(CountedRows):
     """The rows of `lines` word-wrapped at text width `width`; `line(n)`
     makes line n's `Line` (1-based)."""
 

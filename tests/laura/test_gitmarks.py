@@ -19,7 +19,6 @@ from laura.gitmarks import (
     MISSING_GIT_WARNING,
     NO_CHANGES,
     NOTHING_TO_DIFF,
-    diff_view_blocks,
     diff_view_refusal,
     git_diff,
     git_diff_blocking,
@@ -30,9 +29,10 @@ from laura.gitmarks import (
 )
 from laura.render import theme
 from laura.render.code import source_lines
+from laura.render.diff_view import DiffView
 from laura.render.document import Document
-from laura.render.lines import Line
-from laura.render.view import ADDED, MODIFIED, DocumentView
+from laura.render.style import Row
+from laura.render.view import ADDED, MODIFIED
 from tests.laura.git_helpers import committed, git, isolate_environment
 from tests.laura.render_helpers import picture, text, wait_until
 from tests.laura.tmux import wait_until as wait_until_sync
@@ -157,7 +157,7 @@ def test_the_diff_view_interleaves_removed_lines_and_keeps_new_line_numbers(
     diff = git_diff_blocking(path, LIMIT)
     assert diff_view_refusal(diff) is None
     current = source_lines(path.read_text())
-    view = DocumentView(diff_view_blocks(current, diff.hunks), len(current), 40)
+    view = DiffView(current, diff.hunks, 40)
     rows = view.window(0, 20)
     assert picture(rows) == [
         "  1 | line 1",
@@ -178,14 +178,14 @@ def test_the_diff_view_of_markdown_shows_raw_lines_not_the_reflow(tmp_path: Path
     path.write_text("alpha\nbeta CHANGED\n\n# Tail\n")
     diff = git_diff_blocking(path, LIMIT)
     current = source_lines(path.read_text())
-    shown = [text(row) for row in DocumentView(diff_view_blocks(current, diff.hunks), 4, 40)]
+    shown = [text(row) for row in DiffView(current, diff.hunks, 40)]
     assert "-beta" in shown and "+beta CHANGED" in shown
     assert not any("alpha beta" in line for line in shown)
 
 
 def test_deletions_at_the_end_come_after_the_last_line() -> None:
     hunks = parse_hunks("@@ -3,2 +2,0 @@\n-three\n-four\n")
-    shown = [text(row) for row in DocumentView(diff_view_blocks(["one", "two"], hunks), 2, 40)]
+    shown = [text(row) for row in DiffView(["one", "two"], hunks, 40)]
     assert shown == [" one", " two", "-three", "-four"]
 
 
@@ -209,15 +209,15 @@ def test_the_diff_view_reads_as_the_old_file_and_as_the_new_one(tmp_path: Path, 
             del new[at : at + rng.randrange(1, 4)]
     path.write_text("".join(line + "\n" for line in new))
     diff = git_diff_blocking(path, LIMIT)
-    rows = [row for block in diff_view_blocks(new, diff.hunks) for row in block.lines]
+    rows = list(DiffView(new, diff.hunks, 40))
     shown = [text_of(row) for row in rows]
     assert [line[1:] for line in shown if not line.startswith("+")] == old
     assert [line[1:] for line in shown if not line.startswith("-")] == new
     assert [row.source for row in rows if row.source is not None] == [(n, n) for n in range(1, len(new) + 1)]
 
 
-def text_of(line: Line) -> str:
-    return "".join(span.text for span in line.spans)
+def text_of(row: Row) -> str:
+    return "".join(span.text for span in row.spans)
 
 
 async def test_async_git_diff_matches_the_blocking_one(tmp_path: Path) -> None:

@@ -1,0 +1,156 @@
+"""The inline diff view makes its rows as they are read: a `DiffView`
+answers exactly what laying every row of the view out answered (rows,
+counts, highlights, lines, sideways scrolling), however far its hunks are
+indexed, and makes only the rows asked for."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator, Sequence
+
+import pytest
+
+from laura.gitmarks import Hunk, parse_hunks
+from laura.render import diff_view, theme
+from laura.render.code import TAB
+from laura.render.diff_view import DiffView
+from laura.render.lines import Block, Line
+from laura.render.style import Span
+from laura.render.view import DocumentView
+
+
+def laid_out(lines: Sequence[str], hunks: Sequence[Hunk], width: int) -> DocumentView:
+    """The diff view as it was laid out before `DiffView`: a document of one
+    pre-formatted line per row, walking the hunks beside the lines."""
+
+    def blocks() -> Iterator[Block]:
+        out: list[Line] = []
+        last = len(lines)
+        ahead = iter(hunks)
+        hunk = next(ahead, None)
+        changed = range(0)
+        for number in range(1, last + 2):
+            while hunk is not None and min(hunk.new_start + (hunk.new_count == 0), last + 1) <= number:
+                out.extend(
+                    Line((Span("-" + old.expandtabs(TAB), theme.DIFF_REMOVED),), None, pre=True)
+                    for old in hunk.removed
+                )
+                if hunk.new_count:
+                    changed = range(hunk.new_start, hunk.new_start + hunk.new_count)
+                hunk = next(ahead, None)
+            if number <= last:
+                text = lines[number - 1].expandtabs(TAB)
+                spans = (Span("+" + text, theme.DIFF_ADDED),) if number in changed else (Span(" " + text),)
+                out.append(Line(spans, (number, number), pre=True))
+        yield Block(tuple(out), 1, last)
+
+    return DocumentView(blocks(), len(lines), width)
+
+
+def random_hunks(rng: random.Random, count: int) -> list[Hunk]:
+    """Hunks as git orders them: changes, insertions and deletions (at the
+    start and the end too), some next to each other."""
+    hunks: list[Hunk] = []
+    line = rng.randrange(0, 3)
+    while line <= count:
+        kind = rng.choice(["change", "insert", "delete"])
+        removed = tuple(f"old\t{rng.random():.4f}" for _ in range(rng.randrange(1, 4)))
+        if kind == "delete" or count - line < 1:
+            hunks.append(Hunk(line, 0, removed, ()))
+            line += rng.randrange(1, 6)
+            continue
+        new = rng.randrange(1, min(4, count - line + 1) + 1)
+        start = max(line, 1)
+        if start + new - 1 > count:
+            break
+        hunks.append(Hunk(start, new, removed if kind == "change" else (), ("x",) * new))
+        line = start + new + rng.randrange(0, 6)
+    return hunks
+
+
+def random_lines(rng: random.Random, count: int) -> list[str]:
+    return [rng.choice(["value = 1", "\tindented", "", "y" * 130, "ünïcode ✓"]) for _ in range(count)]
+
+
+def assert_answers_as_laid_out(view: DiffView, laid: DocumentView, rng: random.Random) -> None:
+    count = view.line_count
+    # Asked in a random order first: what is known so far is right.
+    for _ in range(5):
+        index = rng.randrange(0, len(laid) + 3)
+        assert view.line_at(index) == laid.line_at(index), index
+        top = rng.randrange(0, len(laid) + 1)
+        assert view.window(top, 7, 3) == laid.window(top, 7, 3), top
+        line = rng.randrange(-2, count + 3)
+        assert view.rows_meeting(line) == laid.rows_meeting(line), line
+    assert len(view) == len(laid) == view.content_rows() == view.rows_so_far()
+    assert view.complete() and view.laid_through() == count
+    assert list(view) == list(laid)
+    hscroll = rng.randrange(0, 40)
+    assert view.window(0, len(view) + 3, hscroll) == laid.window(0, len(laid) + 3, hscroll)
+    for index in range(-2, len(view) + 2):
+        assert view.line_at(index) == laid.line_at(index), index
+        assert view.anchor_at(index) == laid.anchor_at(index), index
+    for _ in range(10):
+        start, end = rng.randrange(-3, count + 4), rng.randrange(-3, count + 4)
+        assert view.rows_meeting(start, end) == laid.rows_meeting(start, end)
+    top = rng.randrange(0, len(view) + 1)
+    assert view.max_pre_cells(top, 20) == laid.max_pre_cells(top, 20)
+
+
+@pytest.mark.parametrize("run", [1, 3, diff_view.INDEX_RUN], ids=["a hunk a run", "three", "all"])
+def test_a_diff_view_answers_as_laying_every_row_out_would(
+    monkeypatch: pytest.MonkeyPatch, run: int
+) -> None:
+    monkeypatch.setattr(diff_view, "INDEX_RUN", run)
+    rng = random.Random(run)
+    for _ in range(60):
+        count = rng.randrange(0, 120)
+        lines = random_lines(rng, count)
+        hunks = random_hunks(rng, count) if rng.random() < 0.9 else []
+        width = rng.randrange(8, 100)
+        view = DiffView(lines, hunks, width)
+        assert_answers_as_laid_out(view, laid_out(lines, hunks, width), rng)
+
+
+def test_hunks_out_of_git_order_read_as_they_did() -> None:
+    # Git never writes them so, but the view must not come apart if its
+    # output does: a hunk placed above one before it is shown where the
+    # walk reached, and one past the end below the last line.
+    rng = random.Random(7)
+    for _ in range(40):
+        count = rng.randrange(1, 60)
+        lines = random_lines(rng, count)
+        hunks = random_hunks(rng, count)
+        rng.shuffle(hunks)
+        hunks.append(Hunk(count + 5, 2, ("far",), ("a", "b")))
+        view = DiffView(lines, hunks, 30)
+        assert_answers_as_laid_out(view, laid_out(lines, hunks, 30), rng)
+
+
+def test_a_diff_view_indexes_hunks_only_as_far_as_it_is_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(diff_view, "INDEX_RUN", 100)
+    lines = [f"value_{n} = {n}" for n in range(100_000)]
+    hunks = [Hunk(n, 1, (f"old_{n}",), (lines[n - 1],)) for n in range(1, 100_001, 10)]
+    view = DiffView(lines, hunks, 60)
+    top = view.window(0, 4)
+    assert [row.spans[0].text for row in top] == ["-old_1", "+value_0 = 0", " value_1 = 1", " value_2 = 2"]
+    assert len(view._at) == 100 and not view.complete()
+    assert view.rows_meeting(50_000) == range(54_999, 55_000)  # 5,000 removed lines above
+    assert view.laid_through() >= 50_000 and len(view._at) < 5_200
+    end = view.window(len(view) - 2, 2)
+    assert [row.spans[0].text for row in end] == [" value_99998 = 99998", " value_99999 = 99999"]
+    assert len(view._kept) <= 8  # made only the rows read
+
+
+def test_removed_lines_of_a_real_diff_sit_above_the_line_they_preceded() -> None:
+    hunks = parse_hunks("@@ -1 +0,0 @@\n-gone first\n@@ -4,2 +3 @@\n-four\n-five\n+FOUR\n@@ -9 +6,0 @@\n-nine\n")
+    lines = ["two", "three", "FOUR", "six", "seven", "eight"]
+    view = DiffView(lines, hunks, 40)
+    shown = [(row.spans[0].text, row.source) for row in view]
+    assert shown == [
+        ("-gone first", None), (" two", (1, 1)), (" three", (2, 2)), ("-four", None),
+        ("-five", None), ("+FOUR", (3, 3)), (" six", (4, 4)), (" seven", (5, 5)),
+        (" eight", (6, 6)), ("-nine", None),
+    ]  # fmt: skip
+    assert view.line_at(0) is None and view.line_at(3) == 2 and view.line_at(9) == 6
+    assert view.rows_meeting(2, 3) == range(2, 6)

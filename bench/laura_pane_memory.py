@@ -9,8 +9,10 @@ size. Scenarios, each in a fresh laura:
             closed, six times (an agent opening and closing files)
   rewrite   a 4 MiB Python file shown while it is rewritten ten times (a
             generated file a watcher rebuilds)
-  diff      a tracked 32 MiB file with every tenth line changed, its inline
-            diff view shown to its end
+  diff      a tracked 32 MiB file with every tenth line changed: its marks
+            shown, then its inline diff view to its end
+  changed   a tracked 8 MiB file of short lines, every line changed, the same way
+  inserted  the same file with a line added after every line (a million hunks)
 
     python bench/laura_pane_memory.py [--against /path/to/other/checkout] [--only log,cycles]
 
@@ -31,7 +33,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.laura.git_helpers import committed
+from tests.laura.git_helpers import committed, git
 from tests.laura.tmux import LauraSession
 
 MB = 1 << 20
@@ -73,23 +75,29 @@ def rewrite(session: LauraSession, path: Path) -> list[int]:
 
 
 def diff_view(session: LauraSession, path: Path) -> list[int]:
-    pane = session.cli("open", str(path)).stdout.strip()
-    session.wait_for(lambda screen: "loading" not in screen and f"#{pane} " in screen, timeout=300)
-    session.wait_for(lambda screen: "d diff" in session.footer(), timeout=300)
+    added, deleted = git(path.parent, "diff", "--numstat").split()[:2]
+    session.cli("open", str(path))
+    session.wait_for(lambda screen: f"+{added}" in screen and f"-{deleted}" in screen, timeout=300)
     sizes = [session.resident_bytes()]
     session.send_keys("d")
     session.wait_for("[diff]", timeout=300)
     session.send_keys("End")
-    session.wait_for("LAST", timeout=300)
+    session.wait_for(lambda screen: "LAST" in screen and "reaching" not in screen, timeout=300)
     sizes.append(session.resident_bytes())
     return sizes
 
 
-def tracked_and_changed(data: Path) -> Path:
-    """A 32 MiB file committed to a repository, then every tenth line changed."""
-    lines = [f"value_{n:07} = {n} + some more text to make the line longer\n" for n in range(32 * MB // 60)]
-    path = committed(data, "table.txt", "".join(lines) + "LAST\n")
-    path.write_text("".join(line.upper() if n % 10 == 0 else line for n, line in enumerate(lines)) + "LAST\n")
+def tracked(data: Path, name: str) -> Path:
+    """A file committed to a repository, then edited as scenario `name` says."""
+    if name == "diff":
+        lines = [f"value_{n:07} = {n} + some more text to make the line longer\n" for n in range(32 * MB // 60)]
+        edit: Callable[[int, str], str] = lambda n, line: line.upper() if n % 10 == 0 else line  # noqa: E731
+    else:
+        lines = [f"{n:06x}\n" for n in range(8 * MB // 7)]
+        edit = (lambda n, line: "x" + line) if name == "changed" else (lambda n, line: line + "+\n")
+    (data / name).mkdir()
+    path = committed(data / name, "tracked.txt", "".join(lines) + "LAST\n")
+    path.write_text("".join(edit(n, line) for n, line in enumerate(lines)) + "LAST\n")
     return path
 
 
@@ -117,7 +125,7 @@ def main() -> None:
             "empty": (big_file, empty),
             "cycles": (cycles, small),
             "rewrite": (rewrite, data / "generated.py"),
-            "diff": (diff_view, data / "repo" / "table.txt"),
+            **{name: (diff_view, data / name / "repo" / "tracked.txt") for name in ("diff", "changed", "inserted")},
         }
         only = [name for name in args.only.split(",") if name] or list(scenarios)
         trees = [("this tree", "")] + ([(args.against, args.against)] if args.against else [])
@@ -126,8 +134,8 @@ def main() -> None:
             for label, pythonpath in trees:
                 if name == "rewrite":
                     path.write_bytes(versioned(0))
-                if name == "diff" and not path.exists():
-                    tracked_and_changed(data)
+                if run is diff_view and not path.exists():
+                    tracked(data, name)
                 env = {"PYTHONPATH": pythonpath} if pythonpath else None
                 session = LauraSession(root / f"{name}-{len(label)}", command=["cat"], env=env).start()
                 try:

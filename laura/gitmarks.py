@@ -1,27 +1,31 @@
 """Changes of a file against git HEAD: gutter marks, `+a -d` stats and the
 hunks the inline diff view shows (laura.render.diff_view).
 
-The parsing and the marks are pure; `git_diff` runs the user's git (async,
-in its own process group, ended with process_group.terminate_group on cancel; a big
-output is parsed in steps sharing the loop, see laura.steps) and is what the host uses;
+`git_diff` runs the user's git (async, in its own process group, ended with
+process_group.terminate_group on cancel) and is what the host uses;
 `git_diff_blocking` is the same for callers outside trio (a `Tab` driven
-without a host). A file that is
-untracked, outside a repository, or in a repository without HEAD has no
-marks; a missing git binary is reported once per process (`take_missing_warning`).
-Git's output is read as it comes and never past `output_limit` (twice the
-pane's file cap): a bigger diff ends git and answers TOO_LARGE, so rewriting
-a huge tracked file cannot make Laura hold all of git's output.
+without a host). The file's name is given to git as a literal pathspec (a
+checkout's file named `*` or `:!x` would otherwise be a pattern matching
+other files). A file that is untracked, outside a repository, or in a
+repository without HEAD has no marks; a missing git binary is reported once
+per process (`take_missing_warning`). Git's output is read as it comes and
+never past `output_limit` (twice the pane's file cap): a bigger diff ends git
+and answers TOO_LARGE, so rewriting a huge tracked file cannot make Laura
+hold all of git's output. Its hunks are parsed and kept as columns
+(laura.git_hunks) and the marks made from them as runs (laura.render.marks),
+a big diff in steps that share the loop (laura.steps); both are pure.
 """
 
 from __future__ import annotations
 
-import codecs
+import itertools
+import operator
 import os
-import re
 import selectors
 import subprocess
 import time
-from collections.abc import Iterable, Iterator
+from array import array
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +33,8 @@ import attrs
 import trio
 
 from laura.filecheck import human_size
-from laura.render.view import ADDED, MODIFIED, Marks
+from laura.git_hunks import Hunks, decoded, hunk_steps
+from laura.render.marks import ChangedLines, Marks, RemovedCounts
 from laura.steps import Steps, drive, run_steps
 from process_group import terminate_group, terminate_group_blocking
 
@@ -43,27 +48,15 @@ GIT_TIMEOUT = 10.0
 READ_SIZE = 64 * 1024
 # Diff output up to this size is parsed at once; more, in steps on the loop.
 PARSE_INLINE_LIMIT = 256 * 1024
-# Lines (or hunks) per step of a stepwise parse.
-STEP_LINES = 500
+# Hunks marked in one step (a few milliseconds).
+MARK_RUN = 32 * 1024
 # A hostless caller (a Tab driven directly) waits for git: never long.
 BLOCKING_TIMEOUT = 2.0
-_HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 
 HAS_CHANGES = "changes"
 NO_CHANGES = "clean"  # clean, untracked, not in a repository, no HEAD
 GIT_MISSING = "missing"
 TOO_LARGE = "too large"  # git's output passed the limit: no marks, no diff view
-
-
-@attrs.frozen
-class Hunk:
-    """One `-U0` hunk: `new_start` is git's `+c` (for a pure deletion, the
-    line after which lines were removed; 0 = before the first line)."""
-
-    new_start: int
-    new_count: int
-    removed: tuple[str, ...]
-    added: tuple[str, ...]
 
 
 @attrs.frozen
@@ -73,7 +66,7 @@ class GitDiff:
     `hunks` are empty unless there are changes."""
 
     state: str
-    hunks: tuple[Hunk, ...] = ()
+    hunks: Hunks = attrs.field(factory=Hunks)
     limit: int = 0
 
 
@@ -84,81 +77,30 @@ def output_limit(file_cap: int) -> int:
     return 2 * file_cap + READ_SIZE
 
 
-def parse_hunks(text: str) -> tuple[Hunk, ...]:
-    """The hunks of `git diff -U0` output for one file."""
-    return run_steps(hunk_steps(text.split("\n")))
-
-
-def hunk_steps(lines: Iterable[str]) -> Steps[tuple[Hunk, ...]]:
-    """`parse_hunks` of these lines as a stepwise job (a step per
-    STEP_LINES lines)."""
-    hunks: list[Hunk] = []
-    header: tuple[int, int] | None = None
-    removed: list[str] = []
-    added: list[str] = []
-
-    def close() -> None:
-        if header is not None:
-            hunks.append(Hunk(header[0], header[1], tuple(removed), tuple(added)))
-
-    for number, line in enumerate(lines):
-        if number % STEP_LINES == 0:
-            yield
-        match = _HUNK.match(line)
-        if match:
-            close()
-            count = match.group(4)
-            header = (int(match.group(3)), 1 if count is None else int(count))
-            removed, added = [], []
-        elif header is None:
-            continue
-        elif line.startswith("+"):
-            added.append(line[1:])
-        elif line.startswith("-"):
-            removed.append(line[1:])
-    close()
-    return tuple(hunks)
-
-
-def lines_of(chunks: Iterable[bytes | bytearray]) -> Iterator[str]:
-    """The lines of git's output read in `chunks`, decoded (U+FFFD for what
-    is not UTF-8) and split a chunk at a time: joining, decoding and
-    splitting a big diff at once held the loop 40 ms, and its list of every
-    line made each young collection walk it."""
-    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-    tail = ""
-    for chunk in chunks:
-        lines = (tail + decoder.decode(chunk)).split("\n")
-        tail = lines.pop()
-        yield from lines
-    yield tail + decoder.decode(b"", final=True)
-
-
-def marks_from_hunks(hunks: tuple[Hunk, ...], line_count: int) -> Marks:
+def marks_from_hunks(hunks: Hunks, line_count: int) -> Marks:
     """Per-line marks: added-only hunks mark ADDED, mixed ones MODIFIED on
     each new line; a pure deletion counts its lines on the line below the
     gap (line_count + 1 when the deletion is at the end)."""
     return run_steps(marks_steps(hunks, line_count))
 
 
-def marks_steps(hunks: tuple[Hunk, ...], line_count: int) -> Steps[Marks]:
-    """`marks_from_hunks` as a stepwise job (a step per STEP_LINES hunks)."""
-    changed: dict[int, str] = {}
-    removed: dict[int, int] = {}
-    added = deleted = 0
-    for number, hunk in enumerate(hunks):
-        if number % STEP_LINES == 0:
-            yield
-        added += len(hunk.added)
-        deleted += len(hunk.removed)
-        if hunk.new_count == 0:
-            below = min(hunk.new_start + 1, line_count + 1)
-            removed[below] = removed.get(below, 0) + len(hunk.removed)
-            continue
-        mark = MODIFIED if hunk.removed else ADDED
-        for line in range(hunk.new_start, hunk.new_start + hunk.new_count):
-            changed[line] = mark
-    return Marks(changed=changed, removed=removed, added=added, deleted=deleted)
+def marks_steps(hunks: Hunks, line_count: int) -> Steps[Marks]:
+    """`marks_from_hunks` as a stepwise job: the changed lines are the
+    hunks' own columns; the gaps are gathered a step per MARK_RUN hunks, at
+    C speed."""
+    gaps: tuple[array[int], array[int]] = (array("q"), array("q"))
+    through = hunks.removed_through
+    for first in range(0, len(hunks), MARK_RUN):
+        yield
+        last = min(first + MARK_RUN, len(hunks))
+        before = itertools.chain([through[first - 1] if first else 0], through[first : last - 1])
+        removed = map(operator.sub, through[first:last], before)
+        pure = list(map(operator.not_, hunks.new_counts[first:last]))
+        places = itertools.compress(hunks.places[first:last], pure)
+        gaps[0].extend(map(min, places, itertools.repeat(line_count + 1)))
+        gaps[1].extend(itertools.compress(removed, pure))
+    changed = ChangedLines(hunks.places, hunks.new_counts, hunks.removed_through)
+    return Marks(changed, RemovedCounts(*gaps), hunks.added, hunks.deleted)
 
 
 def marks_of(diff: GitDiff, line_count: int) -> Marks:
@@ -210,6 +152,7 @@ def _command(path: Path) -> list[str]:
         "-c", "color.ui=never",
         "-c", "core.quotepath=off",
         "-C", str(path.parent),
+        "--literal-pathspecs",
         "diff", "--no-color", "--no-ext-diff", "--no-textconv", "-U0",
         "HEAD", "--", path.name,
     ]  # fmt: skip
@@ -234,11 +177,18 @@ def _environment() -> dict[str, str]:
     return env
 
 
-def _outcome(returncode: int, stdout: bytes) -> GitDiff:
+def _outcome(returncode: int, chunks: Sequence[bytes | bytearray]) -> GitDiff:
     if returncode != 0:
         return GitDiff(NO_CHANGES)
-    hunks = parse_hunks(stdout.decode("utf-8", errors="replace"))
-    return GitDiff(HAS_CHANGES if hunks else NO_CHANGES, hunks)
+    return _answer(run_steps(hunk_steps(decoded(chunks))))
+
+
+def _answer(hunks: Hunks) -> GitDiff:
+    """Git's hunks as an answer: none, or hunks out of git's order (not a
+    diff git writes, and not one rows can be placed by), are no changes."""
+    if not hunks or not hunks.in_order:
+        return GitDiff(NO_CHANGES)
+    return GitDiff(HAS_CHANGES, hunks)
 
 
 def _note_missing() -> GitDiff:
@@ -284,7 +234,7 @@ def git_diff_blocking(path: str | Path, limit: int, timeout: float = BLOCKING_TI
         return GitDiff(NO_CHANGES)
     finally:
         terminate_group_blocking(process)
-    return _outcome(process.returncode, b"".join(chunks))
+    return _outcome(process.returncode, chunks)
 
 
 async def git_diff(path: str | Path, limit: int) -> GitDiff:
@@ -299,22 +249,23 @@ async def git_diff(path: str | Path, limit: int) -> GitDiff:
     except OSError:
         return GitDiff(NO_CHANGES)
     assert process.stdout is not None
+    chunks: list[bytes | bytearray] = []
+    size = 0
     try:
-        with trio.move_on_after(GIT_TIMEOUT):
-            chunks: list[bytes | bytearray] = []
-            size = 0
+        with trio.move_on_after(GIT_TIMEOUT) as waited:
             while chunk := await process.stdout.receive_some(READ_SIZE):
                 size += len(chunk)
                 if size > limit:
                     return GitDiff(TOO_LARGE, limit=limit)
                 chunks.append(chunk)
             returncode = await process.wait()
-            if returncode != 0 or size <= PARSE_INLINE_LIMIT:
-                return _outcome(returncode, b"".join(chunks))
-            # A big diff is decoded and parsed in steps that share the loop.
-            hunks = await drive(hunk_steps(lines_of(chunks)))
-            return GitDiff(HAS_CHANGES if hunks else NO_CHANGES, hunks)
-        return GitDiff(NO_CHANGES)
+        if waited.cancelled_caught:
+            return GitDiff(NO_CHANGES)
     finally:
         await terminate_group(process)
         await process.stdout.aclose()
+    if returncode != 0 or size <= PARSE_INLINE_LIMIT:
+        return _outcome(returncode, chunks)
+    # Git is done; its big output is parsed in steps that share the loop
+    # (however long that takes: it is the time git's answer is kept to).
+    return _answer(await drive(hunk_steps(decoded(chunks))))

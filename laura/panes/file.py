@@ -62,7 +62,8 @@ from laura.protocol import Rect
 from laura.render.canvas import Canvas, text_width
 from laura.render.document import MARKDOWN, Document
 from laura.render.lines import clamp_range
-from laura.render.view import CountedRows, DocumentView, Marks, count_rows
+from laura.render.marks import Marks
+from laura.render.view import DocumentView, count_rows
 from laura.render.wrapped_view import WrappedView
 from laura.review.state import PaneReview
 from laura.review.threads import Anchor
@@ -427,7 +428,7 @@ class FilePane:
         view = self.layout.view(width, diff_view, document, lambda: marks, lambda: self.git)
         current = lambda: version == self.layout.version  # noqa: E731
         try:
-            if isinstance(view, CountedRows):  # counts itself, and keeps the counts
+            if isinstance(view, WrappedView):  # counts itself, and keeps the counts
                 steps = view.count_steps()
                 # ... so a view no longer kept (another width since) stops.
                 kept = functools.partial(_still_shown, view, self.layout, (width, diff_view))

@@ -17,8 +17,8 @@ import attrs
 from laura.protocol import Rect
 from laura.render import theme
 from laura.render.canvas import Canvas, text_width
+from laura.render.marks import ADDED, MODIFIED, REMOVED
 from laura.render.style import Row, Span, Style
-from laura.render.view import ADDED, MODIFIED, REMOVED
 
 GUTTER_STYLE = Style(fg=(110, 110, 110))
 LIT_GUTTER_STYLE = Style(fg=(216, 222, 233), bold=True, reverse=True)

@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 from laura import gitmarks
 from laura.panes.source import Loader
-from laura.render.view import Marks
+from laura.render.marks import Marks
 from laura.steps import drive
 
 NO_CHANGES = gitmarks.GitDiff(gitmarks.NO_CHANGES)

@@ -3,8 +3,8 @@ git marks and the review's cards. It moves no cursor, reads no file and
 runs no job.
 
 One lazily laid-out `DocumentView` (or, for code and diffs, a `LineView`,
-which makes any row at once; for plain text a `WrappedView` and for the
-inline diff view a `DiffView`, which count rows and make them as read) per
+and for the inline diff view a `DiffView`, which make any row at once; for
+plain text a `WrappedView`, which counts rows and makes them as read) per
 text width and mode (the file, or the inline diff view) is kept until the content or git's marks change, so a
 first paint lays out one screen; only the KEPT_VIEWS used last are kept (a
 view laid out or counted to the end holds rows or counts for every line,
@@ -24,7 +24,7 @@ from laura import gitmarks
 from laura.panes.carded_rows import CardedRows, Shown, View
 from laura.render.diff_view import DiffView
 from laura.render.document import Document
-from laura.render.view import Marks
+from laura.render.marks import Marks
 from laura.review.threads import ThreadBook
 
 # The views kept: the width shown, the one before (a pane toggled back and

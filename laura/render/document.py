@@ -33,8 +33,9 @@ from laura.render.line_store import LineStore
 from laura.render.line_view import LineView
 from laura.render.lines import Block, Line
 from laura.render.markdown import markdown_blocks
+from laura.render.marks import NO_MARKS, Marks
 from laura.render.style import Row, Span
-from laura.render.view import NO_MARKS, DocumentView, Marks
+from laura.render.view import DocumentView
 from laura.render.wrapped_view import WrappedView
 
 MARKDOWN = "markdown"

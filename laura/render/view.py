@@ -18,7 +18,7 @@ from __future__ import annotations
 import bisect
 import time
 from abc import abstractmethod
-from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from typing import overload
 
 import attrs
@@ -26,39 +26,11 @@ import attrs
 from laura.render import theme
 from laura.render.cells import clip_spans, slice_spans, spans_cells, wrap_spans
 from laura.render.lines import Block, Line, clamp_range, rows_meeting
+from laura.render.marks import ADDED, MODIFIED, NO_MARKS, REMOVED, Marks
 from laura.render.style import Row, Span
 from laura.steps import Steps
 
-ADDED = "+"
-MODIFIED = "~"
-REMOVED = "-"
 _STRENGTH = {MODIFIED: 3, ADDED: 2, REMOVED: 1}
-
-
-@attrs.frozen
-class Marks:
-    """Git change marks by 1-based source line: `changed` maps a line to
-    ADDED or MODIFIED; `removed` maps the line below a deletion to how many
-    lines were removed there (line_count + 1 for deletions at the end)."""
-
-    changed: Mapping[int, str] = attrs.field(factory=dict)
-    removed: Mapping[int, int] = attrs.field(factory=dict)
-    added: int = 0
-    deleted: int = 0
-
-    @property
-    def empty(self) -> bool:
-        return not self.changed and not self.removed
-
-    def line_marker(self, line: int) -> str:
-        """The marker of a row standing for source line `line` alone."""
-        mark = self.changed.get(line)
-        if mark is None and line in self.removed:
-            mark = REMOVED
-        return mark or " "
-
-
-NO_MARKS = Marks()
 
 
 def gap_row(count: int, width: int) -> Row:
@@ -144,14 +116,78 @@ class LazyRows(Sequence[Row]):
             index += 1
 
 
-class CountedRows(LazyRows):
-    """A view that keeps where its rows are, never the rows (plain text,
-    the inline diff view): a pane's background count runs its
-    `count_steps`, and what it counted stays with the view."""
+class KnownRows(LazyRows):
+    """A view that knows every row at once: a row per line, and rows above
+    some lines (code and diffs with their gap rows, the inline diff view
+    with its removed lines). Nothing is laid out: it is complete and reached
+    everywhere. A subclass makes rows (`_row`), counts them (`__len__`) and
+    says where line n's row is (`_row_of_line`) and which line a row stands
+    for or above (`_line_of`)."""
+
+    line_count: int
 
     @abstractmethod
-    def count_steps(self) -> Steps[int]:
-        """Make every row known, a run per step; returns the rows in all."""
+    def _row_of_line(self, line: int) -> int:
+        """The row of line `line` (1..line_count)."""
+
+    @abstractmethod
+    def _line_of(self, index: int) -> tuple[int, bool]:
+        """Row `index` (a known one) as (line, whether it stands above that
+        line rather than for it)."""
+
+    def rows_so_far(self) -> int:
+        return len(self)
+
+    def ensure_rows(self, count: int) -> None:
+        """Nothing to lay out (every row is known)."""
+
+    def ensure_line(self, line: int) -> None:
+        """Nothing to lay out (every row is known)."""
+
+    def complete(self) -> bool:
+        return True
+
+    def laid_through(self) -> int:
+        return self.line_count
+
+    def reach_within(self, line: int, seconds: float) -> bool:
+        return True
+
+    def reach_steps(self, line: int) -> Steps[None]:
+        """Nothing to lay out."""
+        yield from ()
+
+    def available(self, count: int) -> int:
+        return len(self)
+
+    def content_rows(self) -> int:
+        return len(self)
+
+    def rows_meeting(self, start: int, end: int | None = None) -> range:
+        """Rows lit by a highlight of start..end, clamped to the file (the
+        rows above lines among them too)."""
+        if self.line_count == 0:
+            return range(0)
+        start, end = clamp_range(start, end, self.line_count)
+        return range(self._row_of_line(start), self._row_of_line(end) + 1)
+
+    def rows_for_line(self, line: int) -> range:
+        return self.rows_meeting(line, line)
+
+    def line_at(self, index: int) -> int | None:
+        """The line row `index` addresses; a row above a line addresses the
+        line above it."""
+        if index < 0 or not len(self):
+            return None
+        line, above = self._line_of(min(index, len(self) - 1))
+        if above:
+            line -= 1
+        return line if line >= 1 else None
+
+    def anchor_at(self, index: int) -> tuple[int, int] | None:
+        """Row `index`'s line as a source range (a row above a line: the line above)."""
+        line = self.line_at(index)
+        return None if line is None else (line, line)
 
 
 class DocumentView(LazyRows):

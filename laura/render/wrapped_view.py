@@ -24,8 +24,9 @@ from collections.abc import Callable, Sequence
 from laura.render.cells import wrap_count
 from laura.render.code import TAB
 from laura.render.lines import Line, clamp_range
+from laura.render.marks import Marks
 from laura.render.style import Row
-from laura.render.view import LINE_SHOWN_LIMIT, CountedRows, Marks, gap_row, wrapped_rows
+from laura.render.view import LINE_SHOWN_LIMIT, LazyRows, gap_row, wrapped_rows
 from laura.steps import STEP_SECONDS, Steps
 
 # Lines counted in one go (a step of a background count: a few milliseconds).
@@ -36,7 +37,7 @@ _FOUR_BYTES = 0xFFFF_FFFF
 KEPT_LINES = 2048
 
 
-class WrappedView(CountedRows):
+class WrappedView(LazyRows):
     """The rows of `lines` word-wrapped at text width `width`; `line(n)`
     makes line n's `Line` (1-based)."""
 
@@ -51,7 +52,7 @@ class WrappedView(CountedRows):
         self._lines = lines
         self._line = line
         # Lines with a gap row above them (line_count + 1: below the last).
-        self._gaps = sorted(n for n in marks.removed if 1 <= n <= len(lines) + 1)
+        self._gaps = marks.gap_lines(len(lines))
         # [i]: the rows of lines 1..i+1, gap rows aside; four bytes each
         # while they fit (the counts of 22 million lines: 90 MB, not 180).
         self._ends = array("I")

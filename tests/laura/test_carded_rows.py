@@ -17,8 +17,8 @@ import pytest
 from laura.panes.carded_rows import CardedRows, carried
 from laura.render.document import Document, row_text
 from laura.render.lines import clamp_range, rows_meeting
+from laura.render.marks import ADDED, MODIFIED, Marks
 from laura.render.style import Row
-from laura.render.view import ADDED, MODIFIED, Marks
 from laura.review.cards import card_rows
 from laura.review.threads import Note, Thread
 

@@ -10,8 +10,8 @@ from collections.abc import Iterator, Sequence
 
 import pytest
 
-from laura.gitmarks import Hunk, parse_hunks
-from laura.render import diff_view, theme
+from laura.git_hunks import Hunk, Hunks, parse_hunks
+from laura.render import theme
 from laura.render.code import TAB
 from laura.render.diff_view import DiffView
 from laura.render.lines import Block, Line
@@ -56,14 +56,14 @@ def random_hunks(rng: random.Random, count: int) -> list[Hunk]:
         kind = rng.choice(["change", "insert", "delete"])
         removed = tuple(f"old\t{rng.random():.4f}" for _ in range(rng.randrange(1, 4)))
         if kind == "delete" or count - line < 1:
-            hunks.append(Hunk(line, 0, removed, ()))
-            line += rng.randrange(1, 6)
+            hunks.append(Hunk(line, 0, removed))
+            line += rng.randrange(2, 7)  # git joins a deletion and a change next to it
             continue
         new = rng.randrange(1, min(4, count - line + 1) + 1)
         start = max(line, 1)
         if start + new - 1 > count:
             break
-        hunks.append(Hunk(start, new, removed if kind == "change" else (), ("x",) * new))
+        hunks.append(Hunk(start, new, removed if kind == "change" else ()))
         line = start + new + rng.randrange(0, 6)
     return hunks
 
@@ -97,49 +97,48 @@ def assert_answers_as_laid_out(view: DiffView, laid: DocumentView, rng: random.R
     assert view.max_pre_cells(top, 20) == laid.max_pre_cells(top, 20)
 
 
-@pytest.mark.parametrize("run", [1, 3, diff_view.INDEX_RUN], ids=["a hunk a run", "three", "all"])
-def test_a_diff_view_answers_as_laying_every_row_out_would(
-    monkeypatch: pytest.MonkeyPatch, run: int
-) -> None:
-    monkeypatch.setattr(diff_view, "INDEX_RUN", run)
-    rng = random.Random(run)
-    for _ in range(60):
+def test_a_diff_view_answers_as_laying_every_row_out_would() -> None:
+    rng = random.Random(3)
+    for _ in range(150):
         count = rng.randrange(0, 120)
         lines = random_lines(rng, count)
         hunks = random_hunks(rng, count) if rng.random() < 0.9 else []
+        kept = Hunks.of(hunks)
+        assert kept.in_order
         width = rng.randrange(8, 100)
-        view = DiffView(lines, hunks, width)
+        view = DiffView(lines, kept, width)
         assert_answers_as_laid_out(view, laid_out(lines, hunks, width), rng)
 
 
-def test_hunks_out_of_git_order_read_as_they_did() -> None:
-    # Git never writes them so, but the view must not come apart if its
-    # output does: a hunk placed above one before it is shown where the
-    # walk reached, and one past the end below the last line.
+def test_hunks_past_the_end_of_a_file_that_shrank_come_last() -> None:
+    # Git looked at the file before it lost its last lines: what git placed
+    # past the end is shown below the last line, as it was.
     rng = random.Random(7)
     for _ in range(40):
         count = rng.randrange(1, 60)
-        lines = random_lines(rng, count)
         hunks = random_hunks(rng, count)
-        rng.shuffle(hunks)
-        hunks.append(Hunk(count + 5, 2, ("far",), ("a", "b")))
-        view = DiffView(lines, hunks, 30)
+        lines = random_lines(rng, rng.randrange(0, count + 1))
+        view = DiffView(lines, Hunks.of(hunks), 30)
         assert_answers_as_laid_out(view, laid_out(lines, hunks, 30), rng)
 
 
-def test_a_diff_view_indexes_hunks_only_as_far_as_it_is_read(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(diff_view, "INDEX_RUN", 100)
-    lines = [f"value_{n} = {n}" for n in range(100_000)]
-    hunks = [Hunk(n, 1, (f"old_{n}",), (lines[n - 1],)) for n in range(1, 100_001, 10)]
+def test_hunks_out_of_git_order_are_not_shown() -> None:
+    hunks = Hunks.of([Hunk(5, 1, ("five",)), Hunk(2, 1, ("two",))])
+    assert not hunks.in_order
+    with pytest.raises(ValueError, match="git's order"):
+        DiffView(["x"] * 6, hunks, 40)
+
+
+def test_a_diff_view_makes_only_the_rows_read() -> None:
+    lines = [f"value_{n} = {n}" for n in range(400_000)]
+    hunks = Hunks.of(Hunk(n, 1, (f"old_{n}",)) for n in range(1, 400_001, 4))
     view = DiffView(lines, hunks, 60)
     top = view.window(0, 4)
     assert [row.spans[0].text for row in top] == ["-old_1", "+value_0 = 0", " value_1 = 1", " value_2 = 2"]
-    assert len(view._at) == 100 and not view.complete()
-    assert view.rows_meeting(50_000) == range(54_999, 55_000)  # 5,000 removed lines above
-    assert view.laid_through() >= 50_000 and len(view._at) < 5_200
+    assert view.rows_meeting(200_001) == range(250_001, 250_002)  # below 50,001 removed lines
     end = view.window(len(view) - 2, 2)
-    assert [row.spans[0].text for row in end] == [" value_99998 = 99998", " value_99999 = 99999"]
-    assert len(view._kept) <= 8  # made only the rows read
+    assert [row.spans[0].text for row in end] == [" value_399998 = 399998", " value_399999 = 399999"]
+    assert len(view) == 500_000 and len(view._kept) <= 6  # made only the rows read
 
 
 def test_removed_lines_of_a_real_diff_sit_above_the_line_they_preceded() -> None:

@@ -12,6 +12,7 @@ import trio
 
 from laura import gitmarks
 from laura.filecheck import DEFAULT_MAX_FILE_BYTES
+from laura.git_hunks import decoded, hunk_steps, parse_hunks
 from laura.gitmarks import (
     DIFF_VIEW_NEEDS_GIT,
     GIT_MISSING,
@@ -24,15 +25,15 @@ from laura.gitmarks import (
     git_diff_blocking,
     marks_of,
     output_limit,
-    parse_hunks,
     stats_text,
 )
 from laura.render import theme
 from laura.render.code import source_lines
 from laura.render.diff_view import DiffView
 from laura.render.document import Document
+from laura.render.marks import ADDED, MODIFIED
 from laura.render.style import Row
-from laura.render.view import ADDED, MODIFIED
+from laura.steps import run_steps
 from tests.laura.git_helpers import committed, git, isolate_environment
 from tests.laura.render_helpers import picture, text, wait_until
 from tests.laura.tmux import wait_until as wait_until_sync
@@ -292,7 +293,7 @@ def test_a_big_diff_is_parsed_in_steps_and_gives_what_the_one_shot_parse_gives(
 
 
 @pytest.mark.parametrize("seed", range(4))
-def test_a_big_diffs_lines_decoded_chunk_by_chunk_are_its_lines_decoded_whole(seed: int) -> None:
+def test_a_big_diff_decoded_and_parsed_chunk_by_chunk_is_the_diff_decoded_and_parsed_whole(seed: int) -> None:
     # Multi-byte characters and bytes that are not UTF-8, cut anywhere by
     # the reads: the same lines, the same U+FFFD, as decoding it all at once.
     rng = random.Random(seed)
@@ -300,8 +301,9 @@ def test_a_big_diffs_lines_decoded_chunk_by_chunk_are_its_lines_decoded_whole(se
     data = b"".join(rng.choice(pieces) for _ in range(5_000))
     cuts = sorted(rng.sample(range(1, len(data)), 200))
     chunks = [data[a:b] for a, b in zip([0, *cuts], [*cuts, len(data)], strict=True)]
-    assert list(gitmarks.lines_of(chunks)) == data.decode("utf-8", errors="replace").split("\n")
-    assert list(gitmarks.lines_of([])) == [""]  # as "".split("\n")
+    assert "".join(decoded(chunks)) == data.decode("utf-8", errors="replace")
+    assert run_steps(hunk_steps(decoded(chunks))) == parse_hunks(data.decode("utf-8", errors="replace"))
+    assert "".join(decoded([])) == ""
 
 
 def _git_processes_in(repo: Path) -> list[int]:

@@ -14,7 +14,8 @@ import pytest
 
 from laura.render.document import Document
 from laura.render.line_view import LineView
-from laura.render.view import ADDED, MODIFIED, DocumentView, Marks
+from laura.render.marks import ADDED, MODIFIED, Marks
+from laura.render.view import DocumentView
 from tests.laura.echo_probe import EchoProbe, assert_keys_echoed
 from tests.laura.tmux import LauraSession
 

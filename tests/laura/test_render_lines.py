@@ -8,8 +8,9 @@ import pytest
 
 from laura.render.document import Document
 from laura.render.lines import Block, Line, clamp_range, line_of_row, rows_for_line, rows_meeting
+from laura.render.marks import ADDED, MODIFIED, Marks
 from laura.render.style import Span
-from laura.render.view import ADDED, MODIFIED, DocumentView, Marks
+from laura.render.view import DocumentView
 from tests.laura.render_helpers import picture, text
 
 

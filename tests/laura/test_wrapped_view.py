@@ -20,8 +20,9 @@ from laura.render.canvas import Canvas
 from laura.render.cells import wrap_count, wrap_spans
 from laura.render.diff import plain_blocks
 from laura.render.document import Document
+from laura.render.marks import ADDED, MODIFIED, Marks
 from laura.render.style import Span
-from laura.render.view import ADDED, LINE_SHOWN_LIMIT, MODIFIED, DocumentView, Marks
+from laura.render.view import LINE_SHOWN_LIMIT, DocumentView
 from laura.render.wrapped_view import WrappedView
 from tests.laura.echo_probe import EchoProbe, assert_keys_echoed
 from tests.laura.tmux import LauraSession

@@ -35,7 +35,7 @@ from collections.abc import Awaitable, Callable
 
 import trio
 
-from laura import chrome, commands, layout
+from laura import chrome, commands, layout, memory
 from laura.alerts import outer_alerts
 from laura.bindings import Bindings
 from laura.console import Console, open_console
@@ -189,7 +189,9 @@ class Host:
                 self.exit_code = 1
                 self._started_any = True
         finally:
+            tab.loader.detach()
             tab.close_all()
+            memory.give_back()  # the tab's jobs have ended: what its panes held is freed
             if runtime in self.tabs:
                 index = self.tabs.index(runtime)
                 self.tabs.remove(runtime)

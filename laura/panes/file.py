@@ -229,7 +229,8 @@ class FilePane:
         back to it), so the pane itself is freed only by the collector's
         full pass, which runs rarely (see `laura.app.run_host`): keeping its
         content until then, every open and close of a file kept its memory
-        (a 32 MB log of short lines: 110 MB a time)."""
+        (a 32 MB log of short lines: 110 MB a time). The allocator is then
+        asked to give the freed pages back (laura.memory)."""
         self._load_token += 1
         self._reload_again = False
         self._loaded = closed(self.path)
@@ -240,6 +241,7 @@ class FilePane:
         self.changes.new_load(self._load_token)
         self.loading = self.reloading = False
         self._landed.set()  # a comment waiting for the load is answered now
+        self.loader.give_back_soon()
 
     async def _load_job(self, token: int) -> None:
         """Load in a worker thread, then install (unless the file changed

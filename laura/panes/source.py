@@ -37,6 +37,7 @@ import attrs
 import trio
 import trio.lowlevel
 
+from laura import memory
 from laura.filecheck import (
     DEFAULT_MAX_FILE_BYTES,
     Capped,
@@ -50,6 +51,9 @@ from laura.render.document import MARKDOWN, PLAIN_TEXT, Document, displayable, k
 from laura.render.line_store import LineStore
 from laura.steps import Steps, drive, run_steps
 
+# How long after a pane closes its freed memory is given back (its jobs
+# stop at their next step, a few milliseconds; a burst of closes waits once).
+GIVE_BACK_DELAY = 0.5
 # Files up to this many bytes load inline on the UI loop.
 INLINE_LIMIT = 1 << 20
 # Markdown's parser sets out the whole text before its first block (120 ms
@@ -408,11 +412,17 @@ class Loader:
         self.on_change: Callable[[], None] = lambda: None
         self._nursery: trio.Nursery | None = None
         self._offered: dict[str, Any] = {}
+        self._giving_back = False
 
     def attach(self, nursery: trio.Nursery, on_change: Callable[[], None]) -> None:
         """From now on jobs run as tasks in `nursery` (the tab's)."""
         self._nursery = nursery
         self.on_change = on_change
+
+    def detach(self) -> None:
+        """The tab's nursery has closed: no more jobs (a pane closed now
+        leaves its memory to the tab's own give-back)."""
+        self._nursery = None
 
     @property
     def in_background(self) -> bool:
@@ -421,6 +431,22 @@ class Loader:
     def start(self, job: Callable[[], Awaitable[None]]) -> None:
         assert self._nursery is not None, "start() needs an attached nursery"
         self._nursery.start_soon(job)
+
+    def give_back_soon(self) -> None:
+        """A pane closed: once its jobs have stopped (they do at their next
+        step) and what they held is freed, give the freed memory back to
+        the system (laura.memory). Closes meanwhile share the one call."""
+        if self._nursery is None or self._giving_back:
+            return
+        self._giving_back = True
+        self._nursery.start_soon(self._give_back)
+
+    async def _give_back(self) -> None:
+        try:
+            await trio.sleep(GIVE_BACK_DELAY)
+            memory.give_back()
+        finally:
+            self._giving_back = False
 
     async def load(self, path: str, previous: Loaded | None = None, cap: int | None = None) -> Loaded:
         """`load_source` without holding the loop: the read (and the digest

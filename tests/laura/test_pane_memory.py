@@ -23,7 +23,7 @@ from laura.render.canvas import Canvas
 from laura.tab import Tab, inner
 from tests.laura.git_helpers import committed, isolate_environment
 from tests.laura.other_names import SPELLINGS, reached_by
-from tests.laura.tmux import LauraSession
+from tests.laura.tmux import LauraSession, wait_until
 
 Make = Callable[..., LauraSession]
 
@@ -121,6 +121,48 @@ def test_resizing_a_followed_log_again_and_again_keeps_memory_flat(laura_session
         session.wait_for(counted_at(width), timeout=60)
     grown = session.resident_bytes() - first
     assert grown < 90 * MB, f"eight more widths kept {grown / MB:.0f} MB"
+
+
+def tracked_and_rewritten(tmp_path: Path) -> Path:
+    """8 MB of short lines, committed, then every line changed."""
+    lines = [f"{n:06x}\n" for n in range(8 * MB // 7)]
+    path = committed(tmp_path, "tracked.txt", "".join(lines) + "LAST\n")
+    path.write_text("".join("x" + line for line in lines) + "LAST\n")
+    return path
+
+
+@pytest.mark.tmux
+@pytest.mark.parametrize("shown", ["a log followed to its end", "a diff view shown to its end"])
+def test_what_a_closed_pane_held_is_given_back_to_the_system(
+    laura_session: Make, tmp_path: Path, shown: str
+) -> None:
+    """Closing a pane frees what it held at once, and laura's resident size
+    comes back down: the allocator kept the freed pages (a 32 MB log of
+    short lines, shown and closed, left laura 65 MB above idle; a diff view
+    of an 8 MB file, 40 MB) until the next big allocation reused them."""
+    session = laura_session(command=["cat"])
+    idle = session.resident_bytes()
+    if shown == "a log followed to its end":
+        path = tmp_path / "app.log"
+        path.write_bytes(b"ab\n" * (32 * MB // 3 - 2) + b"LAST\n")
+        pane = open_and_wait(session, path, "ab")
+    else:
+        path = tracked_and_rewritten(tmp_path)
+        pane = open_and_wait(session, path, "0000")
+        session.wait_for(lambda screen: "d diff" in session.footer(), timeout=60)
+        session.send_keys("d")
+        session.wait_for("[diff]", timeout=60)
+    session.send_keys("End")
+    session.wait_for(lambda screen: "LAST" in screen and "reaching" not in screen, timeout=60)
+    held = session.resident_bytes() - idle
+    assert held > 30 * MB  # the pane held its file (or the case tests nothing)
+    assert session.cli("close", pane).returncode == 0
+    session.wait_for(lambda screen: f"#{pane} " not in screen)
+    wait_until(
+        lambda: session.resident_bytes() - idle < held // 5,
+        timeout=10,
+        what=f"laura's memory back near idle after closing a pane that held {held / MB:.0f} MB",
+    )
 
 
 # --- freed at once, in-process ---------------------------------------------------

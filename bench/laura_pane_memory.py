@@ -13,6 +13,11 @@ size. Scenarios, each in a fresh laura:
             shown, then its inline diff view to its end
   changed   a tracked 8 MiB file of short lines, every line changed, the same way
   inserted  the same file with a line added after every line (a million hunks)
+  headings  a markdown file of one-word headings, just under the 1 MiB up to
+            which markdown is laid out: its first screen, its end, then its
+            end again at two more widths (a terminal dragged narrower)
+  blanks    a markdown file of a heading and a megabyte of newlines: its
+            first screen, then its end
 
     python bench/laura_pane_memory.py [--against /path/to/other/checkout] [--only log,cycles]
 
@@ -87,6 +92,23 @@ def diff_view(session: LauraSession, path: Path) -> list[int]:
     return sizes
 
 
+def markdown(session: LauraSession, path: Path) -> list[int]:
+    pane = session.cli("open", str(path)).stdout.strip()
+    session.wait_for(lambda screen: "loading" not in screen and f"#{pane} " in screen, timeout=300)
+    sizes = [session.resident_bytes()]
+    for width in (0, 150, 120):
+        if width:
+            session.tmux("resize-window", "-x", str(width))
+            session.send_keys("Home")
+            session.wait_for(lambda screen: "LAST" not in screen, timeout=300)
+        session.send_keys("End")
+        session.wait_for(lambda screen: "LAST" in screen and "reaching" not in screen, timeout=300)
+        sizes.append(session.resident_bytes())
+        if path.name == "blanks.md":
+            break
+    return sizes
+
+
 def tracked(data: Path, name: str) -> Path:
     """A file committed to a repository, then edited as scenario `name` says."""
     if name == "diff":
@@ -120,12 +142,18 @@ def main() -> None:
         empty.write_bytes(b"\n" * (64 * MB - 5) + b"LAST\n")
         small = data / "small.log"
         small.write_bytes(b"ab\n" * (8 * MB // 3 - 2) + b"LAST\n")
+        headings = data / "headings.md"
+        headings.write_bytes(b"# h\n" * (MB // 4 - 2) + b"LAST\n")
+        blanks = data / "blanks.md"
+        blanks.write_bytes(b"# top\n" + b"\n" * (MB - 16) + b"LAST\n")
         scenarios: dict[str, tuple[Callable[[LauraSession, Path], list[int]], Path]] = {
             "log": (big_file, log),
             "empty": (big_file, empty),
             "cycles": (cycles, small),
             "rewrite": (rewrite, data / "generated.py"),
             **{name: (diff_view, data / name / "repo" / "tracked.txt") for name in ("diff", "changed", "inserted")},
+            "headings": (markdown, headings),
+            "blanks": (markdown, blanks),
         }
         only = [name for name in args.only.split(",") if name] or list(scenarios)
         trees = [("this tree", "")] + ([(args.against, args.against)] if args.against else [])

@@ -42,7 +42,7 @@ from markdown_it.token import Token
 
 from laura.render import theme
 from laura.render.code import TAB, source_lines
-from laura.render.lines import Block, Line
+from laura.render.lines import BlankLines, Block, Line
 from laura.render.markdown_writer import PARSER, Writer, closing
 from laura.render.style import PLAIN, Span, Style
 
@@ -54,6 +54,12 @@ BLOCK_LINES = 50
 # read as markdown. A thousand table rows take some 10 ms to parse.
 LONG_BLOCK_LINES = 1000
 _UNCUT = frozenset({"fence", "html_block", "table_open"})
+# Blank lines between or after blocks are one block with what is near them
+# up to this many; a longer run is blocks of its own, this many lines each,
+# held as numbers (`BlankLines`; a thousand blank rows lay out in a few
+# milliseconds). A megabyte of newlines was one block of a million lines:
+# 4.5 s before its first screen showed, and 460 MB held.
+BLANK_RUN_LINES = 1000
 # Up to this size a document with link definitions keeps the parsed blocks
 # of the pass that finds them; a bigger one is parsed twice instead (the
 # tokens of a megabyte of list items took 500 MB; of 64 KiB, some 30).
@@ -271,6 +277,12 @@ def markdown_blocks(text: str) -> Iterator[Block]:
                 yield Block(tuple(pending), start + 1, cursor)
             yield from _rest_as_source(src_lines, cursor, lo)
             return
+        if lo - cursor > BLANK_RUN_LINES:
+            if pending:
+                yield Block(tuple(pending), start + 1, cursor)
+                pending = []
+            yield from _blank_blocks(cursor, lo)
+            cursor = lo
         if not pending:
             start = cursor
         writer = Writer(src_lines, env, pending)
@@ -295,8 +307,22 @@ def markdown_blocks(text: str) -> Iterator[Block]:
         if hi - start >= BLOCK_LINES or len(pending) >= BLOCK_LINES:
             yield Block(tuple(pending), start + 1, hi)
             pending = []
+    if len(src_lines) - cursor > BLANK_RUN_LINES:
+        if pending:
+            yield Block(tuple(pending), start + 1, cursor)
+        yield from _blank_blocks(cursor, len(src_lines))
+        return
     if cursor < len(src_lines):
+        if not pending:
+            start = cursor
         pending += [Line((), (n + 1, n + 1)) for n in range(cursor, len(src_lines))]
         cursor = len(src_lines)
     if pending:
         yield Block(tuple(pending), start + 1, cursor)
+
+
+def _blank_blocks(first: int, stop: int) -> Iterator[Block]:
+    """Lines `first`..`stop - 1` (0-based), all blank, BLANK_RUN_LINES a block."""
+    for at in range(first, stop, BLANK_RUN_LINES):
+        end = min(at + BLANK_RUN_LINES, stop)
+        yield Block(BlankLines(at + 1, end - at), at + 1, end)

@@ -2,11 +2,12 @@
 
 A `DocumentView` pulls `Block`s from a renderer only as far as a caller
 needs: the first screen needs the first screen's blocks, a highlight at
-line n needs the blocks up to n, `len()` (content_rows) needs them all. Rows
-laid out once are cached, so scrolling only lays out what newly comes into
-view. A deferred block (a markdown table or fence) is laid out from its
-unstyled stand-ins, which count and address rows, and is styled the first
-time any of its rows is read. Pure: no I/O, no terminal.
+line n needs the blocks up to n, `len()` (content_rows) needs them all. A
+laid-out block is remembered by its row count; its rows are laid out again
+when read, and a few screens of them are kept. A deferred block (a markdown
+table or fence) is counted from its unstyled stand-ins, which count and
+address rows, and styled when any of its rows is read. Pure: no I/O, no
+terminal.
 
 Git change markers are applied while laying out: each row's marker is the
 strongest over its source range, and a "N lines removed" gap row goes above
@@ -15,10 +16,11 @@ the first row of the line below a deletion.
 
 from __future__ import annotations
 
+import array
 import bisect
 import time
 from abc import abstractmethod
-from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
+from collections.abc import Generator, Iterable, Iterator, Sequence
 from typing import overload
 
 import attrs
@@ -46,6 +48,9 @@ def gap_row(count: int, width: int) -> Row:
 # 400,000 rows on the UI loop, in one step; as editors do (VS Code stops
 # rendering a line after 10,000 characters), the rest is counted, not shown.
 LINE_SHOWN_LIMIT = 64 * 1024
+# Rows a document view keeps once laid out (a few screens' worth, whole
+# blocks); past it the keep starts anew.
+KEPT_ROWS = 4096
 
 
 def cut_row(rest: int, source: tuple[int, int] | None, marker: str) -> Row:
@@ -195,6 +200,12 @@ class DocumentView(LazyRows):
 
     Acts as a read-only sequence of unclipped rows (`len` forces the whole
     layout). `window` returns rows clipped for drawing at a horizontal offset.
+
+    What a view keeps of the blocks it has laid out is their row counts and
+    the lines they reach (two arrays), not their rows: a block's rows are
+    laid out again from the block (which the document keeps) when they are
+    read, and a few screens of them are kept (KEPT_ROWS). Keeping every row
+    cost 230 bytes each: a megabyte of one-word headings, 60 MB a view.
     """
 
     def __init__(
@@ -208,15 +219,19 @@ class DocumentView(LazyRows):
         self.line_count = line_count
         self.marks = marks
         self._blocks: Iterator[Block] | None = iter(blocks)
-        self._rows: list[Row] = []
-        self._pre: list[bool] = []
-        self._laid_to_line = 0  # last source line covered by laid-out blocks
-        self._block_ends: list[tuple[int, int]] = []  # (rows, last line) after each block
-        # Rows laid out from a deferred block's stand-ins: start -> (stop, make
-        # lines), and the starts in order (blocks are laid out in order).
-        self._deferred: dict[int, tuple[int, Callable[[], tuple[Line, ...]]]] = {}
-        self._deferred_starts: list[int] = []
-        self.mismatches = 0  # deferred blocks whose real lines did not fit their stand-ins
+        self._laid: list[Block] = []  # the blocks laid out (counted), in order
+        self._row_ends = array.array("q")  # rows in all after each laid block
+        self._through = array.array("q")  # the last source line laid after each block
+        self._tail: Row | None = None  # the gap row for lines removed after the last line
+        self._kept: dict[int, tuple[list[Row], list[bool]]] = {}  # block -> its rows, pre flags
+        self._kept_rows = 0
+        self._mismatched: set[int] = set()
+
+    @property
+    def mismatches(self) -> int:
+        """Deferred blocks whose real lines did not fit their stand-ins (a
+        renderer bug: the stand-ins are shown, never shifted rows)."""
+        return len(self._mismatched)
 
     # -- laying out -------------------------------------------------------
 
@@ -228,43 +243,79 @@ class DocumentView(LazyRows):
         if block is None:
             self._blocks = None
             if self.marks.removed.get(self.line_count + 1):
-                self._rows.append(gap_row(self.marks.removed[self.line_count + 1], self.width))
-                self._pre.append(False)
+                self._tail = gap_row(self.marks.removed[self.line_count + 1], self.width)
             return False
-        start = len(self._rows)
+        rows: list[Row] = []
+        pre: list[bool] = []
         for line in block.lines:
-            self._lay(line, self._rows, self._pre)
-        if block.deferred is not None:
-            self._deferred[start] = (len(self._rows), block.deferred)
-            self._deferred_starts.append(start)
-        self._laid_to_line = max(self._laid_to_line, block.end)
-        self._block_ends.append((len(self._rows), self._laid_to_line))
+            self._lay(line, rows, pre)
+        index = len(self._laid)
+        self._laid.append(block)
+        self._row_ends.append(self._laid_rows() + len(rows))
+        self._through.append(max(self._laid_to_line, block.end))
+        if block.deferred is None:  # (a deferred block's rows are stand-ins: styled when read)
+            self._keep(index, rows, pre)
         return True
 
-    def _materialize(self, start: int, stop: int) -> None:
-        """Style the deferred blocks whose rows meet [start, stop): their
-        real lines replace the stand-ins row for row."""
-        if not self._deferred:
-            return
-        starts = self._deferred_starts
-        index = max(0, bisect.bisect_right(starts, start) - 1)
-        while index < len(starts) and starts[index] < stop:
-            at = starts[index]
-            end, make = self._deferred[at]
-            if end <= start:
-                index += 1
-                continue
-            lines = make()
-            del self._deferred[at], starts[index]
-            rows: list[Row] = []
-            pre: list[bool] = []
-            for line in lines:
-                self._lay(line, rows, pre)
-            if len(rows) != end - at:  # a renderer bug: keep the stand-ins, never shift rows
-                self.mismatches += 1
-                continue
-            self._rows[at:end] = rows
-            self._pre[at:end] = pre
+    @property
+    def _laid_to_line(self) -> int:
+        """The last source line covered by laid-out blocks."""
+        return self._through[-1] if self._through else 0
+
+    def _laid_rows(self) -> int:
+        return self._row_ends[-1] if self._row_ends else 0
+
+    def _keep(self, index: int, rows: list[Row], pre: list[bool]) -> None:
+        if self._kept_rows + len(rows) > KEPT_ROWS:
+            self._kept.clear()
+            self._kept_rows = 0
+        self._kept[index] = (rows, pre)
+        self._kept_rows += len(rows)
+
+    def _block_rows(self, index: int) -> tuple[list[Row], list[bool]]:
+        """Laid block `index`'s rows (a deferred one's styled), and which
+        are pre-formatted."""
+        kept = self._kept.get(index)
+        if kept is not None:
+            return kept
+        block = self._laid[index]
+        rows: list[Row] = []
+        pre: list[bool] = []
+        lines = block.lines if block.deferred is None else block.deferred()
+        for line in lines:
+            self._lay(line, rows, pre)
+        if block.deferred is not None and len(rows) != self._rows_in(index):
+            self._mismatched.add(index)  # keep the stand-ins, never shift rows
+            rows, pre = self._stand_in_rows(block)
+        self._keep(index, rows, pre)
+        return rows, pre
+
+    def _stand_in_rows(self, block: Block) -> tuple[list[Row], list[bool]]:
+        rows: list[Row] = []
+        pre: list[bool] = []
+        for line in block.lines:
+            self._lay(line, rows, pre)
+        return rows, pre
+
+    def _rows_in(self, index: int) -> int:
+        return self._row_ends[index] - self._first_row(index)
+
+    def _first_row(self, index: int) -> int:
+        return self._row_ends[index - 1] if index else 0
+
+    def _place(self, index: int) -> tuple[int, int]:
+        """Known row `index` as (its block, its place in the block's rows);
+        the block is len(laid) for the tail row."""
+        block = bisect.bisect_right(self._row_ends, index)
+        return block, index - self._first_row(block)
+
+    def _row_and_pre(self, index: int) -> tuple[Row, bool]:
+        block, at = self._place(index)
+        if block == len(self._laid):
+            assert self._tail is not None
+            return self._tail, False
+        rows, pre = self._block_rows(block)
+        return rows[at], pre[at]
 
     def _lay(self, line: Line, out: list[Row], out_pre: list[bool]) -> None:
         marker = " "
@@ -300,7 +351,7 @@ class DocumentView(LazyRows):
         out_pre.extend([False] * len(rows))
 
     def ensure_rows(self, count: int) -> None:
-        while len(self._rows) < count and self._pull():
+        while self.rows_so_far() < count and self._pull():
             pass
 
     def ensure_line(self, line: int) -> None:
@@ -336,21 +387,20 @@ class DocumentView(LazyRows):
         """Rows known to exist, asking for `count`: at least `count` when the
         document has that many, else the exact total."""
         self.ensure_rows(count)
-        return len(self._rows)
+        return self.rows_so_far()
 
     # -- sequence of rows ---------------------------------------------------
 
     def __len__(self) -> int:
         while self._pull():
             pass
-        return len(self._rows)
+        return self.rows_so_far()
 
     def rows_so_far(self) -> int:
-        return len(self._rows)
+        return self._laid_rows() + (self._tail is not None)
 
     def _row(self, index: int) -> Row:
-        self._materialize(index, index + 1)
-        return self._rows[index]
+        return self._row_and_pre(index)[0]
 
     # -- what a pane asks ---------------------------------------------------
 
@@ -359,11 +409,10 @@ class DocumentView(LazyRows):
         the width with a visible marker where text continues."""
         top = max(0, top)
         self.ensure_rows(top + height)
-        self._materialize(top, top + height)
         out: list[Row] = []
-        for index in range(top, min(top + height, len(self._rows))):
-            row = self._rows[index]
-            if self._pre[index]:
+        for index in range(top, min(top + height, self.rows_so_far())):
+            row, pre = self._row_and_pre(index)
+            if pre:
                 clipped = clip_spans(row.spans, self.width, hscroll)
                 if clipped is not row.spans:  # most lines fit: keep the row as it is
                     row = attrs.evolve(row, spans=clipped)
@@ -381,10 +430,21 @@ class DocumentView(LazyRows):
         if self.line_count == 0:
             return range(0)
         self.ensure_line(end)  # blocks come in source order: later ones start after `end`
-        # Rows of the blocks ending before `start` cannot meet it.
-        block = bisect.bisect_left(self._block_ends, start, key=lambda ends: ends[1])
-        begin = self._block_ends[block - 1][0] if block else 0
-        return rows_meeting(self._rows, start, end, begin)
+        # Only blocks reaching `start` and starting by `end` can meet it.
+        low = bisect.bisect_left(self._through, start)
+        high = bisect.bisect_right(self._laid, end, key=lambda block: block.start)
+        first = last = -1
+        for index in range(low, high):
+            found = rows_meeting(self._block_rows(index)[0], start, end)
+            if found:
+                first = self._first_row(index) + found.start
+                break
+        for index in range(high - 1, low - 1, -1):
+            found = rows_meeting(self._block_rows(index)[0], start, end)
+            if found:
+                last = self._first_row(index) + found.stop - 1
+                break
+        return range(first, last + 1) if first >= 0 else range(0)
 
     def anchor_at(self, index: int) -> tuple[int, int] | None:
         """The source range of row `index`, or of the nearest row above it
@@ -392,8 +452,8 @@ class DocumentView(LazyRows):
         if index < 0:
             return None
         self.ensure_rows(index + 1)
-        for at in range(min(index, len(self._rows) - 1), -1, -1):
-            source = self._rows[at].source
+        for at in range(min(index, self.rows_so_far() - 1), -1, -1):
+            source = self._row(at).source
             if source is not None:
                 return source
         return None
@@ -401,18 +461,20 @@ class DocumentView(LazyRows):
     def line_at(self, index: int) -> int | None:
         """The source line row `index` addresses (the first of its range);
         a row standing for no line (a gap row, a border) addresses the
-        nearest line above it."""
-        self.ensure_rows(index + 1)
-        for at in range(min(index, len(self._rows) - 1), -1, -1):
-            source = self._rows[at].source
-            if source is not None:
-                return source[0]
-        return None
+        nearest line above it; None above every line."""
+        source = self.anchor_at(index)
+        return None if source is None else source[0]
 
     def laid_sources(self) -> list[tuple[tuple[int, int] | None, bool]]:
-        """(source, first) of every row laid out so far, styled or not
-        (what counting and addressing see)."""
-        return [(row.source, row.first) for row in self._rows]
+        """(source, first) of every row laid out so far, as counted (a
+        deferred block's from its stand-ins): what addressing sees."""
+        sources = []
+        for block in self._laid:
+            rows, _ = self._stand_in_rows(block)
+            sources += [(row.source, row.first) for row in rows]
+        if self._tail is not None:
+            sources.append((self._tail.source, self._tail.first))
+        return sources
 
     def rows_for_line(self, line: int) -> range:
         return self.rows_meeting(line, line)
@@ -420,11 +482,11 @@ class DocumentView(LazyRows):
     def max_pre_cells(self, top: int, height: int) -> int:
         """Widest pre-formatted row in the window (how far →  may scroll)."""
         self.ensure_rows(top + height)
-        self._materialize(top, top + height)
         widest = 0
-        for index in range(max(0, top), min(top + height, len(self._rows))):
-            if self._pre[index]:
-                widest = max(widest, spans_cells(self._rows[index].spans))
+        for index in range(max(0, top), min(top + height, self.rows_so_far())):
+            row, pre = self._row_and_pre(index)
+            if pre:
+                widest = max(widest, spans_cells(row.spans))
         return widest
 
 

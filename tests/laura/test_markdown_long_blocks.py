@@ -6,6 +6,8 @@ seconds for a megabyte of list items."""
 
 from __future__ import annotations
 
+import gc
+import sys
 import time
 
 import pytest
@@ -167,3 +169,46 @@ def test_cut_anywhere_every_line_keeps_its_row_in_order(
     assert starts == sorted(starts), source
     for line in range(1, count + 1):
         assert view.rows_meeting(line), (line, source)
+
+
+BLANK_RUNS = {
+    "newlines only": lambda n: "\n" * n,
+    "a line, then newlines": lambda n: "# Top\n" + "\n" * n,
+    "newlines between two paragraphs": lambda n: "first\n" + "\n" * n + "last\n",
+    "lines of spaces and tabs": lambda n: "first\n" + "  \n\t\n" * (n // 2) + "last\n",
+    "CRLF line ends": lambda n: "first\r\n" + "\r\n" * n + "last\r\n",
+}
+
+
+@pytest.mark.parametrize("spelling", list(BLANK_RUNS))
+def test_a_long_run_of_blank_lines_is_laid_out_a_bounded_piece_at_a_time(spelling: str) -> None:
+    """A megabyte of newlines was one block of a million lines, made and
+    laid out whole before its first screen showed (4.5 s, 460 MB)."""
+    source = BLANK_RUNS[spelling](50_000)
+    view = Document("doc.md", source).view(40)
+    view.ensure_rows(30)  # the first screen
+    assert 30 <= view.rows_so_far() <= markdown_module.BLANK_RUN_LINES + 30
+    assert max(map(len, (block.lines for block in markdown_blocks(source)))) <= markdown_module.BLANK_RUN_LINES
+    # Shown as before, when the run was made line by line.
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(markdown_module, "BLANK_RUN_LINES", 10**9)
+        before = Document("doc.md", source).view(40)
+        rows_before = before.window(0, len(before))
+    assert view.window(0, len(view)) == rows_before
+    count = len(source.splitlines())
+    for line in (1, 2, 999, 1000, 1001, 1002, count // 2, count - 1, count):
+        assert view.rows_meeting(line) == before.rows_meeting(line), line
+
+
+@pytest.mark.parametrize("spelling", ["newlines only", "newlines between two paragraphs"])
+def test_a_long_run_of_blank_lines_costs_almost_nothing_to_keep(spelling: str) -> None:
+    """Each blank line was a line object kept with the document: 190 bytes
+    a line, 200 MB for a megabyte of newlines."""
+    gc.collect()
+    before = sys.getallocatedblocks()
+    document = Document("doc.md", BLANK_RUNS[spelling](200_000))
+    view = document.view(80)
+    assert len(view) >= 200_000
+    gc.collect()
+    kept = sys.getallocatedblocks() - before
+    assert kept < 40_000, f"{kept:,} objects kept for 200,000 blank lines"  # before: a million

@@ -245,10 +245,7 @@ class DocumentView(LazyRows):
             if self.marks.removed.get(self.line_count + 1):
                 self._tail = gap_row(self.marks.removed[self.line_count + 1], self.width)
             return False
-        rows: list[Row] = []
-        pre: list[bool] = []
-        for line in block.lines:
-            self._lay(line, rows, pre)
+        rows, pre = self._laid_out(block.lines)
         index = len(self._laid)
         self._laid.append(block)
         self._row_ends.append(self._laid_rows() + len(rows))
@@ -279,21 +276,18 @@ class DocumentView(LazyRows):
         if kept is not None:
             return kept
         block = self._laid[index]
-        rows: list[Row] = []
-        pre: list[bool] = []
-        lines = block.lines if block.deferred is None else block.deferred()
-        for line in lines:
-            self._lay(line, rows, pre)
+        rows, pre = self._laid_out(block.lines if block.deferred is None else block.deferred())
         if block.deferred is not None and len(rows) != self._rows_in(index):
             self._mismatched.add(index)  # keep the stand-ins, never shift rows
-            rows, pre = self._stand_in_rows(block)
+            rows, pre = self._laid_out(block.lines)
         self._keep(index, rows, pre)
         return rows, pre
 
-    def _stand_in_rows(self, block: Block) -> tuple[list[Row], list[bool]]:
+    def _laid_out(self, lines: Iterable[Line]) -> tuple[list[Row], list[bool]]:
+        """`lines`' rows at this width, and which are pre-formatted."""
         rows: list[Row] = []
         pre: list[bool] = []
-        for line in block.lines:
+        for line in lines:
             self._lay(line, rows, pre)
         return rows, pre
 
@@ -470,7 +464,7 @@ class DocumentView(LazyRows):
         deferred block's from its stand-ins): what addressing sees."""
         sources = []
         for block in self._laid:
-            rows, _ = self._stand_in_rows(block)
+            rows, _ = self._laid_out(block.lines)
             sources += [(row.source, row.first) for row in rows]
         if self._tail is not None:
             sources.append((self._tail.source, self._tail.first))

@@ -17,6 +17,7 @@ from laura.render.diff_view import DiffView
 from laura.render.lines import Block, Line
 from laura.render.style import Span
 from laura.render.view import DocumentView
+from tests.laura.render_helpers import assert_answers_as_laid_out
 
 
 def laid_out(lines: Sequence[str], hunks: Sequence[Hunk], width: int) -> DocumentView:
@@ -70,31 +71,6 @@ def random_hunks(rng: random.Random, count: int) -> list[Hunk]:
 
 def random_lines(rng: random.Random, count: int) -> list[str]:
     return [rng.choice(["value = 1", "\tindented", "", "y" * 130, "ünïcode ✓"]) for _ in range(count)]
-
-
-def assert_answers_as_laid_out(view: DiffView, laid: DocumentView, rng: random.Random) -> None:
-    count = view.line_count
-    # Asked in a random order first: what is known so far is right.
-    for _ in range(5):
-        index = rng.randrange(0, len(laid) + 3)
-        assert view.line_at(index) == laid.line_at(index), index
-        top = rng.randrange(0, len(laid) + 1)
-        assert view.window(top, 7, 3) == laid.window(top, 7, 3), top
-        line = rng.randrange(-2, count + 3)
-        assert view.rows_meeting(line) == laid.rows_meeting(line), line
-    assert len(view) == len(laid) == view.content_rows() == view.rows_so_far()
-    assert view.complete() and view.laid_through() == count
-    assert list(view) == list(laid)
-    hscroll = rng.randrange(0, 40)
-    assert view.window(0, len(view) + 3, hscroll) == laid.window(0, len(laid) + 3, hscroll)
-    for index in range(-2, len(view) + 2):
-        assert view.line_at(index) == laid.line_at(index), index
-        assert view.anchor_at(index) == laid.anchor_at(index), index
-    for _ in range(10):
-        start, end = rng.randrange(-3, count + 4), rng.randrange(-3, count + 4)
-        assert view.rows_meeting(start, end) == laid.rows_meeting(start, end)
-    top = rng.randrange(0, len(view) + 1)
-    assert view.max_pre_cells(top, 20) == laid.max_pre_cells(top, 20)
 
 
 def test_a_diff_view_answers_as_laying_every_row_out_would() -> None:

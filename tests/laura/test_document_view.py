@@ -15,15 +15,10 @@ from hypothesis import strategies as st
 
 from laura.render import view as view_module
 from laura.render.document import Document
-from laura.render.marks import ADDED, MODIFIED, Marks
+from laura.render.marks import Marks
 from laura.render.view import DocumentView
+from tests.laura.render_helpers import random_marks
 from tests.laura.test_render_markdown import SNIPPETS
-
-
-def marks_for(rng: random.Random, line_count: int) -> Marks:
-    changed = {line: rng.choice([ADDED, MODIFIED]) for line in rng.sample(range(1, line_count + 1), line_count // 4)}
-    removed = {line: rng.randrange(1, 4) for line in rng.sample(range(1, line_count + 2), (line_count + 1) // 5)}
-    return Marks(changed=changed, removed=removed)
 
 
 def answers(view: DocumentView, rng: random.Random, count: int) -> list[object]:
@@ -59,7 +54,7 @@ def test_a_view_keeping_one_row_answers_as_one_keeping_them_all(
 ) -> None:
     source = "".join(part + separators[i] for i, part in enumerate(parts))
     document = Document("doc.md", source)
-    marks = marks_for(random.Random(seed), document.line_count) if seed % 2 else Marks()
+    marks = random_marks(random.Random(seed), document.line_count) if seed % 2 else Marks()
     keeping_all = answers(document.view(width, marks), random.Random(seed), document.line_count)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(view_module, "KEPT_ROWS", 1)

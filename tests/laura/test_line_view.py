@@ -14,18 +14,13 @@ import pytest
 
 from laura.render.document import Document
 from laura.render.line_view import LineView
-from laura.render.marks import ADDED, MODIFIED, Marks
+from laura.render.marks import Marks
 from laura.render.view import DocumentView
 from tests.laura.echo_probe import EchoProbe, assert_keys_echoed
+from tests.laura.render_helpers import assert_answers_as_laid_out, random_marks
 from tests.laura.tmux import LauraSession
 
 Make = Callable[..., LauraSession]
-
-
-def random_marks(rng: random.Random, count: int) -> Marks:
-    changed = {n: rng.choice([ADDED, MODIFIED]) for n in rng.sample(range(1, count + 1), k=count // 5)}
-    removed = {n: rng.randrange(1, 9) for n in rng.sample(range(1, count + 2), k=count // 6 + 1)}
-    return Marks(changed=changed, removed=removed)
 
 
 @pytest.mark.parametrize("name", ["module.py", "change.diff"])
@@ -42,17 +37,7 @@ def test_a_line_view_answers_as_laying_every_row_out_would(name: str) -> None:
         view = document.view(width, marks)
         assert isinstance(view, LineView)
         laid = DocumentView(document.blocks(), document.line_count, width, marks)
-        assert len(view) == len(laid) == view.content_rows()
-        assert list(view) == list(laid)
-        hscroll = rng.randrange(0, 40)
-        assert view.window(0, len(view) + 3, hscroll) == laid.window(0, len(laid) + 3, hscroll)
-        for index in range(-2, len(view) + 2):
-            assert view.line_at(index) == laid.line_at(index), index
-        for _ in range(10):
-            start, end = rng.randrange(-3, count + 4), rng.randrange(-3, count + 4)
-            assert view.rows_meeting(start, end) == laid.rows_meeting(start, end)
-        top = rng.randrange(0, len(view) + 1)
-        assert view.max_pre_cells(top, 20) == laid.max_pre_cells(top, 20)
+        assert_answers_as_laid_out(view, laid, rng)
 
 
 def test_rows_at_the_end_of_a_long_file_are_made_without_the_rows_before() -> None:

@@ -63,9 +63,9 @@ INLINE_LIMIT = 1 << 20
 MARKDOWN_INLINE_LIMIT = 16 << 10
 # Bigger files are shown as plain text (no markdown parser or lexer over them).
 PARSE_LIMIT = 8 << 20
-# ... and bigger markdown files: a laid-out markdown document keeps its
-# rendered lines, some 300 bytes each, and a megabyte of one-line paragraphs
-# is 700,000 lines (211 MB, and 9 s of steps to lay it out to its end).
+# ... and bigger markdown files: a megabyte of one-line paragraphs is
+# 700,000 lines, 9 s of steps to lay out to its end (and as long again at
+# each other width the pane takes).
 MARKDOWN_PARSE_LIMIT = 1 << 20
 # Bytes decoded, cleaned and split per step of a background load.
 PIECE = 32 << 10

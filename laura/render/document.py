@@ -1,8 +1,9 @@
 """File text -> rendered rows, chosen by the file's kind.
 
 The entry points file panes call. `Document` holds one file's text and its
-renderer's blocks (parsed once, width-independent, cached as they are
-produced); `Document.view(width)` lays them out lazily at a width, so a
+renderer's blocks (width-independent, made as they are asked for; a
+markdown document keeps the last few screens of them and makes a dropped
+one again); `Document.view(width)` lays them out lazily at a width, so a
 pane's first paint renders one screen. `render_document` is the eager form:
 every row, clipped to the width.
 
@@ -13,6 +14,7 @@ names (other than plain text) is code; the rest is wrapped plain text.
 
 from __future__ import annotations
 
+import collections
 import re
 from collections.abc import Callable, Iterator
 from pathlib import PurePath
@@ -46,6 +48,11 @@ UNREADABLE = "unreadable"
 
 # How long `render_document` (everything at once) may spend colouring.
 EAGER_COLOUR_SECONDS = 1.0
+# Lines of blocks that can be made again a document holds (a few screens at
+# each of a few widths); older ones are dropped and made again when read.
+# Holding every block cost some 300 bytes a line (a `Line`, its spans and
+# its source): a megabyte of one-word headings, 110 MB.
+KEPT_LINES = 8192
 
 
 _ESCAPES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b\n]*(?:\x07|\x1b\\)?|\x1b[@-_]?")
@@ -127,7 +134,14 @@ class Document:
         ):
             self.colouring = Colouring(lexer, self.lines)
         self._line = SourceLine(self.lines, self.kind, self.colouring)
-        self._made: list[Block] = []
+        # Blocks made so far, in order; one that can be made again is dropped
+        # (None here, its lines and how to make it in `_dropped`) once
+        # KEPT_LINES lines of such blocks were held after it.
+        self._made: list[Block | None] = []
+        self._made_through = 0  # the last line of the last block made
+        self._dropped: dict[int, Block] = {}  # place -> an empty block with its start, end and again
+        self._kept: collections.deque[int] = collections.deque()
+        self._kept_lines = 0
         self._source: Iterator[Block] | None = self._make()
 
     @property
@@ -140,7 +154,7 @@ class Document:
         if self.unreadable is not None:
             return cannot_read_blocks(self.name, self.unreadable)
         if self.kind == MARKDOWN:
-            return markdown_blocks(self.text)
+            return markdown_blocks(self.text, self.lines)
         if self.kind in (CODE, DIFF):
             return _line_blocks(self.line_count, self._line)
         return plain_line_blocks(self.lines)
@@ -157,24 +171,64 @@ class Document:
         return self._make()
 
     def blocks(self) -> Iterator[Block]:
-        """Every block, in order: cached ones first, then newly made."""
+        """Every block, in order."""
         index = 0
-        while True:
-            if index < len(self._made):
-                yield self._made[index]
-                index += 1
-                continue
-            if self._source is None:
-                return
-            try:
-                block = next(self._source, None)
-            except Exception:  # a renderer bug degrades to plain text, never a crash
-                self._source = _plain_after(self.lines, self._made[-1].end if self._made else 0)
-                continue
-            if block is None:
-                self._source = None
-                return
-            self._made.append(block)
+        while (block := self.block(index)) is not None:
+            yield block
+            index += 1
+
+    def block(self, index: int) -> Block | None:
+        """Block `index` (0-based): made if need be, or made again if it was
+        dropped; None past the last."""
+        while index >= len(self._made):
+            if not self._make_next():
+                return None
+        block = self._made[index]
+        if block is None:
+            block = self._made_again(index)
+        return block
+
+    def _make_next(self) -> bool:
+        if self._source is None:
+            return False
+        try:
+            block = next(self._source, None)
+        except Exception:  # a renderer bug degrades to plain text, never a crash
+            self._source = _plain_after(self.lines, self._made_through)
+            return True
+        if block is None:
+            self._source = None
+            return False
+        self._made.append(block)
+        self._made_through = block.end
+        self._keep(len(self._made) - 1, block)
+        return True
+
+    def _made_again(self, index: int) -> Block:
+        dropped = self._dropped.pop(index)
+        assert dropped.again is not None
+        try:
+            block = dropped.again()
+        except Exception:  # a renderer bug degrades to plain text, never a crash
+            block = _plain_block(self.lines, dropped.start, dropped.end)
+        self._made[index] = block
+        self._keep(index, block)
+        return block
+
+    def _keep(self, index: int, block: Block) -> None:
+        """Hold `block`; drop the blocks held longest that can be made again
+        while those hold more than KEPT_LINES lines."""
+        if block.again is None:
+            return
+        self._kept.append(index)
+        self._kept_lines += len(block.lines)
+        while self._kept_lines > KEPT_LINES and len(self._kept) > 1:
+            old = self._kept.popleft()
+            dropped = self._made[old]
+            assert dropped is not None
+            self._kept_lines -= len(dropped.lines)
+            self._made[old] = None
+            self._dropped[old] = Block((), dropped.start, dropped.end, again=dropped.again)
 
     def _final(self, number: int) -> bool:
         return self.colouring is None or self.colouring.final(number)
@@ -187,7 +241,7 @@ class Document:
             return LineView(self.line_count, width, marks, self._line, self._final)
         if self.kind == PLAIN_TEXT:
             return WrappedView(self.lines, width, marks, self._line)
-        return DocumentView(self.blocks(), self.line_count, width, marks)
+        return DocumentView(self, self.line_count, width, marks)
 
 
 @attrs.frozen(eq=False)
@@ -226,6 +280,11 @@ def _plain_after(lines: LineStore, done: int) -> Iterator[Block]:
             for line in block.lines
         )
         yield Block(shifted, block.start + done, block.end + done)
+
+
+def _plain_block(lines: LineStore, start: int, end: int) -> Block:
+    """Lines `start`..`end` as plain text (a block that failed to be made again)."""
+    return Block(tuple(plain_line(lines[n - 1], n) for n in range(start, end + 1)), start, end)
 
 
 def _line_blocks(count: int, line: Callable[[int], Line]) -> Iterator[Block]:

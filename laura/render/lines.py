@@ -11,8 +11,8 @@ Source lines are 1-based and inclusive everywhere, as a person counts them.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import overload
+from collections.abc import Callable, Iterable, Sequence
+from typing import Protocol, overload
 
 import attrs
 
@@ -81,6 +81,32 @@ class Block:
     start: int
     end: int
     deferred: Callable[[], tuple[Line, ...]] | None = attrs.field(default=None, eq=False)
+    # How to make this block again from the source (its document may drop
+    # it and make it again when it is read); None: it is kept.
+    again: Callable[[], Block] | None = attrs.field(default=None, eq=False)
+
+
+class Blocks(Protocol):
+    """A document's blocks by their place in it, made as they are asked for."""
+
+    def block(self, index: int) -> Block | None:
+        """Block `index` (0-based), made if need be; None past the last."""
+
+
+class KeptBlocks:
+    """Blocks from an iterable, each kept once made."""
+
+    def __init__(self, blocks: Iterable[Block]) -> None:
+        self._source = iter(blocks)
+        self._made: list[Block] = []
+
+    def block(self, index: int) -> Block | None:
+        while index >= len(self._made):
+            made = next(self._source, None)
+            if made is None:
+                return None
+            self._made.append(made)
+        return self._made[index]
 
 
 def clamp_range(start: int, end: int | None, line_count: int) -> tuple[int, int]:

@@ -26,6 +26,11 @@ before it (a fence in a long quote), or, when it begins the block, past it,
 up to LONG_BLOCK_LINES; one longer still ends the layout, and the rest of
 the file is shown as its source, under a row that says so.
 
+The parser reads the file WINDOW_LINES lines at a time (a block near a
+window's end is parsed again in the next), and each block carries how to
+make it again (`Block.again`: the same steps over a window from its first
+line), so a document need not keep the blocks it made.
+
 If rendering a block fails, that block falls back to its raw source lines.
 The rendering itself is `laura.render.markdown_writer`.
 """
@@ -37,6 +42,7 @@ import re
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+import attrs
 from markdown_it.rules_block.state_block import StateBlock
 from markdown_it.token import Token
 
@@ -60,6 +66,10 @@ _UNCUT = frozenset({"fence", "html_block", "table_open"})
 # milliseconds). A megabyte of newlines was one block of a million lines:
 # 4.5 s before its first screen showed, and 460 MB held.
 BLANK_RUN_LINES = 1000
+# Lines the parser reads at a time (its per-line arrays cost some 100 bytes
+# a line: held for the whole file until its layout reached the end, a
+# megabyte of newlines kept 100 MB, one of one-line paragraphs 70).
+WINDOW_LINES = 16 * 1024
 # Up to this size a document with link definitions keeps the parsed blocks
 # of the pass that finds them; a bigger one is parsed twice instead (the
 # tokens of a megabyte of list items took 500 MB; of 64 KiB, some 30).
@@ -70,6 +80,20 @@ _REFERENCE = re.compile(r"^ {0,3}\[[^\]\n]+\]:", re.M)
 # the parse in a worker thread lets the UI loop in between (one search over
 # 7 MB held the interpreter for 66 ms).
 _SEARCH_PIECE = 256 * 1024
+
+
+def _cut_lookahead() -> int:
+    """Lines past a block's end that its cuts read (a cut looks up to
+    2 * BLOCK_LINES on): what making a block again parses first."""
+    return 2 * BLOCK_LINES + 2
+
+
+def _longest_lookahead() -> int:
+    """Lines past a block's start that any decision shaping it reads (a
+    fence, an HTML block or a table that begins a piece runs up to
+    LONG_BLOCK_LINES; a run of blank lines after it is measured up to
+    BLANK_RUN_LINES)."""
+    return LONG_BLOCK_LINES + BLANK_RUN_LINES + _cut_lookahead()
 
 
 def _has_references(src: str) -> bool:
@@ -86,14 +110,27 @@ def _has_references(src: str) -> bool:
     return False
 
 
-def top_level_blocks(src: str, env: dict[str, Any]) -> Iterator[tuple[int, int, list[Token] | None]]:
+def top_level_blocks(
+    src: str, env: dict[str, Any], offset: int = 0
+) -> Iterator[tuple[int, int, list[Token] | None]]:
     """(first line, end line, tokens) per top-level block, 0-based and
     end-exclusive, parsed only as the caller iterates (markdown-it's block
     loop, stopped after each block), a long block in pieces (see the module
     docstring). Inline tokens are left unparsed. Tokens None: a fence, HTML
     block or table at the first line runs past LONG_BLOCK_LINES; nothing
     follows it. A cut never falls inside one of those: it moves to the line
-    before it, or past it when it begins the block."""
+    before it, or past it when it begins the block. `src` begins at line
+    `offset` of the document: lines (and the tokens' maps) are counted
+    from the document's start."""
+    for line, end, tokens in _top_level_blocks(src, env):
+        if offset and tokens is not None:
+            for token in tokens:
+                if token.map is not None:
+                    token.map = [token.map[0] + offset, token.map[1] + offset]
+        yield line + offset, end + offset, tokens
+
+
+def _top_level_blocks(src: str, env: dict[str, Any]) -> Iterator[tuple[int, int, list[Token] | None]]:
     if not src:
         return
     state = StateBlock(src, PARSER, env, [])
@@ -193,7 +230,7 @@ def _stand_ins(tokens: Sequence[Token], lo: int, hi: int) -> tuple[Line, ...] | 
 
 
 def _render_block(
-    src_lines: list[str], env: dict[str, Any], tokens: Sequence[Token], lo: int, hi: int
+    src_lines: Sequence[str], env: dict[str, Any], tokens: Sequence[Token], lo: int, hi: int
 ) -> tuple[Line, ...]:
     writer = Writer(src_lines, env)
     try:
@@ -203,12 +240,12 @@ def _render_block(
     return tuple(writer.out)
 
 
-def _raw(src_lines: list[str], lo: int, hi: int) -> list[Line]:
+def _raw(src_lines: Sequence[str], lo: int, hi: int) -> list[Line]:
     """A block that failed to render, shown as its source."""
     return _as_source(src_lines, lo, hi, PLAIN)
 
 
-def _as_source(src_lines: list[str], lo: int, hi: int, style: Style) -> list[Line]:
+def _as_source(src_lines: Sequence[str], lo: int, hi: int, style: Style) -> list[Line]:
     return [
         Line(
             (Span(src_lines[n].expandtabs(TAB), style),) if src_lines[n] else (),
@@ -219,26 +256,32 @@ def _as_source(src_lines: list[str], lo: int, hi: int, style: Style) -> list[Lin
     ]
 
 
-def _rest_as_source(src_lines: list[str], cursor: int, lo: int) -> Iterator[Block]:
+def _rest_as_source(src_lines: Sequence[str], cursor: int, lo: int) -> Iterator[Block]:
     """Lines `cursor`.. to the end as source, BLOCK_LINES a block, under a
     row saying why: the block at line `lo` is longer than a fence, an HTML
     block or a table may be."""
-    said = (
-        f"── line {lo + 1} begins a block of more than {LONG_BLOCK_LINES:,} lines:"
-        " the rest of this file is shown as its source ──"
-    )
-    notice = Line((Span(said, theme.GAP),), None)
-    head: tuple[Line, ...] = (notice,)
     for start in range(cursor, len(src_lines), BLOCK_LINES):
-        stop = min(start + BLOCK_LINES, len(src_lines))
-        yield Block((*head, *_as_source(src_lines, start, stop, PLAIN)), start + 1, stop)
-        head = ()
+        yield _source_block(src_lines, start, min(start + BLOCK_LINES, len(src_lines)), lo if start == cursor else None)
+
+
+def _source_block(src_lines: Sequence[str], start: int, stop: int, long_block: int | None) -> Block:
+    """Lines `start`..`stop - 1` as source, under the notice that the block
+    at line `long_block` is too long (when given)."""
+    head: tuple[Line, ...] = ()
+    if long_block is not None:
+        said = (
+            f"── line {long_block + 1} begins a block of more than {LONG_BLOCK_LINES:,} lines:"
+            " the rest of this file is shown as its source ──"
+        )
+        head = (Line((Span(said, theme.GAP),), None),)
+    again = functools.partial(_source_block, src_lines, start, stop, long_block)
+    return Block((*head, *_as_source(src_lines, start, stop, PLAIN)), start + 1, stop, again=again)
 
 
 FRONT_MATTER_LIMIT = 200  # lines a YAML front matter block may take
 
 
-def _front_matter_end(src_lines: list[str]) -> int:
+def _front_matter_end(src_lines: Sequence[str]) -> int:
     """Lines taken by a YAML front matter block (`---` ... `---` or `...`
     opening the file), or 0. Without this markdown would read it as a rule
     and a setext heading."""
@@ -250,36 +293,108 @@ def _front_matter_end(src_lines: list[str]) -> int:
     return 0
 
 
-def markdown_blocks(text: str) -> Iterator[Block]:
-    """The document's blocks, rendered as the caller iterates."""
+def markdown_blocks(text: str, lines: Sequence[str] | None = None) -> Iterator[Block]:
+    """The document's blocks, rendered as the caller iterates. `lines`, when
+    given, are `text`'s lines as `source_lines` splits them (a document
+    keeps them already); blocks made again read them."""
     src = text.replace("\r\n", "\n").replace("\0", "\ufffd")
-    src_lines = source_lines(src)
+    src_lines: Sequence[str] = source_lines(src) if lines is None else lines
     env: dict[str, Any] = {}
     cursor = _front_matter_end(src_lines)
     if cursor:  # shown as source; the parser sees blank lines in its place
         yield Block(tuple(_as_source(src_lines, 0, cursor, theme.HTML)), 1, cursor)
         src = "\n" * cursor + "\n".join(src_lines[cursor:]) + "\n"
-    groups = top_level_blocks(src, env)
+    source = _Source(src_lines, env, src.endswith("\n"))
+    groups = _windowed(source, cursor)
     if _has_references(src):  # links may use definitions further down
         if len(src) <= KEEP_PARSED_LIMIT:
             groups = iter(list(groups))
         else:  # a pass that keeps only the definitions (in `env`), then the real one
             for _ in groups:
                 pass
-            groups = top_level_blocks(src, env)
-    # Small blocks are yielded together, BLOCK_LINES lines or so at a time:
-    # a block each for a file of one-line paragraphs cost 140 bytes a line.
+            groups = _windowed(source, cursor)
+    yield from _assembled(source, groups, cursor, len(src_lines))
+
+
+def _windowed(source: _Source, cursor: int) -> Iterator[tuple[int, int, list[Token] | None]]:
+    """`top_level_blocks` of the document's lines from `cursor` on, parsed a
+    window of WINDOW_LINES lines at a time: a group whose decisions could
+    read past a window (its first line within `_longest_lookahead()` of the
+    window's end) is parsed again, from its first line, in the next."""
+    lines = source.lines
+    start, size = cursor, WINDOW_LINES
+    while start < len(lines):
+        stop = min(len(lines), start + size)
+        src = "\n".join(lines[start:stop])
+        if stop < len(lines) or source.final_newline:
+            src += "\n"
+        after = stop  # where the next window starts: past blank lines, or at a group it did not take
+        for lo, hi, tokens in top_level_blocks(src, source.env, offset=start):
+            if stop < len(lines) and lo + _longest_lookahead() > stop:
+                after = lo
+                break
+            yield lo, hi, tokens
+            if tokens is None:
+                return
+        if after == start:  # its first group may read past it: a wider window
+            size *= 2
+            continue
+        start, size = after, WINDOW_LINES
+
+
+
+
+@attrs.frozen(eq=False)
+class _Source:
+    """What making a block again needs: the document's lines, the link
+    definitions found in all of it, and whether its text ends a line."""
+
+    lines: Sequence[str]
+    env: dict[str, Any]
+    final_newline: bool
+
+
+def _made_again(source: _Source, first: int, end: int) -> Block:
+    """The block of lines `first`..`end - 1` (0-based) made again: the same
+    steps over a window of the document from its first line (a parse of
+    the block's own lines and what decided its end, not of the whole file)."""
+    for lookahead in (_cut_lookahead(), _longest_lookahead()):
+        stop = min(len(source.lines), end + lookahead)
+        src = "\n".join(source.lines[first:stop])
+        if stop < len(source.lines) or source.final_newline:
+            src += "\n"
+        groups = top_level_blocks(src, source.env, offset=first)
+        block = next(_assembled(source, groups, first, stop), None)
+        if block is not None and (block.start, block.end) == (first + 1, end):
+            return block
+    raise ValueError(f"lines {first + 1}..{end} made again as another block")
+
+
+def _assembled(
+    source: _Source, groups: Iterator[tuple[int, int, list[Token] | None]], cursor: int, stop: int
+) -> Iterator[Block]:
+    """Blocks of the top-level `groups` after line `cursor` (0-based), lines
+    up to `stop` read: a block each for a fence or a table (styled when
+    shown), runs of blank lines and what follows a block too long to lay
+    out; small ones together, BLOCK_LINES lines or so at a time (a block
+    each for a file of one-line paragraphs cost 140 bytes a line)."""
+    src_lines, env = source.lines, source.env
     pending: list[Line] = []
     start = cursor
+
+    def gathered(end: int) -> Block:
+        again = functools.partial(_made_again, source, start, end)
+        return Block(tuple(pending), start + 1, end, again=again)
+
     for lo, hi, tokens in groups:
         if tokens is None:  # a block too long to lay out: the rest is shown as source
             if pending:
-                yield Block(tuple(pending), start + 1, cursor)
+                yield gathered(cursor)
             yield from _rest_as_source(src_lines, cursor, lo)
             return
         if lo - cursor > BLANK_RUN_LINES:
             if pending:
-                yield Block(tuple(pending), start + 1, cursor)
+                yield gathered(cursor)
                 pending = []
             yield from _blank_blocks(cursor, lo)
             cursor = lo
@@ -291,10 +406,11 @@ def markdown_blocks(text: str) -> Iterator[Block]:
         stand_ins = _stand_ins(tokens, lo, hi)
         if stand_ins is not None:  # counted now, styled when shown
             if pending:
-                yield Block(tuple(pending), start + 1, lo)
+                yield gathered(lo)
                 pending = []
             render = functools.partial(_render_block, src_lines, env, tokens, lo, hi)
-            yield Block(stand_ins, lo + 1, hi, deferred=render)
+            again = functools.partial(_made_again, source, lo, hi)
+            yield Block(stand_ins, lo + 1, hi, deferred=render, again=again)
             cursor = hi
             continue
         kept = len(pending)
@@ -305,20 +421,20 @@ def markdown_blocks(text: str) -> Iterator[Block]:
             pending += _raw(src_lines, lo, hi)
         cursor = hi
         if hi - start >= BLOCK_LINES or len(pending) >= BLOCK_LINES:
-            yield Block(tuple(pending), start + 1, hi)
+            yield gathered(hi)
             pending = []
-    if len(src_lines) - cursor > BLANK_RUN_LINES:
+    if stop - cursor > BLANK_RUN_LINES:
         if pending:
-            yield Block(tuple(pending), start + 1, cursor)
-        yield from _blank_blocks(cursor, len(src_lines))
+            yield gathered(cursor)
+        yield from _blank_blocks(cursor, stop)
         return
-    if cursor < len(src_lines):
+    if cursor < stop:
         if not pending:
             start = cursor
-        pending += [Line((), (n + 1, n + 1)) for n in range(cursor, len(src_lines))]
-        cursor = len(src_lines)
+        pending += [Line((), (n + 1, n + 1)) for n in range(cursor, stop)]
+        cursor = stop
     if pending:
-        yield Block(tuple(pending), start + 1, cursor)
+        yield gathered(cursor)
 
 
 def _blank_blocks(first: int, stop: int) -> Iterator[Block]:

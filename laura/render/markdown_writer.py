@@ -72,7 +72,7 @@ class _Frame:
 class Writer:
     """Renders the tokens of one top-level block into `Line`s."""
 
-    def __init__(self, src_lines: list[str], env: dict[str, Any], out: list[Line] | None = None) -> None:
+    def __init__(self, src_lines: Sequence[str], env: dict[str, Any], out: list[Line] | None = None) -> None:
         """`out`: the lines to append to (a new list when None)."""
         self.src = src_lines
         self.env = env

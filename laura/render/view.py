@@ -27,7 +27,7 @@ import attrs
 
 from laura.render import theme
 from laura.render.cells import clip_spans, slice_spans, spans_cells, wrap_spans
-from laura.render.lines import Block, Line, clamp_range, rows_meeting
+from laura.render.lines import Block, Blocks, KeptBlocks, Line, clamp_range, rows_meeting
 from laura.render.marks import ADDED, MODIFIED, NO_MARKS, REMOVED, Marks
 from laura.render.style import Row, Span
 from laura.steps import Steps
@@ -203,14 +203,15 @@ class DocumentView(LazyRows):
 
     What a view keeps of the blocks it has laid out is their row counts and
     the lines they reach (two arrays), not their rows: a block's rows are
-    laid out again from the block (which the document keeps) when they are
-    read, and a few screens of them are kept (KEPT_ROWS). Keeping every row
-    cost 230 bytes each: a megabyte of one-word headings, 60 MB a view.
+    laid out again from the block (`blocks.block(index)`, which may make it
+    again) when they are read, and a few screens of them are kept
+    (KEPT_ROWS). Keeping every row cost 230 bytes each: a megabyte of
+    one-word headings, 60 MB a view.
     """
 
     def __init__(
         self,
-        blocks: Iterable[Block],
+        blocks: Blocks,
         line_count: int,
         width: int,
         marks: Marks = NO_MARKS,
@@ -218,8 +219,9 @@ class DocumentView(LazyRows):
         self.width = max(1, width)
         self.line_count = line_count
         self.marks = marks
-        self._blocks: Iterator[Block] | None = iter(blocks)
-        self._laid: list[Block] = []  # the blocks laid out (counted), in order
+        self._blocks = blocks
+        self._complete = False
+        self._starts = array.array("q")  # the first source line of each laid block
         self._row_ends = array.array("q")  # rows in all after each laid block
         self._through = array.array("q")  # the last source line laid after each block
         self._tail: Row | None = None  # the gap row for lines removed after the last line
@@ -237,21 +239,18 @@ class DocumentView(LazyRows):
 
     def _pull(self) -> bool:
         """Lay out one more block; False when there are none left."""
-        if self._blocks is None:
+        if self._complete:
             return False
-        block = next(self._blocks, None)
+        block = self._blocks.block(len(self._starts))
         if block is None:
-            self._blocks = None
+            self._complete = True
             if self.marks.removed.get(self.line_count + 1):
                 self._tail = gap_row(self.marks.removed[self.line_count + 1], self.width)
             return False
-        rows, pre = self._laid_out(block.lines)
-        index = len(self._laid)
-        self._laid.append(block)
+        rows, _ = self._laid_out(block.lines)  # counted, not kept: rows are kept as they are read
+        self._starts.append(block.start)
         self._row_ends.append(self._laid_rows() + len(rows))
         self._through.append(max(self._laid_to_line, block.end))
-        if block.deferred is None:  # (a deferred block's rows are stand-ins: styled when read)
-            self._keep(index, rows, pre)
         return True
 
     @property
@@ -263,23 +262,32 @@ class DocumentView(LazyRows):
         return self._row_ends[-1] if self._row_ends else 0
 
     def _keep(self, index: int, rows: list[Row], pre: list[bool]) -> None:
-        if self._kept_rows + len(rows) > KEPT_ROWS:
-            self._kept.clear()
-            self._kept_rows = 0
+        """Keep block `index`'s rows; drop the blocks' read longest ago while
+        more than KEPT_ROWS rows are kept (a table styled for the screen
+        stays while the layout goes on to the end)."""
         self._kept[index] = (rows, pre)
         self._kept_rows += len(rows)
+        while self._kept_rows > KEPT_ROWS and len(self._kept) > 1:
+            oldest = next(iter(self._kept))
+            self._kept_rows -= len(self._kept.pop(oldest)[0])
 
     def _block_rows(self, index: int) -> tuple[list[Row], list[bool]]:
         """Laid block `index`'s rows (a deferred one's styled), and which
         are pre-formatted."""
-        kept = self._kept.get(index)
+        kept = self._kept.pop(index, None)
         if kept is not None:
+            self._kept[index] = kept  # read now: the last to go
             return kept
-        block = self._laid[index]
+        block = self._blocks.block(index)
+        assert block is not None, "a laid-out block is always there"
         rows, pre = self._laid_out(block.lines if block.deferred is None else block.deferred())
-        if block.deferred is not None and len(rows) != self._rows_in(index):
-            self._mismatched.add(index)  # keep the stand-ins, never shift rows
-            rows, pre = self._laid_out(block.lines)
+        counted = self._rows_in(index)
+        if len(rows) != counted:  # a renderer bug: never shift rows
+            self._mismatched.add(index)
+            if block.deferred is not None:  # the stand-ins it was counted from
+                rows, pre = self._laid_out(block.lines)
+            rows = rows[:counted] + [Row((), None)] * (counted - len(rows))
+            pre = pre[:counted] + [False] * (counted - len(pre))
         self._keep(index, rows, pre)
         return rows, pre
 
@@ -305,7 +313,7 @@ class DocumentView(LazyRows):
 
     def _row_and_pre(self, index: int) -> tuple[Row, bool]:
         block, at = self._place(index)
-        if block == len(self._laid):
+        if block == len(self._starts):
             assert self._tail is not None
             return self._tail, False
         rows, pre = self._block_rows(block)
@@ -356,17 +364,17 @@ class DocumentView(LazyRows):
 
     def complete(self) -> bool:
         """True once every row is laid out."""
-        return self._blocks is None
+        return self._complete
 
     def laid_through(self) -> int:
         """The last source line whose rows are all laid out."""
-        return self.line_count if self._blocks is None else self._laid_to_line
+        return self.line_count if self._complete else self._laid_to_line
 
     def reach_within(self, line: int, seconds: float) -> bool:
         """Lay out through line `line` if that takes at most about
         `seconds`; whether it is laid out that far."""
         deadline = time.perf_counter() + seconds
-        while self._laid_to_line < line and self._blocks is not None:
+        while self._laid_to_line < line and not self._complete:
             if time.perf_counter() > deadline:
                 return False
             self._pull()
@@ -426,7 +434,7 @@ class DocumentView(LazyRows):
         self.ensure_line(end)  # blocks come in source order: later ones start after `end`
         # Only blocks reaching `start` and starting by `end` can meet it.
         low = bisect.bisect_left(self._through, start)
-        high = bisect.bisect_right(self._laid, end, key=lambda block: block.start)
+        high = bisect.bisect_right(self._starts, end)
         first = last = -1
         for index in range(low, high):
             found = rows_meeting(self._block_rows(index)[0], start, end)
@@ -463,7 +471,9 @@ class DocumentView(LazyRows):
         """(source, first) of every row laid out so far, as counted (a
         deferred block's from its stand-ins): what addressing sees."""
         sources = []
-        for block in self._laid:
+        for index in range(len(self._starts)):
+            block = self._blocks.block(index)
+            assert block is not None, "a laid-out block is always there"
             rows, _ = self._laid_out(block.lines)
             sources += [(row.source, row.first) for row in rows]
         if self._tail is not None:
@@ -491,7 +501,7 @@ def count_rows(
     step (drive it with `next` until StopIteration carries the count) and
     keeping no row, so counting a big document can share the UI loop and
     leaves nothing behind for the garbage collector to walk."""
-    view = DocumentView((), line_count, width, marks)
+    view = DocumentView(KeptBlocks(()), line_count, width, marks)
     total = 0
     for block in blocks:
         for line in block.lines:

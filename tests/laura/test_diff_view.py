@@ -14,7 +14,7 @@ from laura.git_hunks import Hunk, Hunks, parse_hunks
 from laura.render import theme
 from laura.render.code import TAB
 from laura.render.diff_view import DiffView
-from laura.render.lines import Block, Line
+from laura.render.lines import Block, KeptBlocks, Line
 from laura.render.style import Span
 from laura.render.view import DocumentView
 from tests.laura.render_helpers import assert_answers_as_laid_out
@@ -45,7 +45,7 @@ def laid_out(lines: Sequence[str], hunks: Sequence[Hunk], width: int) -> Documen
                 out.append(Line(spans, (number, number), pre=True))
         yield Block(tuple(out), 1, last)
 
-    return DocumentView(blocks(), len(lines), width)
+    return DocumentView(KeptBlocks(blocks()), len(lines), width)
 
 
 def random_hunks(rng: random.Random, count: int) -> list[Hunk]:

@@ -18,6 +18,7 @@ from laura.protocol import Rect
 from laura.render import theme
 from laura.render.canvas import Canvas
 from laura.render.diff import plain_blocks
+from laura.render.lines import KeptBlocks
 from laura.render.view import DocumentView
 from laura.render.wrapped_view import WrappedView
 from laura.tab import Tab, inner
@@ -377,7 +378,7 @@ def test_a_growing_log_followed_makes_only_the_rows_it_shows(tmp_path: Path) -> 
     after = pane.rows(area.width)
     assert isinstance(after, WrappedView)
     assert len(after._kept) < 2 * area.height  # rows made: the screen's, not the file's
-    fresh = DocumentView(plain_blocks(path.read_text()), 340, pane.text_width(area.width))
+    fresh = DocumentView(KeptBlocks(plain_blocks(path.read_text())), 340, pane.text_width(area.width))
     assert list(after) == list(fresh)
     assert any("late 39" in row for row in canvas.text())  # followed to the end
 

@@ -14,6 +14,7 @@ import pytest
 
 from laura.render.document import Document
 from laura.render.line_view import LineView
+from laura.render.lines import KeptBlocks
 from laura.render.marks import Marks
 from laura.render.view import DocumentView
 from tests.laura.echo_probe import EchoProbe, assert_keys_echoed
@@ -36,7 +37,7 @@ def test_a_line_view_answers_as_laying_every_row_out_would(name: str) -> None:
         width = rng.randrange(10, 120)
         view = document.view(width, marks)
         assert isinstance(view, LineView)
-        laid = DocumentView(document.blocks(), document.line_count, width, marks)
+        laid = DocumentView(KeptBlocks(document.blocks()), document.line_count, width, marks)
         assert_answers_as_laid_out(view, laid, rng)
 
 

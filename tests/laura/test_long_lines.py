@@ -17,7 +17,7 @@ from laura.panes import source
 from laura.panes.source import load_source
 from laura.render.cells import wrap_spans
 from laura.render.document import displayable
-from laura.render.lines import Block, Line
+from laura.render.lines import Block, KeptBlocks, Line
 from laura.render.style import Span
 from laura.render.view import LINE_SHOWN_LIMIT, DocumentView, count_rows
 from laura.render.wrapped_view import WrappedView
@@ -107,7 +107,7 @@ def test_carriage_returns_are_cleaned_in_time_linear_in_the_line(text: str) -> N
 def test_a_line_past_the_limit_shows_its_first_part_and_says_how_much_is_not() -> None:
     for text in ("y" * (LINE_SHOWN_LIMIT + 12_345), "word " * (LINE_SHOWN_LIMIT // 5 + 999)):
         blocks = [Block((Line((Span("before"),), (1, 1)), Line((Span(text),), (2, 2))), 1, 2)]
-        view = DocumentView(blocks, 2, 100)
+        view = DocumentView(KeptBlocks(blocks), 2, 100)
         rows = list(view)
         rest = len(text) - LINE_SHOWN_LIMIT
         assert rows[-1].spans[0].text == f"… the rest of this line ({rest:,} more characters) is not shown"

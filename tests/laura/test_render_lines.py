@@ -7,7 +7,15 @@ from collections.abc import Iterator
 import pytest
 
 from laura.render.document import Document
-from laura.render.lines import Block, Line, clamp_range, line_of_row, rows_for_line, rows_meeting
+from laura.render.lines import (
+    Block,
+    KeptBlocks,
+    Line,
+    clamp_range,
+    line_of_row,
+    rows_for_line,
+    rows_meeting,
+)
 from laura.render.marks import ADDED, MODIFIED, Marks
 from laura.render.style import Span
 from laura.render.view import DocumentView
@@ -58,7 +66,7 @@ def _counted_blocks(count: int, pulled: list[int]) -> Iterator[Block]:
 
 def test_a_view_lays_out_only_what_is_asked_for() -> None:
     pulled: list[int] = []
-    view = DocumentView(_counted_blocks(1000, pulled), 1000, 40)
+    view = DocumentView(KeptBlocks(_counted_blocks(1000, pulled)), 1000, 40)
     assert [text(row) for row in view.window(0, 3)] == ["row 1", "row 2", "row 3"]
     assert len(pulled) <= 4
     view.window(10, 5)
@@ -119,7 +127,7 @@ def test_a_renderer_that_fails_midway_degrades_to_plain_text(
 ) -> None:
     from laura.render import document as document_module
 
-    def broken(text: str) -> Iterator[Block]:
+    def broken(text: str, lines: object = None) -> Iterator[Block]:
         yield Block((Line((Span("first"),), (1, 1)),), 1, 1)
         raise RuntimeError("parser bug")
 

@@ -20,6 +20,7 @@ from laura.render.canvas import Canvas
 from laura.render.cells import wrap_count, wrap_spans
 from laura.render.diff import plain_blocks
 from laura.render.document import Document
+from laura.render.lines import KeptBlocks
 from laura.render.marks import ADDED, MODIFIED, Marks
 from laura.render.style import Span
 from laura.render.view import LINE_SHOWN_LIMIT, DocumentView
@@ -57,7 +58,7 @@ def test_a_wrapped_view_answers_as_laying_every_row_out_would() -> None:
         width = rng.randrange(5, 100)
         view = Document("notes.txt", text).view(width, marks)
         assert isinstance(view, WrappedView)
-        laid = DocumentView(plain_blocks(text), count, width, marks)
+        laid = DocumentView(KeptBlocks(plain_blocks(text)), count, width, marks)
         # asked in a random order, as a pane asks: a window, a line, the count
         for _ in range(5):
             top = rng.randrange(0, 60)
@@ -83,7 +84,7 @@ def test_a_million_lines_are_counted_quickly_and_their_rows_are_not_kept() -> No
     counted = time.thread_time() - started
     assert [row.spans[0].text for row in end] == [f"line {n} of a long log, some words" for n in range(299_997, 300_000)]
     assert len(view._kept) == 3
-    laid = DocumentView(plain_blocks(text[: len(text) // 10]), 30_000, 100)
+    laid = DocumentView(KeptBlocks(plain_blocks(text[: len(text) // 10])), 30_000, 100)
     started = time.thread_time()
     len(laid)  # a tenth of the file
     tenth = time.thread_time() - started
@@ -143,7 +144,7 @@ def test_a_log_that_only_grew_keeps_its_counts_and_a_rewritten_one_does_not(
     assert new.counted_lines == (20_000 if grown else 0)
     shown = _painted(pane, area)
     assert any(("late 9" if grown else "ENTRY 20009") in row for row in shown)
-    fresh = DocumentView(plain_blocks(path.read_text()), 20_010, pane.text_width(area.width))
+    fresh = DocumentView(KeptBlocks(plain_blocks(path.read_text())), 20_010, pane.text_width(area.width))
     assert new.window(len(new) - 40, 40) == fresh.window(len(fresh) - 40, 40)
 
 

@@ -135,7 +135,7 @@ class Document:
             self.colouring = Colouring(lexer, self.lines)
         self._line = SourceLine(self.lines, self.kind, self.colouring)
         # Blocks made so far, in order; one that can be made again is dropped
-        # (None here, its lines and how to make it in `_dropped`) once
+        # (None here; where it was and how to make it, in `_dropped`) once
         # KEPT_LINES lines of such blocks were held after it.
         self._made: list[Block | None] = []
         self._made_through = 0  # the last line of the last block made

@@ -1,8 +1,8 @@
 """Rows of plain text, made as they are read: each line wraps on its own.
 
 A plain-text line's rows depend on that line alone, so a `WrappedView` keeps
-only how many rows each line takes (summed, in an array) and makes the rows
-of the lines it is asked for. Counting is quick: a line without a tab whose
+only how many rows each line takes (a byte a line: `RowCounts`) and makes
+the rows of the lines it is asked for. Counting is quick: a line without a tab whose
 characters fit the pane even at two cells each (or at one, when they are
 all ASCII) is one row, decided at C speed for a run of lines; only the other
 lines are wrapped to be counted (a file of short CJK lines was counted
@@ -18,21 +18,19 @@ from __future__ import annotations
 import bisect
 import itertools
 import time
-from array import array
 from collections.abc import Callable, Sequence
 
 from laura.render.cells import wrap_count
 from laura.render.code import TAB
 from laura.render.lines import Line, clamp_range
 from laura.render.marks import Marks
+from laura.render.row_counts import STRIDE, RowCounts
 from laura.render.style import Row
 from laura.render.view import LINE_SHOWN_LIMIT, LazyRows, gap_row, wrapped_rows
 from laura.steps import STEP_SECONDS, Steps
 
 # Lines counted in one go (a step of a background count: a few milliseconds).
 COUNT_RUN = 8192
-# The most rows `array("I")` holds.
-_FOUR_BYTES = 0xFFFF_FFFF
 # Lines whose rows are kept once made (a few screens'); past it the keep starts anew.
 KEPT_LINES = 2048
 
@@ -53,9 +51,8 @@ class WrappedView(LazyRows):
         self._line = line
         # Lines with a gap row above them (line_count + 1: below the last).
         self._gaps = marks.gap_lines(len(lines))
-        # [i]: the rows of lines 1..i+1, gap rows aside; four bytes each
-        # while they fit (the counts of 22 million lines: 90 MB, not 180).
-        self._ends = array("I")
+        # Each counted line's rows, gap rows aside: a byte a line.
+        self._counts = RowCounts()
         self._kept: dict[int, list[Row]] = {}
 
     # -- counting ------------------------------------------------------------
@@ -67,7 +64,7 @@ class WrappedView(LazyRows):
         sooner after the line that takes the run past `seconds`, or that
         makes `rows` rows (lines that wrap are counted by wrapping them: 20
         microseconds or more each, 20 ms for a line of 64 KiB)."""
-        start = len(self._ends)
+        start = len(self._counts)
         chunk = self._lines[start : start + max(1, min(limit, COUNT_RUN))]
         width = self.width
         lengths = map(len, chunk)
@@ -90,11 +87,7 @@ class WrappedView(LazyRows):
                 break
             if rows is not None and made >= rows:
                 break
-        total = self._ends[-1] if self._ends else 0
-        if self._ends.typecode == "I" and total + sum(counts) > _FOUR_BYTES:
-            self._ends = array("q", self._ends)
-        self._ends.extend(itertools.accumulate(counts, initial=total))
-        del self._ends[start]  # the initial total
+        self._counts.extend(counts)
 
     def _count(self, number: int) -> int:
         """Line `number`'s rows, counted (kept only once read)."""
@@ -109,37 +102,37 @@ class WrappedView(LazyRows):
 
     @property
     def counted_lines(self) -> int:
-        return len(self._ends)
+        return len(self._counts)
 
     def adopt_counts(self, old: WrappedView, lines: int) -> None:
         """Take `old`'s counts of its first `lines` lines (the same text at
         the same width: a log that grew), instead of counting them again."""
-        if old.width == self.width and not self._ends:
-            self._ends = old._ends[: min(lines, len(old._ends), self.line_count)]
+        if old.width == self.width and not self._counts:
+            self._counts = old._counts.prefix(min(lines, len(old._counts), self.line_count))
 
     def reach_within(self, line: int, seconds: float) -> bool:
         """Count through line `line` if that takes at most about `seconds`;
         whether it is counted that far."""
         deadline = time.perf_counter() + seconds
-        while len(self._ends) < min(line, self.line_count):
+        while len(self._counts) < min(line, self.line_count):
             left = deadline - time.perf_counter()
             if left <= 0:
                 return False
-            self._count_run(left, limit=line - len(self._ends))
+            self._count_run(left, limit=line - len(self._counts))
         return True
 
     def complete(self) -> bool:
         """Whether every line is counted."""
-        return len(self._ends) == self.line_count
+        return len(self._counts) == self.line_count
 
     def laid_through(self) -> int:
         """The last line whose rows are counted."""
-        return len(self._ends)
+        return len(self._counts)
 
     def reach_steps(self, line: int) -> Steps[None]:
         """Count through line `line`, a run per step."""
-        while len(self._ends) < min(line, self.line_count):
-            self._count_run(STEP_SECONDS, limit=line - len(self._ends))
+        while len(self._counts) < min(line, self.line_count):
+            self._count_run(STEP_SECONDS, limit=line - len(self._counts))
             yield
 
     def count_steps(self) -> Steps[int]:
@@ -150,14 +143,14 @@ class WrappedView(LazyRows):
         return self.rows_so_far()
 
     def _count_to_line(self, line: int) -> None:
-        while len(self._ends) < min(line, self.line_count):
-            self._count_run(limit=line - len(self._ends))
+        while len(self._counts) < min(line, self.line_count):
+            self._count_run(limit=line - len(self._counts))
 
     def rows_so_far(self) -> int:
         """Rows of the counted lines and the gap rows among them."""
-        counted = len(self._ends)
+        counted = len(self._counts)
         gaps = bisect.bisect_right(self._gaps, counted + (1 if self.complete() else 0))
-        return (self._ends[-1] if counted else 0) + gaps
+        return self._counts.through(counted) + gaps
 
     def ensure_rows(self, count: int) -> None:
         while (known := self.rows_so_far()) < count and not self.complete():
@@ -174,17 +167,29 @@ class WrappedView(LazyRows):
 
     def _first_row(self, line: int) -> int:
         """The row of line `line`'s first row (it and the lines before counted)."""
-        before = self._ends[line - 2] if line >= 2 else 0
-        return before + bisect.bisect_right(self._gaps, line)
+        return self._counts.through(line - 1) + bisect.bisect_right(self._gaps, line)
 
     def _place(self, index: int) -> tuple[int, int]:
         """Row `index` (known) as (line, row of it), or (line, -1) for the gap
         row above that line."""
-        counted = len(self._ends)
-        line = bisect.bisect_right(range(1, counted + 1), index, key=self._first_row)
+        counted = len(self._counts)
+        # The stride of lines it is in, then the line: a line's first row
+        # is quick to find at a stride's start (laura.render.row_counts).
+        starts = range(1, counted + 1, STRIDE)
+        stride = bisect.bisect_right(starts, index, key=self._first_row)
+        line = 0
+        if stride:
+            first = starts[stride - 1]
+            last = min(first + STRIDE - 1, counted)
+            before = self._counts.throughs(first - 1, last - 1)  # the rows before each line
+
+            def first_row(number: int) -> int:
+                return before[number - first] + bisect.bisect_right(self._gaps, number)
+
+            line = first - 1 + bisect.bisect_right(range(first, last + 1), index, key=first_row)
         if line:
             offset = index - self._first_row(line)
-            if offset < self._ends[line - 1] - (self._ends[line - 2] if line >= 2 else 0):
+            if offset < self._counts.rows_of(line):
                 return line, offset
         return line + 1, -1
 

@@ -13,8 +13,6 @@ from pathlib import Path
 import pytest
 
 from laura.panes.source import load_source
-from laura.render import wrapped_view
-from laura.render.document import Document
 from laura.render.line_store import LineStore
 from laura.render.wrapped_view import WrappedView
 
@@ -123,21 +121,5 @@ def test_a_file_of_short_lines_costs_a_few_bytes_a_line(tmp_path: Path, line: st
     assert loaded.document.line_count == count
     assert loaded.document.lines[count - 1] == shown
     assert view.rows_so_far() == count
-    # The row counts take four bytes a line; the lines themselves `most`.
-    assert kept < count * (most + 4) + (1 << 20), kept / count
-
-
-def test_row_counts_past_four_bytes_move_to_eight(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A view's row counts are kept in four bytes each while they fit; past
-    that they are widened, not wrapped around."""
-    monkeypatch.setattr(wrapped_view, "_FOUR_BYTES", 1000)
-    document = Document("big.log", "a\n" * 3000)
-    view = document.view(80)
-    assert isinstance(view, WrappedView)
-    for _ in view.count_steps():
-        pass
-    assert view.rows_so_far() == 3000
-    assert [view.rows_for_line(line) for line in (1, 999, 1001, 3000)] == [
-        range(0, 1), range(998, 999), range(1000, 1001), range(2999, 3000)
-    ]
-    assert [view.line_at(row) for row in (0, 998, 1000, 2999)] == [1, 999, 1001, 3000]
+    # The row counts take a byte a line (four before); the lines themselves `most`.
+    assert kept < count * (most + 1) + (1 << 20), kept / count

@@ -39,8 +39,9 @@ def test_row_counts_answer_as_summing_every_count(seed: int) -> None:
         assert kept.through(lines + 2) == sum(written[:lines]) + 301
 
 
-def test_a_million_one_row_lines_keep_about_a_megabyte_of_counts() -> None:
-    document = Document("app.log", "ok\n" * 1_000_000)
+@pytest.mark.parametrize("line", ["ok", "", "界界", "a\tb"])
+def test_a_million_one_row_lines_keep_about_a_megabyte_of_counts(line: str) -> None:
+    document = Document("app.log", (line + "\n") * 1_000_000)
     view = document.view(80)
     assert isinstance(view, WrappedView)
     tracemalloc.start()

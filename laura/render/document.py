@@ -14,7 +14,6 @@ names (other than plain text) is code; the rest is wrapped plain text.
 
 from __future__ import annotations
 
-import collections
 import re
 from collections.abc import Callable, Iterator
 from pathlib import PurePath
@@ -31,6 +30,7 @@ from laura.render.diff import (
     plain_line,
     plain_line_blocks,
 )
+from laura.render.kept import Kept
 from laura.render.line_store import LineStore
 from laura.render.line_view import LineView
 from laura.render.lines import Block, Line
@@ -49,7 +49,8 @@ UNREADABLE = "unreadable"
 # How long `render_document` (everything at once) may spend colouring.
 EAGER_COLOUR_SECONDS = 1.0
 # Lines of blocks that can be made again a document holds (a few screens at
-# each of a few widths); older ones are dropped and made again when read.
+# each of a few widths); those read longest ago are dropped and made again
+# when read.
 # Holding every block cost some 300 bytes a line (a `Line`, its spans and
 # its source): a megabyte of one-word headings, 110 MB.
 KEPT_LINES = 8192
@@ -134,14 +135,11 @@ class Document:
         ):
             self.colouring = Colouring(lexer, self.lines)
         self._line = SourceLine(self.lines, self.kind, self.colouring)
-        # Blocks made so far, in order; one that can be made again is dropped
-        # (None here; where it was and how to make it, in `_dropped`) once
-        # KEPT_LINES lines of such blocks were held after it.
-        self._made: list[Block | None] = []
-        self._made_through = 0  # the last line of the last block made
-        self._dropped: dict[int, Block] = {}  # place -> an empty block with its start, end and again
-        self._kept: collections.deque[int] = collections.deque()
-        self._kept_lines = 0
+        # Blocks made so far, in order. One that can be made again is here
+        # as its place (its start, end and `again`, no lines), and held in
+        # `_kept` while it is among the KEPT_LINES lines read last.
+        self._made: list[Block] = []
+        self._kept: Kept[Block] = Kept(KEPT_LINES)
         self._source: Iterator[Block] | None = self._make()
 
     @property
@@ -183,9 +181,13 @@ class Document:
         while index >= len(self._made):
             if not self._make_next():
                 return None
-        block = self._made[index]
+        place = self._made[index]
+        if place.again is None:
+            return place
+        block = self._kept.get(index)
         if block is None:
-            block = self._made_again(index)
+            block = self._made_again(place)
+            self._kept.put(index, block, len(block.lines))
         return block
 
     def _make_next(self) -> bool:
@@ -194,41 +196,24 @@ class Document:
         try:
             block = next(self._source, None)
         except Exception:  # a renderer bug degrades to plain text, never a crash
-            self._source = _plain_after(self.lines, self._made_through)
+            self._source = _plain_after(self.lines, self._made[-1].end if self._made else 0)
             return True
         if block is None:
             self._source = None
             return False
-        self._made.append(block)
-        self._made_through = block.end
-        self._keep(len(self._made) - 1, block)
+        if block.again is None:
+            self._made.append(block)
+        else:
+            self._made.append(attrs.evolve(block, lines=()))
+            self._kept.put(len(self._made) - 1, block, len(block.lines))
         return True
 
-    def _made_again(self, index: int) -> Block:
-        dropped = self._dropped.pop(index)
-        assert dropped.again is not None
+    def _made_again(self, place: Block) -> Block:
+        assert place.again is not None
         try:
-            block = dropped.again()
+            return place.again()
         except Exception:  # a renderer bug degrades to plain text, never a crash
-            block = _plain_block(self.lines, dropped.start, dropped.end)
-        self._made[index] = block
-        self._keep(index, block)
-        return block
-
-    def _keep(self, index: int, block: Block) -> None:
-        """Hold `block`; drop the blocks held longest that can be made again
-        while those hold more than KEPT_LINES lines."""
-        if block.again is None:
-            return
-        self._kept.append(index)
-        self._kept_lines += len(block.lines)
-        while self._kept_lines > KEPT_LINES and len(self._kept) > 1:
-            old = self._kept.popleft()
-            dropped = self._made[old]
-            assert dropped is not None
-            self._kept_lines -= len(dropped.lines)
-            self._made[old] = None
-            self._dropped[old] = Block((), dropped.start, dropped.end, again=dropped.again)
+            return _plain_block(self.lines, place.start, place.end)
 
     def _final(self, number: int) -> bool:
         return self.colouring is None or self.colouring.final(number)

@@ -325,11 +325,8 @@ def _windowed(source: _Source, cursor: int) -> Iterator[tuple[int, int, list[Tok
     start, size = cursor, WINDOW_LINES
     while start < len(lines):
         stop = min(len(lines), start + size)
-        src = "\n".join(lines[start:stop])
-        if stop < len(lines) or source.final_newline:
-            src += "\n"
         after = stop  # where the next window starts: past blank lines, or at a group it did not take
-        for lo, hi, tokens in top_level_blocks(src, source.env, offset=start):
+        for lo, hi, tokens in source.groups(start, stop):
             if stop < len(lines) and lo + _longest_lookahead() > stop:
                 after = lo
                 break
@@ -342,8 +339,6 @@ def _windowed(source: _Source, cursor: int) -> Iterator[tuple[int, int, list[Tok
         start, size = after, WINDOW_LINES
 
 
-
-
 @attrs.frozen(eq=False)
 class _Source:
     """What making a block again needs: the document's lines, the link
@@ -353,6 +348,14 @@ class _Source:
     env: dict[str, Any]
     final_newline: bool
 
+    def groups(self, start: int, stop: int) -> Iterator[tuple[int, int, list[Token] | None]]:
+        """`top_level_blocks` of lines `start`..`stop - 1` (0-based), counted
+        from the document's start: the parser reads only those lines."""
+        src = "\n".join(self.lines[start:stop])
+        if stop < len(self.lines) or self.final_newline:
+            src += "\n"
+        return top_level_blocks(src, self.env, offset=start)
+
 
 def _made_again(source: _Source, first: int, end: int) -> Block:
     """The block of lines `first`..`end - 1` (0-based) made again: the same
@@ -360,11 +363,7 @@ def _made_again(source: _Source, first: int, end: int) -> Block:
     the block's own lines and what decided its end, not of the whole file)."""
     for lookahead in (_cut_lookahead(), _longest_lookahead()):
         stop = min(len(source.lines), end + lookahead)
-        src = "\n".join(source.lines[first:stop])
-        if stop < len(source.lines) or source.final_newline:
-            src += "\n"
-        groups = top_level_blocks(src, source.env, offset=first)
-        block = next(_assembled(source, groups, first, stop), None)
+        block = next(_assembled(source, source.groups(first, stop), first, stop), None)
         if block is not None and (block.start, block.end) == (first + 1, end):
             return block
     raise ValueError(f"lines {first + 1}..{end} made again as another block")

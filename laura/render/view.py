@@ -27,6 +27,7 @@ import attrs
 
 from laura.render import theme
 from laura.render.cells import clip_spans, slice_spans, spans_cells, wrap_spans
+from laura.render.kept import Kept
 from laura.render.lines import Block, Blocks, KeptBlocks, Line, clamp_range, rows_meeting
 from laura.render.marks import ADDED, MODIFIED, NO_MARKS, REMOVED, Marks
 from laura.render.style import Row, Span
@@ -225,8 +226,9 @@ class DocumentView(LazyRows):
         self._row_ends = array.array("q")  # rows in all after each laid block
         self._through = array.array("q")  # the last source line laid after each block
         self._tail: Row | None = None  # the gap row for lines removed after the last line
-        self._kept: dict[int, tuple[list[Row], list[bool]]] = {}  # block -> its rows, pre flags
-        self._kept_rows = 0
+        # Blocks' rows (and which are pre-formatted) read last: a table styled
+        # for the screen stays while the layout goes on to the end.
+        self._kept: Kept[tuple[list[Row], list[bool]]] = Kept(KEPT_ROWS)
         self._mismatched: set[int] = set()
 
     @property
@@ -261,22 +263,11 @@ class DocumentView(LazyRows):
     def _laid_rows(self) -> int:
         return self._row_ends[-1] if self._row_ends else 0
 
-    def _keep(self, index: int, rows: list[Row], pre: list[bool]) -> None:
-        """Keep block `index`'s rows; drop the blocks' read longest ago while
-        more than KEPT_ROWS rows are kept (a table styled for the screen
-        stays while the layout goes on to the end)."""
-        self._kept[index] = (rows, pre)
-        self._kept_rows += len(rows)
-        while self._kept_rows > KEPT_ROWS and len(self._kept) > 1:
-            oldest = next(iter(self._kept))
-            self._kept_rows -= len(self._kept.pop(oldest)[0])
-
     def _block_rows(self, index: int) -> tuple[list[Row], list[bool]]:
         """Laid block `index`'s rows (a deferred one's styled), and which
         are pre-formatted."""
-        kept = self._kept.pop(index, None)
+        kept = self._kept.get(index)
         if kept is not None:
-            self._kept[index] = kept  # read now: the last to go
             return kept
         block = self._blocks.block(index)
         assert block is not None, "a laid-out block is always there"
@@ -288,7 +279,7 @@ class DocumentView(LazyRows):
                 rows, pre = self._laid_out(block.lines)
             rows = rows[:counted] + [Row((), None)] * (counted - len(rows))
             pre = pre[:counted] + [False] * (counted - len(pre))
-        self._keep(index, rows, pre)
+        self._kept.put(index, (rows, pre), len(rows))
         return rows, pre
 
     def _laid_out(self, lines: Iterable[Line]) -> tuple[list[Row], list[bool]]:

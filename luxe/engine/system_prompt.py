@@ -3,22 +3,20 @@
 Built once per session (a stable prompt keeps the provider's prompt cache
 warm): cwd, platform, date, a git status summary, the project's AGENTS.md /
 LUXE.md (read through the permission gate: regular files only, capped,
-redacted), and the tools. The git call is bounded; on any failure the prompt
-just says the directory is not a git checkout.
+redacted), and the tools. The git call is bounded in time and output
+(luxe.git_read); on a failure the prompt says what failed.
 """
 
 from __future__ import annotations
 
 import logging
 import os
-import subprocess
 from datetime import date
 from pathlib import Path
 
-import trio
-
 from luxe.engine.model import ToolSpec
 from luxe.engine.ports import PermissionGate
+from luxe.git_read import git_read, whole_lines
 from luxe.regular_file import read_regular
 
 log = logging.getLogger("luxe.session")
@@ -26,34 +24,37 @@ log = logging.getLogger("luxe.session")
 PROJECT_FILES = ("AGENTS.md", "LUXE.md")
 PROJECT_FILE_CAP = 32 * 1024
 GIT_TIMEOUT_S = 2.0
+STATUS_CAP = 64 * 1024  # a checkout with more changes is summed up as "more than"
+SHOWN_CHANGES = 20
 
 
 async def git_summary(cwd: Path) -> str:
     """`git status` in a few lines: branch and changed files (capped)."""
     try:
-        with trio.move_on_after(GIT_TIMEOUT_S):
-            done = await trio.run_process(
-                # Never the index lock: the person's own git may run meanwhile.
-                ["git", "--no-optional-locks", "status", "--porcelain=v1", "--branch"],
-                cwd=cwd,
-                capture_stdout=True,
-                capture_stderr=True,
-                check=False,
-                stdin=subprocess.DEVNULL,
-            )
-            if done.returncode != 0:
-                return "not a git checkout"
-            lines = done.stdout.decode("utf-8", "replace").splitlines()
-            branch = lines[0].removeprefix("## ") if lines else "unknown"
-            changes = lines[1:]
-            if not changes:
-                return f"git branch {branch}; working tree clean"
-            shown = "\n".join(f"  {c}" for c in changes[:20])
-            more = f"\n  … and {len(changes) - 20} more" if len(changes) > 20 else ""
-            return f"git branch {branch}; {len(changes)} changed paths:\n{shown}{more}"
-        return "git status timed out"
+        done = await git_read(
+            "status", "--porcelain=v1", "--branch",
+            cwd=cwd, timeout_s=GIT_TIMEOUT_S, stdout_cap=STATUS_CAP,
+        )  # fmt: skip
     except OSError:
         return "git is not installed"
+    if done is None:
+        return "git status timed out"
+    if done.returncode != 0 and not done.truncated:
+        return "not a git checkout"
+    lines = whole_lines(done)
+    branch = lines[0].removeprefix("## ") if lines else "unknown"
+    changes = lines[1:]
+    if not changes:
+        return f"git branch {branch}; working tree clean"
+    shown = "\n".join(f"  {c}" for c in changes[:SHOWN_CHANGES])
+    more = len(changes) - SHOWN_CHANGES
+    if done.truncated:
+        count = f"more than {len(changes)}"
+        rest = f"\n  … and more than {more} more" if more > 0 else "\n  … and more"
+    else:
+        count = f"{len(changes)}"
+        rest = f"\n  … and {more} more" if more > 0 else ""
+    return f"git branch {branch}; {count} changed paths:\n{shown}{rest}"
 
 
 def project_instructions(cwd: Path, gate: PermissionGate) -> str:

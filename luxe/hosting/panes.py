@@ -22,6 +22,7 @@ from typing import Any
 
 import trio
 
+from luxe.git_read import git_read
 from luxe.hosting.link import LauraLink
 from luxe.protocol import events as ev
 from luxe.record import record
@@ -29,6 +30,7 @@ from luxe.record import record
 log = logging.getLogger("luxe.hosting")
 
 GIT_TIMEOUT_S = 2.0
+EDIT_DIFF_CAP = 256 * 1024
 _HUNK = re.compile(rb"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@", re.MULTILINE)
 
 
@@ -42,20 +44,19 @@ class EditView:
 
 
 async def edit_view(cwd: Path, path: str) -> EditView:
-    """Ask git how `path` differs from HEAD (bounded; no git: plain view)."""
-    from luxe.review.process import run
-
-    with trio.move_on_after(GIT_TIMEOUT_S):
-        try:
-            done = await run(
-                ["git", "diff", "--no-color", "--no-ext-diff", "-U0", "HEAD", "--", path], cwd=cwd
-            )
-        except OSError:
-            return EditView(False, None)
-        if done.returncode != 0 or not done.stdout:
-            return EditView(False, None)
-        return EditView(True, changed_lines(done.stdout))
-    return EditView(False, None)
+    """Ask git how `path` differs from HEAD (bounded in time and output,
+    luxe.git_read; no git: plain view). Past the cap, the hunks read so far
+    are the changed lines: an edit that empties a huge file is one hunk."""
+    try:
+        done = await git_read(
+            "diff", "--no-color", "--no-ext-diff", "--no-textconv", "-U0", "HEAD", "--", path,
+            cwd=cwd, timeout_s=GIT_TIMEOUT_S, stdout_cap=EDIT_DIFF_CAP,
+        )  # fmt: skip
+    except OSError:
+        return EditView(False, None)
+    if done is None or not done.stdout or (done.returncode != 0 and not done.truncated):
+        return EditView(False, None)
+    return EditView(True, changed_lines(done.stdout))
 
 
 def changed_lines(diff: bytes) -> tuple[int, int] | None:

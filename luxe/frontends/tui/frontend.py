@@ -54,6 +54,8 @@ log = logging.getLogger("luxe.tui")
 FRAME_S = 1 / 30
 SPINNER_S = 0.1
 ESC_WAIT_S = 0.05
+BRANCH_TIMEOUT_S = 2.0  # for the status line's branch
+BRANCH_CAP = 4096
 
 
 class Interface(PersonFace):
@@ -252,16 +254,16 @@ class Interface(PersonFace):
             self._panes_nursery.start_soon(self.laura.follow, "review", path, lines, diff)
 
     async def _find_branch(self) -> None:
-        import subprocess
-
-        import trio
+        from luxe.git_read import git_read
 
         try:
-            done = await trio.run_process(
-                ["git", "symbolic-ref", "--short", "-q", "HEAD"], cwd=self.cwd,
-                stdin=subprocess.DEVNULL, capture_stdout=True, capture_stderr=True, check=False,
-            )
+            done = await git_read(
+                "symbolic-ref", "--short", "-q", "HEAD",
+                cwd=self.cwd, timeout_s=BRANCH_TIMEOUT_S, stdout_cap=BRANCH_CAP,
+            )  # fmt: skip
         except OSError:
+            return
+        if done is None or done.returncode != 0:
             return
         self.state.status.branch = done.stdout.decode("utf-8", "replace").strip()
         self._mark()

@@ -1,10 +1,10 @@
 """`@path` completion: the project's files, listed off the event loop and
 kept a while, and the ones a query's characters match in order.
 
-A listing is git's (tracked and untracked files, not ignored), else a
-bounded walk; it runs in a worker thread, so a checkout of 100,000 files
-(some 150 ms to list) never stops the loop drawing, and it is kept for
-FRESH_S, so Tab after Tab does not list again. Every file can be found: the
+A listing is git's (tracked and untracked files, not ignored; bounded in
+time and bytes), else a bounded walk in a worker thread. Neither stops the
+loop drawing (a checkout of 100,000 files takes some 150 ms to list), and a
+listing is kept for FRESH_S, so Tab after Tab does not list again. Every file can be found: the
 match runs over the whole list, first in one regular expression (C) over
 all of it, then scored in Python for the few that match.
 """
@@ -13,31 +13,39 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
 import time
 from pathlib import Path
 
 import trio
 
+from luxe.git_read import git_read, whole_lines
+
 FRESH_S = 10.0  # a listing this old is listed again at the next completion
 MOST_FILES = 500_000  # of git's list; a walk stops at WALK_MOST
+LISTING_CAP = 64 * MOST_FILES  # bytes of git's list read at most
+LIST_TIMEOUT_S = 5.0
 WALK_MOST = 5000
 SHOWN = 50
 
 
-def project_files(cwd: Path) -> list[str]:
-    """Files of the project: git's list (tracked and untracked, not ignored),
-    else a bounded walk. Blocking: run it in a worker thread."""
+async def project_files(cwd: Path) -> list[str]:
+    """Files of the project: git's list (tracked and untracked, not ignored;
+    bounded in time and output, luxe.git_read), else a bounded walk in a
+    worker thread."""
     try:
-        done = subprocess.run(
-            ["git", "ls-files", "-co", "--exclude-standard", "-z"],
-            cwd=cwd, stdin=subprocess.DEVNULL, capture_output=True, timeout=5, check=False,
+        done = await git_read(
+            "ls-files", "-co", "--exclude-standard", "-z",
+            cwd=cwd, timeout_s=LIST_TIMEOUT_S, stdout_cap=LISTING_CAP,
         )  # fmt: skip
-        if done.returncode == 0:
-            names = done.stdout.decode("utf-8", "replace").split("\0")
-            return [name for name in names[:MOST_FILES] if name]
-    except (OSError, subprocess.TimeoutExpired):
-        pass
+    except OSError:
+        done = None
+    if done is not None and (done.returncode == 0 or done.truncated):
+        return [name for name in whole_lines(done, "\0")[:MOST_FILES] if name]
+    return await trio.to_thread.run_sync(walked, cwd)
+
+
+def walked(cwd: Path) -> list[str]:
+    """The first WALK_MOST files under `cwd`, hidden folders left out (blocking)."""
     found: list[str] = []
     for root, dirs, files in os.walk(cwd):
         dirs[:] = [d for d in dirs if not d.startswith(".")]
@@ -61,7 +69,7 @@ class ProjectFiles:
         """The best SHOWN files for `query` (see `fuzzy`)."""
         now = time.monotonic()
         if self._listed_at is None or now - self._listed_at > FRESH_S:
-            self._files = await trio.to_thread.run_sync(project_files, self.cwd)
+            self._files = await project_files(self.cwd)
             self._joined = joined(self._files)
             self._listed_at = time.monotonic()
         return fuzzy(query, self._files, self._joined)

@@ -182,3 +182,30 @@ def test_at_completion_chooses_among_candidates(ui: StartUi, env: dict[str, str]
     session.send_keys("Enter")
     session.wait_for("read the plan")
     wait_until(lambda: any("body of alpha_notes.md" in t for t in _sent(_sessions(env))))
+
+
+def test_file_names_and_a_branch_cannot_write_to_the_terminal(ui: StartUi, repo: Path) -> None:
+    # A repository's file names go through @ completion, its branch into
+    # the status line: escape codes in them are shown, never obeyed.
+    from tests.helpers.gitrepo import git
+
+    git(repo, "checkout", "-q", "-b", "topic\u009b2J")  # git refuses C0, not C1
+    names = [
+        "see\x1b]2;owned-bel\x07a.md",  # the terminal's title, BEL-terminated
+        "see\x1b]2;owned-st\x1b\\b.md",  # the same, ST-terminated
+        "see\x1b[2J\x1b[Hwiped-c.md",  # clear the screen, cursor home
+        "see\rcovered-d.md",  # overwrite the row from its start
+    ]
+    for name in names:
+        (repo / name).write_text("x\n")
+    session = ui()
+    title = session.tmux("display", "-p", "#{pane_title}").strip()
+    session.wait_for("⎇ topic\ufffd2J")
+    session.type("@see")
+    session.send_keys("Tab")
+    screen = session.wait_for("covered-d.md")
+    for shown in ("see\ufffd]2;owned-bel\ufffda.md", "see\ufffd]2;owned-st\ufffd\\b.md",
+                  "see\ufffd[2J\ufffd[Hwiped-c.md", "see\ufffdcovered-d.md"):
+        assert shown in screen, screen
+    assert session.tmux("display", "-p", "#{pane_title}").strip() == title
+    assert "⎇ topic\ufffd2J" in session.status_line()

@@ -78,15 +78,31 @@ def _hanging_git(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return pid_file
 
 
+HANGING = {
+    "status": (system_prompt, "GIT_TIMEOUT_S", lambda cwd: system_prompt.git_summary(cwd)),
+    "edits pane": (panes, "GIT_TIMEOUT_S", lambda cwd: panes.edit_view(cwd, "x.txt")),
+    "listing": (path_completion, "LIST_TIMEOUT_S", lambda cwd: path_completion.project_files(cwd)),
+}
+ANSWERED_WITHOUT_GIT = {
+    "status": "git status timed out",
+    "edits pane": panes.EditView(False, None),
+    "listing": ["bin/git", "child.pid"],  # the walk
+}
+
+
+@pytest.mark.parametrize("reader", sorted(HANGING))
 async def test_a_hanging_git_ends_with_all_it_started(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, reader: str
 ) -> None:
     pid_file = _hanging_git(tmp_path, monkeypatch)
-    monkeypatch.setattr(system_prompt, "GIT_TIMEOUT_S", 0.5)
+    module, deadline, read = HANGING[reader]
+    monkeypatch.setattr(module, deadline, 0.5)
     with trio.fail_after(10):
-        assert await system_prompt.git_summary(tmp_path) == "git status timed out"
-    child = int(pid_file.read_text())
-    assert not alive(child), "git's child outlived the status"
+        answer = await read(tmp_path)
+    if isinstance(answer, list):
+        answer.sort()
+    assert answer == ANSWERED_WITHOUT_GIT[reader]
+    assert not alive(int(pid_file.read_text())), "git's child outlived the read"
 
 
 async def test_no_git_is_said(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -144,16 +160,6 @@ async def test_a_repositorys_textconv_is_never_run(tmp_path: Path) -> None:
     view = await panes.edit_view(repo.path, "b.txt")
     assert view == panes.EditView(True, (2, 2))
     assert not marker.exists()
-
-
-async def test_a_hanging_git_leaves_the_plain_view_and_no_process(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    pid_file = _hanging_git(tmp_path, monkeypatch)
-    monkeypatch.setattr(panes, "GIT_TIMEOUT_S", 0.5)
-    with trio.fail_after(10):
-        assert await panes.edit_view(tmp_path, "x.txt") == panes.EditView(False, None)
-    assert not alive(int(pid_file.read_text()))
 
 
 # --- `@path` completion's listing ----------------------------------------------------------

@@ -107,10 +107,13 @@ def make_hooks(
     return CommandHookRunner(config, cwd=str(cwd), on_finished=emit, redact=gate.redact)
 
 
+LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+
+
 def _setup_logging(paths: Paths, verbose: bool) -> None:
     root = logging.getLogger("luxe")
     root.setLevel(logging.DEBUG if verbose else logging.INFO)
-    fmt = logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
+    fmt = logging.Formatter(LOG_FORMAT)
     try:
         paths.state_dir.mkdir(parents=True, exist_ok=True)
         handler: logging.Handler = logging.FileHandler(paths.log_file, encoding="utf-8")
@@ -120,8 +123,19 @@ def _setup_logging(paths: Paths, verbose: bool) -> None:
         pass
     if verbose:
         err = logging.StreamHandler(sys.stderr)
-        err.setFormatter(fmt)
+        err.setFormatter(_StderrFormatter(LOG_FORMAT))
         root.addHandler(err)
+
+
+class _StderrFormatter(logging.Formatter):
+    """--verbose's log lines on stderr, a terminal more often than not: a
+    logged value that came from the project (a file name, a link's target in
+    a gate's reason) carries no control character there (print_render.plain)."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        from luxe.frontends.print_render import plain
+
+        return plain(super().format(record))
 
 
 @record

@@ -226,6 +226,28 @@ def test_no_escape_bytes_on_a_terminal_with_no_color(repo: Path, env: dict[str, 
     assert b"\xc2\xb7 read" in output and b"Next line" in output
 
 
+def test_verbose_log_lines_on_stderr_hold_no_control_characters(
+    repo: Path, env: dict[str, str]
+) -> None:
+    # AGENTS.md and LUXE.md link to secret files in directories whose names
+    # are attacks: the gate leaves them out, and --verbose logs why, naming
+    # where each link leads.
+    for name, attack in (("AGENTS.md", "\x1b]0;pwn-bel\x07 \x9b2J"),
+                         ("LUXE.md", "\x1b]2;pwn-st\x1b\\ kept\rGONE kept\x08\x08XY")):
+        target = repo / f"dir {attack}"
+        target.mkdir()
+        (target / ".env").write_text("TOKEN=1\n")
+        (repo / name).symlink_to(target / ".env")
+    with FakeLLMServer([{"text": "answered"}]) as server:
+        done = run_print(["go", "--verbose"], cwd=repo, env={**env, **model_env(server)})
+    assert (done.returncode, done.stdout) == (0, b"answered\n"), done.stderr
+    assert done.stderr.count("left out of the system prompt") == 2, done.stderr
+    assert re.findall(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]", done.stderr) == []
+    for seen in ("\ufffd]0;pwn-bel\ufffd \ufffd2J", "\ufffd]2;pwn-st\ufffd\\",
+                 "kept\ufffdGONE", "kept\ufffd\ufffdXY"):
+        assert seen in done.stderr, seen
+
+
 def test_continue_picks_up_a_session_made_over_rpc(repo: Path, env: dict[str, str]) -> None:
     with FakeLLMServer([{"text": "Noted: the word is tangerine."}, {"text": "tangerine"}]) as server:
         run_env = {**env, **model_env(server)}

@@ -18,12 +18,15 @@ Span = tuple[str, str]
 Line = list[Span]
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+TAB = "    "
 
 
 def clean(text: str) -> str:
     """Text safe to draw: tabs expanded, control characters (escape codes an
-    attacker put in a file name or tool output) shown as visible `�`."""
-    return _CONTROL.sub("\ufffd", text.replace("\t", "    "))
+    attacker put in a file name or tool output) shown as visible `�`.
+    `Palette.render` cleans every span; callers clean before they measure,
+    cut or split text (a newline stays, for them to split on)."""
+    return _CONTROL.sub("\ufffd", text.replace("\t", TAB))
 
 
 # Printable ASCII and the glyphs the interface draws itself: one cell each
@@ -47,18 +50,24 @@ def _wcwidth() -> tuple[Callable[[str], int], Callable[[str], int]]:
 
 
 def char_width(ch: str) -> int:
-    """The cells one character takes (0 for a control or a combining mark)."""
+    """The cells one character takes as `clean` draws it: 4 for a tab, 1 for
+    another control (its `�`), 0 for a newline or a combining mark."""
     if ch in NARROW:
         return 1
+    if _CONTROL.match(ch):
+        return 1
+    if ch == "\t":
+        return len(TAB)
     return max(_wcwidth()[0](ch), 0)
 
 
 def cell_width(text: str) -> int:
     if NARROW.issuperset(text):
         return len(text)
-    width = _wcwidth()[1](text)
-    if width >= 0:
-        return width
+    if "\t" not in text and _CONTROL.search(text) is None:
+        width = _wcwidth()[1](text)
+        if width >= 0:
+            return width
     return sum(char_width(ch) for ch in text)
 
 
@@ -313,9 +322,15 @@ class Palette:
 
     def render(self, line: Line) -> str:
         """The line as terminal text: every styled span opens with its SGR and
-        closes with a reset, so any prefix of the output ends unstyled."""
+        closes with a reset, so any prefix of the output ends unstyled.
+
+        Every span is cleaned here, whoever built it: the interface's text
+        reaches the terminal only through this, so a control character (a
+        file name's, a tool's, the model's, GitHub's) is drawn as `�`, and
+        the only escapes written are our own."""
         out = []
-        for text, role in line:
+        for raw, role in line:
+            text = raw if raw.isprintable() else clean(raw)  # (isprintable: no control, fast)
             url = ""
             if role.startswith(LINK):
                 url, role = clean(role[len(LINK):]), "link"

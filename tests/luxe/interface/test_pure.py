@@ -3,6 +3,7 @@ bytes replayed through a reference emulator), streaming markdown, keys."""
 
 from __future__ import annotations
 
+import re
 from datetime import UTC
 
 import blessed
@@ -156,11 +157,31 @@ def test_text_measured_without_wcwidth_is_measured_as_wcwidth_would() -> None:
 
     for ch in NARROW:
         assert wcwidth(ch) == 1 and char_width(ch) == 1, repr(ch)
-    for text in ("› ask  model  ctx 0%  ⎇ main", "日本語 › x", "e\u0301", "👍🏽 ok", "a\x1bb"):
+    for text in ("› ask  model  ctx 0%  ⎇ main", "日本語 › x", "e\u0301", "👍🏽 ok"):
         expected = wcswidth(text)
         if expected < 0:
             expected = sum(max(wcwidth(ch), 0) for ch in text)
         assert cell_width(text) == expected, text
+
+
+def test_a_control_is_drawn_as_a_visible_cell_and_measured_as_drawn() -> None:
+    """Palette.render cleans every span, whoever built it: a control is
+    drawn as `�` (a tab as four spaces) in every palette, and measured as
+    drawn, so a row cut or wrapped to a width is drawn no wider."""
+    from luxe.frontends.tui.live import visible
+    from luxe.frontends.tui.text import cell_width, truncate
+
+    texts = ["a\x1b]0;t\x07b", "\x9b2J", "x\ty", "kept\rGONE", "\x00nul", "日本\x1b語", "\x7f\x85"]
+    for kind in ("256", "16", "mono", "plain"):
+        palette = Palette(kind, links=True)
+        for text in texts:
+            drawn = visible(palette.render([(text, "tool"), ("link", "link:u\x1b]0;t\x07")]))
+            assert re.search(r"[\x00-\x1f\x7f-\x9f]", drawn) is None, (kind, drawn)
+            assert cell_width(drawn) == cell_width(text) + cell_width("link"), (kind, text)
+            for width in (3, 5, 8):
+                for row in [truncate([("> ", "dim"), (text * 3, "")], width),
+                            *wrap([(text * 3, "")], width, floor=1)]:
+                    assert cell_width(visible(palette.render(row))) <= max(width, 4), (text, width, row)
 
 
 def test_colour_fallbacks_from_the_environment() -> None:

@@ -2,7 +2,7 @@
 its own process group, with a timeout, and say in one word why GitHub is not
 reachable when it is not.
 
-`run_gh` owns the process it starts (through `luxe.review.process.run`):
+`run_gh` owns the process it starts (through `luxe.child_process.run`):
 a timeout or a cancel ends the whole group with the shared
 `terminate_group` before the caller sees `GhUnavailable` or Cancelled. The
 caller's task lives in the session's nursery, so closing the session kills
@@ -19,7 +19,7 @@ from typing import Any
 
 import trio
 
-from luxe.review import process
+from luxe import child_process
 
 # A read may take this long before the workspace says gh is slow; writes
 # (push, create, merge) get longer.
@@ -70,14 +70,14 @@ async def run(
     stdin: bytes | None = None,
     env: Mapping[str, str] | None = None,
     stdout_cap: int | None = None,
-) -> process.Completed:
+) -> child_process.Completed:
     """Run `argv` (gh or git) with a timeout (and at most `stdout_cap` bytes
-    of output: see luxe.review.process). Raises GhUnavailable when the
+    of output: see luxe.child_process). Raises GhUnavailable when the
     program is missing or the timeout passes (the group is killed first)."""
-    result: process.Completed | None = None
+    result: child_process.Completed | None = None
     with trio.move_on_after(timeout_s):
         try:
-            result = await process.run(argv, cwd=cwd, stdin=stdin, env=env, stdout_cap=stdout_cap)
+            result = await child_process.run(argv, cwd=cwd, stdin=stdin, env=env, stdout_cap=stdout_cap)
         except FileNotFoundError:
             if argv[0] == "gh":
                 raise GhUnavailable("gh_missing", "gh is not installed or not on PATH") from None
@@ -88,13 +88,13 @@ async def run(
 
 
 async def gh(*args: str, cwd: Path, timeout_s: float = READ_TIMEOUT_S,
-             stdin: bytes | None = None) -> process.Completed:
+             stdin: bytes | None = None) -> child_process.Completed:
     return await run(("gh", *args), cwd=cwd, timeout_s=timeout_s, stdin=stdin)
 
 
 async def git(
     *args: str, cwd: Path, timeout_s: float = READ_TIMEOUT_S, stdout_cap: int | None = None
-) -> process.Completed:
+) -> child_process.Completed:
     return await run(("git", *args), cwd=cwd, timeout_s=timeout_s, stdout_cap=stdout_cap)
 
 

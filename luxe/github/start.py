@@ -18,8 +18,8 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+from luxe.child_process import child_env
 from luxe.record import record
-from luxe.review.process import child_env
 
 TIMEOUT_S = 60.0
 MARKER = (

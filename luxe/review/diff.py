@@ -7,7 +7,7 @@ raises ReviewLoadError with a reason for a person; nothing is changed in
 the repository (untracked files are listed through a temporary index).
 
 Cancelling a read kills the git or gh process it is waiting on (see
-`process.run`).
+`child_process.run`).
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from pathlib import Path
 
 import trio
 
+from luxe import child_process
 from luxe.record import record
-from luxe.review import process
 from luxe.review.diffparse import DiffParseError, ParsedDiff, parse_diff, short_hash
 from luxe.review.model import (
     BranchTarget,
@@ -102,8 +102,8 @@ async def git(
     stdin: bytes | None = None,
     env: Mapping[str, str] | None = None,
     stdout_cap: int | None = None,
-) -> process.Completed:
-    return await process.run(
+) -> child_process.Completed:
+    return await child_process.run(
         ("git", *GIT_CONFIG, *args), cwd=root, stdin=stdin, env=env, stdout_cap=stdout_cap
     )
 
@@ -243,9 +243,9 @@ async def default_branch(root: Path) -> str:
 _REPOSITORY = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*(/[A-Za-z0-9_.][A-Za-z0-9_.-]*){1,2}")
 
 
-async def _gh(cwd: Path, *args: str, cap: int | None = None) -> process.Completed:
+async def _gh(cwd: Path, *args: str, cap: int | None = None) -> child_process.Completed:
     try:
-        return await process.run(("gh", *args), cwd=cwd, stdout_cap=cap)
+        return await child_process.run(("gh", *args), cwd=cwd, stdout_cap=cap)
     except FileNotFoundError:
         raise ReviewLoadError(
             "gh is not installed or not on PATH; pull requests are read through the GitHub CLI"

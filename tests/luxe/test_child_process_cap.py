@@ -1,4 +1,4 @@
-"""luxe.review.process.run with a stdout cap: reads that much at most, ends
+"""luxe.child_process.run with a stdout cap: reads that much at most, ends
 the whole group there, and says so; output within the cap is whole."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import trio
 
-from luxe.review.process import run
+from luxe.child_process import run
 from tests.helpers.procs import live_pids_with
 
 CAP = 1 << 20

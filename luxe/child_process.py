@@ -1,5 +1,6 @@
-"""Run git and gh for the review: one child process per call, in its own
-process group, always reaped.
+"""Run a short-lived child (git, gh) to completion: one process per call, in
+its own process group, always reaped. The one runner for Luxe's own git and
+gh: Guided Review's reads, the GitHub layer, luxe/git_read.py.
 
 `run` owns the process it starts. On cancel the whole group gets SIGTERM, a
 short grace, then SIGKILL (process_group.terminate_group, as for tools),

@@ -102,7 +102,8 @@ def _picker(state: ViewState, width: int) -> list[Line]:
         for i, option in enumerate(options):
             mark = ("[x] " if i in state.question_marked else "[ ] ") if asked.multiple and i < len(asked.options) else ""
             role = "select" if i == state.question_cursor else ""
-            rows.append(truncate([("  ", ""), (f"{i + 1}. {mark}{clean(option)}", role)], width))
+            shown = clean(option).replace("\n", " ⏎ ")  # one row each
+            rows.append(truncate([("  ", ""), (f"{i + 1}. {mark}{shown}", role)], width))
         hint = "↑↓ choose · Space marks · Enter answers · Esc dismisses" if asked.multiple else "↑↓ or 1-9 choose · Enter answers · Esc dismisses"
         rows.append([(f"  {hint}", "dim")])
     if state.picker:

@@ -135,9 +135,9 @@ def with_cursor(line: Line, col: int) -> Line:
 
 
 def _words(line: Line) -> Iterable[tuple[str, str]]:
-    """Split spans into words and single spaces, each keeping its role."""
+    """Split spans into words, single spaces and newlines, each keeping its role."""
     for text, role in line:
-        for piece in re.split(r"( )", text):
+        for piece in re.split(r"([ \n])", text):
             if piece:
                 yield piece, role
 
@@ -147,7 +147,8 @@ def wrap(
 ) -> list[Line]:
     """Wrap at word boundaries to `width` cells (at least `floor`). `indent`
     starts the first row, `hang` every following one. A word longer than a
-    row is split."""
+    row is split; a newline starts a row (a question or a reason of several
+    lines)."""
     first = list(indent or [])
     rest = list(hang or [])
     width = max(width, floor, line_width(first) + 1, line_width(rest) + 1)
@@ -156,6 +157,13 @@ def wrap(
     used = line_width(row)
     prefix_width = used
     for word, role in _words(line):
+        if word == "\n":
+            while row and row[-1][0] == " ":
+                row.pop()
+            rows.append(row)
+            row = list(rest)
+            used = prefix_width = line_width(row)
+            continue
         w = cell_width(word)
         if word == " ":
             if used > prefix_width and used + 1 <= width:
@@ -327,10 +335,13 @@ class Palette:
         Every span is cleaned here, whoever built it: the interface's text
         reaches the terminal only through this, so a control character (a
         file name's, a tool's, the model's, GitHub's) is drawn as `�`, and
-        the only escapes written are our own."""
+        the only escapes written are our own. A row holds no newline: one
+        left in a span is dropped (measured as nothing), never let move the
+        cursor under the region's count of its rows."""
         out = []
         for raw, role in line:
-            text = raw if raw.isprintable() else clean(raw)  # (isprintable: no control, fast)
+            # (isprintable: no control, no newline; the fast path)
+            text = raw if raw.isprintable() else clean(raw).replace("\n", "")
             url = ""
             if role.startswith(LINK):
                 url, role = clean(role[len(LINK):]), "link"

@@ -72,6 +72,31 @@ def test_question_picker_arrow_choice_and_free_text(ui: StartUi, env: dict[str, 
     wait_until(lambda: "teal, please" in _tool_results(env))
 
 
+def test_a_question_of_several_lines_keeps_the_screen_in_place(ui: StartUi) -> None:
+    # A newline drawn inside a row moved the cursor under the region's count
+    # of its rows: each redraw then left pieces of the picker behind.
+    ask = {"tool_calls": [{"name": "question", "args": {
+        "question": "Which one?\nFirst line of detail.\nSecond line of detail.\nThird.",
+        "options": ["alpha\nbeta", "gamma"]}}]}
+    session = ui([ask, {"text": "gamma it is"}], width=60, height=20)
+    session.type("choose")
+    session.send_keys("Enter")
+    session.wait_for("Third.")
+    spinner = session.status_line()[:1]
+    wait_until(lambda: session.status_line()[:1] not in ("", spinner))  # drawn again since
+    picker = [row.rstrip() for row in session.rows() if row.strip()]
+    start = picker.index("? Which one?")
+    assert picker[start:start + 8] == [
+        "? Which one?", "  First line of detail.", "  Second line of detail.", "  Third.",
+        "  1. alpha ⏎ beta", "  2. gamma", "  3. Other (type an answer, Enter sends)",
+        "  ↑↓ or 1-9 choose · Enter answers · Esc dismisses",
+    ], session.text()
+    session.send_keys("Down", "Enter")
+    session.wait_for("gamma it is")
+    assert "→ gamma" in session.text()
+    assert session.text().count("First line of detail.") <= 1, session.text()
+
+
 def test_shift_tab_cycles_modes_and_plan_is_enforced_by_the_engine(ui: StartUi, repo: Path) -> None:
     write = {"tool_calls": [{"name": "write", "args": {"path": "plan.txt", "content": "x"}}]}
     session = ui([write, {"text": "could not write"}])

@@ -184,6 +184,23 @@ def test_a_control_is_drawn_as_a_visible_cell_and_measured_as_drawn() -> None:
                     assert cell_width(visible(palette.render(row))) <= max(width, 4), (text, width, row)
 
 
+def test_a_newline_starts_a_row_when_wrapped_and_is_never_drawn_in_one() -> None:
+    """A row holds no newline: `wrap` starts a row at one (a question, a
+    reason of several lines), and `render` drops one left in a span, so the
+    cursor never leaves the row the live region counts it on."""
+    from luxe.frontends.tui.live import visible
+    from luxe.frontends.tui.text import cell_width, truncate
+
+    rows = wrap([("? ", "warn"), ("Which one?\nFirst  line.\n\nLast", "bold")], 40, None, [("  ", "")])
+    assert [plain_text(row) for row in rows] == ["? Which one?", "  First  line.", "  ", "  Last"]
+    for kind in ("256", "plain"):
+        palette = Palette(kind, links=False)
+        for line in ([("1. alpha\nbeta", "")], truncate([("x\n" * 30, "dim")], 10), [("\n", ""), ("a\r\nb", "")]):
+            drawn = palette.render(line)
+            assert "\n" not in drawn, (kind, drawn)
+            assert cell_width(visible(drawn)) == sum(cell_width(text) for text, _ in line)
+
+
 def test_colour_fallbacks_from_the_environment() -> None:
     from luxe.frontends.tui.frontend import _colours
     from luxe.frontends.tui.text import palette_for

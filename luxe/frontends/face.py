@@ -25,8 +25,11 @@ if TYPE_CHECKING:
 
 def say_refused(reason: str) -> None:
     """The one line a refused start prints (before any terminal is taken, or
-    after it is given back)."""
-    print(f"luxe: {reason}", file=sys.stderr)
+    after it is given back). A reason may quote gh or a project's file:
+    its control characters are shown, not obeyed."""
+    from luxe.frontends.print_render import plain
+
+    print(f"luxe: {plain(reason)}", file=sys.stderr)
 
 
 class FrontEnd(Protocol):

@@ -80,3 +80,22 @@ def test_settings_choose_model_and_max_turns(spawn: SpawnLuxe, env: dict[str, st
     assert proc.close() == 0
     # Logs went to the state dir, never stdout.
     assert (Path(env["XDG_STATE_HOME"]) / "luxe" / "luxe.log").exists()
+
+
+@pytest.mark.parametrize(
+    "rule",
+    ["nosuchtool\x1b]0;owned\x07(x)", "nosuchtool\rforged line(x)", "nosuchtool\x9b2J(x)"],
+)
+def test_a_refusal_quoting_a_projects_file_writes_no_control_character(
+    env: dict[str, str], repo: Path, rule: str
+) -> None:
+    # A trusted project's rules are quoted in the refusal, on a terminal's stderr.
+    (repo / ".luxe").mkdir()
+    (repo / ".luxe" / "permissions.json").write_text(json.dumps({"allow": [rule]}))
+    for face in (["-p", "hi"], ["--rpc"]):
+        done = luxe(*face, "--trust-project", "--model", "scripted:/dev/null", env=env, cwd=repo)
+        assert done.returncode == 2, done.stderr
+        assert "invalid permissions file" in done.stderr
+        assert "nosuchtool\ufffd" in done.stderr
+        controls = [c for c in done.stderr if (c < " " and c != "\n") or "\x7f" <= c <= "\x9f"]
+        assert controls == [], done.stderr

@@ -30,6 +30,7 @@ from __future__ import annotations
 import gc
 import logging
 import os
+import re
 import signal
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
@@ -113,7 +114,7 @@ LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 def _setup_logging(paths: Paths, verbose: bool) -> None:
     root = logging.getLogger("luxe")
     root.setLevel(logging.DEBUG if verbose else logging.INFO)
-    fmt = logging.Formatter(LOG_FORMAT)
+    fmt = _CleanFormatter(LOG_FORMAT)
     try:
         paths.state_dir.mkdir(parents=True, exist_ok=True)
         handler: logging.Handler = logging.FileHandler(paths.log_file, encoding="utf-8")
@@ -123,19 +124,20 @@ def _setup_logging(paths: Paths, verbose: bool) -> None:
         pass
     if verbose:
         err = logging.StreamHandler(sys.stderr)
-        err.setFormatter(_StderrFormatter(LOG_FORMAT))
+        err.setFormatter(fmt)
         root.addHandler(err)
 
 
-class _StderrFormatter(logging.Formatter):
-    """--verbose's log lines on stderr, a terminal more often than not: a
-    logged value that came from the project (a file name, a link's target in
-    a gate's reason) carries no control character there (print_render.plain)."""
+class _CleanFormatter(logging.Formatter):
+    """Log lines with no control character but the newline: a logged value
+    that came from the project (a file name, a link's target in a gate's
+    reason) is shown as `�` on --verbose's stderr, a terminal more
+    often than not, and in luxe.log, which a person reads with `tail -f`."""
+
+    _CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
     def format(self, record: logging.LogRecord) -> str:
-        from luxe.frontends.print_render import plain
-
-        return plain(super().format(record))
+        return self._CONTROLS.sub("\ufffd", super().format(record))
 
 
 @record

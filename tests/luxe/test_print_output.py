@@ -226,7 +226,7 @@ def test_no_escape_bytes_on_a_terminal_with_no_color(repo: Path, env: dict[str, 
     assert b"\xc2\xb7 read" in output and b"Next line" in output
 
 
-def test_verbose_log_lines_on_stderr_hold_no_control_characters(
+def test_verbose_log_lines_on_stderr_and_in_the_log_hold_no_control_characters(
     repo: Path, env: dict[str, str]
 ) -> None:
     # AGENTS.md and LUXE.md link to secret files in directories whose names
@@ -242,10 +242,12 @@ def test_verbose_log_lines_on_stderr_hold_no_control_characters(
         done = run_print(["go", "--verbose"], cwd=repo, env={**env, **model_env(server)})
     assert (done.returncode, done.stdout) == (0, b"answered\n"), done.stderr
     assert done.stderr.count("left out of the system prompt") == 2, done.stderr
-    assert re.findall(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]", done.stderr) == []
-    for seen in ("\ufffd]0;pwn-bel\ufffd \ufffd2J", "\ufffd]2;pwn-st\ufffd\\",
-                 "kept\ufffdGONE", "kept\ufffd\ufffdXY"):
-        assert seen in done.stderr, seen
+    log = (Path(env["XDG_STATE_HOME"]) / "luxe" / "luxe.log").read_text()  # read with tail -f
+    for written in (done.stderr, log):
+        assert re.findall(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]", written) == []
+        for seen in ("\ufffd]0;pwn-bel\ufffd \ufffd2J", "\ufffd]2;pwn-st\ufffd\\",
+                     "kept\ufffdGONE", "kept\ufffd\ufffdXY"):
+            assert seen in written, seen
 
 
 def test_continue_picks_up_a_session_made_over_rpc(repo: Path, env: dict[str, str]) -> None:

@@ -168,3 +168,18 @@ def test_symlink_chains_neither_freeze_laura_nor_break_open(laura_session: Make,
     deep = session.cli("open", str(deep_chain))
     assert deep.returncode == 0, deep.stderr
     assert "Too many levels of symbolic links" in deep.stderr
+
+
+def test_a_file_names_escape_codes_reach_no_terminal_through_the_cli(laura_session: Make) -> None:
+    """`laura open` printed its warnings as the tab wrote them, so a file
+    name's escape codes (a window title, a cleared screen) were obeyed by
+    the terminal the client printed to."""
+    session = laura_session()
+    evil = "x\x1b]2;PWNED\x07\x1b[2J\x9b31m"
+    os.mkfifo(session.root / f"fifo{evil}")
+    for name, reason in ((f"missing{evil}.txt", "No such file"), (f"fifo{evil}", "is a FIFO")):
+        result = session.cli("open", "--no-focus", name)
+        assert result.returncode == 0, result.stderr
+        assert reason in result.stderr
+        assert "\x1b" not in result.stderr and "\x07" not in result.stderr and "\x9b" not in result.stderr
+        assert "x\u241b]2;PWNED\u2407\u241b[2J\ufffd31m" in result.stderr

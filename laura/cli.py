@@ -276,15 +276,32 @@ def build_request(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
     raise AssertionError(verb)
 
 
+def printable(text: object) -> str:
+    """`text` with control characters shown, not obeyed: a warning or an
+    error names a path, and a file name may hold escape codes (a title,
+    a cleared screen) for the terminal the client prints to. C0 and DEL
+    become control pictures (ESC -> ␛), C1 U+FFFD."""
+    out = []
+    for char in str(text):
+        code = ord(char)
+        if code < 0x20 or code == 0x7F:
+            out.append(chr(0x2400 + code) if code < 0x20 else "\u2421")
+        elif 0x80 <= code <= 0x9F:
+            out.append("\ufffd")
+        else:
+            out.append(char)
+    return "".join(out)
+
+
 def print_response(response: dict[str, Any]) -> int:
     kind = response.get("type")
     body = {key: value for key, value in response.items() if key != "type"}
     if kind == "error":
-        print(f"Error: {body.get('message', 'unknown error')}", file=sys.stderr)
+        print(f"Error: {printable(body.get('message', 'unknown error'))}", file=sys.stderr)
         return 1
     if kind == "opened":
         for warning in body.get("warnings") or []:
-            print(warning, file=sys.stderr)
+            print(printable(warning), file=sys.stderr)
         print(body.get("pane"))
     elif kind in ("report", "ready"):
         print(json.dumps(body, indent=2, ensure_ascii=False))
@@ -303,7 +320,7 @@ def run_client(argv: list[str]) -> int:
     try:
         return print_response(request(tab_name(), message))
     except (ClientError, protocol.ProtocolError) as exc:
-        print(f"Error: {exc}", file=sys.stderr)
+        print(f"Error: {printable(exc)}", file=sys.stderr)
         return 1
 
 
@@ -319,7 +336,7 @@ def run_tail(args: argparse.Namespace) -> int:
     try:
         name = tab_name()
     except ClientError as exc:
-        print(f"Error: {exc}", file=sys.stderr)
+        print(f"Error: {printable(exc)}", file=sys.stderr)
         return 1
     path = spool_path(runtime_dir(), args.title, os.getpid())
     message = protocol.Open(
@@ -336,7 +353,7 @@ def run_tail(args: argparse.Namespace) -> int:
         try:
             status = print_response(request(name, message))
         except (ClientError, protocol.ProtocolError) as exc:
-            print(f"Error: {exc}", file=sys.stderr)
+            print(f"Error: {printable(exc)}", file=sys.stderr)
             status = 1
         if status != 0:
             os.unlink(path)

@@ -34,6 +34,7 @@ import trio
 
 from laura.filecheck import human_size
 from laura.git_hunks import Hunks, decoded, hunk_steps
+from laura.realpath import real_path
 from laura.render.marks import ChangedLines, Marks, RemovedCounts
 from laura.steps import Steps, drive, run_steps
 from process_group import terminate_group, terminate_group_blocking
@@ -203,7 +204,7 @@ def git_diff_blocking(path: str | Path, limit: int, timeout: float = BLOCKING_TI
     bytes of output, the whole process group (git and anything it started,
     e.g. an fsmonitor hook) is killed and reaped; a timeout counts as no
     changes, too much output as TOO_LARGE."""
-    path = Path(path).resolve()
+    path = Path(real_path(os.fspath(path)))
     try:
         process = subprocess.Popen(_command(path), **_spawn_options())
     except FileNotFoundError:
@@ -241,7 +242,7 @@ async def git_diff(path: str | Path, limit: int) -> GitDiff:
     """`git diff -U0 HEAD -- path` in its own process group, its output read
     as it comes. On cancel, after GIT_TIMEOUT (no changes) or past `limit`
     bytes of output (TOO_LARGE) the group is terminated and reaped."""
-    path = Path(await trio.Path(path).resolve())
+    path = Path(await trio.to_thread.run_sync(real_path, os.fspath(path), abandon_on_cancel=True))
     try:
         process = await trio.lowlevel.open_process(_command(path), **_spawn_options())
     except FileNotFoundError:

@@ -70,7 +70,13 @@ def now_ms() -> int:
 
 def encode_event(event: dict[str, Any]) -> str:
     """One compact JSON line, keys sorted (stable to diff and to grep)."""
-    return json.dumps(event, separators=(",", ":"), sort_keys=True, ensure_ascii=False) + "\n"
+    text = json.dumps(event, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        # A path that is not UTF-8 (lone surrogates): \u escapes keep it.
+        text = json.dumps(event, separators=(",", ":"), sort_keys=True)
+    return text + "\n"
 
 
 class Journal:

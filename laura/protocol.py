@@ -13,11 +13,16 @@ starting Python), so it imports only the standard library: the messages are
 from __future__ import annotations
 
 import json
+import os
 from typing import Any, NamedTuple
 
 PaneId = int
+PathReq = str
 # How many bytes one request line may hold; longer lines are refused.
 MAX_FRAME = 1 << 20
+# Linux's PATH_MAX: the kernel names no file by a longer path, and a path of
+# a megabyte took seconds to resolve, component by component.
+MAX_PATH = 4096
 
 # Annotation names double as schema tags for the decoder (see _CHECKS); to
 # mypy they are plain aliases.
@@ -40,7 +45,7 @@ class ProtocolError(ValueError):
 
 
 class Open(NamedTuple):
-    path: str
+    path: PathReq
     split: PaneIdOpt = None
     dir: DirOpt = None
     ratio: RatioOpt = None
@@ -90,7 +95,7 @@ class Ready(NamedTuple):
 class Update(NamedTuple):
     """Reserved re-render nudge; `path` is required, as in the original."""
 
-    path: str
+    path: PathReq
 
 
 class Comment(NamedTuple):
@@ -206,6 +211,29 @@ def _bool(value: Any) -> bool:
 def _str(value: Any) -> str:
     if not isinstance(value, str):
         raise ProtocolError(f"must be a string, got {_describe(value)}")
+    try:
+        value.encode()
+    except UnicodeEncodeError as exc:
+        # JSON's \ud800 escapes decode to text no UTF-8 can hold: it could be
+        # journaled, submitted or printed by nothing.
+        raise ProtocolError(f"must be text, got a lone surrogate at character {exc.start}") from None
+    return value
+
+
+def _path(value: Any) -> str:
+    """A file's name: any string the OS can take, so a name that is not
+    UTF-8 (lone surrogates from \udc80 to \udcff, as Python spells its
+    bytes) passes, and nothing no file can be named."""
+    if not isinstance(value, str):
+        raise ProtocolError(f"must be a string, got {_describe(value)}")
+    if "\0" in value:
+        raise ProtocolError("must be a file path, got one with a NUL character")
+    try:
+        size = len(os.fsencode(value))
+    except UnicodeEncodeError as exc:
+        raise ProtocolError(f"must be a file path, got a lone surrogate at character {exc.start}") from None
+    if size > MAX_PATH:
+        raise ProtocolError(f"must be a file path of at most {MAX_PATH} bytes, got {size}")
     return value
 
 
@@ -240,6 +268,7 @@ def _optional(check: Any) -> Any:
 
 _CHECKS: dict[str, Any] = {
     "str": _str,
+    "PathReq": _path,
     "StrOpt": _optional(_str),
     "bool": _bool,
     "BoolOpt": _optional(_bool),
@@ -283,6 +312,8 @@ def decode_request(line: bytes | str) -> Request:
         frame = json.loads(line)
     except (ValueError, UnicodeDecodeError) as exc:
         raise ProtocolError(f"malformed request: not JSON ({exc})") from None
+    except RecursionError:
+        raise ProtocolError("malformed request: nested too deeply") from None
     if not isinstance(frame, dict):
         raise ProtocolError(f"malformed request: expected a JSON object, got {_type_name(frame)}")
     kind = frame.get("type")
@@ -346,7 +377,13 @@ def decode_response(line: bytes) -> dict[str, Any]:
 
 
 def _line_of(frame: dict[str, Any]) -> bytes:
-    return json.dumps(frame, separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
+    text = json.dumps(frame, separators=(",", ":"), ensure_ascii=False)
+    try:
+        return text.encode() + b"\n"
+    except UnicodeEncodeError:
+        # A file name that is not UTF-8 holds lone surrogates (os's
+        # surrogateescape): written as \u escapes they read back as the name.
+        return json.dumps(frame, separators=(",", ":")).encode() + b"\n"
 
 
 def _check_schema() -> None:

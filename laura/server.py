@@ -11,9 +11,10 @@ running out of descriptors (EMFILE) refuses the pending client instead of
 spinning on a listener that stays readable.
 
 Each served connection gets its own task (many clients are answered at
-once). The request line is read with a size cap and a deadline, so a silent
-client, a half line or a line of megabytes only ever costs that one
-connection an `error` (or nothing, if the client has gone). `answer`
+once). The request line is read with a size cap and a deadline, and the
+answer is written with a deadline, so a silent client, a half line, a line
+of megabytes or a client that never reads its answer only ever costs that
+one connection an `error` (or nothing, if the client has gone). `answer`
 applies the line to the live tab state — the trio loop is single-threaded,
 so requests apply in the order their lines complete, between UI events.
 """
@@ -31,8 +32,9 @@ from laura.hostlog import log_event
 from laura.peercred import Peer, admits, peer_of
 from laura.protocol import MAX_FRAME, Error, encode_response
 
-# How long a client may take to send its one line.
+# How long a client may take to send its one line, and to take its answer.
 READ_TIMEOUT = 5.0
+WRITE_TIMEOUT = 5.0
 BACKLOG = 128
 # How long a connection is drained after its answer.
 DRAIN_TIMEOUT = 2.0
@@ -88,8 +90,13 @@ async def handle_connection(stream: trio.SocketStream, answer: Answer) -> None:
                 reply = encode_response(Error("malformed request: empty line"))
             else:
                 reply = await answer(line)
-            await stream.send_all(reply)
-            await stream.send_eof()
+            # A client that never reads would hold its slot (and its answer)
+            # for ever: past the deadline the answer is dropped.
+            with trio.move_on_after(WRITE_TIMEOUT) as sending:
+                await stream.send_all(reply)
+                await stream.send_eof()
+            if sending.cancelled_caught:
+                return
             # Read what the client still sends (the rest of an oversized line)
             # before closing: closing with unread bytes resets the connection
             # and the client would lose the answer.

@@ -42,6 +42,7 @@ from laura.protocol import (
     Response,
 )
 from laura.protocol import Comment as CommentRequest
+from laura.realpath import real_path
 from laura.review.prompt import OPEN_WARNING
 from laura.review.threads import CommentError
 from laura.spool import runtime_dir
@@ -192,7 +193,7 @@ class Tab:
             # Unlike the original (which replaced anyway), a dry run only
             # measures: the same tree, the new file in the old pane's rect.
             return self.report(extra=FilePane(old.id, path, request.path, self.loader, measure_only=True))
-        if os.path.realpath(old.path) != os.path.realpath(path):
+        if real_path(old.path) != real_path(path):
             self.discard_spool(old)
         old.close()  # first: the new file may read the share the old one held
         pane = FilePane(old.id, path, request.path, self.loader)
@@ -218,8 +219,8 @@ class Tab:
         return None
 
     def _duplicate_of(self, path: str) -> int | None:
-        real = os.path.realpath(path)
-        same = [pid for pid, p in self.panes.items() if os.path.realpath(p.path) == real]
+        real = real_path(path)
+        same = [pid for pid, p in self.panes.items() if real_path(p.path) == real]
         return min(same) if same else None
 
     def _open_warnings(

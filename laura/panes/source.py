@@ -46,6 +46,7 @@ from laura.filecheck import (
     read_capped,
 )
 from laura.panes.read_budget import ReadBudget
+from laura.realpath import real_path
 from laura.render.diff import looks_binary, os_error_text
 from laura.render.document import MARKDOWN, PLAIN_TEXT, Document, displayable, kind_of
 from laura.render.line_store import LineStore
@@ -478,10 +479,10 @@ class Loader:
     def offer(self, path: str, value: Any) -> None:
         """A result fetched ahead of a request (git's answer for a path about
         to be opened), for the pane of that file that asks for it next."""
-        self._offered[os.path.realpath(path)] = value
+        self._offered[real_path(path)] = value
 
     def take(self, path: str) -> Any:
-        return self._offered.pop(os.path.realpath(path), None) if self._offered else None
+        return self._offered.pop(real_path(path), None) if self._offered else None
 
     def forget_offers(self) -> None:
         """The request has applied: what it did not take is stale."""

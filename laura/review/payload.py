@@ -43,7 +43,9 @@ def defuse_controls(text: str) -> str:
     carriage return inside a file would otherwise run as typed input).
 
     C0 controls and DEL become their Unicode control pictures (ESC -> ␛);
-    C1 controls, which some terminals read as 8-bit escapes, become U+FFFD.
+    C1 controls, which some terminals read as 8-bit escapes, and lone
+    surrogates (a file name that is not UTF-8), which no UTF-8 can carry,
+    become U+FFFD.
     """
     out: list[str] = []
     for char in text:
@@ -54,7 +56,7 @@ def defuse_controls(text: str) -> str:
             out.append(chr(0x2400 + code))
         elif code == 0x7F:
             out.append("\u2421")
-        elif 0x80 <= code <= 0x9F:
+        elif 0x80 <= code <= 0x9F or 0xD800 <= code <= 0xDFFF:
             out.append("\ufffd")
         else:
             out.append(char)

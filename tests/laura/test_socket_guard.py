@@ -176,6 +176,58 @@ def test_a_connection_flood_is_capped_and_idle_connections_are_closed(laura_sess
             sock.close()
 
 
+def _fill_with_panes(session: LauraSession, count: int) -> None:
+    """Open `count` panes of long (missing) paths, each splitting the biggest
+    pane, so a report runs to hundreds of kilobytes."""
+    path = "/" + "/".join(["d" * 250] * 15) + "/f.txt"
+    for _ in range(count):
+        panes = layout(session)["panes"]
+        biggest = max(panes, key=lambda pane: pane["rect"]["width"] * pane["rect"]["height"])
+        rect = biggest["rect"]
+        frame = {
+            "type": "open",
+            "path": path,
+            "split": biggest["id"],
+            "dir": "horizontal" if rect["width"] > 2 * rect["height"] else "vertical",
+            "focus": False,
+        }
+        reply = json.loads(session.request(json.dumps(frame).encode() + b"\n"))
+        assert reply["type"] == "opened", reply
+
+
+def test_clients_that_never_read_their_answers_do_not_lock_the_tab_out(laura_session: Make) -> None:
+    """A client sends a request whose answer is big and never reads it: each
+    one held its connection for ever, so 256 of them locked every later
+    client out (`too many connections`) for as long as they lived."""
+    session = laura_session(width=160, height=50)
+    _fill_with_panes(session, 80)
+    assert len(session.request(b'{"type":"layout"}\n')) > 300_000
+    frames = [b'{"type":"layout"}\n', b'{"type":"ready"}\n', b'{"type":"open","path":"x","dry_run":true}\n']
+    hoarders = _connect_many(session.tab, MAX_CONNECTIONS)
+    try:
+        for number, sock in enumerate(hoarders):
+            sock.sendall(frames[number % len(frames)])
+        # Past the write deadline the tab serves others again, while the
+        # hoarders still hold their sockets open, unread.
+        said: list[str] = []
+
+        def served() -> bool:
+            result = session.cli("layout")
+            said.append(result.stderr.strip())
+            return result.returncode == 0 and json.loads(result.stdout)["panes"][0]["id"] == 0
+
+        try:
+            wait_until(served, WAIT_S)
+        except AssertionError:
+            raise AssertionError(f"`laura layout` was still refused after {WAIT_S} s: {said[-1]}") from None
+        session.type("echo Q7")
+        session.send_keys("Enter")
+        session.wait_for("│Q7 ")  # the shell pane is narrow now
+    finally:
+        for sock in hoarders:
+            sock.close()
+
+
 def _cpu_seconds(pid: int) -> float:
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")

@@ -62,6 +62,9 @@ from tests.helpers.procs import descendants_of as descendants_of
 from tests.helpers.wait import wait_until as wait_until
 
 BIN = Path(sys.executable).parent
+# The checkout these tests belong to: its code is the laura under test, even
+# when the venv's editable install points at another worktree.
+CHECKOUT = Path(__file__).resolve().parents[2]
 LAURA = str(BIN / "laura")
 RECORDER = str(Path(__file__).with_name("recorder.py"))
 
@@ -203,6 +206,7 @@ class LauraSession(PrivateTmux):
             "LANG": "C.UTF-8",
             "LC_ALL": "C.UTF-8",
             "TMUX_TMPDIR": str(self.root),
+            "PYTHONPATH": str(CHECKOUT),
         }
         self.env.update(env or {})
         self.after_path = self.root / "after-exit.txt"

@@ -46,7 +46,7 @@ import attrs
 from markdown_it.rules_block.state_block import StateBlock
 from markdown_it.token import Token
 
-from laura.render import theme
+from laura.render import big_tables, theme
 from laura.render.code import TAB, source_lines
 from laura.render.lines import BlankLines, Block, Line
 from laura.render.markdown_writer import PARSER, Writer, closing
@@ -59,7 +59,7 @@ BLOCK_LINES = 50
 # Lines a fence, an HTML block or a table may take: cut, its rest would be
 # read as markdown. A thousand table rows take some 10 ms to parse.
 LONG_BLOCK_LINES = 1000
-_UNCUT = frozenset({"fence", "html_block", "table_open"})
+_UNCUT = frozenset({"fence", "html_block", "table_open", big_tables.SOURCE})
 # Blank lines between or after blocks are one block with what is near them
 # up to this many; a longer run is blocks of its own, this many lines each,
 # held as numbers (`BlankLines`; a thousand blank rows lay out in a few

@@ -15,9 +15,11 @@ from typing import Any
 
 import attrs
 from markdown_it import MarkdownIt
+from markdown_it.rules_block import table as table_rule
 from markdown_it.token import Token
 
 from laura.render import theme
+from laura.render.big_tables import bounded
 from laura.render.cells import spans_cells, text_cells
 from laura.render.code import TAB, lexer_for_language, source_lines
 from laura.render.colouring import coloured_now
@@ -26,6 +28,7 @@ from laura.render.markdown_inline import inline_lines, merge
 from laura.render.style import PLAIN, Span, Style
 
 PARSER = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
+PARSER.block.ruler.at("table", bounded(table_rule), {"alt": ["paragraph", "reference"]})
 _ALERT = re.compile(r"\[!(NOTE|TIP|IMPORTANT|WARNING|CAUTION)\][ \t]*(?:\n|$)", re.I)
 _TASK = re.compile(r"\[([ xX])\] ")
 _BULLETS = ("•", "◦", "▪")
@@ -163,7 +166,7 @@ class Writer:
         elif kind == "hr":
             lo = (token.map or [0])[0] + 1
             self.emit((Span("─", theme.RULE),), (lo, lo), fill=True)
-        else:  # html_block, code_block, anything new: shown as source
+        else:  # html_block, code_block, a table too big (big_tables), anything new: shown as source
             lo, hi = token.map or [0, 0]
             style = theme.HTML if kind == "html_block" else PLAIN
             for n in range(lo, hi):

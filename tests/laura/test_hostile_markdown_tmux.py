@@ -29,6 +29,8 @@ SHAPES = {
     "a paragraph": lambda: "word word\n" * (SIZE // 10),
     "a quote": lambda: "> a\n" * (SIZE // 4),
     "a table": lambda: "| a | b |\n|---|---|\n" + "| 1 | 2 |\n" * (SIZE // 10),
+    "a table of 60,000 columns": lambda: "".join("|" + f"{cell}|" * (SIZE // 6) + "\n" for cell in "a-1"),
+    "a table of a hundred columns": lambda: "|" + "a|" * 100 + "\n|" + "-|" * 100 + "\n" + ("|" + "1|" * 100 + "\n") * 990,
     "a fence": lambda: "```\n" + "x\n" * (SIZE // 2),
     "inline markup on one line": lambda: "*a* **b** `c` " * (SIZE // 14),
     "a list whose links are defined below it": lambda: "[x]\n\n" + "- [x]\n" * (SIZE // 6) + "\n[x]: http://e.invalid\n",

@@ -212,3 +212,38 @@ def test_a_long_run_of_blank_lines_costs_almost_nothing_to_keep(spelling: str) -
     gc.collect()
     kept = sys.getallocatedblocks() - before
     assert kept < 40_000, f"{kept:,} objects kept for 200,000 blank lines"  # before: a million
+
+
+def _table(columns: int, rows: int, lead: str = "") -> str:
+    def line(cell: str) -> str:
+        return lead + "|" + "|".join(cell for _ in range(columns)) + "|\n"
+
+    return line("h") + line("-") + line("c") * (rows - 1)
+
+
+@pytest.mark.parametrize(
+    ("shape", "source"),
+    [
+        ("one row of 100,000 columns", _table(100_000, 2)),
+        ("100 columns by 900 rows", _table(100, 900)),
+        ("in a quote", _table(100, 100, "> ")),
+        ("in a list item", "- item\n\n" + _table(100, 100, "  ")),
+    ],
+)
+def test_a_table_of_too_many_cells_is_shown_as_written(shape: str, source: str) -> None:
+    # A table is laid out in one step and never cut: 100 columns by 1,000
+    # rows held the loop 2.7 s, a row of 100,000 columns 6 s.
+    started = time.perf_counter()
+    rows = shown("# Title\n\n" + source + "\nAFTER *it*\n", 60)
+    assert time.perf_counter() - started < 2, shape
+    assert not any("┬" in row or "┼" in row for row in rows), shape
+    assert sum("|h|h|" in row for row in rows) == 1, shape  # as written, clipped
+    written = sum("|c|c|" in line for line in source.splitlines())
+    assert sum("|c|c|" in row for row in rows) == written, shape  # a row a line
+    assert rows[-1] == "AFTER it", shape
+
+
+def test_a_table_up_to_its_bound_is_drawn_as_a_table() -> None:
+    rows = shown("# Title\n\n" + _table(64, 64) + "\nAFTER *it*\n", 400)
+    assert rows[2].startswith("┌───┬───┬"), rows[2]
+    assert rows[-1] == "AFTER it"

@@ -22,7 +22,10 @@ MODES = {"ask": "ask", "accept-edits": "accept edits", "read-only": "read-only",
 
 
 def live_rows(state: ViewState, width: int, height: int, now: float) -> tuple[list[Line], tuple[int, int]]:
-    width = max(width - 1, 10)  # never the last column: no pending-wrap surprises
+    # Never the last column (no pending-wrap surprises), and no row wider
+    # than the terminal, however narrow: a row the terminal wraps moves the
+    # region under its count of rows, and each redraw leaves pieces behind.
+    width = max(width - 1, 1)
     top: list[Line] = []
     if state.thinking.strip():
         lines = wrap([(clean(state.thinking.strip()), "thinking")], width, [("∴ ", "thinking")], [("  ", "")])
@@ -47,7 +50,7 @@ def live_rows(state: ViewState, width: int, height: int, now: float) -> tuple[li
     budget = max(height - 1, 3) - len(middle) - len(editor) - len(bottom)
     if budget < len(top):
         top = top[len(top) - max(budget, 0):]
-    rows = [*top, *middle, *editor, *bottom]
+    rows = [truncate(row, width) for row in (*top, *middle, *editor, *bottom)]
     limit = max(height - 1, 3)
     if len(rows) > limit:
         # A huge draft: keep the rows around the cursor.

@@ -11,6 +11,8 @@ from tests.laura.tmux import wait_until
 from tests.luxe.interface.conftest import StartUi
 from tests.luxe.interface.tmux import LuxeTmux
 
+SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+
 
 def _question(question: str, options: list[str]) -> dict[str, object]:
     return {"tool_calls": [{"name": "question", "args": {"question": question, "options": options}}]}
@@ -41,3 +43,45 @@ def test_a_picker_in_a_narrow_terminal_fits_every_row(ui: StartUi) -> None:
     assert session.text().count("1. red") == 1, session.text()
     session.send_keys("Enter")
     session.wait_for("blue it is")
+
+
+def _region_settles(session: LuxeTmux, last: list[str], status: str) -> None:
+    """Within a few seconds the screen's last rows are `last` and then one
+    status line holding `status` (and a spinner: it is drawn again and
+    again), and no row of the region above holds another."""
+    def settled() -> bool:
+        rows = [row.rstrip() for row in session.rows() if row.strip()]
+        n = len(last)
+        return (rows[-n - 1:-1] == last and status in rows[-1] and rows[-1][:1] in SPINNER
+                and not any("work" in row for row in rows[-n - 1:-1]))
+
+    try:
+        wait_until(settled, 10)
+    except AssertionError:
+        raise AssertionError(f"the region never settled; screen:\n{session.text()}") from None
+
+
+def test_shrinking_to_10x5_mid_stream_and_back_keeps_the_region_in_place(ui: StartUi) -> None:
+    # Clearing the rows a shrunk region left went down past the screen's
+    # last row (a move the terminal clamps) and came back up as many rows as
+    # asked: the region then sat rows higher than it counted, a stale status
+    # line above it and the cursor on the screen's top row, so every later
+    # frame was drawn in the wrong place.
+    paragraphs = "\n\n".join(f"para P{i:03d} ends here with a few more words." for i in range(12))
+    text = paragraphs + "\n\nand a last paragraph still streaming"
+    session = ui([{"text": text, "stall_s": 120}], width=80, height=24)
+    session.type("go")
+    session.send_keys("Enter")
+    session.wait_for("and a last paragraph still streaming")
+    session.resize(40, 24)
+    _region_settles(session, ["and a last paragraph still streaming", "›"], "working")
+    session.resize(10, 5)
+    # Nine cells: never the last column.
+    _region_settles(session, ["still", "streaming", "›"], "workin…")
+    session.resize(80, 24)
+    # (What the terminal pushed into its history when it shrank is its own:
+    # only the region is ours to redraw.)
+    _region_settles(session, ["and a last paragraph still streaming", "›"], "Esc cancels")
+    session.send_keys("Escape")
+    session.wait_for("cancelled")
+    wait_until(lambda: "working" not in session.status_line())

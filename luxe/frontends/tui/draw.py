@@ -39,7 +39,7 @@ def live_rows(state: ViewState, width: int, height: int, now: float) -> tuple[li
                              (key_arg(tool.name, tool.args), ""),
                              (f"  {now - tool.started:.1f}s", "dim")], width))
         if tool.output:
-            for line in clean_lines(tool.output)[-TOOL_TAIL_LINES:]:
+            for line in clean_lines(tool.output, latest=True)[-TOOL_TAIL_LINES:]:
                 top.append(truncate([("  │ ", "dim"), (line, "dim")], width))
     middle = _prompt(state, width) + _picker(state, width) + _queue(state, width)
     for notice in (state.retrying, state.notice):
@@ -62,8 +62,15 @@ def live_rows(state: ViewState, width: int, height: int, now: float) -> tuple[li
     return rows, (len(top) + len(middle) + cursor[0], cursor[1])
 
 
-def clean_lines(text: str) -> list[str]:
-    return [clean(line) for line in text.replace("\r\n", "\n").split("\n") if line.strip()]
+def clean_lines(text: str, latest: bool = False) -> list[str]:
+    """A tool's output as rows to show. `latest` (a running tool's tail):
+    a line redrawn with carriage returns (a progress bar) is its last state,
+    as a terminal shows it; else every state, each return a `�`, which the
+    tail cut at the width after the first one. Ctrl+O prints them all."""
+    lines = text.replace("\r\n", "\n").split("\n")
+    if latest:
+        lines = [line.rstrip("\r").rsplit("\r", 1)[-1] for line in lines]
+    return [clean(line) for line in lines if line.strip()]
 
 
 def _prompt(state: ViewState, width: int) -> list[Line]:

@@ -41,12 +41,12 @@ def live_rows(state: ViewState, width: int, height: int, now: float) -> tuple[li
         if tool.output:
             for line in clean_lines(tool.output, latest=True)[-TOOL_TAIL_LINES:]:
                 top.append(truncate([("  │ ", "dim"), (line, "dim")], width))
-    middle = _prompt(state, width) + _picker(state, width) + _queue(state, width)
-    for notice in (state.retrying, state.notice):
-        if notice:
-            middle.append(truncate([(notice, "warn")], width))
     editor, cursor = _editor(state, width)
     bottom = [*_completions(state, width), _status(state, width, now)]
+    prompt, queue = _prompt(state, width), _queue(state, width)
+    notices = [truncate([(n, "warn")], width) for n in (state.retrying, state.notice) if n]
+    room = max(height - 1, 3) - len(editor) - len(bottom) - len(prompt) - len(queue) - len(notices)
+    middle = prompt + _picker(state, width, room) + queue + notices
     budget = max(height - 1, 3) - len(middle) - len(editor) - len(bottom)
     if budget < len(top):
         top = top[len(top) - max(budget, 0):]
@@ -103,13 +103,18 @@ def _prompt(state: ViewState, width: int) -> list[Line]:
     return [truncate(r, width) for r in rows]
 
 
-def _picker(state: ViewState, width: int) -> list[Line]:
+def _picker(state: ViewState, width: int, room: int) -> list[Line]:
+    """A question (or the resume picker) in at most `room` rows when it
+    can: the options shown are those around the chosen one, under the
+    question itself (cutting the top, as the region does, hid both)."""
     rows: list[Line] = []
     if state.questions:
         asked = state.questions[0]
         rows.extend(wrap([("? ", "warn"), (clean(asked.question), "bold")], width, None, [("  ", "")]))
         options = [*asked.options, "Other (type an answer, Enter sends)"]
-        for i, option in enumerate(options):
+        fits = max(room - len(rows) - 1, 1)
+        start = max(0, min(state.question_cursor - fits // 2, len(options) - fits))
+        for i, option in enumerate(options[start:start + fits], start):
             mark = ("[x] " if i in state.question_marked else "[ ] ") if asked.multiple and i < len(asked.options) else ""
             role = "select" if i == state.question_cursor else ""
             shown = clean(option).replace("\n", " ⏎ ")  # one row each

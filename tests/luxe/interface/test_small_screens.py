@@ -85,3 +85,23 @@ def test_shrinking_to_10x5_mid_stream_and_back_keeps_the_region_in_place(ui: Sta
     session.send_keys("Escape")
     session.wait_for("cancelled")
     wait_until(lambda: "working" not in session.status_line())
+
+
+def test_a_question_taller_than_the_screen_keeps_it_and_the_choice_in_view(ui: StartUi) -> None:
+    # The region cut its oldest rows first: the question itself and the
+    # first options went, and the chosen option with them.
+    options = [f"option number {n}" for n in range(1, 21)]
+    session = ui([_question("Which one?", options), {"text": "took it"}], width=80, height=16)
+    session.type("choose")
+    session.send_keys("Enter")
+    session.wait_for("option number")
+    screen = session.wait_for("? Which one?")
+    assert "1. option number 1\n" in screen + "\n", screen
+    session.send_keys(*["Down"] * 14)
+    screen = session.wait_for("15. option number 15")
+    assert "? Which one?" in screen, screen
+    styled = session.tmux("capture-pane", "-p", "-e")
+    assert "\x1b[7m15. option number 15" in styled, styled
+    session.send_keys("Enter")
+    session.wait_for("took it")
+    assert "→ option number 15" in session.text()

@@ -416,7 +416,7 @@ class Controller:
             await self._answer_permission("always", None)
         elif choice == "n":
             self.state.feedback = True
-            self.state.editor.clear()
+            self.state.set_draft_aside(self.state.permissions[0].id)
         elif key.name == "KEY_ESCAPE":
             await self._answer_permission("reject", None)
         elif key.name == "KEY_CTRL_O":
@@ -454,6 +454,7 @@ class Controller:
             chosen = sorted(s.question_marked) if asked.multiple and s.question_marked else [s.question_cursor]
             await self.dispatch(act.AnswerQuestion(asked.id, {"answered": [asked.options[i] for i in chosen]}))
         elif other:
+            s.set_draft_aside(asked.id)
             await self._editor_key(key)
         elif key.name is None and key.text == " " and asked.multiple:
             s.question_marked ^= {s.question_cursor}
@@ -462,6 +463,7 @@ class Controller:
         elif key.name is None:
             # Typing picks "Other" and starts the free-text answer.
             s.question_cursor = len(asked.options)
+            s.set_draft_aside(asked.id)
             await self._editor_key(key)
 
     async def _picker_key(self, key: Key) -> None:

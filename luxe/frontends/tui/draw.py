@@ -22,7 +22,10 @@ MODES = {"ask": "ask", "accept-edits": "accept edits", "read-only": "read-only",
 
 
 def live_rows(state: ViewState, width: int, height: int, now: float) -> tuple[list[Line], tuple[int, int]]:
-    width = max(width - 1, 10)  # never the last column: no pending-wrap surprises
+    # Never the last column (no pending-wrap surprises), and no row wider
+    # than the terminal, however narrow: a row the terminal wraps moves the
+    # region under its count of rows, and each redraw leaves pieces behind.
+    width = max(width - 1, 1)
     top: list[Line] = []
     if state.thinking.strip():
         lines = wrap([(clean(state.thinking.strip()), "thinking")], width, [("∴ ", "thinking")], [("  ", "")])
@@ -36,18 +39,18 @@ def live_rows(state: ViewState, width: int, height: int, now: float) -> tuple[li
                              (key_arg(tool.name, tool.args), ""),
                              (f"  {now - tool.started:.1f}s", "dim")], width))
         if tool.output:
-            for line in clean_lines(tool.output)[-TOOL_TAIL_LINES:]:
+            for line in clean_lines(tool.output, latest=True)[-TOOL_TAIL_LINES:]:
                 top.append(truncate([("  │ ", "dim"), (line, "dim")], width))
-    middle = _prompt(state, width) + _picker(state, width) + _queue(state, width)
-    for notice in (state.retrying, state.notice):
-        if notice:
-            middle.append(truncate([(notice, "warn")], width))
     editor, cursor = _editor(state, width)
     bottom = [*_completions(state, width), _status(state, width, now)]
+    prompt, queue = _prompt(state, width), _queue(state, width)
+    notices = [truncate([(n, "warn")], width) for n in (state.retrying, state.notice) if n]
+    room = max(height - 1, 3) - len(editor) - len(bottom) - len(prompt) - len(queue) - len(notices)
+    middle = prompt + _picker(state, width, room) + queue + notices
     budget = max(height - 1, 3) - len(middle) - len(editor) - len(bottom)
     if budget < len(top):
         top = top[len(top) - max(budget, 0):]
-    rows = [*top, *middle, *editor, *bottom]
+    rows = [truncate(row, width) for row in (*top, *middle, *editor, *bottom)]
     limit = max(height - 1, 3)
     if len(rows) > limit:
         # A huge draft: keep the rows around the cursor.
@@ -59,8 +62,15 @@ def live_rows(state: ViewState, width: int, height: int, now: float) -> tuple[li
     return rows, (len(top) + len(middle) + cursor[0], cursor[1])
 
 
-def clean_lines(text: str) -> list[str]:
-    return [clean(line) for line in text.replace("\r\n", "\n").split("\n") if line.strip()]
+def clean_lines(text: str, latest: bool = False) -> list[str]:
+    """A tool's output as rows to show. `latest` (a running tool's tail):
+    a line redrawn with carriage returns (a progress bar) is its last state,
+    as a terminal shows it; else every state, each return a `�`, which the
+    tail cut at the width after the first one. Ctrl+O prints them all."""
+    lines = text.replace("\r\n", "\n").split("\n")
+    if latest:
+        lines = [line.rstrip("\r").rsplit("\r", 1)[-1] for line in lines]
+    return [clean(line) for line in lines if line.strip()]
 
 
 def _prompt(state: ViewState, width: int) -> list[Line]:
@@ -93,13 +103,18 @@ def _prompt(state: ViewState, width: int) -> list[Line]:
     return [truncate(r, width) for r in rows]
 
 
-def _picker(state: ViewState, width: int) -> list[Line]:
+def _picker(state: ViewState, width: int, room: int) -> list[Line]:
+    """A question (or the resume picker) in at most `room` rows when it
+    can: the options shown are those around the chosen one, under the
+    question itself (cutting the top, as the region does, hid both)."""
     rows: list[Line] = []
     if state.questions:
         asked = state.questions[0]
         rows.extend(wrap([("? ", "warn"), (clean(asked.question), "bold")], width, None, [("  ", "")]))
         options = [*asked.options, "Other (type an answer, Enter sends)"]
-        for i, option in enumerate(options):
+        fits = max(room - len(rows) - 1, 1)
+        start = max(0, min(state.question_cursor - fits // 2, len(options) - fits))
+        for i, option in enumerate(options[start:start + fits], start):
             mark = ("[x] " if i in state.question_marked else "[ ] ") if asked.multiple and i < len(asked.options) else ""
             role = "select" if i == state.question_cursor else ""
             shown = clean(option).replace("\n", " ⏎ ")  # one row each

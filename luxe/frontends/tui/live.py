@@ -122,11 +122,14 @@ class LiveRegion:
     def _clear(start: int, end: int) -> str:
         """Blank rows start..end-1 of the region, from row `start` (col 0),
         ending back there. Row by row: an erase-below at the screen's top
-        left would make tmux push the whole screen into its history."""
+        left would make tmux push the whole screen into its history. Back
+        by the saved cursor (DECSC/DECRC), not by counting rows up: after a
+        shrink some of those rows are past the screen's bottom, where the
+        moves down stop, and as many moves up would end above `start`."""
         count = end - start
         if count <= 0:
             return "\r"
-        return "\r" + "\x1b[B".join(["\x1b[2K"] * count) + _up(count - 1)
+        return "\r\x1b7" + "\x1b[B".join(["\x1b[2K"] * count) + "\x1b8"
 
     def _move(self, at: int, to: int) -> str:
         if to <= at:

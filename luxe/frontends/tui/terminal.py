@@ -54,7 +54,7 @@ class Tty:
         for fd in (self.out_fd, self.input_fd):
             try:
                 size = os.get_terminal_size(fd)
-                return max(size.columns, 10), max(size.lines, 4)
+                return max(size.columns, 1), max(size.lines, 4)
             except OSError:
                 continue
         return 80, 24

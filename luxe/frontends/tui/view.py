@@ -82,6 +82,9 @@ class ViewState:
     last_output: tuple[str, str] | None = None  # (title, full output) for Ctrl+O
     permissions: list[ev.PermissionRequested] = attrs.Factory(list)
     feedback: bool = False  # typing a reject's feedback line
+    # The person's draft while a prompt borrows the editor (a reject's note,
+    # a question's own answer), with that prompt's id: back when it resolves.
+    set_aside: tuple[str, Editor] | None = None
     questions: list[ev.QuestionAsked] = attrs.Factory(list)
     question_cursor: int = 0
     question_marked: set[int] = attrs.Factory(set)
@@ -119,6 +122,18 @@ class ViewState:
     def commit_text(self, text: str, role: str = "", lead: Line | None = None) -> None:
         spans: Line = [(clean(text), role)]
         self.commits.append(lambda width: wrap(spans, width, lead, [("  ", "")] if lead else None))
+
+    def set_draft_aside(self, prompt_id: str) -> None:
+        """Prompt `prompt_id` borrows the editor: the draft waits, whole."""
+        if self.set_aside is None:
+            self.set_aside = (prompt_id, self.editor)
+            self.editor = Editor(kill_ring=self.editor.kill_ring)
+
+    def give_draft_back(self, prompt_id: str) -> None:
+        """Prompt `prompt_id` is resolved: the draft it set aside is back
+        (what was typed for the prompt went with its answer)."""
+        if self.set_aside is not None and self.set_aside[0] == prompt_id:
+            self.editor, self.set_aside = self.set_aside[1], None
 
     def take_commits(self) -> list[Commit]:
         taken, self.commits = self.commits, []
@@ -360,6 +375,7 @@ def _permission_resolved(state: ViewState, e: ev.PermissionResolved, now: float)
             del state.permissions[i]
             if i == 0:
                 state.feedback = False
+            state.give_draft_back(e.id)
             words = {"once": "allowed once", "always": "allowed for this session",
                      "reject": "rejected", "auto": "auto-approved", "cancelled": "cancelled"}
             state.commit_lines([[("  ", ""), (f"{words.get(e.reply, e.reply)}: ", "dim"),
@@ -380,6 +396,7 @@ def _question_resolved(state: ViewState, e: ev.QuestionResolved, now: float) -> 
             del state.questions[i]
             if i == 0:
                 state.question_cursor, state.question_marked = 0, set()
+            state.give_draft_back(e.id)
             answer = "; ".join(str(a) for a in e.reply.get("answered", [])) or "dismissed"
             state.commit_lines([[("? ", "warn"), (clean(asked.question)[:80], ""), (" → ", "dim"), (clean(answer)[:200], "bold")]])
             return

@@ -30,9 +30,10 @@ OVERWRITES: dict[str, str] = {
 SPELLINGS = {**ESCAPES, **OVERWRITES}
 
 # The interface's own escapes: SGR styles, cursor up/down/right, erase in
-# line, private modes (synchronized output, paste, focus, cursor) and
-# modifyOtherKeys. An attack's CSI (`ESC[2J`) is none of them.
-_OURS = re.compile(r"\x1b\[[0-9;]*m|\x1b\[[0-9]*[ABCK]|\x1b\[\?[0-9]+[hl]|\x1b\[>4;[01]m")
+# line, private modes (synchronized output, paste, focus, cursor),
+# modifyOtherKeys, and saving and restoring the cursor (DECSC, DECRC). An
+# attack's CSI (`ESC[2J`) is none of them.
+_OURS = re.compile(r"\x1b\[[0-9;]*m|\x1b\[[0-9]*[ABCK]|\x1b\[\?[0-9]+[hl]|\x1b\[>4;[01]m|\x1b[78]")
 # Carriage returns and newlines are the interface's own too (cursor moves).
 _CONTROL = re.compile(r"[\x00-\x09\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 

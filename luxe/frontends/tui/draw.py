@@ -81,7 +81,9 @@ def _prompt(state: ViewState, width: int) -> list[Line]:
             return prompt_rows(state.github.confirm, width)
         return []
     asked = state.permissions[0]
-    rows: list[Line] = [[("◆ ", "warn"), (asked.tool, "tool"), (" wants to run", "bold")]]
+    # How many wait behind it goes on its first row: the keys' row is cut at 80 columns.
+    more = f"  (+{len(state.permissions) - 1} waiting)" if len(state.permissions) > 1 else ""
+    rows: list[Line] = [[("◆ ", "warn"), (asked.tool, "tool"), (" wants to run", "bold"), (more, "dim")]]
     arg = key_arg(asked.tool, asked.args)
     rows.extend(wrap([(arg, "")], width, [("  ", "")], [("  ", "")])[:6])
     from luxe.frontends.tui.view import change_rows
@@ -93,13 +95,11 @@ def _prompt(state: ViewState, width: int) -> list[Line]:
     if state.feedback:
         rows.append([("  rejecting: type what the agent should do instead, Enter sends, Esc rejects without a note", "dim")])
     else:
-        more = f"  (+{len(state.permissions) - 1} waiting)" if len(state.permissions) > 1 else ""
         scope = "this exact command" if asked.tool == "bash" else "this exact call"
         if asked.tool in ("write", "edit"):
             scope = "this file"
         rows.append([("  ", ""), ("y", "key"), (" once   ", ""), ("a", "key"),
-                     (f" always ({scope}, this session)   ", ""), ("n", "key"), (" reject (with a note)", ""),
-                     (more, "dim")])
+                     (f" always ({scope}, this session)   ", ""), ("n", "key"), (" reject (with a note)", "")])
     return [truncate(r, width) for r in rows]
 
 

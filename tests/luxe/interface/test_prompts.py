@@ -40,6 +40,21 @@ def test_y_runs_once_and_a_allows_for_the_session(ui: StartUi, repo: Path) -> No
     assert session.text().count("allowed for this session") == 1
 
 
+def test_prompts_waiting_behind_the_first_are_counted_at_80_columns(ui: StartUi, repo: Path) -> None:
+    three = {"tool_calls": [{"name": "bash", "args": {"command": f"echo {n} > {n}.txt"}} for n in ("a", "b", "c")]}
+    session = ui([three, {"text": "all three ran"}], width=80)
+    session.type("go")
+    session.send_keys("Enter")
+    session.wait_for("bash wants to run  (+2 waiting)")
+    session.send_keys("y")
+    session.wait_for("bash wants to run  (+1 waiting)")
+    session.send_keys("y")
+    session.wait_for(lambda text: "waiting)" not in text and "y once" in text)
+    session.send_keys("y")
+    session.wait_for("all three ran")
+    assert sorted(p.name for p in repo.glob("?.txt")) == ["a.txt", "b.txt", "c.txt"]
+
+
 def test_n_rejects_with_a_note_to_the_model(ui: StartUi, env: dict[str, str], repo: Path) -> None:
     session = ui([_bash("rm -rf build"), {"text": "understood"}])
     session.type("clean up")

@@ -12,7 +12,7 @@ import pytest
 
 from tests.luxe.rpc_driver import LuxeProcess
 
-from .e2e import call, finished_frames, tool_results
+from .e2e import call, executable, finished_frames, tool_results
 from .hostile import MODES, hostile_luxe, leaked, one_turn_leaks_nothing, ripgrep_dir, run_turn
 
 SECRET = "envsecret-Lm5Nb8Vc3X"
@@ -242,3 +242,38 @@ def test_known_readers_still_run_in_plan_mode(mode: str, repo: Path, env: dict[s
         assert [d["denied"] for d in done] == [False] * len(calls), done
         assert luxe.close() == 0
 
+
+
+# GNU getopt takes any unambiguous prefix of a long option, one letter too:
+# `sort --o=F` is `sort --output=F`, `date --s=...` is `date --set=...`.
+ONE_LETTER_PREFIXES = [
+    "sort --o=F9 README.md",
+    "sort -u --o F10 README.md",
+    "date --s=@0",
+    "date --s @0",
+    "git cat-file --t HEAD:README.md",
+]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_one_letter_prefix_of_a_writing_option_is_refused(
+    mode: str, repo: Path, env: dict[str, str], tmp_path: Path
+) -> None:
+    """Read-only and plan mode refuse them like the whole option; `date` is
+    a stand-in on PATH that says whether it ran (the clock is left alone)."""
+    bin_dir = tmp_path / "bin"
+    ran = tmp_path / "date-ran"
+    executable(bin_dir / "date", f"#!/bin/sh\necho \"$@\" >> {ran}\n")
+    calls = [call("bash", command=c) for c in ONE_LETTER_PREFIXES]
+    with hostile_luxe(
+        [{"tool_calls": calls}, {"text": "done"}], mode, "--auto-approve",
+        cwd=repo, env=env, path_extra=str(bin_dir),
+    ) as (luxe, _server):
+        if mode != "read-only":
+            luxe.send("set_mode", {"mode": "plan"})
+            luxe.expect("state_changed", where=lambda c: c.get("mode") == "plan")
+        done = finished_frames(run_turn(luxe))
+        assert [d["denied"] for d in done] == [True] * len(calls), done
+        assert luxe.close() == 0
+    assert not [p.name for p in repo.iterdir() if p.name.startswith("F")]
+    assert not ran.exists()

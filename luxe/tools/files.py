@@ -3,7 +3,8 @@
 Each returns text the model reads; a refusal (missing file, binary file, an
 edit whose match is missing or ambiguous) is a ToolError with a message that
 says what to do instead. File I/O here is small and synchronous (reads are
-capped), except glob, whose walk runs in a worker thread.
+capped), except glob's walk, ls's scan and read's window, which run in a
+worker thread.
 """
 
 from __future__ import annotations
@@ -65,7 +66,17 @@ class ReadTool:
         name = shown(ctx.cwd, path)
         offset = max(int(args.get("offset") or 1), 1)
         limit = max(int(args.get("limit") or READ_DEFAULT_LINES), 1)
-        window = line_window(path, name, offset, limit, READ_MAX_BYTES)
+        stop = threading.Event()
+        try:
+            # Off the event loop: skipping to an offset reads the file up to
+            # it, a terabyte in a sparse file; a cancel abandons the thread,
+            # which stops at its next chunk.
+            window = await trio.to_thread.run_sync(
+                line_window, path, name, offset, limit, READ_MAX_BYTES, stop,
+                abandon_on_cancel=True,
+            )  # fmt: skip
+        finally:
+            stop.set()
         if window.count == 0 and window.lines_before and offset > window.lines_before:
             raise ToolError(f"{name} has {window.lines_before} lines; offset {offset} is past the end")
         # Redacted before any cut (a long line, the size cap), so a cut never

@@ -208,3 +208,23 @@ def test_a_repository_full_of_values_cannot_push_the_persons_credentials_out(
         assert "oauth_token: [REDACTED:" in shown, shown
         assert not leaked(token, luxe, server)
         assert luxe.close() == 0
+
+
+@pytest.mark.parametrize("offset", [2, 1_000_000])
+def test_reading_far_into_a_huge_file_never_holds_the_session(
+    offset: int, repo: Path, env: dict[str, str]
+) -> None:
+    """A sparse file of 1 TiB, 9,000 bytes of text and then no line end:
+    `read` past its first line skipped all of it on the event loop, so for
+    the best part of an hour nothing else happened (not even the call's
+    tool_started frame, nor a cancel). A cancel now ends the call at once."""
+    with (repo / "huge.log").open("wb") as f:
+        f.write(b"x" * 9000)
+        f.truncate(1 << 40)
+    steps = [{"tool_calls": [call("read", path="huge.log", offset=offset)]}, {"text": "done"}]
+    with hostile_luxe(steps, "ask", cwd=repo, env=env) as (luxe, _server):
+        luxe.send("submit_user_message", {"text": "go"})
+        luxe.expect("tool_started", timeout=20)
+        luxe.send("cancel_turn")
+        assert luxe.expect("turn_ended", timeout=20)["reason"] == "cancelled"
+        assert luxe.close() == 0

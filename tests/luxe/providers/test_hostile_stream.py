@@ -1,0 +1,52 @@
+"""An endpoint that streams without end: one line of hundreds of megabytes,
+or one event of as many data lines. Luxe keeps at most a bounded part of an
+event, says what the endpoint did, and the session goes on. Through the real
+`luxe --rpc` and the loopback model server."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.fakes.llm_server import FakeLLMServer
+from tests.luxe.rpc_driver import LuxeProcess, make_env, make_repo
+
+# Luxe's peak resident memory in an ordinary session is some 40 MB; the
+# flood below took it to 450 MB (the event kept whole) or to hours of
+# copying (a line without end, joined again at each chunk).
+PEAK_LIMIT_KB = 160 << 10
+
+
+def _peak_kb(luxe: LuxeProcess) -> int:
+    for line in Path(f"/proc/{luxe.pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1])
+    raise AssertionError("no VmHWM")
+
+
+@pytest.mark.parametrize("flood", [{"mb": 400}, {"mb": 400, "lines": True}])
+def test_an_event_without_end_is_refused_and_the_session_goes_on(
+    flood: dict[str, object], tmp_path: Path
+) -> None:
+    env = make_env(tmp_path)
+    repo = make_repo(tmp_path / "repo")
+    with FakeLLMServer([{"flood": flood}, {"text": "still here"}]) as server:
+        full = {
+            **env,
+            "ANTHROPIC_BASE_URL": server.base_url,
+            "ANTHROPIC_API_KEY": "test-key",
+            "LUXE_RETRY_BASE_DELAY_S": "0.01",
+        }
+        args = ["--model", "anthropic/claude-sonnet-4-5"]
+        with LuxeProcess.start(args, cwd=repo, env=full) as luxe:
+            luxe.handshake()
+            luxe.send("submit_user_message", {"text": "go"})
+            ended = luxe.expect("turn_ended", timeout=60)
+            assert ended["reason"] == "error", ended
+            assert "over 16 MiB" in ended["error"], ended
+            assert _peak_kb(luxe) < PEAK_LIMIT_KB
+            luxe.send("submit_user_message", {"text": "again"})
+            ended = luxe.expect("turn_ended")
+            assert (ended["reason"], ended["text"]) == ("end_turn", "still here")
+            assert luxe.close() == 0

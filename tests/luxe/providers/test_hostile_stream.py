@@ -50,3 +50,37 @@ def test_an_event_without_end_is_refused_and_the_session_goes_on(
             ended = luxe.expect("turn_ended")
             assert (ended["reason"], ended["text"]) == ("end_turn", "still here")
             assert luxe.close() == 0
+
+
+def _nested(kind: str, depth: int) -> object:
+    value: object = "x"
+    for _ in range(depth):
+        value = [value] if kind == "list" else {"a": value}
+    return value
+
+
+@pytest.mark.parametrize(("kind", "depth"), [("list", 600), ("dict", 700)])
+def test_tool_arguments_nested_too_deep_get_a_clear_answer(
+    kind: str, depth: int, tmp_path: Path
+) -> None:
+    """Arguments JSON can parse but Luxe's own walk of them could not: the
+    turn ended with `internal error: RecursionError` and the answer was
+    lost. Now the call is refused as malformed and the turn goes on."""
+    env = make_env(tmp_path)
+    repo = make_repo(tmp_path / "repo")
+    steps = [
+        {"tool_calls": [{"name": "read", "args": {"path": _nested(kind, depth)}}]},
+        {"text": "went on"},
+    ]
+    with FakeLLMServer(steps) as server:
+        full = {**env, "ANTHROPIC_BASE_URL": server.base_url, "ANTHROPIC_API_KEY": "test-key"}
+        args = ["--model", "anthropic/claude-sonnet-4-5"]
+        with LuxeProcess.start(args, cwd=repo, env=full) as luxe:
+            luxe.handshake()
+            luxe.send("submit_user_message", {"text": "go"})
+            frames = luxe.collect_until("turn_ended")
+            ended = frames[-1]["content"]
+            assert (ended["reason"], ended["text"]) == ("end_turn", "went on"), ended
+            [finished] = [f["content"] for f in frames if f["kind"] == "tool_finished"]
+            assert finished["is_error"] and "nested" in finished["summary"], finished
+            assert luxe.close() == 0

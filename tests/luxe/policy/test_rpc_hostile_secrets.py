@@ -8,11 +8,15 @@ from __future__ import annotations
 
 import os
 import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
 
-from .e2e import call, tool_results
+from tests.fakes.llm_server import FakeLLMServer
+from tests.luxe.rpc_driver import LUXE, LuxeProcess, make_env, make_repo
+
+from .e2e import MODEL, call, tool_results
 from .hostile import (
     MODES,
     PROVIDER_KEY,
@@ -172,13 +176,88 @@ def test_provider_key_is_in_no_tool_environment_frame_or_file(
         [{"tool_calls": calls}, {"text": "done"}], mode, "--auto-approve", cwd=repo, env=env
     ) as (luxe, server):
         run_turn(luxe)
-        # The test itself may read luxe's environment as any process could.
-        with open(f"/proc/{luxe.pid}/environ", "rb") as f:
-            assert PROVIDER_KEY.encode() not in f.read()
+        # The test itself may read luxe's environment as any process could
+        # (root can: luxe is non-dumpable, which hides it from the rest).
+        try:
+            with open(f"/proc/{luxe.pid}/environ", "rb") as f:
+                assert PROVIDER_KEY.encode() not in f.read()
+        except PermissionError:
+            pass
         assert not leaked(PROVIDER_KEY, luxe, server)
         assert luxe.close() == 0
     assert PROVIDER_KEY not in everything_written(env)
     assert PROVIDER_KEY[:12] not in everything_written(env)
+
+
+# A tool's program that finds luxe among its ancestors and searches its memory
+# for the key, printed with a space between its characters (no redaction
+# knows that form). Two spellings of the same file: the process's and its
+# main thread's.
+MEMORY_READER = r"""
+import os, re, sys
+pid = os.getppid()
+while pid > 1 and b"luxe" not in open(f"/proc/{pid}/cmdline", "rb").read():
+    pid = int(open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[1])
+found = set()
+for mem_path in (f"/proc/{pid}/mem", f"/proc/{pid}/task/{pid}/mem"):
+    try:
+        maps = open(f"/proc/{pid}/maps").read().splitlines()
+        mem = open(mem_path, "rb", 0)
+    except OSError as exc:
+        print(mem_path, "closed:", exc.strerror)
+        continue
+    for line in maps:
+        span, perms = line.split()[:2]
+        start, end = (int(x, 16) for x in span.split("-"))
+        if "r" not in perms or "[v" in line or end - start > 256 << 20:
+            continue
+        try:
+            mem.seek(start)
+            data = mem.read(end - start)
+        except OSError:
+            continue
+        found.update(re.findall(rb"sk-ant-test-[0-9a-f]+", data))
+print(" ".join(" ".join(k.decode()) for k in found) or "no key found")
+"""
+
+
+def _as_a_plain_user(tree: Path) -> list[str]:
+    """The command that starts luxe as a user without privileges over other
+    processes (as root: `nobody`, owning `tree`), where /proc honours the
+    process's dumpable flag."""
+    if os.geteuid() != 0:
+        return LUXE
+    for path in [tree, *tree.rglob("*")]:
+        os.chown(path, 65534, 65534, follow_symlinks=False)
+    return ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", *LUXE]
+
+
+@pytest.mark.parametrize("mode", ["ask", "yolo"])
+def test_provider_key_is_not_in_reach_of_a_tool_reading_luxes_memory(mode: str) -> None:
+    """The key is gone from the environment, but the provider holds it in
+    memory: a bash call's program (a script the repository ships) read it
+    from /proc/<luxe>/mem and printed it spaced out. Luxe is non-dumpable,
+    so no other process of the user may open that file."""
+    tree = Path(tempfile.mkdtemp(prefix="luxe-mem-"))
+    try:
+        env = make_env(tree)
+        repo = make_repo(tree / "repo")
+        (repo / "tool.py").write_text(MEMORY_READER)
+        command = _as_a_plain_user(tree)
+        steps = [{"tool_calls": [call("bash", command="python3 tool.py")]}, {"text": "ok"}]
+        with FakeLLMServer(steps) as server:
+            full = {**env, "ANTHROPIC_BASE_URL": server.base_url, "ANTHROPIC_API_KEY": PROVIDER_KEY}
+            args = ["--model", MODEL, "--permission-mode", mode, "--auto-approve"]
+            with LuxeProcess.start(args, cwd=repo, env=full, command=command) as luxe:
+                luxe.handshake()
+                run_turn(luxe)
+                [result] = tool_results(server.bodies[-1])
+                assert "closed: Permission denied" in result, result
+                spaced = " ".join(PROVIDER_KEY)
+                assert spaced not in str(server.bodies) and spaced not in str(luxe.frames)
+                assert luxe.close() == 0
+    finally:
+        subprocess.run(["rm", "-rf", str(tree)], check=False)
 
 
 # -- 5: values the redactor missed ------------------------------------------------------

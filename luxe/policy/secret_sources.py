@@ -63,6 +63,7 @@ def home_secret_files(home: str) -> list[str]:
 # Pathspecs of every secret file name (see secrets.is_secret_path).
 SECRET_PATHSPECS = (
     ":(glob,icase)**/.env",
+    ":(glob,icase)**/.envrc",
     ":(glob,icase)**/.env.*",
     ":(glob,icase)**/*.pem",
     ":(glob,icase)**/*.key",

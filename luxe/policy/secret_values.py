@@ -146,7 +146,7 @@ def secret_values_from_other(name: str, text: str) -> list[tuple[str, str]]:
 
 def is_env_name(name: str) -> bool:
     lower = name.lower()
-    return lower == ".env" or lower.startswith(".env.")
+    return lower in (".env", ".envrc") or lower.startswith(".env.")
 
 
 def secret_values_from_file(path: str, text: str) -> list[tuple[str, str]]:

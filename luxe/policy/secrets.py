@@ -62,6 +62,7 @@ CREDENTIAL_PATHS = frozenset(
 # filesystem instead (see `facts.py`).
 SAMPLE_SECRET_DOTFILES = (
     ".env",
+    ".envrc",
     ".env.local",
     ".env.production",
     ".env.development",
@@ -83,7 +84,7 @@ def is_secret_name(name: str) -> bool:
     filesystem and means the same thing everywhere else.
     """
     lower = name.lower()
-    if lower == ".env":
+    if lower in (".env", ".envrc"):  # .envrc: direnv's, `export KEY=value`
         return True
     if lower.startswith(".env."):
         suffix = lower[len(".env.") :]

@@ -159,6 +159,35 @@ def test_missing_secret_names_are_refused(mode: str, repo: Path, env: dict[str, 
     assert [d["denied"] for d in done[: len(names) + 1]] == [True] * (len(names) + 1), done
 
 
+ENVRC_VALUE = "direnvSecret-Qz81Lw5"
+OLD_ENVRC_VALUE = "direnvOld-Hm27Vc4"
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_direnvs_envrc_is_a_secret_file(mode: str, repo: Path, env: dict[str, str]) -> None:
+    """direnv's `.envrc` exports secrets as plainly as a `.env`: by name,
+    through `sub/..`, to a recursive search, and in git's history (a key
+    committed once, then rotated and the file untracked)."""
+    (repo / ".envrc").write_text(f"export AWS_SECRET_ACCESS_KEY={OLD_ENVRC_VALUE}\n")
+    subprocess.run(["git", "add", "-f", ".envrc"], cwd=repo, check=True)
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@e.invalid", "commit", "-qm",
+                    "envrc"], cwd=repo, check=True)  # fmt: skip
+    subprocess.run(["git", "rm", "-q", "--cached", ".envrc"], cwd=repo, check=True)
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@e.invalid", "commit", "-qm",
+                    "untrack"], cwd=repo, check=True)  # fmt: skip
+    (repo / ".envrc").write_text(f"use nix\nexport AWS_SECRET_ACCESS_KEY={ENVRC_VALUE}\n")
+    (repo / "sub").mkdir()
+    calls = [
+        call("read", path=".envrc"),
+        call("bash", command="cat sub/../.envrc"),
+        call("bash", command="grep -r AWS ."),
+        call("bash", command="git log -p --all"),
+        call("grep", pattern="AWS", path="."),
+    ]
+    done, _ = one_turn_leaks_nothing(calls, mode, (ENVRC_VALUE, OLD_ENVRC_VALUE), cwd=repo, env=env)
+    assert [d["denied"] for d in done[:3]] == [True] * 3, done
+
+
 # -- 3: the provider's API key ---------------------------------------------------------
 
 

@@ -74,6 +74,11 @@ def _commands(tokens: tuple[Word | Operator, ...]) -> tuple[list[SimpleCommand],
                         start < len(words) and not known[start],
                     )
                 )
+            elif writes:
+                # A redirection of no simple command (`> f` alone, `{ …; } > f`,
+                # `(…) > f`): bash still opens the file, so it is a command of
+                # no words that writes (it was dropped, and read-only ran it).
+                commands.append(SimpleCommand((), True, tuple(unresolved)))
             words, known, unresolved, writes = [], [], [], False
         elif isinstance(tok, Operator):  # a redirection and its target
             target = tokens[i + 1] if i + 1 < len(tokens) else None

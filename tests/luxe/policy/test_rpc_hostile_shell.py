@@ -12,7 +12,7 @@ import pytest
 
 from tests.luxe.rpc_driver import LuxeProcess
 
-from .e2e import call, executable, finished_frames, tool_results
+from .e2e import call, executable, finished_frames, global_config, tool_results, write_json
 from .hostile import MODES, hostile_luxe, leaked, one_turn_leaks_nothing, ripgrep_dir, run_turn
 
 SECRET = "envsecret-Lm5Nb8Vc3X"
@@ -277,3 +277,55 @@ def test_a_one_letter_prefix_of_a_writing_option_is_refused(
         assert luxe.close() == 0
     assert not [p.name for p in repo.iterdir() if p.name.startswith("F")]
     assert not ran.exists()
+
+
+# A redirection that belongs to no simple command: on its own, or after a
+# group, a subshell or a separator. Bash opens (creates, truncates) the file.
+BARE_REDIRECTIONS = [
+    "> F11",
+    "{ cat README.md; } > F12",
+    "(cat README.md) >F13",
+    "cat README.md && >>F14",
+    "cat README.md | { cat; } >F15",
+    "> README.md",
+]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_redirection_outside_a_simple_command_is_a_write(
+    mode: str, repo: Path, env: dict[str, str]
+) -> None:
+    """Read-only and plan mode refuse each (they ran: F11..F15 were created
+    and README.md emptied, even in read-only mode)."""
+    readme = (repo / "README.md").read_text()
+    calls = [call("bash", command=c) for c in BARE_REDIRECTIONS]
+    with hostile_luxe(
+        [{"tool_calls": calls}, {"text": "done"}], mode, "--auto-approve", cwd=repo, env=env
+    ) as (luxe, _server):
+        if mode != "read-only":
+            luxe.send("set_mode", {"mode": "plan"})
+            luxe.expect("state_changed", where=lambda c: c.get("mode") == "plan")
+        done = finished_frames(run_turn(luxe))
+        assert [d["denied"] for d in done] == [True] * len(calls), done
+        assert luxe.close() == 0
+    assert not [p.name for p in repo.iterdir() if p.name.startswith("F")]
+    assert (repo / "README.md").read_text() == readme
+
+
+@pytest.mark.parametrize("command", ["git status; > F16", "git status && { git status; } > F17"])
+def test_an_allow_rule_never_covers_a_redirection_outside_its_command(
+    command: str, repo: Path, env: dict[str, str]
+) -> None:
+    """With `bash(git status*)` allowed, the line still asks (it ran
+    unasked: the redirection belonged to no command the rule had to cover)."""
+    write_json(global_config(env) / "permissions.json", {"allow": ["bash(git status*)"]})
+    with hostile_luxe(
+        [{"tool_calls": [call("bash", command=command)]}, {"text": "done"}], "ask",
+        cwd=repo, env=env,
+    ) as (luxe, _server):
+        luxe.send("submit_user_message", {"text": "go"})
+        asked = luxe.expect("permission_requested")
+        luxe.send("respond_permission", {"id": asked["id"], "reply": "reject"})
+        luxe.expect("turn_ended")
+        assert luxe.close() == 0
+    assert not [p.name for p in repo.iterdir() if p.name.startswith("F")]

@@ -19,7 +19,12 @@ from pathlib import PurePosixPath
 
 import attrs
 
-from luxe.policy.secret_sources import git_history_secrets, history_signature, home_secret_files
+from luxe.policy.secret_sources import (
+    git_history_secrets,
+    git_url_credentials,
+    history_signature,
+    home_secret_files,
+)
 from luxe.policy.secret_values import MIN_SECRET_LENGTH, secret_values_from_file
 from luxe.record import record
 from luxe.regular_file import read_regular
@@ -715,6 +720,7 @@ class SecretFiles:
             return False
         self._history_signature = signature
         values = git_history_secrets(self.root, is_secret_path)
+        values += git_url_credentials(self.root, self.home)
         if values == self._history_values:
             return False
         self._history_values = values

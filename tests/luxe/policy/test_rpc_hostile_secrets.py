@@ -188,6 +188,36 @@ def test_direnvs_envrc_is_a_secret_file(mode: str, repo: Path, env: dict[str, st
     assert [d["denied"] for d in done[:3]] == [True] * 3, done
 
 
+URL_TOKEN = "ghp_R3aLt0kenInUrl8812Xq"
+URL_PASSWORD = "gl-pass-Tq84Zm2W"
+INSTEAD_TOKEN = "ghp_InsteadOfT0ken5521"
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_credential_in_a_git_remote_url_is_redacted(
+    mode: str, repo: Path, env: dict[str, str]
+) -> None:
+    """A clone made with `https://TOKEN@github.com/…` keeps the token in
+    .git/config, and `git remote -v` (a reader, allowed in read-only mode)
+    printed it; so did `read .git/config` and the user's ~/.gitconfig's
+    `insteadOf` URL through `git config --list`."""
+    for name, url in (("origin", f"https://{URL_TOKEN}@github.com/me/repo.git"),
+                      ("mirror", f"https://me:{URL_PASSWORD}@gitlab.example/me/repo.git")):
+        subprocess.run(["git", "remote", "add", name, url], cwd=repo, check=True)
+    (Path(env["HOME"]) / ".gitconfig").write_text(
+        f'[url "https://{INSTEAD_TOKEN}@github.com/"]\n\tinsteadOf = https://github.com/\n'
+    )
+    calls = [
+        call("bash", command="git remote -v"),
+        call("read", path=".git/config"),
+        call("bash", command="git config --list"),
+    ]
+    _done, body = one_turn_leaks_nothing(
+        calls, mode, (URL_TOKEN, URL_PASSWORD, INSTEAD_TOKEN), cwd=repo, env=env
+    )
+    assert "[REDACTED:" in str(tool_results(body))
+
+
 # -- 3: the provider's API key ---------------------------------------------------------
 
 

@@ -329,3 +329,44 @@ def test_an_allow_rule_never_covers_a_redirection_outside_its_command(
         luxe.expect("turn_ended")
         assert luxe.close() == 0
     assert not [p.name for p in repo.iterdir() if p.name.startswith("F")]
+
+
+# gh commands that change GitHub, besides the pull request, issue, release
+# and api writes: each ran unasked under an allow rule for `bash(gh *)`.
+GH_WRITES = [
+    "gh repo edit --visibility public --accept-visibility-change-consequences",
+    "gh repo delete me/repo --yes",
+    "gh gist create --public notes.txt",
+    "gh secret set DEPLOY_KEY --body x",
+    "gh workflow run deploy.yml",
+    "gh auth token",
+    "nice gh pr create --fill",
+    "setsid gh pr merge 1",
+]
+
+
+def test_every_gh_write_asks_under_an_allow_rule(
+    repo: Path, env: dict[str, str], tmp_path: Path
+) -> None:
+    """With `bash(gh *)` allowed, each asks (the reply here is reject); a
+    stand-in gh on PATH says whether any ran. `gh pr view` still runs."""
+    bin_dir = tmp_path / "bin"
+    ran = tmp_path / "gh-ran"
+    executable(bin_dir / "gh", f"#!/bin/sh\necho \"$@\" >> {ran}\n")
+    (repo / "notes.txt").write_text("notes\n")
+    write_json(global_config(env) / "permissions.json", {"allow": ["bash(gh *)", "bash(nice *)",
+                                                                   "bash(setsid *)"]})  # fmt: skip
+    calls = [call("bash", command=c) for c in [*GH_WRITES, "gh pr view 1"]]
+    with hostile_luxe(
+        [{"tool_calls": calls}, {"text": "done"}], "ask", cwd=repo, env=env,
+        path_extra=str(bin_dir),
+    ) as (luxe, _server):
+        luxe.send("submit_user_message", {"text": "go"})
+        asked = []
+        while (frame := luxe.next_frame())["kind"] != "turn_ended":
+            if frame["kind"] == "permission_requested":
+                asked.append(frame["content"]["args"]["command"])
+                luxe.send("respond_permission", {"id": frame["content"]["id"], "reply": "reject"})
+        assert sorted(asked) == sorted(GH_WRITES)
+        assert luxe.close() == 0
+    assert ran.read_text() == "pr view 1\n"

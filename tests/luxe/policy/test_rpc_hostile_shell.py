@@ -370,3 +370,49 @@ def test_every_gh_write_asks_under_an_allow_rule(
         assert sorted(asked) == sorted(GH_WRITES)
         assert luxe.close() == 0
     assert ran.read_text() == "pr view 1\n"
+
+
+# `${x:-word}` (and `${x:+word}`) may be its literal word: those ran as if the
+# word could not be there (they asked, with --auto-approve they ran, and the
+# value reached the model reversed or as `od -c`); a variable assigned on
+# the line is split into words as bash splits it.
+DEFAULT_WORD_NAMES = [
+    "cat ${x:-.env} | rev",
+    "x=1; od -c ${x:+.env}",
+    "head -c 99 ${HOME:+.env} | rev",
+]
+DEFAULT_WORD_WRITERS = [
+    "sort ${x:--oF18} README.md",
+    "x=1; sort ${x:+-oF19} README.md",
+    "git log -1 ${x:---output=F20}",
+    'x="-exec touch F21 ;"; find . -maxdepth 0 $x',
+]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_default_word_is_read_as_the_value_it_may_be(
+    mode: str, repo: Path, env: dict[str, str]
+) -> None:
+    _seed(repo)
+    calls = [call("bash", command=c) for c in DEFAULT_WORD_NAMES]
+    done, last = one_turn_leaks_nothing(calls, mode, [SECRET, SECRET[::-1]], cwd=repo, env=env)
+    assert [d["denied"] for d in done] == [True] * len(calls), done
+    assert all("secret file" in r for r in tool_results(last))
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_default_word_or_a_split_variable_is_read_as_options(
+    mode: str, repo: Path, env: dict[str, str]
+) -> None:
+    """Read-only and plan mode refuse each (they wrote F18..F21)."""
+    calls = [call("bash", command=c) for c in DEFAULT_WORD_WRITERS]
+    with hostile_luxe(
+        [{"tool_calls": calls}, {"text": "done"}], mode, "--auto-approve", cwd=repo, env=env
+    ) as (luxe, _server):
+        if mode != "read-only":
+            luxe.send("set_mode", {"mode": "plan"})
+            luxe.expect("state_changed", where=lambda c: c.get("mode") == "plan")
+        done = finished_frames(run_turn(luxe))
+        assert [d["denied"] for d in done] == [True] * len(calls), done
+        assert luxe.close() == 0
+    assert not [p.name for p in repo.iterdir() if p.name.startswith("F")]

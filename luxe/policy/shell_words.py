@@ -38,6 +38,7 @@ _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _PLAIN_PARAMETER = re.compile(r"#?[A-Za-z_][A-Za-z0-9_]*|[A-Za-z_][A-Za-z0-9_]*:?[-+=?][^$`]*|[0-9@*#?$!-]")
 # `${x:-word}`, `${x=word}`, `${x:+word}`: the expansion may be `word`.
 _WITH_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*:?[-+=]([^$`]*)", re.S)
+_GLOB_CHARS = frozenset("*?[")
 # Default IFS: what an unquoted expansion is split on.
 _IFS = re.compile(r"[ \t\n]+")
 
@@ -55,6 +56,9 @@ class Word:
     sources: tuple[str, ...]  # the unresolved parts as written, in order
     # Per unresolved part, the literal it may also be (`${x:-word}`), or None.
     alternatives: tuple[str | None, ...] = ()
+    # An unquoted `*`, `?` or `[`: bash may expand the word to any names in
+    # the directory, options too (a repository can hold a file named `-oF`).
+    globs: bool = False
 
     @property
     def resolved(self) -> bool:
@@ -269,6 +273,7 @@ class _Lexer:
         self._value: list[str] = []
         self._sources: list[str] = []
         self._alternatives: list[str | None] = []
+        self._globs = False
         self._in_word = False
         self._command: list[Word] = []
 
@@ -290,6 +295,7 @@ class _Lexer:
         if quoted:
             self._lit(value)
             return
+        self._globs = self._globs or bool(_GLOB_CHARS & set(value))
         for k, piece in enumerate(_IFS.split(value)):
             if k:
                 self._end_word()
@@ -302,10 +308,13 @@ class _Lexer:
             if value in (_LBRACE, _RBRACE):  # `{ cmd; }`: a group, not a word
                 self.tokens.append(Operator(_BRACE_MARKS[value]))
             else:
-                word = Word(value, tuple(self._sources), tuple(self._alternatives))
+                # `[` and `]` on their own (`[ -f x ]`) match nothing: no glob.
+                globs = self._globs and value not in ("[", "]", "[[", "]]")
+                word = Word(value, tuple(self._sources), tuple(self._alternatives), globs)
                 self.tokens.append(word)
                 self._command.append(word)
         self._value, self._sources, self._alternatives, self._in_word = [], [], [], False
+        self._globs = False
 
     def _end_command(self) -> None:
         """A command of assignments only (`X=.env;`) sets variables for the
@@ -493,7 +502,8 @@ class _Lexer:
             if op is not None:
                 # `2>`: a word of digits just before the operator names the fd.
                 if self._in_word and "".join(self._value).isdigit():
-                    self._value, self._sources, self._in_word = [], [], False
+                    self._value, self._sources, self._alternatives = [], [], []
+                    self._in_word = False
                 self._end_word()
                 self.tokens.append(Operator(op))
                 i += len(op)
@@ -511,6 +521,7 @@ class _Lexer:
                 self._lit({"{": _LBRACE, ",": _COMMA, "}": _RBRACE}[c])
                 i += 1
                 continue
+            self._globs = self._globs or c in _GLOB_CHARS
             self._lit(c)
             i += 1
         self._end_word()

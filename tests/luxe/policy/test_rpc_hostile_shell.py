@@ -416,3 +416,31 @@ def test_a_default_word_or_a_split_variable_is_read_as_options(
         assert [d["denied"] for d in done] == [True] * len(calls), done
         assert luxe.close() == 0
     assert not [p.name for p in repo.iterdir() if p.name.startswith("F")]
+
+
+# A glob that expands to what a reader's check never saw: a repository can
+# hold files named like options, and `uniq` writes its second operand.
+GLOB_WRITERS = ["sort ?o*", "uniq *.txt", "git log -1 *"]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_glob_is_never_trusted_by_a_reader_judged_by_its_arguments(
+    mode: str, repo: Path, env: dict[str, str]
+) -> None:
+    """Read-only and plan mode refuse each: `sort ?o*` met `-oPWN1` and wrote
+    PWN1, `uniq *.txt` overwrote b.txt with a.txt, `git log -1 *` met
+    `--output=PWN2`. Quoted globs (`find . -name '*.py'`) still run."""
+    for name, text in (("-oPWN1", ""), ("--output=PWN2", ""), ("a.txt", "a\n"), ("b.txt", "b\n")):
+        (repo / name).write_text(text)
+    calls = [call("bash", command=c) for c in [*GLOB_WRITERS, "find . -name '*.txt'"]]
+    with hostile_luxe(
+        [{"tool_calls": calls}, {"text": "done"}], mode, "--auto-approve", cwd=repo, env=env
+    ) as (luxe, _server):
+        if mode != "read-only":
+            luxe.send("set_mode", {"mode": "plan"})
+            luxe.expect("state_changed", where=lambda c: c.get("mode") == "plan")
+        done = finished_frames(run_turn(luxe))
+        assert sorted(d["denied"] for d in done) == [False] + [True] * len(GLOB_WRITERS), done
+        assert luxe.close() == 0
+    assert not (repo / "PWN1").exists() and not (repo / "PWN2").exists()
+    assert (repo / "b.txt").read_text() == "b\n"

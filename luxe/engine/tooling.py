@@ -89,6 +89,8 @@ def check_args(spec: ToolSpec, args: Mapping[str, Any]) -> str | None:
     """None when `args` fits the spec's schema (required keys, simple types),
     else a message for the model naming the problem."""
     schema = spec.input_schema
+    if "_invalid_json" in args:  # set by the provider (luxe/providers/anthropic.py)
+        return f"{spec.name}: the arguments are not valid JSON (cut off, or nested too deeply)"
     for name in schema.get("required", []):
         if name not in args:
             return f"{spec.name}: missing argument `{name}`"

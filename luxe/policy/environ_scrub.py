@@ -5,8 +5,11 @@ environment, but `/proc/<luxe>/environ` (readable by any process of the same
 user, e.g. a bash tool call reading `/proc/$PPID/environ`) still shows the
 environment Luxe was started with. `forget_variables` therefore also blanks
 the values in that original block of memory (Linux, through
-/proc/self/mem); where that is impossible it makes the process
-non-dumpable, which hides /proc/<pid>/environ from other processes.
+/proc/self/mem). The key still lives in Luxe's memory (the provider holds
+it), which `/proc/<luxe>/mem` shows to the same processes: a tool call's
+script found it there. So Luxe also makes itself non-dumpable, which closes
+its /proc/<pid>/mem, environ and maps to every process without
+CAP_SYS_PTRACE (the blanking is for those, root among them).
 """
 
 from __future__ import annotations
@@ -57,7 +60,7 @@ def _blank_original(names: set[str]) -> bool:
 
 
 def _not_dumpable() -> None:
-    import ctypes  # only where /proc/self/mem could not be written
+    import ctypes  # only when there is a key to hide (1.5 ms)
 
     try:
         ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
@@ -73,6 +76,7 @@ def forget_variables(names: Iterable[str]) -> None:
         return
     for name in wanted:
         os.environ.pop(name, None)
-    if sys.platform.startswith("linux") and not _blank_original(wanted):
-        log.info("could not blank the original environment; making luxe non-dumpable")
+    if sys.platform.startswith("linux"):
+        if not _blank_original(wanted):
+            log.info("could not blank the original environment")
         _not_dumpable()

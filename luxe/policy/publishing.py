@@ -1,7 +1,9 @@
 """Which bash command lines publish to GitHub (or push): `gh pr
 create|merge|comment|review|edit|close|ready|reopen`, `gh issue
 create|comment|close|edit` (and the other issue writes), `gh release …`,
-`gh api` with a writing method or `-f`/`-F` fields, and `git push`.
+`gh api` with a writing method or `-f`/`-F` fields, any other gh command
+that is not a known reader (`gh repo edit --visibility public`, `gh repo
+delete`, `gh gist create`, `gh secret set`, `gh auth token`…), and `git push`.
 
 The permission engine (luxe.policy.permissions) makes such a call ask in
 every mode but yolo, even when an allow rule or an `always` answer covers
@@ -16,8 +18,16 @@ ISSUE_WRITES = frozenset(
     {"create", "comment", "close", "edit", "reopen", "delete", "transfer", "lock", "unlock",
      "pin", "unpin", "develop"}
 )
+# gh commands that only read (any group: `gh pr view`, `gh label list`,
+# `gh auth status`), and groups that only read or only help. Every other gh
+# command may change GitHub, or hand out gh's token (`gh auth token`).
+_GH_READ_VERBS = frozenset({"view", "list", "status", "diff", "checks", "watch", "get"})
+_GH_READ_GROUPS = frozenset({"", "search", "status", "help", "version", "completion"})
 # Wrappers that run the rest of the line as a command.
-_WRAPPERS = frozenset({"env", "command", "exec", "nohup", "time", "sudo", "xargs", "timeout"})
+_WRAPPERS = frozenset(
+    {"env", "command", "exec", "nohup", "time", "sudo", "xargs", "timeout", "nice", "ionice",
+     "setsid", "stdbuf"}
+)
 _SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "fish"})
 _GIT_OPTIONS_WITH_VALUE = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace"})
 _GH_OPTIONS_WITH_VALUE = frozenset({"-R", "--repo", "--hostname"})
@@ -34,8 +44,10 @@ def _program_words(words: tuple[str, ...]) -> tuple[str, ...]:
             i += 1  # VAR=value
         elif name in _WRAPPERS:
             i += 1
-            while i < len(words) and words[i].startswith("-"):
-                i += 1  # the wrapper's own options
+            # The wrapper's own options, and their numbers (`nice -n 5`).
+            number = name != "timeout"  # whose one number is its duration, below
+            while i < len(words) and (words[i].startswith("-") or (number and words[i].isdigit())):
+                i += 1
             if name == "timeout" and i < len(words):
                 i += 1  # its duration
         else:
@@ -99,7 +111,9 @@ def _command_publishes(words: tuple[str, ...]) -> str | None:
         return f"gh release {sub}".strip()
     if group == "api":
         return _gh_api_writes(args)
-    return None
+    if group in _GH_READ_GROUPS or sub in _GH_READ_VERBS:
+        return None
+    return f"gh {group} {sub}".strip()
 
 
 def publishes(line: str) -> str | None:

@@ -1,10 +1,13 @@
 """Where secret values live besides the project's secret files: the user's
-well-known credential files in their home, and the project's git history.
+well-known credential files in their home, the project's git history, and
+the credentials written into git's remote URLs.
 
 `home_secret_files` only lists and stats. `git_history_secrets` runs git
 once (bounded in time and output) and parses what it prints; the caller
-(`SecretFiles`) decides when to run it again (when HEAD's reflog or the
-index changed).
+(`SecretFiles`) decides when to run it again (when HEAD's reflog, the
+index or the config changed). `git_url_credentials` reads git's config
+files (a clone made with `https://TOKEN@github.com/…` keeps the token in
+.git/config, and `git remote -v` prints it).
 """
 
 from __future__ import annotations
@@ -13,7 +16,8 @@ import os
 import re
 from collections.abc import Callable, Mapping
 
-from luxe.policy.secret_values import secret_values_from_file
+from luxe.policy.secret_values import MIN_SECRET_LENGTH, is_token, secret_values_from_file
+from luxe.regular_file import read_regular
 
 # Credential files of well-known tools, relative to the home directory.
 HOME_SECRET_FILES = (
@@ -63,6 +67,7 @@ def home_secret_files(home: str) -> list[str]:
 # Pathspecs of every secret file name (see secrets.is_secret_path).
 SECRET_PATHSPECS = (
     ":(glob,icase)**/.env",
+    ":(glob,icase)**/.envrc",
     ":(glob,icase)**/.env.*",
     ":(glob,icase)**/*.pem",
     ":(glob,icase)**/*.key",
@@ -92,7 +97,7 @@ def history_signature(root: str) -> tuple[int, ...]:
     """Changes whenever a commit, checkout, reset, stash or `git add` may
     have changed what git can show: HEAD's reflog, the refs and the index."""
     out: list[int] = []
-    for rel in ("HEAD", "logs/HEAD", "packed-refs", "index", "refs/stash"):
+    for rel in ("HEAD", "logs/HEAD", "packed-refs", "index", "refs/stash", "config"):
         try:
             st = os.stat(os.path.join(root, ".git", rel))
             out += [st.st_mtime_ns, st.st_size, st.st_ino]
@@ -169,6 +174,31 @@ def git_history_secrets(root: str, is_secret: Callable[[str], bool]) -> list[tup
         fields = meta.split()
         if len(fields) >= 2 and is_secret(name):
             values += secret_values_from_file(name, _git(root, "cat-file", "blob", fields[1]))
+    return values
+
+
+# The user part of a URL: `TOKEN` or `user:PASSWORD` before the `@`.
+_URL_USERINFO = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://([^/@\s\"']+)@")
+MAX_CONFIG_BYTES = 1 << 20
+
+
+def git_url_credentials(root: str, home: str | None) -> list[tuple[str, str]]:
+    """The passwords, and the tokens given as a user name, in the URLs of
+    the project's .git/config and the user's git config (an `insteadOf`
+    URL): `git remote -v` and `git config --list` print them."""
+    paths = [os.path.join(root, ".git", "config")]
+    if home:
+        paths += [os.path.join(home, ".gitconfig"), os.path.join(home, ".config", "git", "config")]
+    values: list[tuple[str, str]] = []
+    for path in paths:
+        read = read_regular(path, MAX_CONFIG_BYTES)
+        if read is None:
+            continue
+        for userinfo in _URL_USERINFO.findall(read[0].decode("utf-8", "replace")):
+            user, colon, password = userinfo.partition(":")
+            secret = password if colon else user  # a user name is a secret only token-like
+            if len(secret) >= MIN_SECRET_LENGTH and (colon or is_token(secret)):
+                values.append(("git-url", secret))
     return values
 
 

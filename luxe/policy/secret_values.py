@@ -98,7 +98,7 @@ _TOKEN_SPLIT = re.compile(r"[\s:=,\"'{}\[\]]+")
 _HOSTISH = re.compile(r"^[\w.-]*\.[A-Za-z]{2,}(/[\w./-]*)?$")
 
 
-def _is_token(word: str) -> bool:
+def is_token(word: str) -> bool:
     """Long and token-like: not a plain word (`password`, `oauth_token`), not
     a host or a path (`github.com`, `//registry.npmjs.org/`)."""
     if len(word) < MIN_SECRET_LENGTH or word.startswith("/"):
@@ -140,13 +140,13 @@ def secret_values_from_other(name: str, text: str) -> list[tuple[str, str]]:
         body = "\n".join(inner for label, inner in blocks if "PRIVATE KEY" in label)
     else:
         body = "\n".join(line for line in text.splitlines() if not line.startswith("-----"))
-    tokens = [t for t in dict.fromkeys(_TOKEN_SPLIT.split(body)) if _is_token(t)]
+    tokens = [t for t in dict.fromkeys(_TOKEN_SPLIT.split(body)) if is_token(t)]
     return [(name, t) for t in tokens[:MAX_VALUES_PER_FILE]]
 
 
 def is_env_name(name: str) -> bool:
     lower = name.lower()
-    return lower == ".env" or lower.startswith(".env.")
+    return lower in (".env", ".envrc") or lower.startswith(".env.")
 
 
 def secret_values_from_file(path: str, text: str) -> list[tuple[str, str]]:

@@ -19,7 +19,12 @@ from pathlib import PurePosixPath
 
 import attrs
 
-from luxe.policy.secret_sources import git_history_secrets, history_signature, home_secret_files
+from luxe.policy.secret_sources import (
+    git_history_secrets,
+    git_url_credentials,
+    history_signature,
+    home_secret_files,
+)
 from luxe.policy.secret_values import MIN_SECRET_LENGTH, secret_values_from_file
 from luxe.record import record
 from luxe.regular_file import read_regular
@@ -62,6 +67,7 @@ CREDENTIAL_PATHS = frozenset(
 # filesystem instead (see `facts.py`).
 SAMPLE_SECRET_DOTFILES = (
     ".env",
+    ".envrc",
     ".env.local",
     ".env.production",
     ".env.development",
@@ -83,7 +89,7 @@ def is_secret_name(name: str) -> bool:
     filesystem and means the same thing everywhere else.
     """
     lower = name.lower()
-    if lower == ".env":
+    if lower in (".env", ".envrc"):  # .envrc: direnv's, `export KEY=value`
         return True
     if lower.startswith(".env."):
         suffix = lower[len(".env.") :]
@@ -417,12 +423,13 @@ def _signature(path: str, *, follow: bool = False) -> _Signature | None:
 @record
 class _Listing:
     """What one directory holds, for the walk: its subdirectories to enter,
-    the skipped directories in it, its files named as secrets, and every
-    other regular file with its inode number."""
+    the skipped directories in it, its symlinks to directories, its files
+    named as secrets, and every other regular file with its inode number."""
 
     entries: int
     subdirs: list[str]
     skipped: list[str]
+    linked: list[str]
     named: list[str]
     files: list[tuple[int, str]]
 
@@ -475,10 +482,13 @@ def _list(
         entries = list(os.scandir(directory))
     except OSError:
         return None
-    listing = _Listing(len(entries), [], [], [], [])
+    listing = _Listing(len(entries), [], [], [], [], [])
     for entry in entries:
         try:
-            if entry.is_dir(follow_symlinks=False):
+            if entry.is_symlink():
+                if entry.is_dir():
+                    listing.linked.append(entry.path)
+            elif entry.is_dir(follow_symlinks=False):
                 if entry.name not in skip:
                     listing.subdirs.append(entry.path)
                 elif entry.name != ".git":
@@ -502,15 +512,17 @@ def _scan(
     by_inode: dict[int, list[str]] | None,
     skip: frozenset[str] = SKIPPED_DIRS,
     listings: tuple[Listings, Listings] | None = None,
-) -> tuple[list[str], int]:
+) -> tuple[list[str], list[str], int]:
     """Walk `root` (symlinks not followed, directories named in `skip` not
     entered) for secret files by name, and with `by_inode` every other
     regular file by inode number (free from `scandir` on Linux). Returns the
-    skipped directories met (`.git` aside) and how many entries it saw.
+    skipped directories met (`.git` aside), the symlinks to directories met,
+    and how many entries it saw.
     With `listings` (the last walk's, and an empty dict for this one's), an
     unchanged directory is not read again (see _list)."""
     previous, kept = listings if listings is not None else (None, None)
     skipped: list[str] = []
+    linked: list[str] = []
     stack, seen = [root], 0
     while stack and seen <= budget:
         listing = _list(stack.pop(), skip, by_inode is not None, previous, kept)
@@ -519,11 +531,26 @@ def _scan(
         seen += listing.entries
         stack += listing.subdirs
         skipped += listing.skipped
+        linked += listing.linked
         named += listing.named
         if by_inode is not None:
             for ino, path in listing.files:
                 by_inode.setdefault(ino, []).append(path)
-    return skipped, seen
+    return skipped, linked, seen
+
+
+def _outside(links: list[str], root: str) -> list[str]:
+    """The real directories `links` lead to that lie outside `root`: a link
+    out of the project (`vend -> ../other`, `up -> ..`) puts the person's
+    other secret files within a tool's reach, so they are walked like a
+    skipped directory (symlinks in them are not followed)."""
+    inside = os.path.realpath(root).rstrip("/") + "/"
+    out = []
+    for link in links:
+        target = os.path.realpath(link)
+        if not (target + "/").startswith(inside):
+            out.append(target)
+    return out
 
 
 # A skipped directory's walk, kept while the directory's own mtime stays:
@@ -539,18 +566,20 @@ def _walk_project(
     listings: tuple[Listings, Listings] | None = None,
 ) -> tuple[list[str], dict[int, list[str]]]:
     """Secret files by name (also inside `node_modules` and the other
-    skipped directories: walked again only when their own entries changed,
+    skipped directories, and in the directories outside the project its
+    symlinks lead to: walked again only when their own entries changed,
     as `npm install` changes them), and every other regular file outside
     those by inode number, so hard links to a secret are found without a
     `stat` each."""
     cache = {} if cache is None else cache
     named: list[str] = []
     by_inode: dict[int, list[str]] = {}
-    skipped, _ = _scan(root, MAX_WALK_ENTRIES, named, by_inode, listings=listings)
+    skipped, linked, _ = _scan(root, MAX_WALK_ENTRIES, named, by_inode, listings=listings)
+    skipped += _outside(linked, root)
     if not deep:
         skipped = []
     budget = MAX_SKIPPED_WALK_ENTRIES
-    for directory in skipped:
+    for directory in dict.fromkeys(skipped):
         try:
             mtime = os.stat(directory).st_mtime_ns
         except OSError:
@@ -563,7 +592,7 @@ def _walk_project(
             break
         inner: list[str] = []
         # Inside, everything is walked (nested node_modules too) but `.git`.
-        _, seen = _scan(directory, budget, inner, None, skip=frozenset({".git"}))
+        _, _, seen = _scan(directory, budget, inner, None, skip=frozenset({".git"}))
         budget -= seen
         cache[directory] = (mtime, inner)
         named += inner
@@ -611,6 +640,7 @@ class SecretFiles:
         self.home = home
         self.extra_values = tuple((n, v) for n, v in extra_values if len(v) >= MIN_SECRET_LENGTH)
         self._stats: dict[str, _Signature] = {}
+        self._home_paths: frozenset[str] = frozenset()
         self._skipped_cache: SkippedCache = {}
         self._listings: Listings = {}
         self._history_signature: tuple[int, ...] | None = None
@@ -638,9 +668,12 @@ class SecretFiles:
         return bool(self.keys) and file_key(path) in self.keys
 
     def _home_stats(self) -> dict[str, _Signature]:
-        """The user's credential files that exist, by their signatures."""
+        """The user's credential files that exist, by their signatures (and
+        kept as the ones whose values come first)."""
         files = home_secret_files(self.home) if self.home else []
-        return {p: s for p in files if (s := _signature(p, follow=True)) is not None}
+        found = {p: s for p in files if (s := _signature(p, follow=True)) is not None}
+        self._home_paths = frozenset(found)
+        return found
 
     def settle(self) -> bool:
         """Do what start-up left out, once: the walk of skipped directories
@@ -676,7 +709,9 @@ class SecretFiles:
             for p in by_inode.get(ino, ())
             if p not in stats and file_key(p) in self.keys
         ]
-        self.paths = (*(p for p in stats if p.startswith(self.root)), *links)
+        # The secret files a search may reach: the project's, and those
+        # behind its symlinks out of it (the user's own, by path, are not).
+        self.paths = (*(p for p in stats if p not in self._home_paths), *links)
         return changed
 
     def _refresh_history(self) -> bool:
@@ -685,6 +720,7 @@ class SecretFiles:
             return False
         self._history_signature = signature
         values = git_history_secrets(self.root, is_secret_path)
+        values += git_url_credentials(self.root, self.home)
         if values == self._history_values:
             return False
         self._history_values = values
@@ -712,9 +748,9 @@ class SecretFiles:
         # and no .env of thousands of values may push a credential of the
         # person's, or another file's key, out of it.
         values: list[tuple[str, str]] = list(self.extra_values)
-        for path in [p for p in stats if not p.startswith(self.root)]:
+        for path in [p for p in stats if p in self._home_paths]:
             values.extend(_read_values(path))
-        project = [_read_values(p) for p in stats if p.startswith(self.root)]
+        project = [_read_values(p) for p in stats if p not in self._home_paths]
         values.extend(_in_turn([*project, self._history_values]))
         self._stats = stats
         self.keys = frozenset((s[0], s[1]) for s in stats.values())

@@ -35,6 +35,7 @@ class SimpleCommand:
     # (`$F`, `$(cmd)`, `${x}nv`): each unknown part is `*`.
     unresolved: tuple[str, ...] = ()
     program_unresolved: bool = False  # `$EDITOR x`: the program itself is unknown
+    globbed: bool = False  # a word with an unquoted glob: its expansion is not known
 
     @property
     def text(self) -> str:
@@ -56,7 +57,7 @@ def _commands(tokens: tuple[Word | Operator, ...]) -> tuple[list[SimpleCommand],
     words: list[str] = []
     known: list[bool] = []  # per word: resolved?
     unresolved: list[str] = []
-    writes = False
+    writes = globbed = False
     i = 0
     while i <= len(tokens):
         tok = tokens[i] if i < len(tokens) else Operator(";")
@@ -72,9 +73,15 @@ def _commands(tokens: tuple[Word | Operator, ...]) -> tuple[list[SimpleCommand],
                         writes,
                         tuple(unresolved),
                         start < len(words) and not known[start],
+                        globbed,
                     )
                 )
-            words, known, unresolved, writes = [], [], [], False
+            elif writes:
+                # A redirection of no simple command (`> f` alone, `{ …; } > f`,
+                # `(…) > f`): bash still opens the file, so it is a command of
+                # no words that writes (it was dropped, and read-only ran it).
+                commands.append(SimpleCommand((), True, tuple(unresolved)))
+            words, known, unresolved, writes, globbed = [], [], [], False, False
         elif isinstance(tok, Operator):  # a redirection and its target
             target = tokens[i + 1] if i + 1 < len(tokens) else None
             forms = target.forms() if isinstance(target, Word) else []
@@ -89,6 +96,7 @@ def _commands(tokens: tuple[Word | Operator, ...]) -> tuple[list[SimpleCommand],
                     writes = True
         else:
             forms = tok.forms()
+            globbed = globbed or tok.globs
             words.extend(forms)
             known.extend([tok.resolved] * len(forms))
             mentioned.extend(forms)
@@ -177,4 +185,20 @@ def may_mutate(line: str) -> bool:
     parsed = analyse(line)
     if parsed.opaque or parsed.evaluates:
         return True
-    return any(cmd.writes_file or not _reads_only(cmd.words) for cmd in parsed.commands)
+    return any(
+        cmd.writes_file
+        or not _reads_only(cmd.words)
+        or (cmd.globbed and _judged_by_arguments(cmd.words))
+        for cmd in parsed.commands
+    )
+
+
+def _judged_by_arguments(words: tuple[str, ...]) -> bool:
+    """A reader judged option by option (or by its operands: `uniq IN OUT`):
+    a glob could expand to what its check never saw (`sort *` next to a file
+    named `-oF` writes F; `uniq *.txt` overwrites the second file)."""
+    i = 0
+    while i < len(words) and _ASSIGNMENT.match(words[i]):
+        i += 1
+    prog = words[i].rsplit("/", 1)[-1] if i < len(words) else ""
+    return prog == "git" or prog in READER_CHECKS

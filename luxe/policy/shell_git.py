@@ -50,7 +50,8 @@ _CONFIG_READS = frozenset(
 
 
 def _writes(arg: str) -> bool:
-    if arg.startswith("--") and len(arg) > 3:
+    # Any prefix, one letter too: `git cat-file --t` is `--textconv`.
+    if arg.startswith("--") and len(arg) > 2:
         given = arg[2:].split("=", 1)[0]
         return any(name.startswith(given) for name in _WRITING_LONG)
     # `git grep -O`: short clusters with O.

@@ -22,11 +22,12 @@ def harmless_assignment(word: str) -> bool:
 
 
 def _long_matches(arg: str, *names: str) -> bool:
-    """`--out=x` matches `output`: GNU getopt accepts any unambiguous prefix."""
+    """`--out=x` matches `output`: GNU getopt accepts any unambiguous prefix,
+    one letter too (`sort --o=F` writes F, `date --s=...` sets the clock)."""
     if not arg.startswith("--"):
         return False
     given = arg[2:].split("=", 1)[0]
-    return len(given) >= 2 and any(n.startswith(given) for n in names)
+    return bool(given) and any(n.startswith(given) for n in names)
 
 
 def _short_cluster_has(arg: str, letters: str) -> bool:

@@ -6,7 +6,12 @@ decoded, brace expansion (`.{e,x}nv`) expanded, and variables assigned
 earlier on the same line substituted. What cannot be known without running
 the line (`$VAR` from the environment, `$(cmd)`, backticks, arithmetic) is
 kept as an *unresolved* part of its word: `pattern` shows it as `*`, so a
-caller can ask whether the word could name a secret file.
+caller can ask whether the word could name a secret file. An unresolved
+`${x:-word}` (`-`, `=`, `+`, with or without `:`) may also be its literal
+`word`: the word's forms include that reading too (`sort ${x:--oF}` is
+`sort -oF`, `cat ${x:-.env}` names `.env`). A variable assigned on the line
+and expanded unquoted is split into words as bash splits it (`x="-exec rm
+{} ;"; find . $x` gives find four words).
 
 The commands inside `$(…)`, backticks, `<(…)` and `${…}` are lexed too, and
 their words reach the caller (a `.env` hidden in a substitution still
@@ -31,6 +36,11 @@ _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # Parameter expansions that only read a variable; any other operator
 # (`@P`, `!`, `:offset`, `/pat/rep`...) may evaluate text as code.
 _PLAIN_PARAMETER = re.compile(r"#?[A-Za-z_][A-Za-z0-9_]*|[A-Za-z_][A-Za-z0-9_]*:?[-+=?][^$`]*|[0-9@*#?$!-]")
+# `${x:-word}`, `${x=word}`, `${x:+word}`: the expansion may be `word`.
+_WITH_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*:?[-+=]([^$`]*)", re.S)
+_GLOB_CHARS = frozenset("*?[")
+# Default IFS: what an unquoted expansion is split on.
+_IFS = re.compile(r"[ \t\n]+")
 
 _ANSI_C = {
     "n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b",
@@ -44,25 +54,45 @@ class Word:
 
     value: str  # literal text; _UNRESOLVED marks each unresolved part; brace marks kept
     sources: tuple[str, ...]  # the unresolved parts as written, in order
+    # Per unresolved part, the literal it may also be (`${x:-word}`), or None.
+    alternatives: tuple[str | None, ...] = ()
+    # An unquoted `*`, `?` or `[`: bash may expand the word to any names in
+    # the directory, options too (a repository can hold a file named `-oF`).
+    globs: bool = False
 
     @property
     def resolved(self) -> bool:
         return not self.sources
 
     def forms(self) -> list[str]:
-        """The word after brace expansion, unresolved parts as written."""
-        out = []
-        for form in brace_expand(self.value):
-            pieces = form.split(_UNRESOLVED)
-            text = pieces[0]
-            for k, piece in enumerate(pieces[1:]):
-                text += (self.sources[k] if k < len(self.sources) else "") + piece
-            out.append(text)
+        """The word after brace expansion, unresolved parts as written, and
+        with their literal alternatives where they have some."""
+        out = [self._fill(form, self.sources) for form in brace_expand(self.value)]
+        if any(a is not None for a in self.alternatives):
+            out += [self._fill(form, self._alternative_or(self.sources))
+                    for form in brace_expand(self.value)]  # fmt: skip
         return out
 
     def patterns(self) -> list[str]:
-        """The word after brace expansion as globs: each unresolved part is `*`."""
-        return [f.replace(_UNRESOLVED, "*") for f in brace_expand(self.value)]
+        """The word after brace expansion as globs: each unresolved part is
+        `*`, and also its literal alternative where it has one."""
+        out = [f.replace(_UNRESOLVED, "*") for f in brace_expand(self.value)]
+        if any(a is not None for a in self.alternatives):
+            stars = self._alternative_or(("*",) * len(self.sources))
+            out += [self._fill(form, stars) for form in brace_expand(self.value)]
+        return out
+
+    def _alternative_or(self, fallback: tuple[str, ...]) -> tuple[str, ...]:
+        alternatives = (*self.alternatives, *(None,) * len(fallback))[: len(fallback)]
+        return tuple(a if a is not None else f for a, f in zip(alternatives, fallback, strict=True))
+
+    @staticmethod
+    def _fill(form: str, parts: tuple[str, ...]) -> str:
+        pieces = form.split(_UNRESOLVED)
+        text = pieces[0]
+        for k, piece in enumerate(pieces[1:]):
+            text += (parts[k] if k < len(parts) else "") + piece
+        return text
 
 
 @record
@@ -242,6 +272,8 @@ class _Lexer:
         self.complete = True
         self._value: list[str] = []
         self._sources: list[str] = []
+        self._alternatives: list[str | None] = []
+        self._globs = False
         self._in_word = False
         self._command: list[Word] = []
 
@@ -251,10 +283,24 @@ class _Lexer:
         self._value.append(s)
         self._in_word = True
 
-    def _unresolved(self, source: str) -> None:
+    def _unresolved(self, source: str, alternative: str | None = None) -> None:
         self._value.append(_UNRESOLVED)
         self._sources.append(source)
+        self._alternatives.append(alternative)
         self._in_word = True
+
+    def _expanded(self, value: str, quoted: bool) -> None:
+        """A known variable's value: unquoted, split on whitespace as bash
+        splits it (an empty piece makes no word)."""
+        if quoted:
+            self._lit(value)
+            return
+        self._globs = self._globs or bool(_GLOB_CHARS & set(value))
+        for k, piece in enumerate(_IFS.split(value)):
+            if k:
+                self._end_word()
+            if piece:
+                self._lit(piece)
 
     def _end_word(self) -> None:
         if self._in_word:
@@ -262,10 +308,13 @@ class _Lexer:
             if value in (_LBRACE, _RBRACE):  # `{ cmd; }`: a group, not a word
                 self.tokens.append(Operator(_BRACE_MARKS[value]))
             else:
-                word = Word(value, tuple(self._sources))
+                # `[` and `]` on their own (`[ -f x ]`) match nothing: no glob.
+                globs = self._globs and value not in ("[", "]", "[[", "]]")
+                word = Word(value, tuple(self._sources), tuple(self._alternatives), globs)
                 self.tokens.append(word)
                 self._command.append(word)
-        self._value, self._sources, self._in_word = [], [], False
+        self._value, self._sources, self._alternatives, self._in_word = [], [], [], False
+        self._globs = False
 
     def _end_command(self) -> None:
         """A command of assignments only (`X=.env;`) sets variables for the
@@ -318,14 +367,17 @@ class _Lexer:
                 return n
             inner = text[i + 2 : end]
             if _NAME.fullmatch(inner) and inner in self.variables:
-                self._lit(self.variables[inner])
+                self._expanded(self.variables[inner], quoted)
             else:
                 if not _PLAIN_PARAMETER.fullmatch(inner):
                     self.evaluates = True
                 if "$" in inner or "`" in inner:
                     self.nested.append(inner)
                     self.substitutes = self.substitutes or "$(" in inner or "`" in inner
-                self._unresolved(text[i : end + 1])
+                with_word = _WITH_WORD.fullmatch(inner)
+                # The word with its quotes and escapes removed, as bash reads it.
+                alternative = re.sub(r"\\(.)|[\"']", r"\1", with_word.group(1)) if with_word else None
+                self._unresolved(text[i : end + 1], alternative)
             return end + 1
         if nxt == "'" and not quoted:
             value, end = _ansi_c(text, i + 2)
@@ -341,7 +393,7 @@ class _Lexer:
         if m:
             name = m.group(0)
             if name in self.variables:
-                self._lit(self.variables[name])
+                self._expanded(self.variables[name], quoted)
             else:
                 self._unresolved(text[i : m.end()])
             return m.end()
@@ -450,7 +502,8 @@ class _Lexer:
             if op is not None:
                 # `2>`: a word of digits just before the operator names the fd.
                 if self._in_word and "".join(self._value).isdigit():
-                    self._value, self._sources, self._in_word = [], [], False
+                    self._value, self._sources, self._alternatives = [], [], []
+                    self._in_word = False
                 self._end_word()
                 self.tokens.append(Operator(op))
                 i += len(op)
@@ -468,6 +521,7 @@ class _Lexer:
                 self._lit({"{": _LBRACE, ",": _COMMA, "}": _RBRACE}[c])
                 i += 1
                 continue
+            self._globs = self._globs or c in _GLOB_CHARS
             self._lit(c)
             i += 1
         self._end_word()

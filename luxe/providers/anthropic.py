@@ -194,7 +194,7 @@ class _StreamReader:
             return False
         try:
             data = json.loads(sse.data)
-        except ValueError:
+        except (ValueError, RecursionError):
             return False  # not ours to understand; unknown data is ignored
         if not isinstance(data, dict):
             return False
@@ -298,13 +298,33 @@ class _StreamReader:
         return AssistantMessage(tuple(content), stop_reason=self.stop_reason, usage=self.usage)
 
 
+# Deeper arguments are refused as malformed: no tool takes more than a few
+# levels, and Luxe's own walks of a value (redaction, the session file)
+# recurse, so 600 levels ended the turn with an internal RecursionError.
+MAX_ARGUMENT_DEPTH = 64
+
+
 def parse_tool_input(raw: str) -> dict[str, Any]:
-    """Tool arguments from their streamed JSON; malformed JSON is kept for the
-    tool to report (the model cut off mid-arguments, usually at max_tokens)."""
+    """Tool arguments from their streamed JSON; malformed JSON (the model
+    cut off mid-arguments, usually at max_tokens) or arguments nested deeper
+    than MAX_ARGUMENT_DEPTH are kept for the tool to report."""
     if not raw.strip():
         return {}
     try:
         value = json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):
         return {"_invalid_json": raw}
-    return value if isinstance(value, dict) else {"_invalid_json": raw}
+    if not isinstance(value, dict) or _too_deep(value):
+        return {"_invalid_json": raw}
+    return value
+
+
+def _too_deep(value: Any) -> bool:
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > MAX_ARGUMENT_DEPTH:
+            return True
+        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else ()
+        stack.extend((child, depth + 1) for child in children)
+    return False

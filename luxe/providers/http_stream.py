@@ -18,7 +18,7 @@ import trio
 from luxe.engine.model import ProviderError
 from luxe.protocol.text import scrub
 from luxe.providers.retry import RETRYABLE_STATUSES, RetryableError, parse_retry_after
-from luxe.providers.sse import ServerSentEvent, SSEDecoder
+from luxe.providers.sse import EventTooLarge, ServerSentEvent, SSEDecoder
 
 # Returns True when the event completes the response (message_stop, [DONE]).
 OnSSE = Callable[[ServerSentEvent], Awaitable[bool]]
@@ -125,6 +125,8 @@ class SSEPoster:
                 for event in decoder.finish():
                     if await on_sse(event):
                         return
+        except EventTooLarge as error:
+            raise ProviderError(f"{self.label} stream from {url} sent {error}") from error
         except httpx.ReadTimeout as error:
             raise RetryableError(
                 f"{self.label} stream from {url} stalled: no data for {self.idle_timeout_s:g} s"

@@ -199,7 +199,7 @@ class _StreamReader:
             return True
         try:
             data = json.loads(sse.data)
-        except ValueError:
+        except (ValueError, RecursionError):
             return False
         if not isinstance(data, dict):
             return False

@@ -16,13 +16,15 @@ answer completes (so a client can cancel mid-request or mid-stream); `retry` ann
 retry first (the `error {retryable: true}` frame) and `error` fails the
 request. When the script runs out the request fails: "script PATH has no
 step N". Used by `make demo` and by clients that want deterministic sessions.
+
+A script is read only from a regular file of at most MAX_SCRIPT_BYTES: a
+FIFO held the event loop in its open for good, and /dev/zero never ends.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 from typing import Any
 
 import trio
@@ -43,6 +45,9 @@ from luxe.engine.model import (
     Usage,
     UsageUpdate,
 )
+from luxe.regular_file import NotRegularFile, open_regular
+
+MAX_SCRIPT_BYTES = 64 << 20
 
 # A word with the spaces after it, or the spaces a text starts with.
 _WORDS = re.compile(r"\s+|\S+\s*")
@@ -78,9 +83,15 @@ class ScriptedProvider:
     def _load(self) -> list[Any]:
         if self._steps is None:
             try:
-                text = Path(self.path).read_text(encoding="utf-8")
+                with open_regular(self.path) as f:
+                    data = f.read(MAX_SCRIPT_BYTES + 1)
+            except NotRegularFile:
+                raise ProviderError(f"script {self.path} is not a regular file") from None
             except OSError as exc:
                 raise ProviderError(f"script {self.path}: cannot read: {exc.strerror}") from exc
+            if len(data) > MAX_SCRIPT_BYTES:
+                raise ProviderError(f"script {self.path} is over {MAX_SCRIPT_BYTES >> 20} MB")
+            text = data.decode("utf-8", "replace")
             steps = []
             for number, line in enumerate(text.splitlines(), 1):
                 if not line.strip():

@@ -8,6 +8,11 @@ space after the field's colon is dropped, several `data:` lines join with
 `\\n`, a blank line dispatches, a blank line with no data dispatches nothing.
 UTF-8 is decoded incrementally, so a character split between chunks is
 reassembled; invalid bytes become U+FFFD rather than an exception.
+
+An endpoint may stream without end: one line of gigabytes, or one event of
+as many data lines. An event (its lines so far and its data) is held to
+MAX_EVENT_CHARS, past which `feed` raises EventTooLarge; the text of an
+unfinished line is kept in pieces, so its growth costs no copying.
 """
 
 from __future__ import annotations
@@ -17,6 +22,14 @@ import re
 from typing import NamedTuple
 
 _LINE_END = re.compile(r"\r\n|\r|\n")
+
+# The most of one event kept: a model's event is a few tokens, a whole tool
+# call's arguments at most a few hundred kilobytes.
+MAX_EVENT_CHARS = 16 << 20
+
+
+class EventTooLarge(ValueError):
+    """The stream's current event (or line) passed MAX_EVENT_CHARS."""
 
 
 class ServerSentEvent(NamedTuple):
@@ -33,7 +46,9 @@ class SSEDecoder:
 
     def __init__(self) -> None:
         self._utf8 = codecs.getincrementaldecoder("utf-8")(errors="replace")
-        self._pending = ""  # text of an unfinished line
+        self._pending: list[str] = []  # text of an unfinished line, in pieces
+        self._pending_size = 0
+        self._data_size = 0  # characters in `_data`
         self._skip_lf = False  # the last chunk ended in "\r": a leading "\n" is its pair
         self._started = False  # a byte-order mark is only stripped at the very start
         self._event = ""
@@ -50,7 +65,8 @@ class SSEDecoder:
         dropped, as the standard says (the stream was cut before it finished)."""
         events = self._feed_text(self._utf8.decode(b"", final=True))
         if self._pending:
-            line, self._pending = self._pending, ""
+            line = "".join(self._pending)
+            self._pending, self._pending_size = [], 0
             self._line(line)
         return events
 
@@ -72,10 +88,17 @@ class SSEDecoder:
                 text = text[1:]
         if not text:
             return []
-        buffer = self._pending + text
+        if "\n" not in text and "\r" not in text:
+            # The middle of a line: kept as a piece, joined once it ends.
+            self._pending.append(text)
+            self._pending_size += len(text)
+            self._check_size()
+            return []
+        buffer = "".join(self._pending) + text if self._pending else text
         # str.split is several times faster than the regex; most streams use "\n" only.
         lines = _LINE_END.split(buffer) if "\r" in buffer else buffer.split("\n")
-        self._pending = lines.pop()
+        last = lines.pop()
+        self._pending, self._pending_size = ([last], len(last)) if last else ([], 0)
         self._skip_lf = text.endswith("\r")
         events: list[ServerSentEvent] = []
         data = self._data
@@ -83,6 +106,7 @@ class SSEDecoder:
             # Fast paths for the lines every provider stream is made of.
             if line.startswith("data: "):
                 data.append(line[6:])
+                self._data_size += len(line)
             elif line.startswith("event: "):
                 self._event = line[7:]
             elif not line and data:
@@ -94,12 +118,20 @@ class SSEDecoder:
                 self._event = ""
                 self._retry = None
                 data = self._data = []
+                self._data_size = 0
             else:
                 event = self._line(line)
                 if event is not None:
                     events.append(event)
-                    data = self._data
+                data = self._data
+        self._check_size()
         return events
+
+    def _check_size(self) -> None:
+        if self._pending_size + self._data_size > MAX_EVENT_CHARS:
+            raise EventTooLarge(
+                f"an event over {MAX_EVENT_CHARS >> 20} MiB (a line or an event without end)"
+            )
 
     def _line(self, line: str) -> ServerSentEvent | None:
         if not line:
@@ -111,6 +143,7 @@ class SSEDecoder:
             value = value[1:]
         if name == "data":
             self._data.append(value)
+            self._data_size += len(value)
         elif name == "event":
             self._event = value
         elif name == "id":
@@ -132,5 +165,6 @@ class SSEDecoder:
         )
         self._event = ""
         self._data = []
+        self._data_size = 0
         self._retry = None
         return event

@@ -3,7 +3,8 @@
 Each returns text the model reads; a refusal (missing file, binary file, an
 edit whose match is missing or ambiguous) is a ToolError with a message that
 says what to do instead. File I/O here is small and synchronous (reads are
-capped), except glob, whose walk runs in a worker thread.
+capped), except glob's walk, ls's scan and read's window, which run in a
+worker thread.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import trio
 from luxe.engine.file_change import check_edit, edited
 from luxe.engine.model import ToolSpec
 from luxe.engine.tooling import ToolContext, ToolError, ToolResult
+from luxe.tools.glob_walk import MAX_MATCHES, glob_files
 from luxe.tools.paths import SKIP_DIRS, resolve, shown
 from luxe.tools.text_file import line_window, whole_text
 
@@ -65,7 +67,17 @@ class ReadTool:
         name = shown(ctx.cwd, path)
         offset = max(int(args.get("offset") or 1), 1)
         limit = max(int(args.get("limit") or READ_DEFAULT_LINES), 1)
-        window = line_window(path, name, offset, limit, READ_MAX_BYTES)
+        stop = threading.Event()
+        try:
+            # Off the event loop: skipping to an offset reads the file up to
+            # it, a terabyte in a sparse file; a cancel abandons the thread,
+            # which stops at its next chunk.
+            window = await trio.to_thread.run_sync(
+                line_window, path, name, offset, limit, READ_MAX_BYTES, stop,
+                abandon_on_cancel=True,
+            )  # fmt: skip
+        finally:
+            stop.set()
         if window.count == 0 and window.lines_before and offset > window.lines_before:
             raise ToolError(f"{name} has {window.lines_before} lines; offset {offset} is past the end")
         # Redacted before any cut (a long line, the size cap), so a cut never
@@ -223,7 +235,7 @@ class GlobTool:
         stop = threading.Event()
         try:
             # A walk of a big tree must not hold the event loop (or a cancel).
-            found = await trio.to_thread.run_sync(
+            found, more = await trio.to_thread.run_sync(
                 _glob, ctx.cwd, pattern, stop, abandon_on_cancel=True
             )
         except (ValueError, OSError) as exc:
@@ -231,6 +243,10 @@ class GlobTool:
         finally:
             stop.set()
         names = [shown(ctx.cwd, p) for p in found[:LIST_MAX]]
+        if more:
+            names.append(f"[more than {MAX_MATCHES} files match: these are the newest {LIST_MAX} "
+                         f"of the first {MAX_MATCHES} found; narrow the pattern]")  # fmt: skip
+            return ToolResult("\n".join(names), summary=f"over {MAX_MATCHES} files")
         if len(found) > LIST_MAX:
             names.append(f"[{len(found) - LIST_MAX} more files]")
         return ToolResult("\n".join(names) or "no files match", summary=f"{len(found)} files")
@@ -251,16 +267,12 @@ def _scan(path: Path) -> tuple[list[str], bool]:
     return [name + "/" if is_dir else name for name, is_dir in found], more
 
 
-def _glob(cwd: Path, pattern: str, stop: threading.Event) -> list[Path]:
-    """Matching files, newest first; ends early once `stop` is set."""
-    found = []
-    for path in cwd.glob(pattern):
-        if stop.is_set():
-            break
-        if path.is_file() and not SKIP_DIRS.intersection(path.relative_to(cwd).parts):
-            found.append(path)
+def _glob(cwd: Path, pattern: str, stop: threading.Event) -> tuple[list[Path], bool]:
+    """Matching files, newest first, and whether there were more than
+    MAX_MATCHES (luxe.tools.glob_walk); ends early once `stop` is set."""
+    found, more = glob_files(cwd, pattern, stop, SKIP_DIRS)
     found.sort(key=_mtime, reverse=True)
-    return found
+    return found, more
 
 
 def _mtime(path: Path) -> float:

@@ -6,12 +6,15 @@ opened only if it is a regular file (luxe.regular_file). Binary or text is the r
 (laura/render/diff.py): a NUL in the head, or a head mostly not UTF-8, is
 binary; any other file is text, its stray bytes (Latin-1 and other 8-bit
 encodings) shown as U+FFFD and counted. Lines are cut at `\\n` (a `\\r`
-before it is dropped), as grep and editors number them. Pure I/O, small and
-synchronous: the callers' caps bound it.
+before it is dropped), as grep and editors number them. Pure I/O,
+synchronous: the callers' caps bound what is kept, and `line_window`,
+whose skip to an offset reads as far as the file goes, stops when its
+`stop` event is set (read runs it in a worker thread).
 """
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import BinaryIO
 
@@ -90,10 +93,14 @@ class Window:
     lines_after: int | None  # lines after the window (None: not counted, too far)
 
 
-def line_window(path: Path, name: str, first: int, limit: int, cap: int) -> Window:
+def line_window(
+    path: Path, name: str, first: int, limit: int, cap: int, stop: threading.Event | None = None
+) -> Window:
     """Up to `limit` lines from line `first` on, at most `cap` bytes of them
     (a window ended by the cap says `cut`); the lines after are counted up
-    to COUNT_MAX_BYTES further."""
+    to COUNT_MAX_BYTES further. Once `stop` is set the skip to `first` ends
+    (the window is then meaningless: its caller has gone)."""
+    stop = stop or threading.Event()
     taken: list[bytes] = []
     size = 0
     number = 0  # whole lines passed
@@ -101,7 +108,7 @@ def line_window(path: Path, name: str, first: int, limit: int, cap: int) -> Wind
     with open_text_file(path, name) as f:
         _refuse_binary(f.read(SNIFF_BYTES), name)
         f.seek(0)
-        while number < first - 1 and _skip_line(f):
+        while number < first - 1 and _skip_line(f, stop):
             number += 1
         while len(taken) < limit and not cut:
             line = f.readline(cap - size + 1)
@@ -119,14 +126,16 @@ def line_window(path: Path, name: str, first: int, limit: int, cap: int) -> Wind
     return Window(text, first, len(taken), replaced, cut, partial, number, after)
 
 
-def _skip_line(f: BinaryIO) -> bool:
-    """Past one line, however long; False at the end of the file."""
+def _skip_line(f: BinaryIO, stop: threading.Event) -> bool:
+    """Past one line, however long (a sparse file may hold a line of a
+    terabyte); False at the end of the file or once `stop` is set."""
     part = f.readline(_CHUNK)
     if not part:
         return False
     while not part.endswith(b"\n") and (part := f.readline(_CHUNK)):
-        pass
-    return True
+        if stop.is_set():
+            return False
+    return not stop.is_set()
 
 
 def _count_lines(f: BinaryIO) -> int | None:

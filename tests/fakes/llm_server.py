@@ -22,6 +22,9 @@ Server-only extras:
                            the body (a server that does not keep connections alive)
     "stall": true          send headers (and the text, if any), then silence
     "stream_error": {"type"?, "message"?}   a mid-stream `error` event after the text
+    "flood": {"mb": N, "lines"?: true}   (Anthropic) after message_start, N MB of one
+                           line without an end (or, with lines, of data lines of one
+                           event without an end), then a cut
     "chunk_size": N        split text/thinking into deltas of N characters
     "signature": "..."     the thinking block's signature (default derived from the text)
     "redacted_thinking": "opaque"   a redacted_thinking block before the rest

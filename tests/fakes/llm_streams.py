@@ -56,6 +56,16 @@ def _signature(thinking: str) -> str:
     return "sig-" + hashlib.sha256(thinking.encode()).hexdigest()[:24]
 
 
+def _flood(flood: dict[str, Any]) -> Iterator[object]:
+    """A hostile endpoint: `mb` megabytes of one line that never ends, or
+    (`lines`) of data lines of one event that never ends; then a cut."""
+    piece = b"a" * 65536 + (b"\ndata: " if flood.get("lines") else b"")
+    yield b"data: "
+    for _ in range(int(flood["mb"]) * 16):
+        yield piece
+    yield CUT
+
+
 def anthropic_events(step: Step, step_index: int) -> Iterator[object]:
     usage = _usage(step)
     size = step.get("chunk_size")
@@ -85,6 +95,9 @@ def anthropic_events(step: Step, step_index: int) -> Iterator[object]:
         yield _sse("future_event", {"type": "future_event", "surprise": [1, 2]})
     if step.get("stall") and not step.get("text") and not step.get("thinking"):
         yield STALL
+        return
+    if step.get("flood"):
+        yield from _flood(step["flood"])
         return
     index = 0
     if step.get("redacted_thinking"):

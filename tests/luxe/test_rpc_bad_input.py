@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import random
+from pathlib import Path
 
 from tests.luxe.conftest import SpawnLuxe
 
@@ -104,4 +106,21 @@ def test_a_line_over_the_cap_is_refused_without_being_kept(spawn: SpawnLuxe) -> 
     assert "line longer than" in luxe.expect("action_rejected")["reason"]
     luxe.send("submit_user_message", {"text": "ok?"})
     assert luxe.expect("turn_ended")["reason"] == "end_turn"
+    assert luxe.close() == 0
+
+
+def test_a_script_that_is_not_a_regular_file_is_refused(spawn: SpawnLuxe, tmp_path: Path) -> None:
+    """`set_model scripted:PATH` naming a FIFO held the event loop in its
+    open for good (no frame, no close), and /dev/zero would fill memory:
+    a script is read only from a regular file, and the session goes on."""
+    os.mkfifo(tmp_path / "fifo")
+    (tmp_path / "link.jsonl").symlink_to(tmp_path / "fifo")
+    luxe = spawn([{"text": "fine"}])
+    luxe.handshake()
+    for path in (tmp_path / "fifo", tmp_path / "link.jsonl", Path("/dev/null")):
+        luxe.send("set_model", {"model": f"scripted:{path}"})
+        luxe.expect("state_changed", where=lambda c, p=path: c["model"]["id"] == f"scripted:{p}")
+        luxe.send("submit_user_message", {"text": "go"})
+        ended = luxe.expect("turn_ended", timeout=20)
+        assert ended["reason"] == "error" and "not a regular file" in ended["error"], ended
     assert luxe.close() == 0

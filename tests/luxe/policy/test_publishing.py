@@ -40,11 +40,18 @@ PUBLISHING = [
     ("bash -c 'gh pr merge 1 --squash'", "gh pr merge"),
     ("sh -c \"cd x && git push\"", "git push"),
     ("eval git push origin main", "git push"),
+    ("gh repo edit --visibility public", "gh repo edit"),
+    ("gh -R o/r repo delete o/r --yes", "gh repo delete"),
+    ("gh gist create --public notes.txt", "gh gist create"),
+    ("gh auth token", "gh auth token"),
+    ("nice -n 5 gh pr create", "gh pr create"),
+    ("ionice -c 2 -n 7 git push", "git push"),
 ]
 READING = [
     "gh pr view 3", "gh pr list", "gh pr checks", "gh pr diff 3", "gh issue view 4",
     "gh api repos/o/r/pulls", "gh api -X GET repos/o/r", "git status", "git log --grep push",
-    "echo gh pr merge", "ls", "bash -c 'gh pr view 1'",
+    "echo gh pr merge", "ls", "bash -c 'gh pr view 1'", "gh auth status", "gh label list",
+    "gh search repos luxe", "gh --version",
 ]
 
 

@@ -8,11 +8,15 @@ from __future__ import annotations
 
 import os
 import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
 
-from .e2e import call, tool_results
+from tests.fakes.llm_server import FakeLLMServer
+from tests.luxe.rpc_driver import LUXE, LuxeProcess, make_env, make_repo
+
+from .e2e import MODEL, call, tool_results
 from .hostile import (
     MODES,
     PROVIDER_KEY,
@@ -155,6 +159,65 @@ def test_missing_secret_names_are_refused(mode: str, repo: Path, env: dict[str, 
     assert [d["denied"] for d in done[: len(names) + 1]] == [True] * (len(names) + 1), done
 
 
+ENVRC_VALUE = "direnvSecret-Qz81Lw5"
+OLD_ENVRC_VALUE = "direnvOld-Hm27Vc4"
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_direnvs_envrc_is_a_secret_file(mode: str, repo: Path, env: dict[str, str]) -> None:
+    """direnv's `.envrc` exports secrets as plainly as a `.env`: by name,
+    through `sub/..`, to a recursive search, and in git's history (a key
+    committed once, then rotated and the file untracked)."""
+    (repo / ".envrc").write_text(f"export AWS_SECRET_ACCESS_KEY={OLD_ENVRC_VALUE}\n")
+    subprocess.run(["git", "add", "-f", ".envrc"], cwd=repo, check=True)
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@e.invalid", "commit", "-qm",
+                    "envrc"], cwd=repo, check=True)  # fmt: skip
+    subprocess.run(["git", "rm", "-q", "--cached", ".envrc"], cwd=repo, check=True)
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@e.invalid", "commit", "-qm",
+                    "untrack"], cwd=repo, check=True)  # fmt: skip
+    (repo / ".envrc").write_text(f"use nix\nexport AWS_SECRET_ACCESS_KEY={ENVRC_VALUE}\n")
+    (repo / "sub").mkdir()
+    calls = [
+        call("read", path=".envrc"),
+        call("bash", command="cat sub/../.envrc"),
+        call("bash", command="grep -r AWS ."),
+        call("bash", command="git log -p --all"),
+        call("grep", pattern="AWS", path="."),
+    ]
+    done, _ = one_turn_leaks_nothing(calls, mode, (ENVRC_VALUE, OLD_ENVRC_VALUE), cwd=repo, env=env)
+    assert [d["denied"] for d in done[:3]] == [True] * 3, done
+
+
+URL_TOKEN = "ghp_R3aLt0kenInUrl8812Xq"
+URL_PASSWORD = "gl-pass-Tq84Zm2W"
+INSTEAD_TOKEN = "ghp_InsteadOfT0ken5521"
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_credential_in_a_git_remote_url_is_redacted(
+    mode: str, repo: Path, env: dict[str, str]
+) -> None:
+    """A clone made with `https://TOKEN@github.com/…` keeps the token in
+    .git/config, and `git remote -v` (a reader, allowed in read-only mode)
+    printed it; so did `read .git/config` and the user's ~/.gitconfig's
+    `insteadOf` URL through `git config --list`."""
+    for name, url in (("origin", f"https://{URL_TOKEN}@github.com/me/repo.git"),
+                      ("mirror", f"https://me:{URL_PASSWORD}@gitlab.example/me/repo.git")):
+        subprocess.run(["git", "remote", "add", name, url], cwd=repo, check=True)
+    (Path(env["HOME"]) / ".gitconfig").write_text(
+        f'[url "https://{INSTEAD_TOKEN}@github.com/"]\n\tinsteadOf = https://github.com/\n'
+    )
+    calls = [
+        call("bash", command="git remote -v"),
+        call("read", path=".git/config"),
+        call("bash", command="git config --list"),
+    ]
+    _done, body = one_turn_leaks_nothing(
+        calls, mode, (URL_TOKEN, URL_PASSWORD, INSTEAD_TOKEN), cwd=repo, env=env
+    )
+    assert "[REDACTED:" in str(tool_results(body))
+
+
 # -- 3: the provider's API key ---------------------------------------------------------
 
 
@@ -172,13 +235,88 @@ def test_provider_key_is_in_no_tool_environment_frame_or_file(
         [{"tool_calls": calls}, {"text": "done"}], mode, "--auto-approve", cwd=repo, env=env
     ) as (luxe, server):
         run_turn(luxe)
-        # The test itself may read luxe's environment as any process could.
-        with open(f"/proc/{luxe.pid}/environ", "rb") as f:
-            assert PROVIDER_KEY.encode() not in f.read()
+        # The test itself may read luxe's environment as any process could
+        # (root can: luxe is non-dumpable, which hides it from the rest).
+        try:
+            with open(f"/proc/{luxe.pid}/environ", "rb") as f:
+                assert PROVIDER_KEY.encode() not in f.read()
+        except PermissionError:
+            pass
         assert not leaked(PROVIDER_KEY, luxe, server)
         assert luxe.close() == 0
     assert PROVIDER_KEY not in everything_written(env)
     assert PROVIDER_KEY[:12] not in everything_written(env)
+
+
+# A tool's program that finds luxe among its ancestors and searches its memory
+# for the key, printed with a space between its characters (no redaction
+# knows that form). Two spellings of the same file: the process's and its
+# main thread's.
+MEMORY_READER = r"""
+import os, re, sys
+pid = os.getppid()
+while pid > 1 and b"luxe" not in open(f"/proc/{pid}/cmdline", "rb").read():
+    pid = int(open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[1])
+found = set()
+for mem_path in (f"/proc/{pid}/mem", f"/proc/{pid}/task/{pid}/mem"):
+    try:
+        maps = open(f"/proc/{pid}/maps").read().splitlines()
+        mem = open(mem_path, "rb", 0)
+    except OSError as exc:
+        print(mem_path, "closed:", exc.strerror)
+        continue
+    for line in maps:
+        span, perms = line.split()[:2]
+        start, end = (int(x, 16) for x in span.split("-"))
+        if "r" not in perms or "[v" in line or end - start > 256 << 20:
+            continue
+        try:
+            mem.seek(start)
+            data = mem.read(end - start)
+        except OSError:
+            continue
+        found.update(re.findall(rb"sk-ant-test-[0-9a-f]+", data))
+print(" ".join(" ".join(k.decode()) for k in found) or "no key found")
+"""
+
+
+def _as_a_plain_user(tree: Path) -> list[str]:
+    """The command that starts luxe as a user without privileges over other
+    processes (as root: `nobody`, owning `tree`), where /proc honours the
+    process's dumpable flag."""
+    if os.geteuid() != 0:
+        return LUXE
+    for path in [tree, *tree.rglob("*")]:
+        os.chown(path, 65534, 65534, follow_symlinks=False)
+    return ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", *LUXE]
+
+
+@pytest.mark.parametrize("mode", ["ask", "yolo"])
+def test_provider_key_is_not_in_reach_of_a_tool_reading_luxes_memory(mode: str) -> None:
+    """The key is gone from the environment, but the provider holds it in
+    memory: a bash call's program (a script the repository ships) read it
+    from /proc/<luxe>/mem and printed it spaced out. Luxe is non-dumpable,
+    so no other process of the user may open that file."""
+    tree = Path(tempfile.mkdtemp(prefix="luxe-mem-"))
+    try:
+        env = make_env(tree)
+        repo = make_repo(tree / "repo")
+        (repo / "tool.py").write_text(MEMORY_READER)
+        command = _as_a_plain_user(tree)
+        steps = [{"tool_calls": [call("bash", command="python3 tool.py")]}, {"text": "ok"}]
+        with FakeLLMServer(steps) as server:
+            full = {**env, "ANTHROPIC_BASE_URL": server.base_url, "ANTHROPIC_API_KEY": PROVIDER_KEY}
+            args = ["--model", MODEL, "--permission-mode", mode, "--auto-approve"]
+            with LuxeProcess.start(args, cwd=repo, env=full, command=command) as luxe:
+                luxe.handshake()
+                run_turn(luxe)
+                [result] = tool_results(server.bodies[-1])
+                assert "closed: Permission denied" in result, result
+                spaced = " ".join(PROVIDER_KEY)
+                assert spaced not in str(server.bodies) and spaced not in str(luxe.frames)
+                assert luxe.close() == 0
+    finally:
+        subprocess.run(["rm", "-rf", str(tree)], check=False)
 
 
 # -- 5: values the redactor missed ------------------------------------------------------

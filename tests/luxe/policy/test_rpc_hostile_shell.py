@@ -12,7 +12,7 @@ import pytest
 
 from tests.luxe.rpc_driver import LuxeProcess
 
-from .e2e import call, finished_frames, tool_results
+from .e2e import call, executable, finished_frames, global_config, tool_results, write_json
 from .hostile import MODES, hostile_luxe, leaked, one_turn_leaks_nothing, ripgrep_dir, run_turn
 
 SECRET = "envsecret-Lm5Nb8Vc3X"
@@ -242,3 +242,205 @@ def test_known_readers_still_run_in_plan_mode(mode: str, repo: Path, env: dict[s
         assert [d["denied"] for d in done] == [False] * len(calls), done
         assert luxe.close() == 0
 
+
+
+# GNU getopt takes any unambiguous prefix of a long option, one letter too:
+# `sort --o=F` is `sort --output=F`, `date --s=...` is `date --set=...`.
+ONE_LETTER_PREFIXES = [
+    "sort --o=F9 README.md",
+    "sort -u --o F10 README.md",
+    "date --s=@0",
+    "date --s @0",
+    "git cat-file --t HEAD:README.md",
+]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_one_letter_prefix_of_a_writing_option_is_refused(
+    mode: str, repo: Path, env: dict[str, str], tmp_path: Path
+) -> None:
+    """Read-only and plan mode refuse them like the whole option; `date` is
+    a stand-in on PATH that says whether it ran (the clock is left alone)."""
+    bin_dir = tmp_path / "bin"
+    ran = tmp_path / "date-ran"
+    executable(bin_dir / "date", f"#!/bin/sh\necho \"$@\" >> {ran}\n")
+    calls = [call("bash", command=c) for c in ONE_LETTER_PREFIXES]
+    with hostile_luxe(
+        [{"tool_calls": calls}, {"text": "done"}], mode, "--auto-approve",
+        cwd=repo, env=env, path_extra=str(bin_dir),
+    ) as (luxe, _server):
+        if mode != "read-only":
+            luxe.send("set_mode", {"mode": "plan"})
+            luxe.expect("state_changed", where=lambda c: c.get("mode") == "plan")
+        done = finished_frames(run_turn(luxe))
+        assert [d["denied"] for d in done] == [True] * len(calls), done
+        assert luxe.close() == 0
+    assert not [p.name for p in repo.iterdir() if p.name.startswith("F")]
+    assert not ran.exists()
+
+
+# A redirection that belongs to no simple command: on its own, or after a
+# group, a subshell or a separator. Bash opens (creates, truncates) the file.
+BARE_REDIRECTIONS = [
+    "> F11",
+    "{ cat README.md; } > F12",
+    "(cat README.md) >F13",
+    "cat README.md && >>F14",
+    "cat README.md | { cat; } >F15",
+    "> README.md",
+]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_redirection_outside_a_simple_command_is_a_write(
+    mode: str, repo: Path, env: dict[str, str]
+) -> None:
+    """Read-only and plan mode refuse each (they ran: F11..F15 were created
+    and README.md emptied, even in read-only mode)."""
+    readme = (repo / "README.md").read_text()
+    calls = [call("bash", command=c) for c in BARE_REDIRECTIONS]
+    with hostile_luxe(
+        [{"tool_calls": calls}, {"text": "done"}], mode, "--auto-approve", cwd=repo, env=env
+    ) as (luxe, _server):
+        if mode != "read-only":
+            luxe.send("set_mode", {"mode": "plan"})
+            luxe.expect("state_changed", where=lambda c: c.get("mode") == "plan")
+        done = finished_frames(run_turn(luxe))
+        assert [d["denied"] for d in done] == [True] * len(calls), done
+        assert luxe.close() == 0
+    assert not [p.name for p in repo.iterdir() if p.name.startswith("F")]
+    assert (repo / "README.md").read_text() == readme
+
+
+@pytest.mark.parametrize("command", ["git status; > F16", "git status && { git status; } > F17"])
+def test_an_allow_rule_never_covers_a_redirection_outside_its_command(
+    command: str, repo: Path, env: dict[str, str]
+) -> None:
+    """With `bash(git status*)` allowed, the line still asks (it ran
+    unasked: the redirection belonged to no command the rule had to cover)."""
+    write_json(global_config(env) / "permissions.json", {"allow": ["bash(git status*)"]})
+    with hostile_luxe(
+        [{"tool_calls": [call("bash", command=command)]}, {"text": "done"}], "ask",
+        cwd=repo, env=env,
+    ) as (luxe, _server):
+        luxe.send("submit_user_message", {"text": "go"})
+        asked = luxe.expect("permission_requested")
+        luxe.send("respond_permission", {"id": asked["id"], "reply": "reject"})
+        luxe.expect("turn_ended")
+        assert luxe.close() == 0
+    assert not [p.name for p in repo.iterdir() if p.name.startswith("F")]
+
+
+# gh commands that change GitHub, besides the pull request, issue, release
+# and api writes: each ran unasked under an allow rule for `bash(gh *)`.
+GH_WRITES = [
+    "gh repo edit --visibility public --accept-visibility-change-consequences",
+    "gh repo delete me/repo --yes",
+    "gh gist create --public notes.txt",
+    "gh secret set DEPLOY_KEY --body x",
+    "gh workflow run deploy.yml",
+    "gh auth token",
+    "nice gh pr create --fill",
+    "setsid gh pr merge 1",
+]
+
+
+def test_every_gh_write_asks_under_an_allow_rule(
+    repo: Path, env: dict[str, str], tmp_path: Path
+) -> None:
+    """With `bash(gh *)` allowed, each asks (the reply here is reject); a
+    stand-in gh on PATH says whether any ran. `gh pr view` still runs."""
+    bin_dir = tmp_path / "bin"
+    ran = tmp_path / "gh-ran"
+    executable(bin_dir / "gh", f"#!/bin/sh\necho \"$@\" >> {ran}\n")
+    (repo / "notes.txt").write_text("notes\n")
+    write_json(global_config(env) / "permissions.json", {"allow": ["bash(gh *)", "bash(nice *)",
+                                                                   "bash(setsid *)"]})  # fmt: skip
+    calls = [call("bash", command=c) for c in [*GH_WRITES, "gh pr view 1"]]
+    with hostile_luxe(
+        [{"tool_calls": calls}, {"text": "done"}], "ask", cwd=repo, env=env,
+        path_extra=str(bin_dir),
+    ) as (luxe, _server):
+        luxe.send("submit_user_message", {"text": "go"})
+        asked = []
+        while (frame := luxe.next_frame())["kind"] != "turn_ended":
+            if frame["kind"] == "permission_requested":
+                asked.append(frame["content"]["args"]["command"])
+                luxe.send("respond_permission", {"id": frame["content"]["id"], "reply": "reject"})
+        assert sorted(asked) == sorted(GH_WRITES)
+        assert luxe.close() == 0
+    assert ran.read_text() == "pr view 1\n"
+
+
+# `${x:-word}` (and `${x:+word}`) may be its literal word: those ran as if the
+# word could not be there (they asked, with --auto-approve they ran, and the
+# value reached the model reversed or as `od -c`); a variable assigned on
+# the line is split into words as bash splits it.
+DEFAULT_WORD_NAMES = [
+    "cat ${x:-.env} | rev",
+    "x=1; od -c ${x:+.env}",
+    "head -c 99 ${HOME:+.env} | rev",
+]
+DEFAULT_WORD_WRITERS = [
+    "sort ${x:--oF18} README.md",
+    "x=1; sort ${x:+-oF19} README.md",
+    "git log -1 ${x:---output=F20}",
+    'x="-exec touch F21 ;"; find . -maxdepth 0 $x',
+]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_default_word_is_read_as_the_value_it_may_be(
+    mode: str, repo: Path, env: dict[str, str]
+) -> None:
+    _seed(repo)
+    calls = [call("bash", command=c) for c in DEFAULT_WORD_NAMES]
+    done, last = one_turn_leaks_nothing(calls, mode, [SECRET, SECRET[::-1]], cwd=repo, env=env)
+    assert [d["denied"] for d in done] == [True] * len(calls), done
+    assert all("secret file" in r for r in tool_results(last))
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_default_word_or_a_split_variable_is_read_as_options(
+    mode: str, repo: Path, env: dict[str, str]
+) -> None:
+    """Read-only and plan mode refuse each (they wrote F18..F21)."""
+    calls = [call("bash", command=c) for c in DEFAULT_WORD_WRITERS]
+    with hostile_luxe(
+        [{"tool_calls": calls}, {"text": "done"}], mode, "--auto-approve", cwd=repo, env=env
+    ) as (luxe, _server):
+        if mode != "read-only":
+            luxe.send("set_mode", {"mode": "plan"})
+            luxe.expect("state_changed", where=lambda c: c.get("mode") == "plan")
+        done = finished_frames(run_turn(luxe))
+        assert [d["denied"] for d in done] == [True] * len(calls), done
+        assert luxe.close() == 0
+    assert not [p.name for p in repo.iterdir() if p.name.startswith("F")]
+
+
+# A glob that expands to what a reader's check never saw: a repository can
+# hold files named like options, and `uniq` writes its second operand.
+GLOB_WRITERS = ["sort ?o*", "uniq *.txt", "git log -1 *"]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_glob_is_never_trusted_by_a_reader_judged_by_its_arguments(
+    mode: str, repo: Path, env: dict[str, str]
+) -> None:
+    """Read-only and plan mode refuse each: `sort ?o*` met `-oPWN1` and wrote
+    PWN1, `uniq *.txt` overwrote b.txt with a.txt, `git log -1 *` met
+    `--output=PWN2`. Quoted globs (`find . -name '*.py'`) still run."""
+    for name, text in (("-oPWN1", ""), ("--output=PWN2", ""), ("a.txt", "a\n"), ("b.txt", "b\n")):
+        (repo / name).write_text(text)
+    calls = [call("bash", command=c) for c in [*GLOB_WRITERS, "find . -name '*.txt'"]]
+    with hostile_luxe(
+        [{"tool_calls": calls}, {"text": "done"}], mode, "--auto-approve", cwd=repo, env=env
+    ) as (luxe, _server):
+        if mode != "read-only":
+            luxe.send("set_mode", {"mode": "plan"})
+            luxe.expect("state_changed", where=lambda c: c.get("mode") == "plan")
+        done = finished_frames(run_turn(luxe))
+        assert sorted(d["denied"] for d in done) == [False] + [True] * len(GLOB_WRITERS), done
+        assert luxe.close() == 0
+    assert not (repo / "PWN1").exists() and not (repo / "PWN2").exists()
+    assert (repo / "b.txt").read_text() == "b\n"

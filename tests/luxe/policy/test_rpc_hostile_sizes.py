@@ -7,6 +7,7 @@ cannot show with a clear answer. Through the real `luxe --rpc`."""
 from __future__ import annotations
 
 import base64
+import os
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
@@ -208,3 +209,63 @@ def test_a_repository_full_of_values_cannot_push_the_persons_credentials_out(
         assert "oauth_token: [REDACTED:" in shown, shown
         assert not leaked(token, luxe, server)
         assert luxe.close() == 0
+
+
+@pytest.mark.parametrize("offset", [2, 1_000_000])
+def test_reading_far_into_a_huge_file_never_holds_the_session(
+    offset: int, repo: Path, env: dict[str, str]
+) -> None:
+    """A sparse file of 1 TiB, 9,000 bytes of text and then no line end:
+    `read` past its first line skipped all of it on the event loop, so for
+    the best part of an hour nothing else happened (not even the call's
+    tool_started frame, nor a cancel). A cancel now ends the call at once."""
+    with (repo / "huge.log").open("wb") as f:
+        f.write(b"x" * 9000)
+        f.truncate(1 << 40)
+    steps = [{"tool_calls": [call("read", path="huge.log", offset=offset)]}, {"text": "done"}]
+    with hostile_luxe(steps, "ask", cwd=repo, env=env) as (luxe, _server):
+        luxe.send("submit_user_message", {"text": "go"})
+        luxe.expect("tool_started", timeout=20)
+        luxe.send("cancel_turn")
+        assert luxe.expect("turn_ended", timeout=20)["reason"] == "cancelled"
+        assert luxe.close() == 0
+
+
+def test_a_glob_never_follows_a_link_nor_recurses_out_of_its_stack(
+    repo: Path, env: dict[str, str]
+) -> None:
+    """Ten links to their own directory made `a/*/*/*/*/*/*/f` a million
+    matches (500 MB, 21 s; each `*` more, ten times that), and 1,500 nested
+    directories made glob crash (RecursionError). A glob now enters no
+    linked directory and walks with its own stack."""
+    (repo / "a").mkdir()
+    (repo / "a" / "f").write_text("x\n")
+    for n in range(10):
+        (repo / "a" / f"l{n}").symlink_to(".")
+    fd = os.open(repo, os.O_RDONLY)
+    for _ in range(1500):  # by descriptor: the path grows past PATH_MAX
+        os.mkdir("d", dir_fd=fd)
+        inner = os.open("d", os.O_RDONLY, dir_fd=fd)
+        os.close(fd)
+        fd = inner
+    with os.fdopen(os.open("f.txt", os.O_WRONLY | os.O_CREAT, dir_fd=fd), "w") as f:
+        f.write("bottom\n")
+    os.close(fd)
+    calls = [
+        call("glob", pattern="a/*/*/*/*/*/*/f"),
+        call("glob", pattern="a/l?/l?/l?/l?/l?/l?/f"),
+        call("glob", pattern="**/f.txt"),
+    ]
+    try:
+        with hostile_luxe(
+            [{"tool_calls": calls}, {"text": "done"}], "ask", cwd=repo, env=env
+        ) as (luxe, server):
+            run_turn(luxe)
+            assert _peak_kb(luxe) < PEAK_LIMIT_KB
+            loops, loops_again, bottom = tool_results(server.bodies[-1])
+            assert loops == loops_again == "no files match"
+            assert bottom.startswith("d/d/") and bottom.endswith("/d/f.txt"), bottom[:80]
+            assert luxe.close() == 0
+    finally:
+        # rm walks any depth; pytest's own clean-up (shutil.rmtree) recurses.
+        subprocess.run(["rm", "-rf", str(repo / "d")], check=True)

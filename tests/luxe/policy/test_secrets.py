@@ -47,9 +47,11 @@ def test_key_file_tokens() -> None:
 
 def test_names() -> None:
     assert is_secret_name(".env") and is_secret_name(".env.local") and is_secret_name(".ENV.PROD")
+    assert is_secret_name(".envrc") and is_secret_name(".ENVRC")  # direnv's
     assert (
         not is_secret_name(".env.example")
-        and not is_secret_name(".envrc")
+        and not is_secret_name(".envoy")
+        and not is_secret_name(".envrc.example")
         and not is_secret_name("env")
     )
     assert is_secret_name("id_rsa") and not is_secret_name("id_rsa.pub")

@@ -23,11 +23,26 @@ ISSUE_WRITES = frozenset(
 # command may change GitHub, or hand out gh's token (`gh auth token`).
 _GH_READ_VERBS = frozenset({"view", "list", "status", "diff", "checks", "watch", "get"})
 _GH_READ_GROUPS = frozenset({"", "search", "status", "help", "version", "completion"})
-# Wrappers that run the rest of the line as a command.
-_WRAPPERS = frozenset(
-    {"env", "command", "exec", "nohup", "time", "sudo", "xargs", "timeout", "nice", "ionice",
-     "setsid", "stdbuf"}
-)
+# Wrappers that run the rest of the line as a command, with their options
+# that take the next word as their value (`timeout -k 1 5s git push`).
+_WRAPPERS: dict[str, frozenset[str]] = {
+    "env": frozenset({"-u", "--unset", "-C", "--chdir"}),
+    "command": frozenset(),
+    "exec": frozenset({"-a"}),
+    "nohup": frozenset(),
+    "time": frozenset(),  # the shell's keyword: -p only
+    "sudo": frozenset({"-u", "--user", "-g", "--group", "-h", "--host", "-p", "--prompt",
+                       "-C", "--close-from", "-D", "--chdir", "-r", "--role", "-t", "--type",
+                       "-T", "--command-timeout", "-U", "--other-user"}),
+    "xargs": frozenset({"-a", "--arg-file", "-d", "--delimiter", "-E", "-I", "-L", "-n",
+                        "--max-args", "-P", "--max-procs", "-s", "--max-chars"}),
+    "timeout": frozenset({"-k", "--kill-after", "-s", "--signal"}),
+    "nice": frozenset({"-n", "--adjustment"}),
+    "ionice": frozenset({"-c", "--class", "-n", "--classdata", "-p", "--pid", "-P", "--pgid",
+                         "-u", "--uid"}),
+    "setsid": frozenset(),
+    "stdbuf": frozenset({"-i", "--input", "-o", "--output", "-e", "--error"}),
+}  # fmt: skip
 _SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "fish"})
 _GIT_OPTIONS_WITH_VALUE = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace"})
 _GH_OPTIONS_WITH_VALUE = frozenset({"-R", "--repo", "--hostname"})
@@ -44,9 +59,10 @@ def _program_words(words: tuple[str, ...]) -> tuple[str, ...]:
             i += 1  # VAR=value
         elif name in _WRAPPERS:
             i += 1
-            # The wrapper's own options, and their numbers (`nice -n 5`).
-            number = name != "timeout"  # whose one number is its duration, below
-            while i < len(words) and (words[i].startswith("-") or (number and words[i].isdigit())):
+            # The wrapper's own options, and the values of those that take one.
+            while i < len(words) and words[i].startswith("-") and words[i] != "--":
+                i += 2 if words[i] in _WRAPPERS[name] else 1
+            if i < len(words) and words[i] == "--":
                 i += 1
             if name == "timeout" and i < len(words):
                 i += 1  # its duration

@@ -46,6 +46,15 @@ PUBLISHING = [
     ("gh auth token", "gh auth token"),
     ("nice -n 5 gh pr create", "gh pr create"),
     ("ionice -c 2 -n 7 git push", "git push"),
+    # A wrapper's option that takes a value: its value is not the program.
+    ("timeout -k 1 5s git push", "git push"),
+    ("timeout --signal KILL 30 gh pr merge 1", "gh pr merge"),
+    ("timeout -- 5 git push", "git push"),
+    ("nice -5 git push", "git push"),
+    ("stdbuf -o L gh release create v1", "gh release create"),
+    ("env -u HOME -C sub git push", "git push"),
+    ("sudo -u me git push", "git push"),
+    ("echo 1 | xargs -n 1 gh pr close", "gh pr close"),
 ]
 READING = [
     "gh pr view 3", "gh pr list", "gh pr checks", "gh pr diff 3", "gh issue view 4",

@@ -196,6 +196,25 @@ WRITERS = [
 ]
 
 
+def _turn_in_read_only_or_plan(
+    commands: list[str], mode: str, repo: Path, env: dict[str, str], path_extra: str | None = None
+) -> tuple[list[bool], list[str]]:
+    """One turn of bash calls, with --auto-approve, in read-only mode or in
+    plan mode under `mode`: whether each call was denied (in the order the
+    calls finished) and the kinds of every frame."""
+    calls = [call("bash", command=c) for c in commands]
+    with hostile_luxe(
+        [{"tool_calls": calls}, {"text": "done"}], mode, "--auto-approve",
+        cwd=repo, env=env, path_extra=path_extra,
+    ) as (luxe, _server):
+        if mode != "read-only":
+            luxe.send("set_mode", {"mode": "plan"})
+            luxe.expect("state_changed", where=lambda c: c.get("mode") == "plan")
+        denied = [d["denied"] for d in finished_frames(run_turn(luxe))]
+        assert luxe.close() == 0
+        return denied, luxe.kinds()
+
+
 @pytest.mark.parametrize("mode", MODES)
 def test_read_only_and_plan_mode_refuse_every_writer(
     mode: str, repo: Path, env: dict[str, str]
@@ -209,17 +228,9 @@ def test_read_only_and_plan_mode_refuse_every_writer(
     _git(repo, "stash", "-q")
     before = (_git(repo, "stash", "list"), _git(repo, "reflog"), _git(repo, "branch"),
               _git(repo, "remote"), _git(repo, "tag"))  # fmt: skip
-    calls = [call("bash", command=c) for c in WRITERS]
-    with hostile_luxe(
-        [{"tool_calls": calls}, {"text": "done"}], mode, "--auto-approve", cwd=repo, env=env
-    ) as (luxe, _server):
-        if mode != "read-only":
-            luxe.send("set_mode", {"mode": "plan"})
-            luxe.expect("state_changed", where=lambda c: c.get("mode") == "plan")
-        done = finished_frames(run_turn(luxe))
-        assert [d["denied"] for d in done] == [True] * len(calls), done
-        assert "permission_resolved" not in luxe.kinds()
-        assert luxe.close() == 0
+    denied, kinds = _turn_in_read_only_or_plan(WRITERS, mode, repo, env)
+    assert denied == [True] * len(WRITERS)
+    assert "permission_resolved" not in kinds
     assert not [p.name for p in repo.iterdir() if p.name.startswith("F")]
     after = (_git(repo, "stash", "list"), _git(repo, "reflog"), _git(repo, "branch"),
              _git(repo, "remote"), _git(repo, "tag"))  # fmt: skip
@@ -231,16 +242,8 @@ READERS = ["git --no-pager log --oneline", "sed -n '1p' README.md", "git -C . st
 
 @pytest.mark.parametrize("mode", MODES)
 def test_known_readers_still_run_in_plan_mode(mode: str, repo: Path, env: dict[str, str]) -> None:
-    calls = [call("bash", command=c) for c in READERS]
-    with hostile_luxe(
-        [{"tool_calls": calls}, {"text": "done"}], mode, "--auto-approve", cwd=repo, env=env
-    ) as (luxe, _server):
-        if mode != "read-only":
-            luxe.send("set_mode", {"mode": "plan"})
-            luxe.expect("state_changed", where=lambda c: c.get("mode") == "plan")
-        done = finished_frames(run_turn(luxe))
-        assert [d["denied"] for d in done] == [False] * len(calls), done
-        assert luxe.close() == 0
+    denied, _ = _turn_in_read_only_or_plan(READERS, mode, repo, env)
+    assert denied == [False] * len(READERS)
 
 
 
@@ -264,17 +267,8 @@ def test_a_one_letter_prefix_of_a_writing_option_is_refused(
     bin_dir = tmp_path / "bin"
     ran = tmp_path / "date-ran"
     executable(bin_dir / "date", f"#!/bin/sh\necho \"$@\" >> {ran}\n")
-    calls = [call("bash", command=c) for c in ONE_LETTER_PREFIXES]
-    with hostile_luxe(
-        [{"tool_calls": calls}, {"text": "done"}], mode, "--auto-approve",
-        cwd=repo, env=env, path_extra=str(bin_dir),
-    ) as (luxe, _server):
-        if mode != "read-only":
-            luxe.send("set_mode", {"mode": "plan"})
-            luxe.expect("state_changed", where=lambda c: c.get("mode") == "plan")
-        done = finished_frames(run_turn(luxe))
-        assert [d["denied"] for d in done] == [True] * len(calls), done
-        assert luxe.close() == 0
+    denied, _ = _turn_in_read_only_or_plan(ONE_LETTER_PREFIXES, mode, repo, env, str(bin_dir))
+    assert denied == [True] * len(ONE_LETTER_PREFIXES)
     assert not [p.name for p in repo.iterdir() if p.name.startswith("F")]
     assert not ran.exists()
 
@@ -298,16 +292,8 @@ def test_a_redirection_outside_a_simple_command_is_a_write(
     """Read-only and plan mode refuse each (they ran: F11..F15 were created
     and README.md emptied, even in read-only mode)."""
     readme = (repo / "README.md").read_text()
-    calls = [call("bash", command=c) for c in BARE_REDIRECTIONS]
-    with hostile_luxe(
-        [{"tool_calls": calls}, {"text": "done"}], mode, "--auto-approve", cwd=repo, env=env
-    ) as (luxe, _server):
-        if mode != "read-only":
-            luxe.send("set_mode", {"mode": "plan"})
-            luxe.expect("state_changed", where=lambda c: c.get("mode") == "plan")
-        done = finished_frames(run_turn(luxe))
-        assert [d["denied"] for d in done] == [True] * len(calls), done
-        assert luxe.close() == 0
+    denied, _ = _turn_in_read_only_or_plan(BARE_REDIRECTIONS, mode, repo, env)
+    assert denied == [True] * len(BARE_REDIRECTIONS)
     assert not [p.name for p in repo.iterdir() if p.name.startswith("F")]
     assert (repo / "README.md").read_text() == readme
 
@@ -405,16 +391,8 @@ def test_a_default_word_or_a_split_variable_is_read_as_options(
     mode: str, repo: Path, env: dict[str, str]
 ) -> None:
     """Read-only and plan mode refuse each (they wrote F18..F21)."""
-    calls = [call("bash", command=c) for c in DEFAULT_WORD_WRITERS]
-    with hostile_luxe(
-        [{"tool_calls": calls}, {"text": "done"}], mode, "--auto-approve", cwd=repo, env=env
-    ) as (luxe, _server):
-        if mode != "read-only":
-            luxe.send("set_mode", {"mode": "plan"})
-            luxe.expect("state_changed", where=lambda c: c.get("mode") == "plan")
-        done = finished_frames(run_turn(luxe))
-        assert [d["denied"] for d in done] == [True] * len(calls), done
-        assert luxe.close() == 0
+    denied, _ = _turn_in_read_only_or_plan(DEFAULT_WORD_WRITERS, mode, repo, env)
+    assert denied == [True] * len(DEFAULT_WORD_WRITERS)
     assert not [p.name for p in repo.iterdir() if p.name.startswith("F")]
 
 
@@ -432,15 +410,7 @@ def test_a_glob_is_never_trusted_by_a_reader_judged_by_its_arguments(
     `--output=PWN2`. Quoted globs (`find . -name '*.py'`) still run."""
     for name, text in (("-oPWN1", ""), ("--output=PWN2", ""), ("a.txt", "a\n"), ("b.txt", "b\n")):
         (repo / name).write_text(text)
-    calls = [call("bash", command=c) for c in [*GLOB_WRITERS, "find . -name '*.txt'"]]
-    with hostile_luxe(
-        [{"tool_calls": calls}, {"text": "done"}], mode, "--auto-approve", cwd=repo, env=env
-    ) as (luxe, _server):
-        if mode != "read-only":
-            luxe.send("set_mode", {"mode": "plan"})
-            luxe.expect("state_changed", where=lambda c: c.get("mode") == "plan")
-        done = finished_frames(run_turn(luxe))
-        assert sorted(d["denied"] for d in done) == [False] + [True] * len(GLOB_WRITERS), done
-        assert luxe.close() == 0
+    denied, _ = _turn_in_read_only_or_plan([*GLOB_WRITERS, "find . -name '*.txt'"], mode, repo, env)
+    assert sorted(denied) == [False] + [True] * len(GLOB_WRITERS)
     assert not (repo / "PWN1").exists() and not (repo / "PWN2").exists()
     assert (repo / "b.txt").read_text() == "b\n"

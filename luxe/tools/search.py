@@ -11,7 +11,6 @@ files); on cancel the thread is abandoned and stops at its next file.
 from __future__ import annotations
 
 import fnmatch
-import os
 import re
 import shutil
 import subprocess
@@ -26,7 +25,7 @@ import trio
 from luxe.engine.model import ToolSpec
 from luxe.engine.tooling import ToolContext, ToolError, ToolResult
 from luxe.regular_file import read_regular
-from luxe.tools.paths import SKIP_DIRS, resolve, shown
+from luxe.tools.paths import SKIP_DIRS, resolve, shown, walk_files
 from process_group import terminate_group
 
 MAX_MATCHES = 200
@@ -231,7 +230,4 @@ def _python_grep(
 
 def _walk(root: Path) -> Iterator[Path]:
     """Files under root, lazily (so a stopped search stops walking too)."""
-    for directory, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS)
-        for name in sorted(filenames):
-            yield Path(directory) / name
+    return walk_files(root, lambda name: name not in SKIP_DIRS)

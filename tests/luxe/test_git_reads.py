@@ -16,6 +16,7 @@ import trio
 from luxe.engine import system_prompt
 from luxe.frontends.tui import path_completion
 from luxe.hosting import panes
+from tests.helpers.deep_tree import deep_tree
 from tests.helpers.gitrepo import Repo
 from tests.helpers.procs import alive
 
@@ -194,3 +195,12 @@ async def test_outside_a_checkout_the_listing_is_a_walk(tmp_path: Path) -> None:
     (tmp_path / "plain" / ".hidden").mkdir()
     (tmp_path / "plain" / ".hidden" / "g.txt").write_text("")
     assert await path_completion.project_files(tmp_path / "plain") == ["sub/f.txt"]
+
+
+async def test_outside_a_checkout_a_deep_tree_is_walked(tmp_path: Path) -> None:
+    # os.walk recursed, and raised RecursionError.
+    with deep_tree(tmp_path / "plain", 1500) as bottom:
+        (bottom / "bottom.txt").write_text("")
+        (tmp_path / "plain" / "up").symlink_to("..")  # a link to a directory: not entered
+        files = await path_completion.project_files(tmp_path / "plain")
+    assert files == ["d/" * 1500 + "bottom.txt"]

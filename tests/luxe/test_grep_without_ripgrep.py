@@ -9,6 +9,7 @@ import shutil
 import socket
 from pathlib import Path
 
+from tests.helpers.deep_tree import deep_tree
 from tests.luxe.conftest import SpawnLuxe
 from tests.luxe.rpc_driver import call, tool_results
 
@@ -39,3 +40,29 @@ def test_grep_passes_over_fifos_devices_and_sockets(
         assert luxe.close() == 0
     finally:
         listener.close()
+
+
+def test_grep_finds_a_file_1500_folders_deep_and_one_beside_a_linked_loop(
+    spawn: SpawnLuxe, repo: Path, env: dict[str, str], tmp_path: Path
+) -> None:
+    # os.walk recursed (Python 3.11): a tree this deep "crashed" the search.
+    (repo / "loop").mkdir()
+    (repo / "loop" / "again").symlink_to("..")  # never entered
+    (repo / "loop" / "near.txt").write_text("the needle 8\n")
+    bin_dir = tmp_path / "bin-without-rg"
+    bin_dir.mkdir()
+    (bin_dir / "git").symlink_to(shutil.which("git") or "/usr/bin/git")
+    with deep_tree(repo / "deep", 1500) as bottom:
+        (bottom / "bottom.txt").write_text("the needle 7\n")
+        luxe = spawn(
+            [{"tool_calls": [call("grep", pattern="needle")]}, {"text": "done"}],
+            env_extra={"PATH": str(bin_dir)},
+        )
+        ready = luxe.handshake()
+        luxe.send("submit_user_message", {"text": "find it"})
+        luxe.collect_until("turn_ended")
+        assert luxe.close() == 0
+    results = tool_results(env, ready["session_id"])
+    deep, near = results[0]["content"].split("\n")
+    assert deep.startswith("deep/" + "d/" * 100), deep  # (the line is cut for the model)
+    assert near == "loop/near.txt:1:the needle 8"

@@ -11,6 +11,7 @@ all of it, then scored in Python for the few that match.
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 import time
@@ -46,14 +47,10 @@ async def project_files(cwd: Path) -> list[str]:
 
 def walked(cwd: Path) -> list[str]:
     """The first WALK_MOST files under `cwd`, hidden folders left out (blocking)."""
-    found: list[str] = []
-    for root, dirs, files in os.walk(cwd):
-        dirs[:] = [d for d in dirs if not d.startswith(".")]
-        for name in files:
-            found.append(os.path.relpath(os.path.join(root, name), cwd))
-            if len(found) >= WALK_MOST:
-                return found
-    return found
+    from luxe.tools.paths import walk_files
+
+    files = walk_files(cwd, lambda name: not name.startswith("."))
+    return [os.path.relpath(path, cwd) for path in itertools.islice(files, WALK_MOST)]
 
 
 class ProjectFiles:

@@ -28,29 +28,42 @@ def bounded(table: BlockRule) -> BlockRule:
     """markdown-it's `table` rule, with a table past TABLE_CELLS read as its source."""
 
     def rule(state: StateBlock, start: int, end: int, silent: bool) -> bool:
-        if not table(state, start, end, True):  # not a table: the rule's own checks
+        if silent:  # would a table start here? (a big one is a table too)
+            return table(state, start, end, True)
+        if not table(state, start, end, True):  # the rule's own checks
             return False
         delimiter = state.src[state.bMarks[start + 1] : state.eMarks[start + 1]]
         most_rows = TABLE_CELLS // (delimiter.strip("| \t").count("|") + 1)
-        if _end_of(state, start, end, most_rows) - start - 1 <= most_rows:
-            return table(state, start, end, silent)
-        if not silent:
-            token = state.push(SOURCE, "", 0)
-            token.map = [start, _end_of(state, start, end)]
-            state.line = token.map[1]
+        if _lines_before_a_blank(state, start, end, most_rows) <= most_rows:
+            return table(state, start, end, False)  # at most as many rows as lines
+        stop = _end_of(state, start, end)
+        if stop - start - 1 <= most_rows:
+            return table(state, start, end, False)
+        token = state.push(SOURCE, "", 0)
+        token.map = [start, stop]
+        state.line = stop
         return True
 
     return rule
 
 
-def _end_of(state: StateBlock, start: int, end: int, most_rows: int | None = None) -> int:
+def _lines_before_a_blank(state: StateBlock, start: int, end: int, most: int) -> int:
+    """Lines from `start` (the header) to the first blank line, not
+    counting the delimiter row, or `most + 1` once there are more: an
+    upper bound of the table's rows, cheap to count."""
+    line = start + 2
+    while line < end and line - start - 1 <= most and not state.isEmpty(line):
+        line += 1
+    return line - start - 1
+
+
+def _end_of(state: StateBlock, start: int, end: int) -> int:
     """The line after the table starting at `start`, as markdown-it's rule
-    ends one (a blank line, a line less indented, or one that starts a block
-    a quote would end at); with `most_rows`, at most the line past that many
-    rows (the header is one)."""
+    ends one: a blank line, a line less indented, or one that starts a
+    block a quote would end at."""
     terminators = state.md.block.ruler.getRules("blockquote")
     line = start + 2
-    while line < end and (most_rows is None or line - start - 1 <= most_rows):
+    while line < end:
         if state.sCount[line] < state.blkIndent or state.isEmpty(line) or state.is_code_block(line):
             break
         if any(terminates(state, line, end, True) for terminates in terminators):

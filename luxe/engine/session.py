@@ -218,16 +218,24 @@ class Session:
         self.thinking = level
         await self.emit(self.state_event())
 
-    def switch(self, file: SessionFile, *, resumed: bool) -> str | None:
+    async def switch(self, file: SessionFile, *, resumed: bool) -> str | None:
         """Go on in another session file (a new one, or one resumed), in the
-        same process; refused while a turn or compaction runs or waits."""
+        same process; refused while a turn or compaction runs or waits. The
+        session left runs SessionEnd hooks and the one entered SessionStart
+        hooks, as at the process's end and start (the hooks spec: "Session
+        created/resumed", "Session closing")."""
+        busy = "a turn is running; cancel it or wait until it ends"
         if self.busy:
-            return "a turn is running; cancel it or wait until it ends"
+            return busy
+        await self.hooks.run("SessionEnd", other_event())
+        if self.busy:  # a Guided Review turn may have started meanwhile
+            return busy
         self.file.close()
         self.file = file
         self.history = History(file.messages)
         self.resumed = resumed
         self.session_cost_usd = None
+        await self.hooks.run("SessionStart", other_event())
         return None
 
     async def set_permission_mode(self, mode: str) -> None:

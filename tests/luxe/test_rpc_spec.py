@@ -1,0 +1,51 @@
+"""Where `luxe --rpc` differed from the user's spec texts
+(/work/shared/spec/luxe-rpc-protocol.txt, luxe-command-hooks.txt): each test
+drives the real program and asserts what the spec says."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.luxe.conftest import SpawnLuxe
+from tests.luxe.rpc_driver import wait_until
+
+
+def _log_hooks(env: dict[str, str], log: Path, *points: str) -> None:
+    """Global hooks at `points` that append `POINT <stdin event>` to `log`."""
+    line = f'printf "%s %s\\n" "$LUXE_HOOK_POINT" "$(cat)" >> {log}'
+    config = Path(env["XDG_CONFIG_HOME"]) / "luxe"
+    config.mkdir(parents=True, exist_ok=True)
+    (config / "hooks.json").write_text(
+        json.dumps({p: [{"command": ["sh", "-c", line]}] for p in points})
+    )
+
+
+def _points(log: Path) -> list[str]:
+    return [row.split(" ", 1)[0] for row in log.read_text().splitlines()] if log.exists() else []
+
+
+def test_session_hooks_fire_for_a_session_created_or_resumed_in_the_process(
+    spawn: SpawnLuxe, env: dict[str, str], tmp_path: Path
+) -> None:
+    # Hooks spec: SessionStart fires when a session is "created/resumed",
+    # SessionEnd when a session is "closing" -- new_session and resume_session
+    # close one session and create or resume another.
+    log = tmp_path / "hooks.log"
+    _log_hooks(env, log, "SessionStart", "SessionEnd")
+    luxe = spawn([{"text": "first"}])
+    first_id = luxe.handshake()["session_id"]
+    luxe.send("submit_user_message", {"text": "hi"})  # a session is stored once it has a message
+    assert luxe.expect("turn_ended")["reason"] == "end_turn"
+    wait_until(lambda: _points(log) == ["SessionStart"], what="the first SessionStart")
+
+    expected = ["SessionStart"]
+    for action, content in (("new_session", None), ("resume_session", {"session_id": first_id})):
+        luxe.send(action, content)
+        luxe.expect("session_info")
+        expected += ["SessionEnd", "SessionStart"]
+        wait_until(lambda: len(_points(log)) >= len(expected), timeout=15, what=f"hooks after {action}")
+        assert _points(log) == expected, action
+    assert luxe.close() == 0
+    assert _points(log)[-1] == "SessionEnd"
+    assert all(row.split(" ", 1)[1] == '{"Other": null}' for row in log.read_text().splitlines())

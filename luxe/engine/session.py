@@ -102,6 +102,8 @@ class Session:
         self._system_lock = trio.Lock()
         self._closing = False
         self._end_hook_scope: trio.CancelScope | None = None
+        # Set once the last turn is over, its AgentEnd hooks included.
+        self._turn_over: trio.Event | None = None
 
     # -- state ------------------------------------------------------------------
 
@@ -270,6 +272,7 @@ class Session:
                     self.current = None
 
     async def _run_turn(self, turn: Turn) -> None:
+        self._turn_over = over = trio.Event()
         await self.emit(ev.TurnStarted(turn.id, turn.text))
         await self.emit(self.state_event())
         outcome = TurnOutcome("cancelled", None)
@@ -283,16 +286,19 @@ class Session:
             if outcome.reason == "cancelled":
                 outcome = TurnOutcome("cancelled", None, turn.final_text)
             with trio.CancelScope(shield=True):
-                await finish_turn(self, turn, outcome, self._charge(turn))
-                self.current = None
-                turn.finish(outcome)
-                await self.emit(self.state_event())
-                # Bounded once the session is closing (close() shortens it too).
-                with trio.CancelScope() as self._end_hook_scope:
-                    if self._closing:
-                        self._end_hook_scope.deadline = trio.current_time() + CLOSING_HOOK_S
-                    await self.hooks.run("AgentEnd", other_event())
-                self._end_hook_scope = None
+                try:
+                    await finish_turn(self, turn, outcome, self._charge(turn))
+                    self.current = None
+                    turn.finish(outcome)
+                    await self.emit(self.state_event())
+                    # Bounded once the session is closing (close() shortens it too).
+                    with trio.CancelScope() as self._end_hook_scope:
+                        if self._closing:
+                            self._end_hook_scope.deadline = trio.current_time() + CLOSING_HOOK_S
+                        await self.hooks.run("AgentEnd", other_event())
+                    self._end_hook_scope = None
+                finally:
+                    over.set()
 
     async def _run_compaction(self, job: _Compaction) -> None:
         from luxe.engine.compaction import compact
@@ -305,7 +311,8 @@ class Session:
 
     async def close(self) -> None:
         """End the session: cancel the running turn and everything queued,
-        wait for its `turn_ended`, run SessionEnd hooks (bounded)."""
+        wait for its `turn_ended` and its AgentEnd hooks, run SessionEnd
+        hooks (both bounded)."""
         self._closing = True
         for job in self._queue:
             if isinstance(job, Turn):
@@ -322,6 +329,10 @@ class Session:
                 await current.wait()
             else:
                 await current.done.wait()
+        if self._turn_over is not None:
+            # The last turn's AgentEnd hooks (bounded above) end before
+            # SessionEnd's start: the turn finishes, then the session.
+            await self._turn_over.wait()
         with trio.move_on_after(CLOSING_HOOK_S):
             await self.hooks.run("SessionEnd", other_event())
         self.file.close()

@@ -49,3 +49,25 @@ def test_session_hooks_fire_for_a_session_created_or_resumed_in_the_process(
     assert luxe.close() == 0
     assert _points(log)[-1] == "SessionEnd"
     assert all(row.split(" ", 1)[1] == '{"Other": null}' for row in log.read_text().splitlines())
+
+
+def test_a_turns_agent_end_hooks_finish_before_session_end_hooks_start(
+    spawn: SpawnLuxe, env: dict[str, str], tmp_path: Path
+) -> None:
+    # Hooks spec: AgentEnd fires when "a turn finished", SessionEnd when the
+    # "session closing": closing mid-turn ends the turn, then the session.
+    # The AgentEnd hook is slower than the SessionEnd hook, within the bound
+    # a closing session gives its hooks.
+    log = tmp_path / "hooks.log"
+    config = Path(env["XDG_CONFIG_HOME"]) / "luxe"
+    config.mkdir(parents=True, exist_ok=True)
+    (config / "hooks.json").write_text(json.dumps({
+        "AgentEnd": [{"command": ["sh", "-c", f"cat >/dev/null; sleep 0.1; echo AgentEnd >> {log}"]}],
+        "SessionEnd": [{"command": ["sh", "-c", f"cat >/dev/null; echo SessionEnd >> {log}"]}],
+    }))
+    luxe = spawn([{"tool_calls": [{"name": "bash", "args": {"command": "sleep 60"}}]}], "--yolo")
+    luxe.handshake()
+    luxe.send("submit_user_message", {"text": "go"})
+    luxe.expect("tool_started")
+    assert luxe.close() == 0
+    assert _points(log) == ["AgentEnd", "SessionEnd"]

@@ -229,6 +229,8 @@ class Session:
         busy = "a turn is running; cancel it or wait until it ends"
         if self.busy:
             return busy
+        if self._turn_over is not None:
+            await self._turn_over.wait()  # the last turn's AgentEnd hooks first
         await self.hooks.run("SessionEnd", other_event())
         if self.busy:  # a Guided Review turn may have started meanwhile
             return busy

@@ -25,6 +25,10 @@ def _points(log: Path) -> list[str]:
     return [row.split(" ", 1)[0] for row in log.read_text().splitlines()] if log.exists() else []
 
 
+def _wait_for_runs(log: Path, count: int) -> None:
+    wait_until(lambda: len(_points(log)) >= count, timeout=15, what=f"{count} hook runs")
+
+
 def test_session_hooks_fire_for_a_session_created_or_resumed_in_the_process(
     spawn: SpawnLuxe, env: dict[str, str], tmp_path: Path
 ) -> None:
@@ -44,7 +48,7 @@ def test_session_hooks_fire_for_a_session_created_or_resumed_in_the_process(
         luxe.send(action, content)
         luxe.expect("session_info")
         expected += ["SessionEnd", "SessionStart"]
-        wait_until(lambda: len(_points(log)) >= len(expected), timeout=15, what=f"hooks after {action}")
+        _wait_for_runs(log, len(expected))
         assert _points(log) == expected, action
     assert luxe.close() == 0
     assert _points(log)[-1] == "SessionEnd"

@@ -41,8 +41,11 @@ log = logging.getLogger("luxe.session")
 
 Emit = Callable[[ev.Event], Awaitable[None]]
 
-# How long SessionEnd/AgentEnd hooks may take while the session is closing.
+# How long SessionEnd hooks may take while the session is closing, and the
+# running turn's AgentEnd hooks before them: together well within the second
+# a closing session has to exit (docs/rpc.md).
 CLOSING_HOOK_S = 0.5
+CLOSING_AGENT_END_S = 0.3
 
 
 @attrs.define(eq=False)
@@ -296,7 +299,7 @@ class Session:
                     # Bounded once the session is closing (close() shortens it too).
                     with trio.CancelScope() as self._end_hook_scope:
                         if self._closing:
-                            self._end_hook_scope.deadline = trio.current_time() + CLOSING_HOOK_S
+                            self._end_hook_scope.deadline = trio.current_time() + CLOSING_AGENT_END_S
                         await self.hooks.run("AgentEnd", other_event())
                     self._end_hook_scope = None
                 finally:
@@ -322,7 +325,7 @@ class Session:
         self._queue.clear()
         if self._end_hook_scope is not None:
             self._end_hook_scope.deadline = min(
-                self._end_hook_scope.deadline, trio.current_time() + CLOSING_HOOK_S
+                self._end_hook_scope.deadline, trio.current_time() + CLOSING_AGENT_END_S
             )
         current = self.current
         if current is not None:

@@ -176,7 +176,8 @@ class Session:
         Returns the turn; `await turn.wait()` gives its TurnOutcome."""
         self._turn_ids += 1
         turn = Turn(f"turn_{self._turn_ids}", text, context, attachments)
-        position = len(self._queue) + 1 if self.busy else 0
+        # 1 = next: the job at the head of the queue is starting when none runs.
+        position = len(self._queue) + (self.current is not None) if self.busy else 0
         self._queue.append(turn)
         self._wake.set()
         if position:

@@ -75,3 +75,19 @@ def test_a_turns_agent_end_hooks_finish_before_session_end_hooks_start(
     luxe.expect("tool_started")
     assert luxe.close() == 0
     assert _points(log) == ["AgentEnd", "SessionEnd"]
+
+
+def test_a_message_sent_right_behind_the_first_waits_at_position_one(spawn: SpawnLuxe) -> None:
+    # message_queued's position is 1 for the message that runs next
+    # (docs/rpc.md); the first message is the running turn even when both
+    # arrive together, before its turn_started.
+    luxe = spawn([{"text": "a", "delay_s": 1}, {"text": "b"}, {"text": "c"}])
+    luxe.handshake()
+    line = '{"kind":"submit_user_message","content":{"text":"%s"}}\n'
+    luxe.send_raw(b"".join((line % t).encode() for t in ("one", "two", "three")))
+    assert luxe.expect("message_queued") == {"text": "two", "position": 1}
+    assert luxe.expect("message_queued") == {"text": "three", "position": 2}
+    for text in ("one", "two", "three"):
+        assert luxe.expect("turn_started")["text"] == text
+        assert luxe.expect("turn_ended")["reason"] == "end_turn"
+    assert luxe.close() == 0

@@ -191,16 +191,25 @@ class Session:
         turn.shell = command
         return turn
 
+    @property
+    def _running(self) -> Turn | _Compaction | None:
+        """The job running, or the one starting (the head of the queue when
+        none runs yet): a message sent while idle is the running turn from
+        the moment it is accepted, before its `turn_started`."""
+        return self.current if self.current is not None else (self._queue[0] if self._queue else None)
+
     def steer(self, text: str) -> str | None:
-        if not isinstance(self.current, Turn):
+        running = self._running
+        if not isinstance(running, Turn):
             return "steer_turn: no turn is running"
-        self.current.steering.append(text)
+        running.steering.append(text)
         return None
 
     def cancel_turn(self) -> str | None:
-        if self.current is None:
+        running = self._running
+        if running is None:
             return "cancel_turn: no turn is running"
-        self.current.scope.cancel()
+        running.scope.cancel()
         return None
 
     def compact(self) -> str | None:

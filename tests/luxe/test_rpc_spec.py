@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 from tests.luxe.conftest import SpawnLuxe
-from tests.luxe.rpc_driver import wait_until
+from tests.luxe.rpc_driver import session_records, wait_until
 
 
 def _log_hooks(env: dict[str, str], log: Path, *points: str) -> None:
@@ -91,3 +91,35 @@ def test_a_message_sent_right_behind_the_first_waits_at_position_one(spawn: Spaw
         assert luxe.expect("turn_started")["text"] == text
         assert luxe.expect("turn_ended")["reason"] == "end_turn"
     assert luxe.close() == 0
+
+
+def test_cancel_sent_right_behind_the_message_cancels_its_turn(spawn: SpawnLuxe) -> None:
+    # cancel_turn: "the running turn stops at once" -- the turn of a message
+    # sent while idle is the running one, even before its turn_started.
+    luxe = spawn([{"text": "should never be answered", "delay_s": 5}])
+    luxe.handshake()
+    luxe.send_raw(
+        b'{"kind":"submit_user_message","content":{"text":"go"}}\n{"kind":"cancel_turn"}\n'
+    )
+    ended = luxe.expect("turn_ended")
+    assert ended["reason"] == "cancelled"
+    assert "action_rejected" not in luxe.kinds()
+    assert luxe.close() == 0
+
+
+def test_steering_sent_right_behind_the_message_goes_with_its_prompt(
+    spawn: SpawnLuxe, env: dict[str, str]
+) -> None:
+    # steer_turn is "delivered to the running turn before its next model
+    # call": the turn of a message sent while idle runs from its acceptance.
+    luxe = spawn([{"text": "one answer"}])  # a second model request would fail
+    session_id = luxe.handshake()["session_id"]
+    luxe.send_raw(
+        b'{"kind":"submit_user_message","content":{"text":"go"}}\n'
+        b'{"kind":"steer_turn","content":{"text":"in French"}}\n'
+    )
+    assert luxe.expect("turn_ended")["reason"] == "end_turn"
+    assert "action_rejected" not in luxe.kinds()
+    assert luxe.close() == 0
+    first = next(r for r in session_records(env, session_id) if r["type"] == "message")
+    assert [b["text"] for b in first["message"]["content"]] == ["go", "in French"]

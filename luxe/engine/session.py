@@ -178,6 +178,7 @@ class Session:
         turn = Turn(f"turn_{self._turn_ids}", text, context, attachments)
         # 1 = next: the job at the head of the queue is starting when none runs.
         position = len(self._queue) + (self.current is not None) if self.busy else 0
+        turn.queued = position > 0
         self._queue.append(turn)
         self._wake.set()
         if position:
@@ -193,10 +194,13 @@ class Session:
 
     @property
     def _running(self) -> Turn | _Compaction | None:
-        """The job running, or the one starting (the head of the queue when
-        none runs yet): a message sent while idle is the running turn from
-        the moment it is accepted, before its `turn_started`."""
-        return self.current if self.current is not None else (self._queue[0] if self._queue else None)
+        """The job running, or the one starting: a message sent while none
+        ran (never announced as queued) is the running turn from the moment
+        it is accepted, before its `turn_started`."""
+        if self.current is not None or not self._queue:
+            return self.current
+        head = self._queue[0]
+        return None if isinstance(head, Turn) and head.queued else head
 
     def steer(self, text: str) -> str | None:
         running = self._running

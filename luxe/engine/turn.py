@@ -98,6 +98,7 @@ class Turn:
     attachments: tuple[str, ...] = ()
     scope: trio.CancelScope = attrs.Factory(trio.CancelScope)
     steering: list[str] = attrs.Factory(list)
+    queued: bool = False  # it waited behind another job (`message_queued` was sent)
     outcome: TurnOutcome | None = None
     _done: trio.Event = attrs.Factory(trio.Event)
     # Tool calls of the last assistant message still waiting for results.

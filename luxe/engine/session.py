@@ -333,15 +333,20 @@ class Session:
         wait for its `turn_ended` and its AgentEnd hooks, run SessionEnd
         hooks (both bounded)."""
         self._closing = True
+        # The running job, even one not begun yet, ends as any cancelled job
+        # does (a turn with its turn_started and turn_ended); what waits
+        # behind it never runs.
+        current = self._running
         for job in self._queue:
-            if isinstance(job, Turn):
+            if isinstance(job, Turn) and job is not current:
                 job.finish(TurnOutcome("cancelled", "the session closed before this turn ran"))
         self._queue.clear()
+        if current is not None and current is not self.current:
+            self._queue.append(current)
         if self._end_hook_scope is not None:
             self._end_hook_scope.deadline = min(
                 self._end_hook_scope.deadline, trio.current_time() + CLOSING_AGENT_END_S
             )
-        current = self.current
         if current is not None:
             current.scope.cancel()
             if isinstance(current, Turn):

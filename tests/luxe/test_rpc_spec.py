@@ -123,3 +123,17 @@ def test_steering_sent_right_behind_the_message_goes_with_its_prompt(
     assert luxe.close() == 0
     first = next(r for r in session_records(env, session_id) if r["type"] == "message")
     assert [b["text"] for b in first["message"]["content"]] == ["go", "in French"]
+
+
+def test_close_sent_right_behind_the_message_ends_its_turn_as_eof_does(spawn: SpawnLuxe) -> None:
+    # close: "a running turn is cancelled", EOF "is the same as close", and
+    # turn_ended ends every turn -- also the turn of a message sent while
+    # idle whose close arrived in the same read, before its turn_started.
+    luxe = spawn([{"text": "should never be answered", "delay_s": 5}])
+    luxe.handshake()
+    luxe.send_raw(b'{"kind":"submit_user_message","content":{"text":"go"}}\n{"kind":"close"}\n')
+    assert luxe.wait_exit() == 0
+    luxe.read_to_eof()
+    ended = [f["content"] for f in luxe.frames if f["kind"] == "turn_ended"]
+    assert [e["reason"] for e in ended] == ["cancelled"]
+    assert "turn_started" in luxe.kinds()

@@ -41,8 +41,11 @@ log = logging.getLogger("luxe.session")
 
 Emit = Callable[[ev.Event], Awaitable[None]]
 
-# How long SessionEnd/AgentEnd hooks may take while the session is closing.
+# How long SessionEnd hooks may take while the session is closing, and the
+# running turn's AgentEnd hooks before them: together well within the second
+# a closing session has to exit (docs/rpc.md).
 CLOSING_HOOK_S = 0.5
+CLOSING_AGENT_END_S = 0.3
 
 
 @attrs.define(eq=False)
@@ -102,6 +105,8 @@ class Session:
         self._system_lock = trio.Lock()
         self._closing = False
         self._end_hook_scope: trio.CancelScope | None = None
+        # Set once the last turn is over, its AgentEnd hooks included.
+        self._turn_over: trio.Event | None = None
 
     # -- state ------------------------------------------------------------------
 
@@ -171,7 +176,9 @@ class Session:
         Returns the turn; `await turn.wait()` gives its TurnOutcome."""
         self._turn_ids += 1
         turn = Turn(f"turn_{self._turn_ids}", text, context, attachments)
-        position = len(self._queue) + 1 if self.busy else 0
+        # 1 = next: the job at the head of the queue is starting when none runs.
+        position = len(self._queue) + (self.current is not None) if self.busy else 0
+        turn.queued = position > 0
         self._queue.append(turn)
         self._wake.set()
         if position:
@@ -185,16 +192,28 @@ class Session:
         turn.shell = command
         return turn
 
+    @property
+    def _running(self) -> Turn | _Compaction | None:
+        """The job running, or the one starting: a message sent while none
+        ran (never announced as queued) is the running turn from the moment
+        it is accepted, before its `turn_started`."""
+        if self.current is not None or not self._queue:
+            return self.current
+        head = self._queue[0]
+        return None if isinstance(head, Turn) and head.queued else head
+
     def steer(self, text: str) -> str | None:
-        if not isinstance(self.current, Turn):
+        running = self._running
+        if not isinstance(running, Turn):
             return "steer_turn: no turn is running"
-        self.current.steering.append(text)
+        running.steering.append(text)
         return None
 
     def cancel_turn(self) -> str | None:
-        if self.current is None:
+        running = self._running
+        if running is None:
             return "cancel_turn: no turn is running"
-        self.current.scope.cancel()
+        running.scope.cancel()
         return None
 
     def compact(self) -> str | None:
@@ -218,16 +237,26 @@ class Session:
         self.thinking = level
         await self.emit(self.state_event())
 
-    def switch(self, file: SessionFile, *, resumed: bool) -> str | None:
+    async def switch(self, file: SessionFile, *, resumed: bool) -> str | None:
         """Go on in another session file (a new one, or one resumed), in the
-        same process; refused while a turn or compaction runs or waits."""
+        same process; refused while a turn or compaction runs or waits. The
+        session left runs SessionEnd hooks and the one entered SessionStart
+        hooks, as at the process's end and start (the hooks spec: "Session
+        created/resumed", "Session closing")."""
+        busy = "a turn is running; cancel it or wait until it ends"
         if self.busy:
-            return "a turn is running; cancel it or wait until it ends"
+            return busy
+        if self._turn_over is not None:
+            await self._turn_over.wait()  # the last turn's AgentEnd hooks first
+        await self.hooks.run("SessionEnd", other_event())
+        if self.busy:  # a Guided Review turn may have started meanwhile
+            return busy
         self.file.close()
         self.file = file
         self.history = History(file.messages)
         self.resumed = resumed
         self.session_cost_usd = None
+        await self.hooks.run("SessionStart", other_event())
         return None
 
     async def set_permission_mode(self, mode: str) -> None:
@@ -262,6 +291,7 @@ class Session:
                     self.current = None
 
     async def _run_turn(self, turn: Turn) -> None:
+        self._turn_over = over = trio.Event()
         await self.emit(ev.TurnStarted(turn.id, turn.text))
         await self.emit(self.state_event())
         outcome = TurnOutcome("cancelled", None)
@@ -275,16 +305,19 @@ class Session:
             if outcome.reason == "cancelled":
                 outcome = TurnOutcome("cancelled", None, turn.final_text)
             with trio.CancelScope(shield=True):
-                await finish_turn(self, turn, outcome, self._charge(turn))
-                self.current = None
-                turn.finish(outcome)
-                await self.emit(self.state_event())
-                # Bounded once the session is closing (close() shortens it too).
-                with trio.CancelScope() as self._end_hook_scope:
-                    if self._closing:
-                        self._end_hook_scope.deadline = trio.current_time() + CLOSING_HOOK_S
-                    await self.hooks.run("AgentEnd", other_event())
-                self._end_hook_scope = None
+                try:
+                    await finish_turn(self, turn, outcome, self._charge(turn))
+                    self.current = None
+                    turn.finish(outcome)
+                    await self.emit(self.state_event())
+                    # Bounded once the session is closing (close() shortens it too).
+                    with trio.CancelScope() as self._end_hook_scope:
+                        if self._closing:
+                            self._end_hook_scope.deadline = trio.current_time() + CLOSING_AGENT_END_S
+                        await self.hooks.run("AgentEnd", other_event())
+                    self._end_hook_scope = None
+                finally:
+                    over.set()
 
     async def _run_compaction(self, job: _Compaction) -> None:
         from luxe.engine.compaction import compact
@@ -297,23 +330,33 @@ class Session:
 
     async def close(self) -> None:
         """End the session: cancel the running turn and everything queued,
-        wait for its `turn_ended`, run SessionEnd hooks (bounded)."""
+        wait for its `turn_ended` and its AgentEnd hooks, run SessionEnd
+        hooks (both bounded)."""
         self._closing = True
+        # The running job, even one not begun yet, ends as any cancelled job
+        # does (a turn with its turn_started and turn_ended); what waits
+        # behind it never runs.
+        current = self._running
         for job in self._queue:
-            if isinstance(job, Turn):
+            if isinstance(job, Turn) and job is not current:
                 job.finish(TurnOutcome("cancelled", "the session closed before this turn ran"))
         self._queue.clear()
+        if current is not None and current is not self.current:
+            self._queue.append(current)
         if self._end_hook_scope is not None:
             self._end_hook_scope.deadline = min(
-                self._end_hook_scope.deadline, trio.current_time() + CLOSING_HOOK_S
+                self._end_hook_scope.deadline, trio.current_time() + CLOSING_AGENT_END_S
             )
-        current = self.current
         if current is not None:
             current.scope.cancel()
             if isinstance(current, Turn):
                 await current.wait()
             else:
                 await current.done.wait()
+        if self._turn_over is not None:
+            # The last turn's AgentEnd hooks (bounded above) end before
+            # SessionEnd's start: the turn finishes, then the session.
+            await self._turn_over.wait()
         with trio.move_on_after(CLOSING_HOOK_S):
             await self.hooks.run("SessionEnd", other_event())
         self.file.close()

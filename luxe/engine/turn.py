@@ -98,6 +98,7 @@ class Turn:
     attachments: tuple[str, ...] = ()
     scope: trio.CancelScope = attrs.Factory(trio.CancelScope)
     steering: list[str] = attrs.Factory(list)
+    queued: bool = False  # it waited behind another job (`message_queued` was sent)
     outcome: TurnOutcome | None = None
     _done: trio.Event = attrs.Factory(trio.Event)
     # Tool calls of the last assistant message still waiting for results.
@@ -166,7 +167,8 @@ async def run_turn(host: TurnHost, turn: Turn) -> TurnOutcome:
     await hooks.run("BeforeAgentStart", other_event({}))
     if turn.attachments:
         await host.gate.settle()  # an attachment is checked against every secret file
-    await host.record(UserMessage(_prompt(host, safe, turn, submitted.context)))
+    # Steering sent before the turn started goes with its prompt.
+    await host.record(UserMessage(_prompt(host, safe, turn, submitted.context) + _steering(turn)))
     system = await host.system_prompt()
     for _ in range(host.max_turns):
         await hooks.run("AgentStart", other_event())

@@ -183,7 +183,7 @@ class RpcActions:
                 file = await trio.to_thread.run_sync(self.store.create, str(s.cwd))
         except SessionNotFound as exc:
             return f"resume_session: {exc}"
-        refusal = s.switch(file, resumed=isinstance(action, act.ResumeSession))
+        refusal = await s.switch(file, resumed=isinstance(action, act.ResumeSession))
         if refusal is not None:
             file.close()
             return f"{action.KIND}: {refusal}"

@@ -72,6 +72,9 @@ class Tab:
         self.focus = SHELL
         self.next_id = 1
         self.ready = False
+        # The foreground process group of the shell pane's terminal when
+        # `ready` came: the agent's. None when there was no terminal to ask.
+        self.reader_group: int | None = None
         self.agent: str | None = None
         self.default_session = session
         self.session: str | None = None
@@ -369,12 +372,27 @@ class Tab:
         """Mark the tab as hosting an agent (it never becomes un-ready) and
         open the session's journal; each `ready` reopens it and logs again."""
         self.ready = True
+        self.reader_group = self._foreground_group()
         if request.agent is not None:
             self.agent = request.agent
         self.session = request.session or self.session or self.default_session
         self.journal = Journal.open(self.session, self.agent)
         self.log("ready")
         return ReadyReply(str(self.journal.path), [], self.report())
+
+    def _foreground_group(self) -> int | None:
+        shell = self.shell
+        return shell.terminal.foreground_group() if shell is not None else None
+
+    def reader_gone(self) -> bool:
+        """Whether the agent that sent `ready` has left the foreground of the
+        shell pane (it exited, or was suspended to its shell): a review typed
+        now would reach whatever took its place, a shell that runs each line
+        (`> comment` redirects, `$(…)` in a file line runs). `ready` again
+        from the agent makes its group the reader."""
+        if self.reader_group is None:
+            return False  # no terminal was there to ask: nothing to compare
+        return self._foreground_group() != self.reader_group
 
     def log(self, event_type: str, **fields: Any) -> None:
         """Journal an event once `ready` opened the journal (best effort)."""

@@ -87,6 +87,14 @@ class Terminal:
             with contextlib.suppress(trio.ClosedResourceError, trio.BrokenResourceError):
                 self._outgoing_send.send_nowait(data)
 
+    def foreground_group(self) -> int | None:
+        """The process group in the foreground of the child's terminal (the
+        one keys and pastes reach), or None when the PTY is gone."""
+        try:
+            return os.tcgetpgrp(self._master)
+        except OSError:
+            return None
+
     def resize(self, lines: int, columns: int) -> None:
         """Resize the emulator and the PTY (the child gets SIGWINCH)."""
         lines, columns = max(1, lines), max(2, columns)

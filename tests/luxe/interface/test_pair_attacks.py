@@ -5,6 +5,8 @@ would see, or what is left running, is asserted.
 - A stop signal to Laura while a tool of Luxe's ignores SIGTERM: Luxe ends
   its tools' groups with a grace of its own, which Laura must let it have;
   no process of either survives.
+- Luxe ran in a shell tab, sent `ready`, and was left (exited, suspended):
+  a review is never typed into the shell that took its place.
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ import pytest
 
 from tests.fakes.llm_server import FakeLLMServer
 from tests.helpers.procs import processes
-from tests.luxe.interface.test_in_laura import call, start
+from tests.laura.tmux import LauraSession
+from tests.luxe.interface.test_in_laura import call, comment, file_panes, start
 from tests.luxe.rpc_driver import make_repo, wait_until
 
 pytestmark = pytest.mark.tmux
@@ -66,4 +69,58 @@ def test_a_stop_signal_to_laura_leaves_no_tool_of_luxe_running(
         finally:
             for pid in carrying(marker):
                 os.kill(pid, signal.SIGKILL)
+            laura.close()
+
+
+@pytest.mark.parametrize("leave", ["exit", "suspend"])
+@pytest.mark.parametrize(
+    ("line", "remark"),
+    [("x = $(touch {pwned})", "looks fine"), ("x = 2", "main.py is fine")],
+    ids=["substitution-in-the-file", "redirect-in-the-comment"],
+)
+def test_a_review_is_never_typed_into_the_shell_once_luxe_has_left(
+    tmp_path: Path, leave: str, line: str, remark: str
+) -> None:
+    """Luxe in a shell tab sent `ready`; the person leaves it (Ctrl+D or
+    Ctrl+Z) and the shell is in the foreground again. A review submitted now
+    would be typed into the shell, which runs each line: `$(…)` in the file's
+    line runs, a comment `> main.py is fine` truncates main.py."""
+    pwned = tmp_path / "PWNED"
+    text = f"a = 1\n{line.format(pwned=pwned)}\n"
+    repo = make_repo(tmp_path / "repo", {"main.py": text})
+    with FakeLLMServer([]) as server:
+        env = {
+            "ANTHROPIC_BASE_URL": server.base_url,
+            "ANTHROPIC_API_KEY": "test-key",
+            "LUXE_MODEL": "anthropic/claude-sonnet-4-5",
+        }
+        laura = LauraSession(tmp_path / "laura", width=160, height=40, env=env)
+        laura.start()
+        try:
+            laura.wait_for("$ ")
+            laura.type(f"cd '{repo}' && {sys.executable} -m luxe")
+            laura.send_keys("Enter")
+            laura.wait_for("›")
+            assert laura.cli("open", str(repo / "main.py")).returncode == 0
+            laura.wait_footer("c comment")  # luxe said `ready`
+            assert laura.cli("focus", "0").returncode == 0
+            if leave == "exit":
+                laura.send_keys("C-d")
+                laura.wait_for(lambda screen: "ctx " not in screen)  # its dock is gone
+            else:
+                laura.send_keys("C-z")
+                laura.wait_for("Stopped")
+            (pane,) = (p["id"] for p in file_panes(laura))
+            assert laura.cli("focus", str(pane)).returncode == 0
+            comment(laura, pane, 2, remark)
+            laura.send_keys("S")
+            laura.wait_for(lambda s: "not in the foreground" in s or "review body" in laura.footer())
+            if "review body" in laura.footer():
+                laura.send_keys("Enter")  # no refusal at S: submit, as a person would
+            screen = laura.wait_for(lambda s: "not in the foreground" in s or "laura review" in s)
+            assert "[laura review" not in screen, "the review was typed into the shell"
+            assert "not in the foreground" in screen
+            assert not pwned.exists()
+            assert (repo / "main.py").read_text() == text
+        finally:
             laura.close()

@@ -7,6 +7,8 @@ would see, or what is left running, is asserted.
   no process of either survives.
 - Luxe ran in a shell tab, sent `ready`, and was left (exited, suspended):
   a review is never typed into the shell that took its place.
+- Guided Review of a change to a secret file: Luxe never opens the secret
+  file in a Laura pane.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from __future__ import annotations
 import os
 import signal
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -122,5 +125,25 @@ def test_a_review_is_never_typed_into_the_shell_once_luxe_has_left(
             assert "not in the foreground" in screen
             assert not pwned.exists()
             assert (repo / "main.py").read_text() == text
+        finally:
+            laura.close()
+
+
+@pytest.mark.parametrize("secret", [".env", "deploy/server.key"])
+def test_guided_review_never_opens_a_secret_file_beside_luxe(tmp_path: Path, secret: str) -> None:
+    """A change to a tracked secret file: Luxe's review hides its hunks, and
+    must not then open the file in full in a Laura pane, where the person
+    sees it and a comment on it would quote its line to the model."""
+    repo = make_repo(tmp_path / "repo", {"main.py": "x\n", secret: "TOKEN=s3cr3t-value-123\n"})
+    (repo / secret).write_text("TOKEN=s3cr3t-value-123\nOTHER=an0ther-s3cr3t-456\n")
+    with FakeLLMServer([{"text": "no chapters today"}]) as server:
+        laura = start(tmp_path, repo, server)
+        try:
+            laura.type("/review")
+            laura.send_keys("Enter")
+            laura.wait_for("its contents are not shown")
+            time.sleep(1)  # the pane beside opens in the background: give it time
+            assert file_panes(laura) == []
+            assert "s3cr3t" not in laura.text()
         finally:
             laura.close()

@@ -9,7 +9,8 @@ shielded, whatever happened) answers interrupted tool calls with a
 for every started call that got none, then `turn_usage` and `turn_ended`.
 
 The turn sees its session only through `TurnHost`. Text from outside the
-engine (hook answers, tool results and output, attached files) is redacted
+engine (hook answers, tool results and output, attached files, and a
+prompt that quotes files: a person's review typed in by Laura) is redacted
 by the gate once, as it enters the turn (`_Redacting`), so nothing the turn
 emits, records for the model or hands to a hook needs it again.
 """
@@ -164,8 +165,10 @@ async def run_turn(host: TurnHost, turn: Turn) -> TurnOutcome:
     if submitted.blocked:
         return TurnOutcome("denied", submitted.reason or "a UserPromptSubmit hook blocked the prompt")
     await hooks.run("BeforeAgentStart", other_event({}))
-    if turn.attachments:
-        await host.gate.settle()  # an attachment is checked against every secret file
+    if turn.attachments or _quotes_files(turn.text):
+        # An attachment is checked against every secret file; quoted file
+        # text is redacted with every value known.
+        await host.gate.settle()
     await host.record(UserMessage(_prompt(host, safe, turn, submitted.context)))
     system = await host.system_prompt()
     for _ in range(host.max_turns):
@@ -187,10 +190,10 @@ async def run_turn(host: TurnHost, turn: Turn) -> TurnOutcome:
                     nursery.start_soon(_run_call, host, safe, hooks, turn, call)
             results = tuple(turn.results[c.id] for c in answer.tool_uses)
             turn.open_calls = ()
-            await host.record(UserMessage(results + _steering(turn)))
+            await host.record(UserMessage(results + _steering(turn, safe)))
         elif turn.steering:
             # Steering that came in during the last answer still gets heard.
-            await host.record(UserMessage(_steering(turn)))
+            await host.record(UserMessage(_steering(turn, safe)))
         else:
             return TurnOutcome("end_turn", None, turn.final_text)
     return TurnOutcome("max_turns", f"stopped after {host.max_turns} model requests", turn.final_text)
@@ -270,7 +273,8 @@ def usage_event(turn: Turn, context_window: int, session_cost_usd: float | None)
 def _prompt(host: TurnHost, safe: _Redacting, turn: Turn, hook_context: str | None) -> tuple[UserContent, ...]:
     """The user message: the text, its attachments, the caller's and the
     UserPromptSubmit hooks' context."""
-    content: list[UserContent] = [TextBlock(turn.text)]
+    text = safe.text(turn.text) if _quotes_files(turn.text) else turn.text
+    content: list[UserContent] = [TextBlock(text)]
     for path in turn.attachments:
         # An attachment is a read the client asked for: the gate's denies
         # (secret files) still apply; an "ask" is answered by the attaching.
@@ -343,8 +347,22 @@ def _provider_error_in(group: ExceptionGroup[Exception]) -> ProviderError | None
     return None
 
 
-def _steering(turn: Turn) -> tuple[TextBlock, ...]:
-    blocks = tuple(TextBlock(text) for text in turn.steering)
+# The first line of a review Laura types in for the person (docs/laura.md,
+# "The payload"): it quotes each commented line of the file, which may hold
+# a secret file's value, as a read of it would. The person's own prompts
+# are theirs: they go as typed, and the first does not wait for the secret
+# files' scan.
+LAURA_REVIEW = "[laura review · "
+
+
+def _quotes_files(text: str) -> bool:
+    return LAURA_REVIEW in text
+
+
+def _steering(turn: Turn, safe: _Redacting) -> tuple[TextBlock, ...]:
+    blocks = tuple(
+        TextBlock(safe.text(text) if _quotes_files(text) else text) for text in turn.steering
+    )
     turn.steering.clear()
     return blocks
 

@@ -9,10 +9,13 @@ would see, or what is left running, is asserted.
   a review is never typed into the shell that took its place.
 - Guided Review of a change to a secret file: Luxe never opens the secret
   file in a Laura pane.
+- A review quoting a line that holds a secret file's value: the model gets
+  it redacted, as it gets the file's read.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import sys
@@ -24,7 +27,7 @@ import pytest
 from tests.fakes.llm_server import FakeLLMServer
 from tests.helpers.procs import processes
 from tests.laura.tmux import LauraSession
-from tests.luxe.interface.test_in_laura import call, comment, file_panes, start
+from tests.luxe.interface.test_in_laura import call, comment, file_panes, last_user_text, start
 from tests.luxe.rpc_driver import make_repo, wait_until
 
 pytestmark = pytest.mark.tmux
@@ -145,5 +148,50 @@ def test_guided_review_never_opens_a_secret_file_beside_luxe(tmp_path: Path, sec
             time.sleep(1)  # the pane beside opens in the background: give it time
             assert file_panes(laura) == []
             assert "s3cr3t" not in laura.text()
+        finally:
+            laura.close()
+
+
+@pytest.mark.parametrize(
+    ("secrets", "line"),
+    [
+        (".env", "TOKEN=s3cr3t-value-123\n"),
+        (".env.local", 'export API_KEY="s3cr3t-value-123"  # rotate\n'),
+    ],
+    ids=["env", "env-local-exported"],
+)
+def test_a_review_quoting_a_line_that_holds_a_secret_value_reaches_the_model_redacted(
+    tmp_path: Path, secrets: str, line: str
+) -> None:
+    """The model shows main.py, whose line 2 holds a secret file's value
+    (Luxe's read of it says [REDACTED:…]); the person comments on that line
+    and submits. The review quotes the line: it must reach the model
+    redacted, as the read did."""
+    main = "a = 1\nurl = 'https://me:s3cr3t-value-123@example.com'\n"
+    repo = make_repo(tmp_path / "repo", {"main.py": main, secrets: line})
+    steps = [
+        {"tool_calls": [call("show", path="main.py", start=2)]},
+        {"text": "Shown."},
+        {"text": "Thanks for the review."},
+    ]
+    with FakeLLMServer(steps) as server:
+        laura = start(tmp_path, repo, server)
+        try:
+            laura.type("show me main.py")
+            laura.send_keys("Enter")
+            laura.wait_for("Shown.")
+            (pane,) = wait_until(lambda: file_panes(laura), what="the shown file")
+            assert laura.cli("focus", str(pane["id"])).returncode == 0
+            laura.wait_footer("c comment")
+            comment(laura, pane["id"], 2, "rotate this")
+            laura.send_keys("S")
+            laura.wait_footer("review body")
+            laura.send_keys("Enter")
+            laura.wait_for("Thanks for the review.")
+            review = last_user_text(server.bodies[2])
+            assert review.startswith("[laura review · ")
+            assert "> rotate this" in review
+            assert "s3cr3t-value-123" not in json.dumps(server.bodies[2])
+            assert "url = 'https://me:[REDACTED:" in review
         finally:
             laura.close()

@@ -11,6 +11,7 @@ would see, or what is left running, is asserted.
   file in a Laura pane.
 - A review quoting a line that holds a secret file's value: the model gets
   it redacted, as it gets the file's read.
+- Ctrl+Z in a luxe that no shell started: it never stops for good.
 """
 
 from __future__ import annotations
@@ -193,5 +194,36 @@ def test_a_review_quoting_a_line_that_holds_a_secret_value_reaches_the_model_red
             assert "> rotate this" in review
             assert "s3cr3t-value-123" not in json.dumps(server.bodies[2])
             assert "url = 'https://me:[REDACTED:" in review
+        finally:
+            laura.close()
+
+
+@pytest.mark.parametrize("how", ["exec", "child-of-sh"])
+def test_ctrl_z_never_freezes_a_luxe_no_shell_can_resume(tmp_path: Path, how: str) -> None:
+    """Laura runs luxe as its tab's program (as `laura --agent` does): no
+    job-control shell is above it, so a stopped luxe would stay stopped,
+    the tab frozen for good. Ctrl+Z says so instead, and luxe answers."""
+    repo = make_repo(tmp_path / "repo", {"main.py": "x\n"})
+    with FakeLLMServer([{"text": "hello back"}]) as server:
+        if how == "exec":
+            laura = start(tmp_path, repo, server)
+        else:  # a wrapper that runs luxe as its child, in its own group
+            luxe = f"cd '{repo}' && {sys.executable} -m luxe; exit"
+            laura = LauraSession(
+                tmp_path / "laura", command=["sh", "-c", luxe], width=200, height=50,
+                env={
+                    "ANTHROPIC_BASE_URL": server.base_url,
+                    "ANTHROPIC_API_KEY": "test-key",
+                    "LUXE_MODEL": "anthropic/claude-sonnet-4-5",
+                },
+            )  # fmt: skip
+            laura.start()
+            laura.wait_for("›")
+        try:
+            laura.send_keys("C-z")
+            laura.type("hi there")
+            laura.send_keys("Enter")
+            screen = laura.wait_for("hello back")
+            assert "no shell started luxe here" in screen
         finally:
             laura.close()

@@ -385,14 +385,19 @@ class Tab:
         return shell.terminal.foreground_group() if shell is not None else None
 
     def reader_gone(self) -> bool:
-        """Whether the agent that sent `ready` has left the foreground of the
-        shell pane (it exited, or was suspended to its shell): a review typed
-        now would reach whatever took its place, a shell that runs each line
-        (`> comment` redirects, `$(…)` in a file line runs). `ready` again
-        from the agent makes its group the reader."""
-        if self.reader_group is None:
+        """Whether `ready` came from a job the tab's own program (its shell)
+        ran, and that shell is in the foreground again: the agent exited or
+        was suspended, and a review typed now would reach the shell, which
+        runs each line (`> comment` redirects, `$(…)` in a file line runs).
+        Another job in the foreground (the agent started after a `laura
+        ready` typed at the prompt) is not the shell. `ready` with the shell
+        itself in the foreground (the tab's program is the agent) declares
+        it the reader."""
+        shell = self.shell
+        if self.reader_group is None or shell is None:
             return False  # no terminal was there to ask: nothing to compare
-        return self._foreground_group() != self.reader_group
+        program = shell.terminal.pid  # it leads its session and its group
+        return self.reader_group != program and self._foreground_group() == program
 
     def log(self, event_type: str, **fields: Any) -> None:
         """Journal an event once `ready` opened the journal (best effort)."""

@@ -18,7 +18,7 @@ SUBMIT_FAILED = "⚠ inline review submission failed — Enter to retry · Esc t
 REVIEW_HINT = "  review body · \\+Enter newline · Enter submit · Esc cancel"
 NO_THREADS = "no comments to submit: press c on a line first"
 READER_GONE = (
-    "⚠ the agent that ran `laura ready` is not in the foreground of this tab"
+    "⚠ the shell is in the foreground of this tab, not the agent that ran `laura ready`"
     " (it exited or was suspended): nothing was typed — S again once it is back"
 )
 

@@ -121,12 +121,12 @@ def test_a_review_is_never_typed_into_the_shell_once_luxe_has_left(
             assert laura.cli("focus", str(pane)).returncode == 0
             comment(laura, pane, 2, remark)
             laura.send_keys("S")
-            laura.wait_for(lambda s: "not in the foreground" in s or "review body" in laura.footer())
+            laura.wait_for(lambda s: "not the agent that ran" in s or "review body" in laura.footer())
             if "review body" in laura.footer():
                 laura.send_keys("Enter")  # no refusal at S: submit, as a person would
-            screen = laura.wait_for(lambda s: "not in the foreground" in s or "laura review" in s)
+            screen = laura.wait_for(lambda s: "not the agent that ran" in s or "laura review" in s)
             assert "[laura review" not in screen, "the review was typed into the shell"
-            assert "not in the foreground" in screen
+            assert "not the agent that ran" in screen
             assert not pwned.exists()
             assert (repo / "main.py").read_text() == text
         finally:
@@ -227,3 +227,30 @@ def test_ctrl_z_never_freezes_a_luxe_no_shell_can_resume(tmp_path: Path, how: st
             assert "no shell started luxe here" in screen
         finally:
             laura.close()
+
+
+def test_a_laura_ready_typed_at_the_prompt_still_lets_the_agent_started_next_read_reviews(
+    tmp_path: Path,
+) -> None:
+    """The footer's own advice: the person types `laura ready` at the shell
+    prompt, then starts the agent (here `cat`, which keeps what it reads):
+    the review reaches the agent, though `ready` came from another job."""
+    repo = make_repo(tmp_path / "repo", {"main.py": "a = 1\nb = 2\n"})
+    got = tmp_path / "agent-read.txt"
+    laura = LauraSession(tmp_path / "laura", width=160, height=40)
+    laura.start()
+    try:
+        laura.wait_for("$ ")
+        laura.type(f"cd '{repo}' && laura ready && cat > '{got}'")
+        laura.send_keys("Enter")
+        wait_until(got.exists, what="the agent reading")
+        assert laura.cli("open", str(repo / "main.py")).returncode == 0
+        (pane,) = (p["id"] for p in file_panes(laura))
+        laura.wait_footer("c comment")
+        comment(laura, pane, 2, "why two?")
+        laura.send_keys("S")
+        laura.wait_footer("review body")
+        laura.send_keys("Enter")
+        wait_until(lambda: "> why two?" in got.read_text(), what="the review read by the agent")
+    finally:
+        laura.close()

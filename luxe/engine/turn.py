@@ -61,6 +61,7 @@ from luxe.engine.ports import (
 from luxe.engine.prompts import Prompts
 from luxe.engine.tooling import Tool, ToolError, ToolResult, check_args
 from luxe.protocol import events as ev
+from luxe.protocol.laura_review import REVIEW_HEADER
 from luxe.record import record
 
 log = logging.getLogger("luxe.turn")
@@ -347,16 +348,12 @@ def _provider_error_in(group: ExceptionGroup[Exception]) -> ProviderError | None
     return None
 
 
-# The first line of a review Laura types in for the person (docs/laura.md,
-# "The payload"): it quotes each commented line of the file, which may hold
-# a secret file's value, as a read of it would. The person's own prompts
-# are theirs: they go as typed, and the first does not wait for the secret
-# files' scan.
-LAURA_REVIEW = "[laura review · "
-
-
 def _quotes_files(text: str) -> bool:
-    return LAURA_REVIEW in text
+    """A review Laura typed in for the person quotes each commented line of
+    the file, which may hold a secret file's value, as a read of it would.
+    The person's own prompts are theirs: they go as typed, and the first
+    does not wait for the secret files' scan."""
+    return REVIEW_HEADER in text
 
 
 def _steering(turn: Turn, safe: _Redacting) -> tuple[TextBlock, ...]:

@@ -12,6 +12,8 @@ would see, or what is left running, is asserted.
 - A review quoting a line that holds a secret file's value: the model gets
   it redacted, as it gets the file's read.
 - Ctrl+Z in a luxe that no shell started: it never stops for good.
+- A review submitted over a draft: sent on its own, never part of the
+  draft (after `!`, a shell command).
 """
 
 from __future__ import annotations
@@ -254,3 +256,35 @@ def test_a_laura_ready_typed_at_the_prompt_still_lets_the_agent_started_next_rea
         wait_until(lambda: "> why two?" in got.read_text(), what="the review read by the agent")
     finally:
         laura.close()
+
+
+@pytest.mark.parametrize("draft", ["!", "! echo hi && "], ids=["bang", "bang-and-command"])
+def test_a_review_over_a_draft_is_sent_on_its_own_and_never_runs_as_a_command(
+    tmp_path: Path, draft: str
+) -> None:
+    """The person left a draft starting with `!` (run a command) and
+    submits a review in Laura. Typed into the draft, the review became the
+    command: yolo ran its lines (`touch` in a file's line, and `> why` made
+    a file). The review goes out on its own; the draft is back."""
+    pwned = tmp_path / "PWNED"
+    repo = make_repo(tmp_path / "repo", {"main.py": f"a = 1\nx = 2; touch {pwned}\n"})
+    with FakeLLMServer([{"text": "Thanks for the review."}]) as server:
+        laura = start(tmp_path, repo, server, "--yolo")
+        try:
+            laura.type(draft)
+            assert laura.cli("open", str(repo / "main.py")).returncode == 0
+            (pane,) = (p["id"] for p in file_panes(laura))
+            laura.wait_footer("c comment")
+            comment(laura, pane, 2, "why two")
+            laura.send_keys("S")
+            laura.wait_footer("review body")
+            laura.send_keys("Enter")
+            screen = laura.wait_for(lambda s: "Thanks for the review." in s or "bash" in s)
+            assert "Thanks for the review." in screen
+            assert last_user_text(server.bodies[0]).startswith("[laura review · ")
+            assert laura.cli("focus", "0").returncode == 0
+            laura.wait_for(f"! {draft.rstrip()}")  # the draft is back (a `!` line)
+            assert not pwned.exists()
+            assert not (repo / "why").exists()
+        finally:
+            laura.close()

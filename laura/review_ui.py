@@ -9,7 +9,8 @@ read. It owns no task: the only side effect beyond the tab's state is
 handing the review's bytes to the shell pane's PTY writer.
 
 Ready gating fails closed: until the tab received `ready`, `c` and `S` only
-say why; nothing is ever written into the PTY for them.
+say why; nothing is ever written into the PTY for them. Nor is it once the
+agent that sent `ready` has left the terminal's foreground (`Tab.reader_gone`).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from laura.review.cards import visible
 from laura.review.prompt import (
     NO_THREADS,
     NOT_READY,
+    READER_GONE,
     REVIEW_HINT,
     SUBMIT_FAILED,
     DraftEditor,
@@ -147,6 +149,8 @@ class ReviewUI:
             return Error(NOT_READY)
         if not pane.review.has_threads:
             return Error(NO_THREADS)
+        if tab.reader_gone():
+            return Error(READER_GONE)
         editor = DraftEditor(pane.review.failed_body or "")
         self.draft = Draft(DraftKind.REVIEW, tab, pane.id, editor)
         return Ok()
@@ -206,6 +210,9 @@ class ReviewUI:
             assert draft.comment is not None
             pane.review.book.commit_comment(draft.comment, draft.editor.text)
             self.draft = None
+            return
+        if draft.tab.reader_gone():  # it left while the body was typed
+            toast(READER_GONE)
             return
         if draft.tab.submit_review(pane, draft.editor.text, self.writer(draft.tab)):
             self.draft = None

@@ -72,6 +72,9 @@ class Tab:
         self.focus = SHELL
         self.next_id = 1
         self.ready = False
+        # The foreground process group of the shell pane's terminal when
+        # `ready` came: the agent's. None when there was no terminal to ask.
+        self.reader_group: int | None = None
         self.agent: str | None = None
         self.default_session = session
         self.session: str | None = None
@@ -369,12 +372,32 @@ class Tab:
         """Mark the tab as hosting an agent (it never becomes un-ready) and
         open the session's journal; each `ready` reopens it and logs again."""
         self.ready = True
+        self.reader_group = self._foreground_group()
         if request.agent is not None:
             self.agent = request.agent
         self.session = request.session or self.session or self.default_session
         self.journal = Journal.open(self.session, self.agent)
         self.log("ready")
         return ReadyReply(str(self.journal.path), [], self.report())
+
+    def _foreground_group(self) -> int | None:
+        shell = self.shell
+        return shell.terminal.foreground_group() if shell is not None else None
+
+    def reader_gone(self) -> bool:
+        """Whether `ready` came from a job the tab's own program (its shell)
+        ran, and that shell is in the foreground again: the agent exited or
+        was suspended, and a review typed now would reach the shell, which
+        runs each line (`> comment` redirects, `$(…)` in a file line runs).
+        Another job in the foreground (the agent started after a `laura
+        ready` typed at the prompt) is not the shell. `ready` with the shell
+        itself in the foreground (the tab's program is the agent) declares
+        it the reader."""
+        shell = self.shell
+        if self.reader_group is None or shell is None:
+            return False  # no terminal was there to ask: nothing to compare
+        program = shell.terminal.pid  # it leads its session and its group
+        return self.reader_group != program and self._foreground_group() == program
 
     def log(self, event_type: str, **fields: Any) -> None:
         """Journal an event once `ready` opened the journal (best effort)."""

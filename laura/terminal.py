@@ -36,7 +36,11 @@ FEED_SLICE = 4096
 FEED_SECONDS = 0.002
 READ_SIZE = 65536
 DRAIN_LIMIT = 256 * 1024
-KILL_GRACE = 0.5
+# A hosted program may lead processes of its own in other sessions, out of
+# our reach once it is gone (Luxe's tools: each ends its group with a grace
+# of 0.5 s, then SIGKILL): it gets time to end them before we SIGKILL it.
+# Only a program that outlives SIGHUP and SIGTERM makes a close wait this long.
+KILL_GRACE = 3.0
 # How long a child's synchronized update (DECSET 2026) may hold its screen:
 # a child that sets the mode and never resets it still gets drawn.
 SYNC_LIMIT = 0.2
@@ -82,6 +86,14 @@ class Terminal:
         if data:
             with contextlib.suppress(trio.ClosedResourceError, trio.BrokenResourceError):
                 self._outgoing_send.send_nowait(data)
+
+    def foreground_group(self) -> int | None:
+        """The process group in the foreground of the child's terminal (the
+        one keys and pastes reach), or None when the PTY is gone."""
+        try:
+            return os.tcgetpgrp(self._master)
+        except OSError:
+            return None
 
     def resize(self, lines: int, columns: int) -> None:
         """Resize the emulator and the PTY (the child gets SIGWINCH)."""

@@ -17,6 +17,10 @@ OPEN_WARNING = "panel shown, but run `laura ready` to enable review submission"
 SUBMIT_FAILED = "⚠ inline review submission failed — Enter to retry · Esc to cancel"
 REVIEW_HINT = "  review body · \\+Enter newline · Enter submit · Esc cancel"
 NO_THREADS = "no comments to submit: press c on a line first"
+READER_GONE = (
+    "⚠ the shell is in the foreground of this tab, not the agent that ran `laura ready`"
+    " (it exited or was suspended): nothing was typed — S again once it is back"
+)
 
 
 def comment_hint(anchor: Anchor, intent: Intent) -> str:

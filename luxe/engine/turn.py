@@ -9,7 +9,8 @@ shielded, whatever happened) answers interrupted tool calls with a
 for every started call that got none, then `turn_usage` and `turn_ended`.
 
 The turn sees its session only through `TurnHost`. Text from outside the
-engine (hook answers, tool results and output, attached files) is redacted
+engine (hook answers, tool results and output, attached files, and a
+prompt that quotes files: a person's review typed in by Laura) is redacted
 by the gate once, as it enters the turn (`_Redacting`), so nothing the turn
 emits, records for the model or hands to a hook needs it again.
 """
@@ -60,6 +61,7 @@ from luxe.engine.ports import (
 from luxe.engine.prompts import Prompts
 from luxe.engine.tooling import Tool, ToolError, ToolResult, check_args
 from luxe.protocol import events as ev
+from luxe.protocol.laura_review import REVIEW_HEADER
 from luxe.record import record
 
 log = logging.getLogger("luxe.turn")
@@ -165,10 +167,12 @@ async def run_turn(host: TurnHost, turn: Turn) -> TurnOutcome:
     if submitted.blocked:
         return TurnOutcome("denied", submitted.reason or "a UserPromptSubmit hook blocked the prompt")
     await hooks.run("BeforeAgentStart", other_event({}))
-    if turn.attachments:
-        await host.gate.settle()  # an attachment is checked against every secret file
+    if turn.attachments or any(map(_quotes_files, (turn.text, *turn.steering))):
+        # An attachment is checked against every secret file; quoted file
+        # text is redacted with every value known.
+        await host.gate.settle()
     # Steering sent before the turn started goes with its prompt.
-    await host.record(UserMessage(_prompt(host, safe, turn, submitted.context) + _steering(turn)))
+    await host.record(UserMessage(_prompt(host, safe, turn, submitted.context) + _steering(turn, safe)))
     system = await host.system_prompt()
     for _ in range(host.max_turns):
         await hooks.run("AgentStart", other_event())
@@ -189,10 +193,12 @@ async def run_turn(host: TurnHost, turn: Turn) -> TurnOutcome:
                     nursery.start_soon(_run_call, host, safe, hooks, turn, call)
             results = tuple(turn.results[c.id] for c in answer.tool_uses)
             turn.open_calls = ()
-            await host.record(UserMessage(results + _steering(turn)))
+            await host.record(UserMessage(results + _steering(turn, safe)))
         elif turn.steering:
             # Steering that came in during the last answer still gets heard.
-            await host.record(UserMessage(_steering(turn)))
+            if any(map(_quotes_files, turn.steering)):
+                await host.gate.settle()  # redacted with every value known
+            await host.record(UserMessage(_steering(turn, safe)))
         else:
             return TurnOutcome("end_turn", None, turn.final_text)
     return TurnOutcome("max_turns", f"stopped after {host.max_turns} model requests", turn.final_text)
@@ -272,7 +278,8 @@ def usage_event(turn: Turn, context_window: int, session_cost_usd: float | None)
 def _prompt(host: TurnHost, safe: _Redacting, turn: Turn, hook_context: str | None) -> tuple[UserContent, ...]:
     """The user message: the text, its attachments, the caller's and the
     UserPromptSubmit hooks' context."""
-    content: list[UserContent] = [TextBlock(turn.text)]
+    text = safe.text(turn.text) if _quotes_files(turn.text) else turn.text
+    content: list[UserContent] = [TextBlock(text)]
     for path in turn.attachments:
         # An attachment is a read the client asked for: the gate's denies
         # (secret files) still apply; an "ask" is answered by the attaching.
@@ -345,8 +352,18 @@ def _provider_error_in(group: ExceptionGroup[Exception]) -> ProviderError | None
     return None
 
 
-def _steering(turn: Turn) -> tuple[TextBlock, ...]:
-    blocks = tuple(TextBlock(text) for text in turn.steering)
+def _quotes_files(text: str) -> bool:
+    """A review Laura typed in for the person quotes each commented line of
+    the file, which may hold a secret file's value, as a read of it would.
+    The person's own prompts are theirs: they go as typed, and the first
+    does not wait for the secret files' scan."""
+    return REVIEW_HEADER in text
+
+
+def _steering(turn: Turn, safe: _Redacting) -> tuple[TextBlock, ...]:
+    blocks = tuple(
+        TextBlock(safe.text(text) if _quotes_files(text) else text) for text in turn.steering
+    )
     turn.steering.clear()
     return blocks
 

@@ -6,7 +6,10 @@ updates the edits pane after each `file_changed` event, latest path first:
 many edits in a turn move one pane, never open one each, and a pane the
 person closed stays closed until the next turn. `follow` is the same one
 pane per role for any face (the interface's Guided Review follows its
-chapters in a "review" pane). Nothing here blocks a turn
+chapters in a "review" pane). A secret file (by its name or its real
+path's, luxe.policy.secrets) is never opened in a pane: the person would
+see it whole, and a comment on it would quote its line to the model; the
+review hides such a file's hunks, and so does this its pane. Nothing here blocks a turn
 or the interface: events are handed over without waiting, and every socket
 call is bounded by the link's timeout. Cancelled, the task just stops.
 """
@@ -24,6 +27,7 @@ import trio
 
 from luxe.git_read import git_read
 from luxe.hosting.link import LauraLink
+from luxe.policy.secrets import is_secret_path
 from luxe.protocol import events as ev
 from luxe.record import record
 
@@ -86,6 +90,11 @@ def _pane_showing(layout: dict[str, Any] | None, path: str) -> int | None:
         ):
             return int(pane["id"])
     return None
+
+
+def _secret(path: Path) -> bool:
+    """Whether `path` names a secret file, or is a link to one."""
+    return is_secret_path(str(path)) or is_secret_path(os.path.realpath(path))
 
 
 def _pane_ids(layout: dict[str, Any] | None) -> set[int] | None:
@@ -220,7 +229,11 @@ class LauraPanes:
     async def _open(
         self, path: str, pane: int | None, lines: tuple[int, int] | None, diff: bool
     ) -> dict[str, Any] | None:
-        """Open `path` without taking focus: in pane `pane` (in place) or a new one."""
+        """Open `path` without taking focus: in pane `pane` (in place) or a
+        new one. A secret file is answered as Laura answers a refusal."""
+        if _secret(self.cwd / path):
+            log.info("not showing %r beside the agent: a secret file", path)
+            return {"type": "error", "message": f"{path} is a secret file; it is not shown"}
         frame: dict[str, Any] = {
             "type": "open",
             "path": str(self.cwd / path),  # Laura resolves against its own cwd

@@ -24,8 +24,12 @@ from luxe.protocol import Action
 from luxe.protocol import actions as act
 from luxe.protocol import events as ev
 from luxe.protocol import review as rv
+from luxe.protocol.laura_review import is_review
 
 Dispatch = Callable[[Action], Awaitable[bool]]
+
+# What a Laura review pasted over a draft sets the draft aside as.
+REVIEW_ASIDE = "laura-review"
 
 # Two Ctrl+C presses within this many seconds exit.
 DOUBLE_PRESS_S = 2.0
@@ -111,7 +115,22 @@ class Controller:
             s.focused = event.focused
             return
         whole_paste, self._whole_paste = self._whole_paste, False
+        if whole_paste and s.set_aside is not None and s.set_aside[0] == REVIEW_ASIDE:
+            # The key after a Laura review: its Enter sends it on its own,
+            # then the draft is back (any other key: the review joins it).
+            review = s.editor.text
+            s.give_draft_back(REVIEW_ASIDE)
+            enter = isinstance(event, Key) and event.name == "KEY_ENTER"
+            if enter and not (s.permissions or s.questions):
+                await self._send_review(review)
+                self._changed()
+                return
+            s.editor.paste(review)
         if isinstance(event, Paste):
+            if is_review(event.text) and s.editor.text.strip() and s.set_aside is None:
+                # A review is a prompt of its own: typed into a draft, it
+                # would become part of it (after `!`, a shell command).
+                s.set_draft_aside(REVIEW_ASIDE)
             self._whole_paste = not s.editor.text
             s.editor.paste(event.text)
             self._changed()
@@ -278,6 +297,15 @@ class Controller:
             e.replace_token(start, choice + " ")
         else:
             e.set(choice.split("  ", 1)[0] + " ")
+
+    async def _send_review(self, review: str) -> None:
+        """A Laura review, sent as it is sent from an empty editor: queued
+        while the agent works, else a prompt."""
+        self.history.add(review)
+        if self.state.busy:
+            self.state.queue.append(review)
+        else:
+            await self._send(review)
 
     async def _queue_paste(self) -> None:
         """A pasted block submitted while the agent works becomes the next

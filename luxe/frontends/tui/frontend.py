@@ -56,6 +56,10 @@ SPINNER_S = 0.1
 ESC_WAIT_S = 0.05
 BRANCH_TIMEOUT_S = 2.0  # for the status line's branch
 BRANCH_CAP = 4096
+NO_SUSPEND = (
+    "Ctrl+Z: no shell started luxe here to resume it (`fg`), so it does not stop;"
+    " Ctrl+D leaves"
+)
 
 
 class Interface(PersonFace):
@@ -344,9 +348,16 @@ class Interface(PersonFace):
     # -- the Screen seam --------------------------------------------------------------
 
     async def suspend(self) -> None:
-        """Ctrl+Z: give the terminal back, stop, and take it again on `fg`."""
+        """Ctrl+Z: give the terminal back, stop, and take it again on `fg`;
+        where no shell could `fg` luxe, say so and carry on instead."""
         import trio  # noqa: F401 -- already loaded: the loop runs
 
+        from luxe.frontends.tui.job_control import resumable
+
+        if not resumable():
+            self.state.commit_text(NO_SUSPEND, "warn")
+            self._mark(urgent=True)
+            return
         async with self._loop_state().lock:
             self._suspended = True
             self._restore()

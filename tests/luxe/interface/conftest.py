@@ -17,9 +17,11 @@ StartUi = Callable[..., LuxeTmux]
 
 @pytest.fixture
 def ui(tmp_path: Path, env: dict[str, str], repo: Path) -> Iterator[StartUi]:
-    """ui(steps, *flags, width=80, height=24, env_extra=None, wait=READY) -> a
-    started LuxeTmux running `luxe` on a scripted model holding `steps`
-    (`wait`: READY, the prompt and its status line; text to wait for; None)."""
+    """ui(steps, *flags, width=80, height=24, env_extra=None, wait=READY,
+    job_control=False) -> a started LuxeTmux running `luxe` on a scripted
+    model holding `steps` (`wait`: READY, the prompt and its status line;
+    text to wait for; None. `job_control`: the shell runs luxe as a job, in
+    its own process group, as an interactive shell does)."""
     if shutil.which("tmux") is None:
         pytest.fail("tmux is not installed (the interface tests need it; .ci/run installs it)")
     started: list[LuxeTmux] = []
@@ -28,7 +30,7 @@ def ui(tmp_path: Path, env: dict[str, str], repo: Path) -> Iterator[StartUi]:
     def start(
         steps: Sequence[Mapping[str, Any]] | None = None, *flags: str,
         width: int = 80, height: int = 24, env_extra: Mapping[str, str] | None = None,
-        wait: str | None = READY,
+        wait: str | None = READY, job_control: bool = False,
     ) -> LuxeTmux:
         args = list(flags)
         if steps is not None:
@@ -37,7 +39,7 @@ def ui(tmp_path: Path, env: dict[str, str], repo: Path) -> Iterator[StartUi]:
             args = ["--model", f"scripted:{script}", *args]
         session = LuxeTmux(tmp_path, repo, {**env, **(env_extra or {})}, args, width, height)
         started.append(session)
-        return session.start(wait)
+        return session.start(wait, job_control=job_control)
 
     try:
         yield start

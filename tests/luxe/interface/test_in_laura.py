@@ -36,15 +36,18 @@ def repo(tmp_path: Path) -> Path:
     return make_repo(tmp_path / "repo", {"main.py": MAIN})
 
 
-def start(tmp_path: Path, repo: Path, server: FakeLLMServer, *args: str) -> LauraSession:
+def start(
+    tmp_path: Path, repo: Path, server: FakeLLMServer, *args: str, env: dict[str, str] | None = None
+) -> LauraSession:
     luxe = [sys.executable, "-m", "luxe", *args]
     command = ["sh", "-c", f"cd '{repo}' && exec \"$@\"", "sh", *luxe]
-    env = {
+    base = {
         "ANTHROPIC_BASE_URL": server.base_url,
         "ANTHROPIC_API_KEY": "test-key",
         "LUXE_MODEL": "anthropic/claude-sonnet-4-5",
+        **(env or {}),
     }
-    session = LauraSession(tmp_path / "laura", command=command, width=200, height=50, env=env)
+    session = LauraSession(tmp_path / "laura", command=command, width=200, height=50, env=base)
     session.start()
     session.wait_for("›")
     return session

@@ -75,8 +75,8 @@ def test_first_prompt_argument_and_resume_picker(ui: StartUi) -> None:
 
 
 
-def test_ctrl_z_gives_the_terminal_back_and_sigcont_takes_it_again(ui: StartUi) -> None:
-    session = ui([{"text": "after the resume"}])
+def test_ctrl_z_gives_the_terminal_back_and_fg_takes_it_again(ui: StartUi) -> None:
+    session = ui([{"text": "after the resume"}], job_control=True)  # a shell that can `fg` it
     pid = session.luxe_pid
     tty = os.readlink(f"/proc/{pid}/fd/0")
     session.type("draft kept")
@@ -85,7 +85,7 @@ def test_ctrl_z_gives_the_terminal_back_and_sigcont_takes_it_again(ui: StartUi) 
     modes = subprocess.run(["stty", "-F", tty, "-a"], capture_output=True, text=True, check=True).stdout
     assert {"icanon", "echo", "isig"} <= set(modes.split())
     assert "draft kept" not in session.text()  # the live region was taken down
-    os.kill(pid, signal.SIGCONT)  # what `fg` sends
+    session.send_keys("Enter")  # the shell's turn: it `fg`s luxe (SIGCONT)
     session.wait_for("› draft kept")
     session.send_keys("Enter")
     session.wait_for("after the resume")

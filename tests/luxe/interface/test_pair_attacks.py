@@ -1,0 +1,290 @@
+"""Where Laura and Luxe meet, attacked: the real `laura` in tmux hosts the
+real `luxe` interface (the loopback model server answers), and what a person
+would see, or what is left running, is asserted.
+
+- A stop signal to Laura while a tool of Luxe's ignores SIGTERM: Luxe ends
+  its tools' groups with a grace of its own, which Laura must let it have;
+  no process of either survives.
+- Luxe ran in a shell tab, sent `ready`, and was left (exited, suspended):
+  a review is never typed into the shell that took its place.
+- Guided Review of a change to a secret file: Luxe never opens the secret
+  file in a Laura pane.
+- A review quoting a line that holds a secret file's value: the model gets
+  it redacted, as it gets the file's read.
+- Ctrl+Z in a luxe that no shell started: it never stops for good.
+- A review submitted over a draft: sent on its own, never part of the
+  draft (after `!`, a shell command).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.fakes.llm_server import FakeLLMServer
+from tests.helpers.procs import processes
+from tests.laura.tmux import LauraSession
+from tests.luxe.interface.test_in_laura import call, comment, file_panes, last_user_text, start
+from tests.luxe.rpc_driver import make_repo, wait_until
+
+pytestmark = pytest.mark.tmux
+
+
+def carrying(marker: str) -> list[int]:
+    """Living processes whose command line holds `marker`."""
+    return [p.pid for p in processes() if p.alive and marker in p.cmdline()]
+
+
+@pytest.mark.parametrize(
+    ("signum", "command"),
+    [
+        (signal.SIGHUP, "trap '' TERM HUP; touch {armed}; sleep 1000 && echo {marker}"),
+        (
+            signal.SIGTERM,
+            "{python} -c 'import signal, sys, time; signal.signal(signal.SIGTERM, signal.SIG_IGN);"
+            " open(sys.argv[1], \"w\"); time.sleep(1000)' {armed} {marker}",
+        ),
+    ],
+    ids=["sighup-shell", "sigterm-python"],
+)
+def test_a_stop_signal_to_laura_leaves_no_tool_of_luxe_running(
+    tmp_path: Path, signum: int, command: str
+) -> None:
+    marker = f"pair-{os.getpid()}-{signum}"
+    armed = tmp_path / "armed"  # the tool ignores SIGTERM from now on
+    script = command.format(marker=marker, python=sys.executable, armed=armed)
+    repo = make_repo(tmp_path / "repo", {"main.py": "x\n"})
+    steps = [{"tool_calls": [call("bash", command=script)]}, {"text": "done"}]
+    with FakeLLMServer(steps) as server:
+        # Nothing compiled ahead (a first run, or a busy machine): Luxe's
+        # own clean-up takes a moment longer, as it may.
+        cold = {"PYTHONPYCACHEPREFIX": str(tmp_path / "pyc"), "PYTHONDONTWRITEBYTECODE": "1"}
+        laura = start(tmp_path, repo, server, "--yolo", env=cold)
+        try:
+            laura.type("run it")
+            laura.send_keys("Enter")
+            wait_until(armed.exists, what="the tool running, ignoring SIGTERM")
+            os.kill(laura.laura_pid, signum)
+            assert laura.wait_exit() == 128 + signum
+            # Laura has exited: whatever is left now was left for good.
+            left = carrying(marker)
+            assert left == [], f"still running after laura exited: {left}"
+        finally:
+            for pid in carrying(marker):
+                os.kill(pid, signal.SIGKILL)
+            laura.close()
+
+
+@pytest.mark.parametrize("leave", ["exit", "suspend"])
+@pytest.mark.parametrize(
+    ("line", "remark"),
+    [("x = $(touch {pwned})", "looks fine"), ("x = 2", "main.py is fine")],
+    ids=["substitution-in-the-file", "redirect-in-the-comment"],
+)
+def test_a_review_is_never_typed_into_the_shell_once_luxe_has_left(
+    tmp_path: Path, leave: str, line: str, remark: str
+) -> None:
+    """Luxe in a shell tab sent `ready`; the person leaves it (Ctrl+D or
+    Ctrl+Z) and the shell is in the foreground again. A review submitted now
+    would be typed into the shell, which runs each line: `$(…)` in the file's
+    line runs, a comment `> main.py is fine` truncates main.py."""
+    pwned = tmp_path / "PWNED"
+    text = f"a = 1\n{line.format(pwned=pwned)}\n"
+    repo = make_repo(tmp_path / "repo", {"main.py": text})
+    with FakeLLMServer([]) as server:
+        env = {
+            "ANTHROPIC_BASE_URL": server.base_url,
+            "ANTHROPIC_API_KEY": "test-key",
+            "LUXE_MODEL": "anthropic/claude-sonnet-4-5",
+        }
+        laura = LauraSession(tmp_path / "laura", width=160, height=40, env=env)
+        laura.start()
+        try:
+            laura.wait_for("$ ")
+            laura.type(f"cd '{repo}' && {sys.executable} -m luxe")
+            laura.send_keys("Enter")
+            laura.wait_for("›")
+            assert laura.cli("open", str(repo / "main.py")).returncode == 0
+            laura.wait_footer("c comment")  # luxe said `ready`
+            assert laura.cli("focus", "0").returncode == 0
+            if leave == "exit":
+                laura.send_keys("C-d")
+                laura.wait_for(lambda screen: "ctx " not in screen)  # its dock is gone
+            else:
+                laura.send_keys("C-z")
+                laura.wait_for("Stopped")
+            (pane,) = (p["id"] for p in file_panes(laura))
+            assert laura.cli("focus", str(pane)).returncode == 0
+            comment(laura, pane, 2, remark)
+            laura.send_keys("S")
+            laura.wait_for(lambda s: "not the agent that ran" in s or "review body" in laura.footer())
+            if "review body" in laura.footer():
+                laura.send_keys("Enter")  # no refusal at S: submit, as a person would
+            screen = laura.wait_for(lambda s: "not the agent that ran" in s or "laura review" in s)
+            assert "[laura review" not in screen, "the review was typed into the shell"
+            assert "not the agent that ran" in screen
+            assert not pwned.exists()
+            assert (repo / "main.py").read_text() == text
+        finally:
+            laura.close()
+
+
+@pytest.mark.parametrize("secret", [".env", "deploy/server.key"])
+def test_guided_review_never_opens_a_secret_file_beside_luxe(tmp_path: Path, secret: str) -> None:
+    """A change to a tracked secret file: Luxe's review hides its hunks, and
+    must not then open the file in full in a Laura pane, where the person
+    sees it and a comment on it would quote its line to the model."""
+    repo = make_repo(tmp_path / "repo", {"main.py": "x\n", secret: "TOKEN=s3cr3t-value-123\n"})
+    (repo / secret).write_text("TOKEN=s3cr3t-value-123\nOTHER=an0ther-s3cr3t-456\n")
+    with FakeLLMServer([{"text": "no chapters today"}]) as server:
+        laura = start(tmp_path, repo, server)
+        try:
+            laura.type("/review")
+            laura.send_keys("Enter")
+            laura.wait_for("its contents are not shown")
+            time.sleep(1)  # the pane beside opens in the background: give it time
+            assert file_panes(laura) == []
+            assert "s3cr3t" not in laura.text()
+        finally:
+            laura.close()
+
+
+@pytest.mark.parametrize(
+    ("secrets", "line"),
+    [
+        (".env", "TOKEN=s3cr3t-value-123\n"),
+        (".env.local", 'export API_KEY="s3cr3t-value-123"  # rotate\n'),
+    ],
+    ids=["env", "env-local-exported"],
+)
+def test_a_review_quoting_a_line_that_holds_a_secret_value_reaches_the_model_redacted(
+    tmp_path: Path, secrets: str, line: str
+) -> None:
+    """The model shows main.py, whose line 2 holds a secret file's value
+    (Luxe's read of it says [REDACTED:…]); the person comments on that line
+    and submits. The review quotes the line: it must reach the model
+    redacted, as the read did."""
+    main = "a = 1\nurl = 'https://me:s3cr3t-value-123@example.com'\n"
+    repo = make_repo(tmp_path / "repo", {"main.py": main, secrets: line})
+    steps = [
+        {"tool_calls": [call("show", path="main.py", start=2)]},
+        {"text": "Shown."},
+        {"text": "Thanks for the review."},
+    ]
+    with FakeLLMServer(steps) as server:
+        laura = start(tmp_path, repo, server)
+        try:
+            laura.type("show me main.py")
+            laura.send_keys("Enter")
+            laura.wait_for("Shown.")
+            (pane,) = wait_until(lambda: file_panes(laura), what="the shown file")
+            assert laura.cli("focus", str(pane["id"])).returncode == 0
+            laura.wait_footer("c comment")
+            comment(laura, pane["id"], 2, "rotate this")
+            laura.send_keys("S")
+            laura.wait_footer("review body")
+            laura.send_keys("Enter")
+            laura.wait_for("Thanks for the review.")
+            review = last_user_text(server.bodies[2])
+            assert review.startswith("[laura review · ")
+            assert "> rotate this" in review
+            assert "s3cr3t-value-123" not in json.dumps(server.bodies[2])
+            assert "url = 'https://me:[REDACTED:" in review
+        finally:
+            laura.close()
+
+
+@pytest.mark.parametrize("how", ["exec", "child-of-sh"])
+def test_ctrl_z_never_freezes_a_luxe_no_shell_can_resume(tmp_path: Path, how: str) -> None:
+    """Laura runs luxe as its tab's program (as `laura --agent` does): no
+    job-control shell is above it, so a stopped luxe would stay stopped,
+    the tab frozen for good. Ctrl+Z says so instead, and luxe answers."""
+    repo = make_repo(tmp_path / "repo", {"main.py": "x\n"})
+    with FakeLLMServer([{"text": "hello back"}]) as server:
+        if how == "exec":
+            laura = start(tmp_path, repo, server)
+        else:  # a wrapper that runs luxe as its child, in its own group
+            luxe = f"cd '{repo}' && {sys.executable} -m luxe; exit"
+            laura = LauraSession(
+                tmp_path / "laura", command=["sh", "-c", luxe], width=200, height=50,
+                env={
+                    "ANTHROPIC_BASE_URL": server.base_url,
+                    "ANTHROPIC_API_KEY": "test-key",
+                    "LUXE_MODEL": "anthropic/claude-sonnet-4-5",
+                },
+            )  # fmt: skip
+            laura.start()
+            laura.wait_for("›")
+        try:
+            laura.send_keys("C-z")
+            laura.type("hi there")
+            laura.send_keys("Enter")
+            screen = laura.wait_for("hello back")
+            assert "no shell started luxe here" in screen
+        finally:
+            laura.close()
+
+
+def test_a_laura_ready_typed_at_the_prompt_still_lets_the_agent_started_next_read_reviews(
+    tmp_path: Path,
+) -> None:
+    """The footer's own advice: the person types `laura ready` at the shell
+    prompt, then starts the agent (here `cat`, which keeps what it reads):
+    the review reaches the agent, though `ready` came from another job."""
+    repo = make_repo(tmp_path / "repo", {"main.py": "a = 1\nb = 2\n"})
+    got = tmp_path / "agent-read.txt"
+    laura = LauraSession(tmp_path / "laura", width=160, height=40)
+    laura.start()
+    try:
+        laura.wait_for("$ ")
+        laura.type(f"cd '{repo}' && laura ready && cat > '{got}'")
+        laura.send_keys("Enter")
+        wait_until(got.exists, what="the agent reading")
+        assert laura.cli("open", str(repo / "main.py")).returncode == 0
+        (pane,) = (p["id"] for p in file_panes(laura))
+        laura.wait_footer("c comment")
+        comment(laura, pane, 2, "why two?")
+        laura.send_keys("S")
+        laura.wait_footer("review body")
+        laura.send_keys("Enter")
+        wait_until(lambda: "> why two?" in got.read_text(), what="the review read by the agent")
+    finally:
+        laura.close()
+
+
+@pytest.mark.parametrize("draft", ["!", "! echo hi && "], ids=["bang", "bang-and-command"])
+def test_a_review_over_a_draft_is_sent_on_its_own_and_never_runs_as_a_command(
+    tmp_path: Path, draft: str
+) -> None:
+    """The person left a draft starting with `!` (run a command) and
+    submits a review in Laura. Typed into the draft, the review became the
+    command: yolo ran its lines (`touch` in a file's line, and `> why` made
+    a file). The review goes out on its own; the draft is back."""
+    pwned = tmp_path / "PWNED"
+    repo = make_repo(tmp_path / "repo", {"main.py": f"a = 1\nx = 2; touch {pwned}\n"})
+    with FakeLLMServer([{"text": "Thanks for the review."}]) as server:
+        laura = start(tmp_path, repo, server, "--yolo")
+        try:
+            laura.type(draft)
+            assert laura.cli("open", str(repo / "main.py")).returncode == 0
+            (pane,) = (p["id"] for p in file_panes(laura))
+            laura.wait_footer("c comment")
+            comment(laura, pane, 2, "why two")
+            laura.send_keys("S")
+            laura.wait_footer("review body")
+            laura.send_keys("Enter")
+            screen = laura.wait_for(lambda s: "Thanks for the review." in s or "bash" in s)
+            assert "Thanks for the review." in screen
+            assert last_user_text(server.bodies[0]).startswith("[laura review · ")
+            assert laura.cli("focus", "0").returncode == 0
+            laura.wait_for(f"! {draft.rstrip()}")  # the draft is back (a `!` line)
+            assert not pwned.exists()
+            assert not (repo / "why").exists()
+        finally:
+            laura.close()

@@ -4,8 +4,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+import attrs
 
 from luxe.github import gh
 from luxe.protocol import github as gp
@@ -86,7 +89,12 @@ async def view(cwd: Path, number: int | None = None, repository: str | None = No
     return pull_from_gh(data)
 
 
-async def threads(cwd: Path, number: int, repository: str | None = None) -> list[gp.ReviewThread]:
+async def threads(
+    cwd: Path, number: int, repository: str | None = None, *, redact: Callable[[str], str]
+) -> list[gp.ReviewThread]:
+    """The pull request's review threads, each comment's body passed through
+    `redact`: anyone who can comment writes them, and a reviewer may quote
+    the key a pull request committed (the person's own, in their `.env`)."""
     if repository:
         # -f: a raw string (-F would read a file for a value starting with @).
         owner, repo = gh.checked_repository(repository)
@@ -101,7 +109,10 @@ async def threads(cwd: Path, number: int, repository: str | None = None) -> list
         nodes = data["data"]["repository"]["pullRequest"]["reviewThreads"]["nodes"]
     except (KeyError, TypeError):
         raise gh.GhFailed("gh api graphql: unexpected answer for review threads") from None
-    return [thread_from_gh(node) for node in nodes or []]
+    return [
+        attrs.evolve(thread, comments=[attrs.evolve(c, body=redact(c.body)) for c in thread.comments])
+        for thread in (thread_from_gh(node) for node in nodes or [])
+    ]
 
 
 def thread_from_gh(node: dict[str, Any]) -> gp.ReviewThread:

@@ -174,7 +174,9 @@ class ReviewService:
         from luxe.github.review_threads import thread_findings, with_threads
 
         try:
-            threads = await pulls.threads(state.root, target.number, target.repository)
+            threads = await pulls.threads(
+                state.root, target.number, target.repository, redact=self.session.gate.redact
+            )
         except (gh.GhFailed, gh.GhUnavailable) as error:
             log.info("review threads of #%s: %s", target.number, error.message)
             return

@@ -160,8 +160,10 @@ class GitHubService:
                 links = await drafts.stack(self.cwd, branch, default, opened)
             made: list[gp.PullRequestDraft] = []
             by_model = True
+            await self.session.gate.settle()  # the secret values known before any is shown
             for link in links:
-                one, model_wrote = await drafts.draft(self.cwd, link, self.session.model)
+                one, model_wrote = await drafts.draft(self.cwd, link, self.session.model,
+                                                      self.session.gate.redact)
                 made.append(one)
                 by_model = by_model and model_wrote
         except drafts.DraftError as exc:

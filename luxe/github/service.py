@@ -112,7 +112,12 @@ class GitHubService:
             async with self._writing:
                 await self._write(action)
 
+    def _redact(self, text: str) -> str:
+        """What is published passes the redactor: a page anyone may read."""
+        return self.session.gate.redact(text)
+
     async def _write(self, action: gp.GitHubAction) -> None:
+        await self.session.gate.settle()  # the secret values known before anything is posted
         if isinstance(action, gp.OpenPullRequest):
             await self._open_pull_request(action)
         elif isinstance(action, gp.PostPullRequestReview):
@@ -199,8 +204,8 @@ class GitHubService:
                 continue
             title, body = one.title, one.body
             if index == len(plan.drafts) - 1:
-                title = action.title if action.title is not None else title
-                body = action.body if action.body is not None else body
+                title = self._redact(action.title) if action.title is not None else title
+                body = self._redact(action.body) if action.body is not None else body
             try:
                 await self._push(one.head)
                 # `--flag=value`: a title starting with "-" stays a title.
@@ -254,7 +259,8 @@ class GitHubService:
             await self.emit(gp.PullRequestReviewPreviewFailed(rid, exc.message))
             return
         lines = commentable_lines(diff)
-        drafted = draft_review(review, session, lines)
+        await self.session.gate.settle()
+        drafted = draft_review(review, session, lines, self._redact)
         self._review_plans[rid] = _ReviewPlan(action.review_id, number, action.repository,
                                               drafted, lines)
         await self.emit(gp.PullRequestReviewPreview(
@@ -280,14 +286,14 @@ class GitHubService:
         if opened is None:
             await fail(f"review {plan.review_id} is no longer the open review")
             return
-        now = draft_review(opened[0], opened[1], plan.diff_lines)
+        now = draft_review(opened[0], opened[1], plan.diff_lines, self._redact)
         if (now.comments, now.folded) != (plan.draft.comments, plan.draft.folded):
             await fail("comments changed since the preview; preview again")
             return
         verdict = action.verdict or plan.draft.verdict
-        body = action.body if action.body is not None else plan.draft.body
+        body = self._redact(action.body) if action.body is not None else plan.draft.body
         if action.body is not None and plan.draft.folded:
-            body = compose_body(action.body, plan.draft.folded)
+            body = compose_body(self._redact(action.body), plan.draft.folded)
         payload = {
             "event": GH_EVENTS[verdict],
             "body": body,
@@ -320,7 +326,7 @@ class GitHubService:
         try:
             out = await gh.checked("pr", "comment", *which, "--body-file", "-",
                                    *gh.repo_args(action.repository), cwd=self.cwd,
-                                   stdin=action.body.encode())
+                                   stdin=self._redact(action.body).encode())
         except (gh.GhFailed, gh.GhUnavailable) as exc:
             await self.emit(gp.CommentPostFailed(action.request_id, exc.message))
             return
@@ -331,7 +337,7 @@ class GitHubService:
         args = ["api", "graphql", "-f", f"query={REPLY_MUTATION if replying else RESOLVE_MUTATION}",
                 "-f", f"id={action.thread_id}"]
         if isinstance(action, gp.ReplyReviewThread):
-            args += ["-f", f"body={action.body}"]
+            args += ["-f", f"body={self._redact(action.body)}"]
         try:
             out = await gh.checked(*args, cwd=self.cwd)
             data = json.loads(out).get("data") or {}
@@ -354,7 +360,7 @@ class GitHubService:
         number = str(action.number)
         edits: list[str] = []
         if action.title is not None:
-            edits += [f"--title={action.title}"]
+            edits += [f"--title={self._redact(action.title)}"]
         if action.body is not None:
             edits += ["--body-file", "-"]
         if action.base is not None:
@@ -363,7 +369,7 @@ class GitHubService:
             repo = gh.repo_args(action.repository)
             if edits:
                 await gh.checked("pr", "edit", number, *edits, *repo, cwd=self.cwd,
-                                 stdin=(action.body or "").encode())
+                                 stdin=self._redact(action.body or "").encode())
             if action.draft is False:
                 await gh.checked("pr", "ready", number, *repo, cwd=self.cwd)
             elif action.draft is True:

@@ -111,20 +111,35 @@ async def threads(
         raise gh.GhFailed("gh api graphql: unexpected answer for review threads") from None
     return [
         attrs.evolve(thread, comments=[attrs.evolve(c, body=redact(c.body)) for c in thread.comments])
-        for thread in (thread_from_gh(node) for node in nodes or [])
+        for thread in threads_from_gh(nodes)
     ]
+
+
+def _objects(value: Any) -> list[dict[str, Any]]:
+    """The objects of a list GitHub sent; anything else in it (a null node,
+    one a viewer may not see) or in its place is skipped: one bad thread
+    once failed the whole review and `load_pull_request`."""
+    return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
+
+
+def _object(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def threads_from_gh(nodes: Any) -> list[gp.ReviewThread]:
+    return [thread_from_gh(node) for node in _objects(nodes) if node.get("id")]
 
 
 def thread_from_gh(node: dict[str, Any]) -> gp.ReviewThread:
     comments = [
         gp.ThreadComment(
             id=str(c.get("databaseId") or c.get("id")),
-            author=str((c.get("author") or {}).get("login") or "ghost"),
+            author=str(_object(c.get("author")).get("login") or "ghost"),
             body=str(c.get("body") or ""),
             url=str(c.get("url") or ""),
             created_at=str(c.get("createdAt") or ""),
         )
-        for c in (node.get("comments") or {}).get("nodes") or []
+        for c in _objects(_object(node.get("comments")).get("nodes"))
     ]
     line = node.get("line")
     return gp.ReviewThread(

@@ -330,7 +330,10 @@ class GitHubService:
         except (gh.GhFailed, gh.GhUnavailable) as exc:
             await self.emit(gp.CommentPostFailed(action.request_id, exc.message))
             return
-        await self.emit(gp.CommentPosted(action.request_id, out.strip().splitlines()[-1]))
+        # gh prints the comment's URL; one that printed nothing has still
+        # posted it (an error here would have a client post it again).
+        said = out.strip().splitlines()
+        await self.emit(gp.CommentPosted(action.request_id, said[-1] if said else ""))
 
     async def _thread(self, action: gp.ReplyReviewThread | gp.ResolveReviewThread) -> None:
         replying = isinstance(action, gp.ReplyReviewThread)

@@ -155,6 +155,7 @@ def git_history_secrets(root: str, is_secret: Callable[[str], bool]) -> list[tup
     values: list[tuple[str, str]] = []
     log = _git(
         root, "log", "--all", "-p", "--no-color", "--no-ext-diff", "--no-textconv",
+        "--src-prefix=a/", "--dst-prefix=b/",  # whatever the person's diff.noprefix says
         "--format=", "--", *SECRET_PATHSPECS,
     )
     path, lines, in_header = "", list[str](), False

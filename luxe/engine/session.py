@@ -136,8 +136,8 @@ class Session:
             if self._system is None:
                 specs = [t.spec for t in self.tools.values()]
                 self._system = await build_system_prompt(self.cwd, specs, self.gate)
-                if self.context:
-                    self._system += "\n\n" + self.context
+                if self.context:  # GitHub's text (--issue, --from-pr): anyone's, redacted
+                    self._system += "\n\n" + self.gate.redact(self.context)
         return self._system
 
     async def record(self, message: Message) -> None:

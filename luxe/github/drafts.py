@@ -2,6 +2,9 @@
 the default branch or a branch that already has an open pull request), the
 commits of each branch, and a title and body drafted by the model from the
 commits and the diff, or from the commit messages when the model fails.
+The model gets the diff as Guided Review shows it: secret files (by name)
+left out, and every other line and the commit messages redacted, as the
+preview is: a branch can commit a `.env`, paste a key or quote it.
 
 Everything here reads (git, gh); callers own cancellation.
 """
@@ -9,6 +12,7 @@ Everything here reads (git, gh); callers own cancellation.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from pathlib import Path
 
 import trio
@@ -23,6 +27,7 @@ from luxe.engine.model import (
 )
 from luxe.engine.session import ModelSource
 from luxe.github import gh
+from luxe.policy.secret_sources import SECRET_PATHSPECS
 from luxe.protocol import github as gp
 from luxe.record import record
 
@@ -30,6 +35,8 @@ log = logging.getLogger("luxe.github")
 
 DRAFT_TIMEOUT_S = 90.0
 DIFF_LIMIT = 20_000
+# Every secret file name, left out of the diff the model drafts from.
+NO_SECRET_FILES = tuple(f":(exclude,{spec[2:]}" for spec in SECRET_PATHSPECS)
 SYSTEM = (
     "You write GitHub pull request titles and descriptions. Answer with the title on the "
     "first line (at most 72 characters, no prefix), a blank line, then the description in "
@@ -189,11 +196,13 @@ async def from_model(provider: Provider, model: str, head: str, base: str,
     return (title, body.strip()) if title else None
 
 
-async def draft(cwd: Path, link: StackLink, model: ModelSource | None
-                ) -> tuple[gp.PullRequestDraft, bool]:
-    """One pull request's draft and whether the model wrote it."""
+async def draft(cwd: Path, link: StackLink, model: ModelSource | None,
+                redact: Callable[[str], str]) -> tuple[gp.PullRequestDraft, bool]:
+    """One pull request's draft and whether the model wrote it; `redact`
+    takes the known secret values out of the commits and the diff."""
     base = await base_ref(cwd, link.base)
-    found = await commits(cwd, base, link.head)
+    found = [(sha, redact(subject), redact(body))
+             for sha, subject, body in await commits(cwd, base, link.head)]
     if not found:
         raise DraftError(f"{link.head} has no commits that {link.base} lacks")
     info = [gp.CommitInfo(sha, subject) for sha, subject, _ in found]
@@ -202,7 +211,8 @@ async def draft(cwd: Path, link: StackLink, model: ModelSource | None
         try:
             # The model sees DIFF_LIMIT characters: a branch's diff may be
             # gigabytes (a huge file in a pack of a few), so no more is read.
-            diff = await _git_text(cwd, "diff", f"{base}...{link.head}", cap=4 * DIFF_LIMIT)
+            diff = redact(await _git_text(cwd, "diff", f"{base}...{link.head}", "--",
+                                          *NO_SECRET_FILES, cap=4 * DIFF_LIMIT))
             drafted = await from_model(await model.provider(), model.name, link.head,
                                        link.base, found, diff)
         except (ProviderError, DraftError) as exc:

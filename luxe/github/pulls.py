@@ -4,8 +4,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+import attrs
 
 from luxe.github import gh
 from luxe.protocol import github as gp
@@ -86,7 +89,12 @@ async def view(cwd: Path, number: int | None = None, repository: str | None = No
     return pull_from_gh(data)
 
 
-async def threads(cwd: Path, number: int, repository: str | None = None) -> list[gp.ReviewThread]:
+async def threads(
+    cwd: Path, number: int, repository: str | None = None, *, redact: Callable[[str], str]
+) -> list[gp.ReviewThread]:
+    """The pull request's review threads, each comment's body passed through
+    `redact`: anyone who can comment writes them, and a reviewer may quote
+    the key a pull request committed (the person's own, in their `.env`)."""
     if repository:
         # -f: a raw string (-F would read a file for a value starting with @).
         owner, repo = gh.checked_repository(repository)
@@ -101,19 +109,37 @@ async def threads(cwd: Path, number: int, repository: str | None = None) -> list
         nodes = data["data"]["repository"]["pullRequest"]["reviewThreads"]["nodes"]
     except (KeyError, TypeError):
         raise gh.GhFailed("gh api graphql: unexpected answer for review threads") from None
-    return [thread_from_gh(node) for node in nodes or []]
+    return [
+        attrs.evolve(thread, comments=[attrs.evolve(c, body=redact(c.body)) for c in thread.comments])
+        for thread in threads_from_gh(nodes)
+    ]
+
+
+def _objects(value: Any) -> list[dict[str, Any]]:
+    """The objects of a list GitHub sent; anything else in it (a null node,
+    one a viewer may not see) or in its place is skipped: one bad thread
+    once failed the whole review and `load_pull_request`."""
+    return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
+
+
+def _object(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def threads_from_gh(nodes: Any) -> list[gp.ReviewThread]:
+    return [thread_from_gh(node) for node in _objects(nodes) if node.get("id")]
 
 
 def thread_from_gh(node: dict[str, Any]) -> gp.ReviewThread:
     comments = [
         gp.ThreadComment(
             id=str(c.get("databaseId") or c.get("id")),
-            author=str((c.get("author") or {}).get("login") or "ghost"),
+            author=str(_object(c.get("author")).get("login") or "ghost"),
             body=str(c.get("body") or ""),
             url=str(c.get("url") or ""),
             created_at=str(c.get("createdAt") or ""),
         )
-        for c in (node.get("comments") or {}).get("nodes") or []
+        for c in _objects(_object(node.get("comments")).get("nodes"))
     ]
     line = node.get("line")
     return gp.ReviewThread(

@@ -6,6 +6,8 @@ folded into the review's body, and the preview lists those.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from luxe.protocol import github as gp
 from luxe.record import record
 from luxe.review.diffparse import parse_diff
@@ -37,8 +39,10 @@ def commentable_lines(diff_text: str) -> set[tuple[str, str, int]]:
     return lines
 
 
-def draft_review(review: Review, session: ReviewSession, diff_lines: set[tuple[str, str, int]]
-                 ) -> DraftReview:
+def draft_review(review: Review, session: ReviewSession, diff_lines: set[tuple[str, str, int]],
+                 redact: Callable[[str], str] = lambda text: text) -> DraftReview:
+    """The review to post; every comment and the verdict's words pass `redact`
+    (a known secret value is never published)."""
     paths = {f.id: f.path for f in review.files}
     comments: list[gp.ReviewComment] = []
     folded: list[str] = []
@@ -48,22 +52,23 @@ def draft_review(review: Review, session: ReviewSession, diff_lines: set[tuple[s
         first = finding.thread[0]
         if first.author != "reviewer":
             continue
+        body = redact(first.body)
         anchor = finding.anchor
         if isinstance(anchor, (LineAnchor, RangeAnchor)):
             path = paths.get(anchor.file_id, "?")
             line = anchor.line if isinstance(anchor, LineAnchor) else anchor.end
             side = "RIGHT" if anchor.side == "new" else "LEFT"
             if (path, side, line) in diff_lines:
-                comments.append(gp.ReviewComment(path, line, side, first.body))
+                comments.append(gp.ReviewComment(path, line, side, body))
                 continue
-            folded.append(f"`{path}` line {line}: {first.body}")
+            folded.append(f"`{path}` line {line}: {body}")
         elif anchor.kind == "file":
-            folded.append(f"`{paths.get(anchor.file_id, '?')}`: {first.body}")
+            folded.append(f"`{paths.get(anchor.file_id, '?')}`: {body}")
         else:
-            folded.append(first.body)
+            folded.append(body)
     if session.verdict is not None:
         verdict: gp.Verdict = session.verdict.decision
-        opening = session.verdict.body
+        opening = redact(session.verdict.body)
     else:
         serious = any(
             f.status == "open" and f.severity == "issue" for f in session.findings

@@ -112,7 +112,12 @@ class GitHubService:
             async with self._writing:
                 await self._write(action)
 
+    def _redact(self, text: str) -> str:
+        """What is published passes the redactor: a page anyone may read."""
+        return self.session.gate.redact(text)
+
     async def _write(self, action: gp.GitHubAction) -> None:
+        await self.session.gate.settle()  # the secret values known before anything is posted
         if isinstance(action, gp.OpenPullRequest):
             await self._open_pull_request(action)
         elif isinstance(action, gp.PostPullRequestReview):
@@ -131,7 +136,9 @@ class GitHubService:
     async def _load(self, action: gp.LoadPullRequest) -> None:
         try:
             pull = await pulls.view(self.cwd, action.number, action.repository)
-            threads = await pulls.threads(self.cwd, pull.number, action.repository)
+            await self.session.gate.settle()  # the secret values known before any is shown
+            threads = await pulls.threads(self.cwd, pull.number, action.repository,
+                                          redact=self.session.gate.redact)
         except (gh.GhFailed, gh.GhUnavailable) as exc:
             await self.emit(gp.PullRequestLoadFailed(action.request_id, exc.message))
             return
@@ -158,8 +165,10 @@ class GitHubService:
                 links = await drafts.stack(self.cwd, branch, default, opened)
             made: list[gp.PullRequestDraft] = []
             by_model = True
+            await self.session.gate.settle()  # the secret values known before any is shown
             for link in links:
-                one, model_wrote = await drafts.draft(self.cwd, link, self.session.model)
+                one, model_wrote = await drafts.draft(self.cwd, link, self.session.model,
+                                                      self.session.gate.redact)
                 made.append(one)
                 by_model = by_model and model_wrote
         except drafts.DraftError as exc:
@@ -195,8 +204,8 @@ class GitHubService:
                 continue
             title, body = one.title, one.body
             if index == len(plan.drafts) - 1:
-                title = action.title if action.title is not None else title
-                body = action.body if action.body is not None else body
+                title = self._redact(action.title) if action.title is not None else title
+                body = self._redact(action.body) if action.body is not None else body
             try:
                 await self._push(one.head)
                 # `--flag=value`: a title starting with "-" stays a title.
@@ -250,7 +259,8 @@ class GitHubService:
             await self.emit(gp.PullRequestReviewPreviewFailed(rid, exc.message))
             return
         lines = commentable_lines(diff)
-        drafted = draft_review(review, session, lines)
+        await self.session.gate.settle()
+        drafted = draft_review(review, session, lines, self._redact)
         self._review_plans[rid] = _ReviewPlan(action.review_id, number, action.repository,
                                               drafted, lines)
         await self.emit(gp.PullRequestReviewPreview(
@@ -276,14 +286,14 @@ class GitHubService:
         if opened is None:
             await fail(f"review {plan.review_id} is no longer the open review")
             return
-        now = draft_review(opened[0], opened[1], plan.diff_lines)
+        now = draft_review(opened[0], opened[1], plan.diff_lines, self._redact)
         if (now.comments, now.folded) != (plan.draft.comments, plan.draft.folded):
             await fail("comments changed since the preview; preview again")
             return
         verdict = action.verdict or plan.draft.verdict
-        body = action.body if action.body is not None else plan.draft.body
+        body = self._redact(action.body) if action.body is not None else plan.draft.body
         if action.body is not None and plan.draft.folded:
-            body = compose_body(action.body, plan.draft.folded)
+            body = compose_body(self._redact(action.body), plan.draft.folded)
         payload = {
             "event": GH_EVENTS[verdict],
             "body": body,
@@ -316,18 +326,21 @@ class GitHubService:
         try:
             out = await gh.checked("pr", "comment", *which, "--body-file", "-",
                                    *gh.repo_args(action.repository), cwd=self.cwd,
-                                   stdin=action.body.encode())
+                                   stdin=self._redact(action.body).encode())
         except (gh.GhFailed, gh.GhUnavailable) as exc:
             await self.emit(gp.CommentPostFailed(action.request_id, exc.message))
             return
-        await self.emit(gp.CommentPosted(action.request_id, out.strip().splitlines()[-1]))
+        # gh prints the comment's URL; one that printed nothing has still
+        # posted it (an error here would have a client post it again).
+        said = out.strip().splitlines()
+        await self.emit(gp.CommentPosted(action.request_id, said[-1] if said else ""))
 
     async def _thread(self, action: gp.ReplyReviewThread | gp.ResolveReviewThread) -> None:
         replying = isinstance(action, gp.ReplyReviewThread)
         args = ["api", "graphql", "-f", f"query={REPLY_MUTATION if replying else RESOLVE_MUTATION}",
                 "-f", f"id={action.thread_id}"]
         if isinstance(action, gp.ReplyReviewThread):
-            args += ["-f", f"body={action.body}"]
+            args += ["-f", f"body={self._redact(action.body)}"]
         try:
             out = await gh.checked(*args, cwd=self.cwd)
             data = json.loads(out).get("data") or {}
@@ -350,7 +363,7 @@ class GitHubService:
         number = str(action.number)
         edits: list[str] = []
         if action.title is not None:
-            edits += [f"--title={action.title}"]
+            edits += [f"--title={self._redact(action.title)}"]
         if action.body is not None:
             edits += ["--body-file", "-"]
         if action.base is not None:
@@ -359,7 +372,7 @@ class GitHubService:
             repo = gh.repo_args(action.repository)
             if edits:
                 await gh.checked("pr", "edit", number, *edits, *repo, cwd=self.cwd,
-                                 stdin=(action.body or "").encode())
+                                 stdin=self._redact(action.body or "").encode())
             if action.draft is False:
                 await gh.checked("pr", "ready", number, *repo, cwd=self.cwd)
             elif action.draft is True:

@@ -98,7 +98,7 @@ def issue_context(cwd: Path, number: int) -> tuple[str, str]:
 
 def pull_context(cwd: Path, number: int) -> tuple[str, str]:
     """(context, title) of pull request `number`, with its review threads."""
-    from luxe.github.pulls import THREADS_QUERY, thread_from_gh
+    from luxe.github.pulls import THREADS_QUERY, threads_from_gh
 
     what = f"--from-pr {number}"
     data = json.loads(_run(["gh", "pr", "view", str(number), "--json",
@@ -107,7 +107,7 @@ def pull_context(cwd: Path, number: int) -> tuple[str, str]:
                            "-F", "owner={owner}", "-F", "repo={repo}", "-F", f"number={number}"],
                           cwd, what))
     nodes = (((raw.get("data") or {}).get("repository") or {}).get("pullRequest") or {})
-    threads = [thread_from_gh(n) for n in (nodes.get("reviewThreads") or {}).get("nodes") or []]
+    threads = threads_from_gh((nodes.get("reviewThreads") or {}).get("nodes"))
     thread_text = []
     for thread in threads:
         state = "resolved" if thread.resolved else "open"

@@ -16,6 +16,7 @@ import os
 import re
 from collections.abc import Callable, Mapping
 
+from luxe.git_quoting import unquote_path
 from luxe.policy.secret_values import MIN_SECRET_LENGTH, is_token, secret_values_from_file
 from luxe.regular_file import read_regular
 
@@ -154,22 +155,28 @@ def git_history_secrets(root: str, is_secret: Callable[[str], bool]) -> list[tup
     values: list[tuple[str, str]] = []
     log = _git(
         root, "log", "--all", "-p", "--no-color", "--no-ext-diff", "--no-textconv",
+        "--src-prefix=a/", "--dst-prefix=b/",  # whatever the person's diff.noprefix says
         "--format=", "--", *SECRET_PATHSPECS,
     )
-    path, lines = "", list[str]()
+    path, lines, in_header = "", list[str](), False
     for line in log.splitlines():
         if line.startswith("diff --git "):
             if path and is_secret(path):
                 values += secret_values_from_file(path, "\n".join(lines))
-            path, lines = line.rsplit(" b/", 1)[-1], []
-        elif line.startswith(("+++", "---")):
-            continue
-        elif line.startswith(("+", "-")):
+            path, lines, in_header = "", [], True
+        elif in_header and line.startswith(("--- a/", "+++ b/", '--- "a/', '+++ "b/')):
+            # git quotes a name with a tab, a quote or a byte outside ASCII
+            # ("b/d\303\251/.env"): the name is read from here, unquoted,
+            # never cut out of the "diff --git" line.
+            path = unquote_path(line[4:])[2:]
+        elif line.startswith("@@"):
+            in_header = False
+        elif not in_header and line.startswith(("+", "-")):
             lines.append(line[1:])
     if path and is_secret(path):
         values += secret_values_from_file(path, "\n".join(lines))
-    staged = _git(root, "ls-files", "-s", "--", *SECRET_PATHSPECS)
-    for entry in staged.splitlines()[:64]:
+    staged = _git(root, "ls-files", "-s", "-z", "--", *SECRET_PATHSPECS)
+    for entry in staged.split("\0")[:64]:
         meta, _, name = entry.partition("\t")
         fields = meta.split()
         if len(fields) >= 2 and is_secret(name):

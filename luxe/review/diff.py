@@ -13,6 +13,7 @@ Cancelling a read kills the git or gh process it is waiting on (see
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import tempfile
@@ -243,13 +244,28 @@ async def default_branch(root: Path) -> str:
 _REPOSITORY = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*(/[A-Za-z0-9_.][A-Za-z0-9_.-]*){1,2}")
 
 
+# gh waits on GitHub as long as GitHub makes it, and a load holds the
+# review's owner task (luxe.review.service): without a deadline, a GitHub
+# that never answers held every review action after it until close. As
+# long as the GitHub layer's reads (luxe.github.gh.READ_TIMEOUT_S); tests
+# set a shorter one through the environment.
+GH_TIMEOUT_S = 30.0
+GH_TIMEOUT_ENV = "LUXE_REVIEW_GH_TIMEOUT_S"
+
+
 async def _gh(cwd: Path, *args: str, cap: int | None = None) -> child_process.Completed:
-    try:
-        return await child_process.run(("gh", *args), cwd=cwd, stdout_cap=cap)
-    except FileNotFoundError:
-        raise ReviewLoadError(
-            "gh is not installed or not on PATH; pull requests are read through the GitHub CLI"
-        ) from None
+    """Run gh under the deadline (its process group is ended there)."""
+    timeout_s = float(os.environ.get(GH_TIMEOUT_ENV) or GH_TIMEOUT_S)
+    with trio.move_on_after(timeout_s):
+        try:
+            return await child_process.run(("gh", *args), cwd=cwd, stdout_cap=cap)
+        except FileNotFoundError:
+            raise ReviewLoadError(
+                "gh is not installed or not on PATH; pull requests are read through the GitHub CLI"
+            ) from None
+    raise ReviewLoadError(
+        f"gh {args[0]} {args[1]} did not answer in {timeout_s:g} s (GitHub may be unreachable)"
+    )
 
 
 async def _read_pull_request(cwd: Path, target: PullRequestTarget) -> DiffRead:

@@ -82,13 +82,15 @@ async def load_review(
     *,
     propose: ChapterSource | None = None,
     guard: ReviewGuard | None = None,
+    read_only: bool = False,
 ) -> LoadedReview:
     """Read, chapter and restore (see the module doc). Raises ReviewLoadError
     for a target that cannot be read; a stored session that cannot be read is
-    set aside (renamed) and a new one starts."""
+    set aside (renamed) and a new one starts. `read_only` writes nothing: an
+    unreadable session is left where it is, a re-mapped one is not saved."""
     review, read = await read_review(cwd, target, guard)
     store = ReviewStore(reviews_dir(read.root))
-    stored = await trio.to_thread.run_sync(_load_or_set_aside, store, review.id)
+    stored = await trio.to_thread.run_sync(_load_or_set_aside, store, review.id, read_only)
     if stored is not None and stored.review.revision_id == review.revision_id:
         # The same diff: keep its chapters, so chapter ids stay what the client saw.
         review = attrs.evolve(review, chapters=stored.review.chapters)
@@ -107,6 +109,8 @@ async def load_review(
     if stored is None:
         return LoadedReview(review, new_session(review), store, read.root, False, source)
     session = remap_session(stored.session, stored.review, review)
+    if read_only:
+        return LoadedReview(review, session, store, read.root, True, source)
     try:
         await trio.to_thread.run_sync(store.save, session, review)
     except (OSError, StoreError) as error:  # the next edit says so too
@@ -114,13 +118,18 @@ async def load_review(
     return LoadedReview(review, session, store, read.root, True, source)
 
 
-def _load_or_set_aside(store: ReviewStore, review_id: str) -> StoredReview | None:
+def _load_or_set_aside(
+    store: ReviewStore, review_id: str, read_only: bool = False
+) -> StoredReview | None:
     try:
         return store.load(review_id)
     except LinkedStore as error:
         log.warning("%s; starting a new session", error)
         return None
     except StoreError as error:
+        if read_only:
+            log.warning("%s; read-only: left as it is, starting a new session", error)
+            return None
         path = store.path_for(review_id)
         aside = path.with_name(f"{path.name}.unreadable-{int(time.time())}")
         log.warning("%s; kept as %s, starting a new session", error, aside)

@@ -49,6 +49,7 @@ from luxe.review.model import (
     to_wire,
 )
 from luxe.review.redact import ReviewGuard
+from luxe.review.remap import remap_session
 from luxe.review.store import ReviewStore, StoreError
 
 log = logging.getLogger("luxe.review")
@@ -148,7 +149,8 @@ class ReviewService:
             target = target_from_wire(action.target)
             await self.session.gate.settle()  # secret files known before any is shown
             loaded = await load_review(
-                self.cwd, target, propose=self._chapter_source(), guard=self._guard()
+                self.cwd, target, propose=self._chapter_source(), guard=self._guard(),
+                read_only=self._read_only(),
             )
         except (WireError, ReviewLoadError) as error:
             reason = error.reason if isinstance(error, ReviewLoadError) else str(error)
@@ -159,6 +161,10 @@ class ReviewService:
             state = ReviewState(loaded.review, loaded.session, loaded.store, loaded.root)
             self._states[loaded.review.id] = state
             await self._settle_interrupted(state)
+        elif self._read_only():  # nothing was stored: the session kept here is the latest
+            if state.review.revision_id != loaded.review.revision_id:
+                state.session = remap_session(state.session, state.review, loaded.review)
+                state.review = loaded.review
         else:
             state.review, state.session = loaded.review, loaded.session
         if isinstance(target, PullRequestTarget):
@@ -174,7 +180,9 @@ class ReviewService:
         from luxe.github.review_threads import thread_findings, with_threads
 
         try:
-            threads = await pulls.threads(state.root, target.number, target.repository)
+            threads = await pulls.threads(
+                state.root, target.number, target.repository, redact=self.session.gate.redact
+            )
         except (gh.GhFailed, gh.GhUnavailable) as error:
             log.info("review threads of #%s: %s", target.number, error.message)
             return
@@ -274,7 +282,14 @@ class ReviewService:
     async def _reject(self, kind: str, review_id: str) -> None:
         await self.emit(ev.ActionRejected(kind, f"{kind}: {review_id} is not the open review"))
 
+    def _read_only(self) -> bool:
+        return self.session.gate.permission_mode == "read-only"
+
     async def _save(self, state: ReviewState, session: ReviewSession) -> None:
+        if self._read_only():
+            # Read-only writes nothing, the repository's `.luxe/reviews/`
+            # included: the session lives in this Luxe until it ends.
+            return
         # In a thread that finishes even on cancel, so the file is always whole.
         await trio.to_thread.run_sync(state.store.save, session, state.review)
 
@@ -386,7 +401,7 @@ class ReviewService:
         if action.review_id != state.review.id:
             await self._reject(action.KIND, action.review_id)
             return
-        if self.session.gate.permission_mode == "read-only":
+        if self._read_only():
             await fail("read-only mode: commit_review_chapters is refused")
             return
         args = {"review_id": action.review_id, "chapters": action.chapters}

@@ -6,8 +6,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from luxe.git_quoting import unquote_path
 from luxe.review.commit import _quote
-from luxe.review.diffparse import DiffParseError, parse_diff, unquote_path
+from luxe.review.diffparse import DiffParseError, parse_diff
 
 TWO_HUNKS = """\
 diff --git a/pkg/mod.py b/pkg/mod.py

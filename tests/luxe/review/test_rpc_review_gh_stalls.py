@@ -1,0 +1,65 @@
+"""A pull request's review is read through the user's gh, and gh waits on
+GitHub as long as GitHub makes it: a GitHub that never answers, or a gh that
+hangs, once held the review's owner task for good, so that load and every
+review action sent after it (a working-tree load, an edit) went unanswered
+until the session closed. The read now has the GitHub layer's deadline;
+tests shorten it (LUXE_REVIEW_GH_TIMEOUT_S). The real `luxe --rpc`, the
+real gh and the fake GitHub."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.fakes.github.server import FakeGitHub
+from tests.helpers.github import needs_gh, publish
+from tests.helpers.gitrepo import Repo
+from tests.helpers.procs import command_name
+from tests.luxe.conftest import SpawnLuxe
+from tests.luxe.review.rpc_helpers import NO_CHAPTERS, load
+from tests.luxe.rpc_driver import processes_with_marker
+
+
+def hanging_gh(folder: Path) -> str:
+    """A folder whose `gh` never answers (and never exits)."""
+    folder.mkdir()
+    script = folder / "gh"
+    script.write_text("#!/bin/sh\nexec sleep 600\n")
+    script.chmod(0o755)
+    return str(folder)
+
+
+@needs_gh
+@pytest.mark.parametrize("stall", ["github never answers", "gh hangs"])
+def test_a_pull_request_review_that_gh_never_answers_fails_and_frees_the_review(
+    spawn: SpawnLuxe, repo: Repo, github: FakeGitHub, env: dict[str, str], tmp_path: Path,
+    stall: str,
+) -> None:
+    repo.write("a.py", "A = 1\n")
+    repo.commit("init")
+    checkout = publish(repo.path, github, github.env(), "acme/widgets")
+    repo.git("checkout", "-q", "-b", "topic")
+    repo.write("a.py", "A = 2\n")
+    repo.commit("second")
+    checkout.git("push", "-q", "-u", "origin", "topic")
+    pull = github.world.open_pull(checkout.remote, title="T", body="", head="topic", base="main")
+    extra = {**github.env(), "LUXE_REVIEW_GH_TIMEOUT_S": "3"}
+    if stall == "gh hangs":
+        extra["PATH"] = f"{hanging_gh(tmp_path / 'bin')}:{env['PATH']}"
+    luxe = spawn([NO_CHAPTERS] * 4, cwd=repo.path, env_extra=extra)
+    luxe.expect("ready")
+    if stall == "github never answers":
+        luxe.expect("workspace_updated")  # the workspace's own gh has had its answer
+        github.api.delay_s = 600.0  # the fixture's teardown ends the stall
+    luxe.send("load_guided_review",
+              {"request_id": "p", "target": {"kind": "pull_request", "number": pull.number}})
+    failed = luxe.expect("guided_review_load_failed", timeout=30)
+    assert failed["request_id"] == "p" and "did not answer in 3 s" in failed["reason"], failed
+    # The review is free again: the next load is answered.
+    repo.write("a.py", "A = 3\n")
+    review, _ = load(luxe, "w", {"kind": "working_tree"})
+    assert [f["path"] for f in review["files"]] == ["a.py"]
+    assert luxe.close() == 0
+    left = [p for p in processes_with_marker("", scope=env) if command_name(p) in ("gh", "sleep")]
+    assert left == []

@@ -23,21 +23,8 @@ def test_grep_passes_over_fifos_devices_and_sockets(
     (repo / "random").symlink_to("/dev/urandom")
     listener = socket.socket(socket.AF_UNIX)
     listener.bind(str(repo / "control.sock"))
-    # A PATH without rg: only git, so luxe searches by itself.
-    bin_dir = tmp_path / "bin-without-rg"
-    bin_dir.mkdir()
-    (bin_dir / "git").symlink_to(shutil.which("git") or "/usr/bin/git")
     try:
-        luxe = spawn(
-            [{"tool_calls": [call("grep", pattern="needle")]}, {"text": "done"}],
-            env_extra={"PATH": str(bin_dir)},
-        )
-        ready = luxe.handshake()
-        luxe.send("submit_user_message", {"text": "find it"})
-        luxe.collect_until("turn_ended")
-        results = [r["content"] for r in tool_results(env, ready["session_id"])]
-        assert results == ["notes.txt:1:the needle 42"]
-        assert luxe.close() == 0
+        assert _grep_without_ripgrep(spawn, env, tmp_path) == ["notes.txt:1:the needle 42"]
     finally:
         listener.close()
 
@@ -49,20 +36,26 @@ def test_grep_finds_a_file_1500_folders_deep_and_one_beside_a_linked_loop(
     (repo / "loop").mkdir()
     (repo / "loop" / "again").symlink_to("..")  # never entered
     (repo / "loop" / "near.txt").write_text("the needle 8\n")
+    with deep_tree(repo / "deep", 1500) as bottom:
+        (bottom / "bottom.txt").write_text("the needle 7\n")
+        results = _grep_without_ripgrep(spawn, env, tmp_path)
+    deep, near = results[0].split("\n")
+    assert deep.startswith("deep/" + "d/" * 100), deep  # (the line is cut for the model)
+    assert near == "loop/near.txt:1:the needle 8"
+
+
+def _grep_without_ripgrep(spawn: SpawnLuxe, env: dict[str, str], tmp_path: Path) -> list[str]:
+    """What the grep tool answered for `needle` with no rg on PATH (only
+    git), so luxe searched by itself."""
     bin_dir = tmp_path / "bin-without-rg"
     bin_dir.mkdir()
     (bin_dir / "git").symlink_to(shutil.which("git") or "/usr/bin/git")
-    with deep_tree(repo / "deep", 1500) as bottom:
-        (bottom / "bottom.txt").write_text("the needle 7\n")
-        luxe = spawn(
-            [{"tool_calls": [call("grep", pattern="needle")]}, {"text": "done"}],
-            env_extra={"PATH": str(bin_dir)},
-        )
-        ready = luxe.handshake()
-        luxe.send("submit_user_message", {"text": "find it"})
-        luxe.collect_until("turn_ended")
-        assert luxe.close() == 0
-    results = tool_results(env, ready["session_id"])
-    deep, near = results[0]["content"].split("\n")
-    assert deep.startswith("deep/" + "d/" * 100), deep  # (the line is cut for the model)
-    assert near == "loop/near.txt:1:the needle 8"
+    luxe = spawn(
+        [{"tool_calls": [call("grep", pattern="needle")]}, {"text": "done"}],
+        env_extra={"PATH": str(bin_dir)},
+    )
+    ready = luxe.handshake()
+    luxe.send("submit_user_message", {"text": "find it"})
+    luxe.collect_until("turn_ended")
+    assert luxe.close() == 0
+    return [r["content"] for r in tool_results(env, ready["session_id"])]

@@ -15,6 +15,10 @@ import attrs
 
 from luxe.protocol.frame import Frame, frame
 
+# The header of a secret file's hunk (by name, link or hard link): its one
+# line is a placeholder, and a client shows nothing of the file itself.
+SECRET_HUNK_HEADER = "secret file changed"
+
 EditKind = Literal["comment", "reply", "fix", "edit", "resolve", "reopen", "delete", "verdict"]
 SeverityName = Literal["question", "suggestion", "issue", "nit", "praise"]
 DecisionName = Literal["approve", "request_changes", "comment"]

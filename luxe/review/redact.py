@@ -16,6 +16,7 @@ from pathlib import Path
 import attrs
 
 from luxe.policy.secrets import is_secret_path
+from luxe.protocol.review import SECRET_HUNK_HEADER
 from luxe.record import record
 from luxe.review.model import DiffLine, Hunk, Review
 
@@ -33,7 +34,7 @@ class ReviewGuard:
 def _secret_hunk(hunk: Hunk) -> Hunk:
     return attrs.evolve(
         hunk,
-        header="secret file changed",
+        header=SECRET_HUNK_HEADER,
         lines=(DiffLine("context", None, None, SECRET_PLACEHOLDER),),
     )
 

@@ -208,7 +208,10 @@ async def run(ctl: Controller, arg: str) -> None:
 
 def chapter_focus(view: ReviewView) -> tuple[str, tuple[int, int] | None] | None:
     """The current chapter's first hunk as (file path, its new-side lines;
-    None for a deletion), for a pane beside the interface."""
+    None for a deletion), for a pane beside the interface. A secret file's
+    hunk is never one: the engine knows it by name, link or hard link."""
+    from luxe.protocol.review import SECRET_HUNK_HEADER
+
     review = view.review or {}
     chapters = review.get("chapters", [])
     if not chapters:
@@ -220,6 +223,8 @@ def chapter_focus(view: ReviewView) -> tuple[str, tuple[int, int] | None] | None
         hunk = hunks.get(hunk_id)
         file = files.get(hunk["file_id"]) if hunk else None
         if hunk is None or file is None or file.get("status") == "deleted":
+            continue
+        if hunk.get("header") == SECRET_HUNK_HEADER:
             continue
         start, count = int(hunk.get("new_start", 1)), int(hunk.get("new_lines", 0))
         lines = (max(start, 1), max(start + count - 1, start, 1)) if count else None

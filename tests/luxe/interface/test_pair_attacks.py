@@ -22,12 +22,12 @@ import json
 import os
 import signal
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from tests.fakes.llm_server import FakeLLMServer
+from tests.helpers.gitrepo import git
 from tests.helpers.procs import processes
 from tests.laura.tmux import LauraSession
 from tests.luxe.interface.test_in_laura import call, comment, file_panes, last_user_text, start
@@ -135,21 +135,57 @@ def test_a_review_is_never_typed_into_the_shell_once_luxe_has_left(
             laura.close()
 
 
-@pytest.mark.parametrize("secret", [".env", "deploy/server.key"])
-def test_guided_review_never_opens_a_secret_file_beside_luxe(tmp_path: Path, secret: str) -> None:
-    """A change to a tracked secret file: Luxe's review hides its hunks, and
-    must not then open the file in full in a Laura pane, where the person
-    sees it and a comment on it would quote its line to the model."""
-    repo = make_repo(tmp_path / "repo", {"main.py": "x\n", secret: "TOKEN=s3cr3t-value-123\n"})
-    (repo / secret).write_text("TOKEN=s3cr3t-value-123\nOTHER=an0ther-s3cr3t-456\n")
+SECRET_VALUE = "TOKEN=s3cr3t-value-123\n"
+
+
+def _changed_secret(repo: Path, spelling: str) -> None:
+    """A change to a secret file, reached as `spelling` names it: by its own
+    name, as a key file, through a tracked symlink, or as a hard link under
+    a name that says nothing (the `.env` beside it is ignored, untracked)."""
+    if spelling in (".env", "deploy/server.key"):
+        (repo / spelling).parent.mkdir(parents=True, exist_ok=True)
+        (repo / spelling).write_text(SECRET_VALUE)
+        commit_all(repo)
+        (repo / spelling).write_text(SECRET_VALUE + "OTHER=an0ther-s3cr3t-456\n")
+        return
+    (repo / ".gitignore").write_text(".env\n")
+    (repo / ".env").write_text(SECRET_VALUE)
+    if spelling == "symlink":
+        (repo / "a_settings.txt").symlink_to(".env")
+        commit_all(repo)
+        (repo / "a_settings.txt").unlink()
+        (repo / "a_settings.txt").symlink_to("./.env")  # the link changes; its target is the .env
+    else:  # a hard link
+        os.link(repo / ".env", repo / "a_notes.txt")
+        commit_all(repo)
+        (repo / ".env").write_text(SECRET_VALUE + "OTHER=an0ther-s3cr3t-456\n")
+
+
+def commit_all(repo: Path) -> None:
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "change")
+
+
+@pytest.mark.parametrize("spelling", [".env", "deploy/server.key", "symlink", "hard link"])
+def test_guided_review_never_opens_a_secret_file_beside_luxe(tmp_path: Path, spelling: str) -> None:
+    """A change to a secret file: Luxe's review hides its hunks, and must
+    not then open the file in full in a Laura pane, where the person sees
+    it and a comment on it would quote its line to the model. The chapter
+    after it (a test file's: tests come last) does open, so the secret's
+    chance came first."""
+    repo = make_repo(tmp_path / "repo", {"tests/test_main.py": "x\n"})
+    _changed_secret(repo, spelling)
+    (repo / "tests" / "test_main.py").write_text("x = 1\n")
     with FakeLLMServer([{"text": "no chapters today"}]) as server:
         laura = start(tmp_path, repo, server)
         try:
             laura.type("/review")
             laura.send_keys("Enter")
             laura.wait_for("its contents are not shown")
-            time.sleep(1)  # the pane beside opens in the background: give it time
-            assert file_panes(laura) == []
+            laura.type("/review next")
+            laura.send_keys("Enter")
+            wait_until(lambda: file_panes(laura), what="the test file's chapter beside luxe")
+            assert [p["path"].endswith("test_main.py") for p in file_panes(laura)] == [True]
             assert "s3cr3t" not in laura.text()
         finally:
             laura.close()

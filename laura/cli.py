@@ -15,6 +15,7 @@ from typing import Any
 
 from laura import __version__, protocol
 from laura.client import ClientError, request, tab_name
+from laura.controls import pictured
 
 DESCRIPTION = """\
 Laura: a terminal workspace hosting a shell or an agent beside file panes.
@@ -277,20 +278,10 @@ def build_request(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
 
 
 def printable(text: object) -> str:
-    """`text` with control characters shown, not obeyed: a warning or an
-    error names a path, and a file name may hold escape codes (a title,
-    a cleared screen) for the terminal the client prints to. C0 and DEL
-    become control pictures (ESC -> ␛), C1 U+FFFD."""
-    out = []
-    for char in str(text):
-        code = ord(char)
-        if code < 0x20 or code == 0x7F:
-            out.append(chr(0x2400 + code) if code < 0x20 else "\u2421")
-        elif 0x80 <= code <= 0x9F:
-            out.append("\ufffd")
-        else:
-            out.append(char)
-    return "".join(out)
+    """`text` with control characters shown, not obeyed (laura.controls): a
+    warning or an error names a path, and a file name may hold escape codes
+    (a title, a cleared screen) for the terminal the client prints to."""
+    return pictured(str(text))
 
 
 def print_response(response: dict[str, Any]) -> int:

@@ -30,7 +30,6 @@ from __future__ import annotations
 import gc
 import logging
 import os
-import re
 import signal
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
@@ -134,10 +133,10 @@ class _CleanFormatter(logging.Formatter):
     reason) is shown as `�` on --verbose's stderr, a terminal more
     often than not, and in luxe.log, which a person reads with `tail -f`."""
 
-    _CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-
     def format(self, record: logging.LogRecord) -> str:
-        return self._CONTROLS.sub("\ufffd", super().format(record))
+        from luxe.controls import shown
+
+        return shown(super().format(record))
 
 
 @record

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from laura.controls import pictured
 from laura.review.threads import Note, Thread
 
 PASTE_OPEN = b"\x1b[200~"
@@ -38,29 +39,11 @@ FROZEN_BANNER = (
 
 def defuse_controls(text: str) -> str:
     """`text` with every control character but tab and newline replaced by a
-    visible stand-in, so nothing in a comment or a file line can end the paste
-    early or send keys to the agent's REPL (an `ESC[201~` followed by a
-    carriage return inside a file would otherwise run as typed input).
-
-    C0 controls and DEL become their Unicode control pictures (ESC -> ␛);
-    C1 controls, which some terminals read as 8-bit escapes, and lone
-    surrogates (a file name that is not UTF-8), which no UTF-8 can carry,
-    become U+FFFD.
-    """
-    out: list[str] = []
-    for char in text:
-        code = ord(char)
-        if char in "\t\n":
-            out.append(char)
-        elif code < 0x20:
-            out.append(chr(0x2400 + code))
-        elif code == 0x7F:
-            out.append("\u2421")
-        elif 0x80 <= code <= 0x9F or 0xD800 <= code <= 0xDFFF:
-            out.append("\ufffd")
-        else:
-            out.append(char)
-    return "".join(out)
+    visible stand-in (laura.controls), so nothing in a comment or a file
+    line can end the paste early or send keys to the agent's REPL (an
+    `ESC[201~` followed by a carriage return inside a file would otherwise
+    run as typed input)."""
+    return pictured(text, keep="\t\n")
 
 
 def thread_header(thread: Thread, source_lines: Sequence[str]) -> str:

@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import signal
 import time
 from typing import Any, NamedTuple
 
+from luxe.controls import shown
 from luxe.frontends.server_notices import ServerNotices
 from luxe.protocol import events as ev
 from luxe.protocol.text import escape_c1
@@ -34,13 +34,12 @@ EXIT_TIMEOUT = 124
 EXIT_STDOUT_CLOSED = 141
 
 # Control characters other than tab and newline (C0, DEL, C1).
-_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 _json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 
 
 def plain(text: str) -> str:
     """`text` safe for a terminal: CRLF becomes LF, other controls U+FFFD."""
-    return _CONTROLS.sub("\ufffd", text.replace("\r\n", "\n"))
+    return shown(text.replace("\r\n", "\n"))
 
 
 class StopCause(NamedTuple):

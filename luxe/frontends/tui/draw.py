@@ -188,7 +188,7 @@ def _completions(state: ViewState, width: int) -> list[Line]:
     rows = []
     for i, item in enumerate(state.completions[:8]):
         role = "select" if i == state.completion_index else "dim"
-        rows.append(truncate([("  ", ""), (clean(item), role)], width))  # a file's name
+        rows.append(truncate([("  ", ""), (item, role)], width))
     return rows
 
 
@@ -217,7 +217,6 @@ def _status(state: ViewState, width: int, now: float) -> Line:
         parts.append((f"  ⎇ {s.branch}", "status"))
     if s.pull_request:
         parts.append((f"  {s.pull_request}", "status"))
-    # The branch is the checkout's, the pull request's state GitHub's.
-    return truncate([(clean(text), role) for text, role in parts], width)
+    return truncate(parts, width)
 
 

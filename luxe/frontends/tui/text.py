@@ -12,12 +12,12 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime, tzinfo
 
+from luxe.controls import CONTROL, shown
 from luxe.record import record
 
 Span = tuple[str, str]
 Line = list[Span]
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 TAB = "    "
 
 
@@ -26,7 +26,7 @@ def clean(text: str) -> str:
     attacker put in a file name or tool output) shown as visible `�`.
     `Palette.render` cleans every span; callers clean before they measure,
     cut or split text (a newline stays, for them to split on)."""
-    return _CONTROL.sub("\ufffd", text.replace("\t", TAB))
+    return shown(text.replace("\t", TAB))
 
 
 # Printable ASCII and the glyphs the interface draws itself: one cell each
@@ -54,7 +54,7 @@ def char_width(ch: str) -> int:
     another control (its `�`), 0 for a newline or a combining mark."""
     if ch in NARROW:
         return 1
-    if _CONTROL.match(ch):
+    if CONTROL.match(ch):
         return 1
     if ch == "\t":
         return len(TAB)
@@ -64,7 +64,7 @@ def char_width(ch: str) -> int:
 def cell_width(text: str) -> int:
     if NARROW.issuperset(text):
         return len(text)
-    if "\t" not in text and _CONTROL.search(text) is None:
+    if "\t" not in text and CONTROL.search(text) is None:
         width = _wcwidth()[1](text)
         if width >= 0:
             return width

@@ -36,6 +36,16 @@ from tests.luxe.rpc_driver import make_repo, wait_until
 pytestmark = pytest.mark.tmux
 
 
+def submit_review(laura: LauraSession, pane: int, line: int, text: str) -> None:
+    """Comment `text` on `line` of file pane `pane` and submit the review
+    with an empty body, as a person does (c, the comment, S, Enter)."""
+    laura.wait_footer("c comment")
+    comment(laura, pane, line, text)
+    laura.send_keys("S")
+    laura.wait_footer("review body")
+    laura.send_keys("Enter")
+
+
 def carrying(marker: str) -> list[int]:
     """Living processes whose command line holds `marker`."""
     return [p.pid for p in processes() if p.alive and marker in p.cmdline()]
@@ -221,11 +231,7 @@ def test_a_review_quoting_a_line_that_holds_a_secret_value_reaches_the_model_red
             laura.wait_for("Shown.")
             (pane,) = wait_until(lambda: file_panes(laura), what="the shown file")
             assert laura.cli("focus", str(pane["id"])).returncode == 0
-            laura.wait_footer("c comment")
-            comment(laura, pane["id"], 2, "rotate this")
-            laura.send_keys("S")
-            laura.wait_footer("review body")
-            laura.send_keys("Enter")
+            submit_review(laura, pane["id"], 2, "rotate this")
             laura.wait_for("Thanks for the review.")
             review = last_user_text(server.bodies[2])
             assert review.startswith("[laura review · ")
@@ -284,11 +290,7 @@ def test_a_laura_ready_typed_at_the_prompt_still_lets_the_agent_started_next_rea
         wait_until(got.exists, what="the agent reading")
         assert laura.cli("open", str(repo / "main.py")).returncode == 0
         (pane,) = (p["id"] for p in file_panes(laura))
-        laura.wait_footer("c comment")
-        comment(laura, pane, 2, "why two?")
-        laura.send_keys("S")
-        laura.wait_footer("review body")
-        laura.send_keys("Enter")
+        submit_review(laura, pane, 2, "why two?")
         wait_until(lambda: "> why two?" in got.read_text(), what="the review read by the agent")
     finally:
         laura.close()
@@ -310,11 +312,7 @@ def test_a_review_over_a_draft_is_sent_on_its_own_and_never_runs_as_a_command(
             laura.type(draft)
             assert laura.cli("open", str(repo / "main.py")).returncode == 0
             (pane,) = (p["id"] for p in file_panes(laura))
-            laura.wait_footer("c comment")
-            comment(laura, pane, 2, "why two")
-            laura.send_keys("S")
-            laura.wait_footer("review body")
-            laura.send_keys("Enter")
+            submit_review(laura, pane, 2, "why two")
             screen = laura.wait_for(lambda s: "Thanks for the review." in s or "bash" in s)
             assert "Thanks for the review." in screen
             assert last_user_text(server.bodies[0]).startswith("[laura review · ")

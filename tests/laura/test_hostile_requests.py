@@ -177,7 +177,15 @@ def test_a_file_names_escape_codes_reach_no_terminal_through_the_cli(laura_sessi
     session = laura_session()
     evil = "x\x1b]2;PWNED\x07\x1b[2J\x9b31m"
     os.mkfifo(session.root / f"fifo{evil}")
-    for name, reason in ((f"missing{evil}.txt", "No such file"), (f"fifo{evil}", "is a FIFO")):
+    (session.root / f"dir{evil}").mkdir()
+    (session.root / f"--link{evil}").symlink_to(session.root / f"fifo{evil}")  # option-looking
+    spellings = (
+        (f"missing{evil}.txt", "No such file"),
+        (f"fifo{evil}", "is a FIFO"),
+        (f"dir{evil}", "is a directory"),
+        (f"./--link{evil}", "is a FIFO"),
+    )
+    for name, reason in spellings:
         result = session.cli("open", "--no-focus", name)
         assert result.returncode == 0, result.stderr
         assert reason in result.stderr

@@ -133,31 +133,49 @@ async def test_a_file_named_like_a_pattern_shows_its_own_changes(tmp_path: Path,
     assert view == panes.EditView(True, (2, 2))
 
 
-async def test_an_edit_that_empties_a_huge_file_reads_only_the_start_of_its_diff(
-    tmp_path: Path,
+ROW = "a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z\n"
+HUGE_EDITS = {
+    # how the edit leaves the file, and the lines it lights (None: those read)
+    "emptied": ("emptied\n", (1, 1)),
+    "every line changed": (ROW.upper() * 450_000, (1, 450_000)),
+    "every other line changed": ((ROW + ROW.upper()) * 225_000, None),
+}
+
+
+@pytest.mark.parametrize("edit", list(HUGE_EDITS))
+async def test_an_edit_of_a_huge_file_reads_only_the_start_of_its_diff(
+    tmp_path: Path, edit: str
 ) -> None:
-    # Some 24 MB of removed lines: git writes them all in a second or so.
+    # Some 24 MB of lines in the diff: git writes them all in a second or so.
     repo = Repo(tmp_path / "repo")
-    repo.write("big.csv", "a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z\n" * 450_000)
+    repo.write("big.csv", ROW * 450_000)
     repo.commit("init")
-    repo.write("big.csv", "emptied\n")
+    text, lines = HUGE_EDITS[edit]
+    repo.write("big.csv", text)
     tracemalloc.start()
     try:
         view = await panes.edit_view(repo.path, "big.csv")
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
-    assert view == panes.EditView(True, (1, 1))
-    assert peak < 4 * panes.EDIT_DIFF_CAP, f"{peak} bytes held for the diff"
+    assert view.diff, edit
+    if lines is not None:
+        assert view.lines == lines, edit
+    else:  # the hunks within the cap: from the first (line 2) to the last read
+        assert view.lines is not None and view.lines[0] == 2 and view.lines[1] < 450_000, view
+    assert peak < 4 * panes.EDIT_DIFF_CAP, f"{peak} bytes held for the diff ({edit})"
 
 
-async def test_a_repositorys_textconv_is_never_run(tmp_path: Path) -> None:
+@pytest.mark.parametrize("driver", ["textconv", "command"])
+async def test_a_repositorys_converter_or_diff_program_is_never_run(
+    tmp_path: Path, driver: str
+) -> None:
     # A repository handed over whole (an archive, a copied folder) carries
-    # its own config; .gitattributes names the converter for a file.
+    # its own config; .gitattributes names the driver for a file.
     repo = _two_changed_files(tmp_path, "b.txt")
     marker = tmp_path / "converted"
     repo.write(".gitattributes", "b.txt diff=conv\n")
-    repo.git("config", "diff.conv.textconv", f"sh -c 'touch {marker}; cat \"$0\"'")
+    repo.git("config", f"diff.conv.{driver}", f"sh -c 'touch {marker}; cat \"$0\"'")
     view = await panes.edit_view(repo.path, "b.txt")
     assert view == panes.EditView(True, (2, 2))
     assert not marker.exists()

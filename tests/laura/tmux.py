@@ -46,10 +46,12 @@ from __future__ import annotations
 
 import os
 import shlex
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import uuid
 from collections.abc import Callable
 from pathlib import Path
@@ -205,7 +207,7 @@ class LauraSession(PrivateTmux):
             "TERM": "xterm-256color",
             "LANG": "C.UTF-8",
             "LC_ALL": "C.UTF-8",
-            "TMUX_TMPDIR": str(self.root),
+            "TMUX_TMPDIR": tmux_socket_dir(),
             "PYTHONPATH": str(CHECKOUT),
         }
         self.env.update(env or {})
@@ -301,9 +303,22 @@ class LauraSession(PrivateTmux):
         close_tmux(self.socket, self.env, self.tmux if self.started else None)
 
 
+def tmux_socket_dir() -> str:
+    """A private TMUX_TMPDIR with a short path. tmux's socket is
+    `$TMUX_TMPDIR/tmux-UID/NAME`, and a socket's path holds at most 107
+    bytes: under pytest's tmp_path (longer still in an xdist worker's
+    `popen-gwN/`) a long test name made tmux fail "File name too long".
+    `close_tmux` removes it."""
+    return tempfile.mkdtemp(prefix=SOCKET_DIR_PREFIX, dir="/tmp")
+
+
+SOCKET_DIR_PREFIX = "tmux-test-"
+
+
 def close_tmux(socket: str, env: dict[str, str], tmux: Callable[..., str] | None) -> None:
     """Kill a private tmux server (`tmux -L socket`) and every process of its
-    pane; `tmux` runs a tmux command on it (None: the server never started)."""
+    pane; `tmux` runs a tmux command on it (None: the server never started).
+    The socket's directory goes too, if `tmux_socket_dir` made it."""
     pids: list[int] = []
     if tmux is not None:
         try:
@@ -318,3 +333,6 @@ def close_tmux(socket: str, env: dict[str, str], tmux: Callable[..., str] | None
             os.kill(pid, signal.SIGKILL)
         except OSError:
             pass
+    socket_dir = Path(env.get("TMUX_TMPDIR", ""))
+    if socket_dir.parent == Path("/tmp") and socket_dir.name.startswith(SOCKET_DIR_PREFIX):
+        shutil.rmtree(socket_dir, ignore_errors=True)

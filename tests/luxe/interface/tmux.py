@@ -22,7 +22,7 @@ import uuid
 from collections.abc import Sequence
 from pathlib import Path
 
-from tests.laura.tmux import PrivateTmux, children_of, close_tmux, wait_until
+from tests.laura.tmux import PrivateTmux, children_of, close_tmux, tmux_socket_dir, wait_until
 
 LUXE = [sys.executable, "-m", "luxe"]
 WAIT_S = 30.0
@@ -43,7 +43,7 @@ class LuxeTmux(PrivateTmux):
         self.cwd, self.args = cwd, list(args)
         self.width, self.height = width, height
         self.env = {**env, "TERM": "xterm-256color", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
-                    "TMUX_TMPDIR": str(self.root), "SHELL": "/bin/sh"}
+                    "TMUX_TMPDIR": tmux_socket_dir(), "SHELL": "/bin/sh"}
         self.env.pop("TMUX", None)
         self.after = self.root / "after"
         self._pid: int | None = None

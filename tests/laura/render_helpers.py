@@ -1,5 +1,6 @@
-"""Readable pictures of rendered rows for golden tests, and the check that
-a view answers as laying every row out would."""
+"""Readable pictures of rendered rows for golden tests, the check that a
+view answers as laying every row out would, and the markdown blocks the
+property tests mix into documents (SNIPPETS)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,31 @@ from tests.helpers.wait import wait_until_async
 # The trio form of the one wait_until (tests/helpers/wait.py), by the name
 # the render tests use.
 wait_until = wait_until_async
+
+# Markdown blocks of each kind, nested and wide ones, and the empty one: the
+# property tests join a random choice of them into a document.
+SNIPPETS = [
+    "# Heading",
+    "Setext\n===",
+    "plain words here",
+    "hand wrapped\nparagraph lines\nthree of them",
+    "- item\n- item two\n  - nested",
+    "1. one\n2. two",
+    "- [ ] task\n- [x] done",
+    "> quote\n> more",
+    "> [!TIP]\n> advice",
+    "```py\nx = 1\n\ny = 2\n```",
+    "```\nunclosed fence",
+    "| a | b |\n|---|---|\n| 1 | 2 |",
+    "<div>\nhtml\n</div>",
+    "    indented code",
+    "---",
+    "[ref]: http://example.invalid",
+    "text with `code` and **bold** and [ref]",
+    "- a\n\n  > quote in list\n\n  ```\n  code in list\n  ```",
+    "漢字 wide text 漢字",
+    "",
+]
 
 
 def text(row: Row) -> str:

@@ -24,8 +24,7 @@ from laura.render.lines import Block
 from laura.render.markdown import markdown_blocks
 from laura.render.marks import Marks
 from laura.render.view import DocumentView
-from tests.laura.render_helpers import random_marks
-from tests.laura.test_render_markdown import SNIPPETS
+from tests.laura.render_helpers import SNIPPETS, random_marks
 
 
 def answers(view: DocumentView, rng: random.Random, count: int) -> list[object]:

@@ -17,33 +17,18 @@ from pathlib import Path
 import pytest
 import trio
 
-from laura.commands import answer
 from laura.filecheck import human_size, read_capped
 from laura.gitmarks import output_limit
 from laura.panes.file import FilePane
 from laura.panes.source import INLINE_LIMIT, Loader, parse_limit
 from laura.panes.watch import FileWatch, digest_ahead
-from laura.protocol import Rect
-from laura.render.canvas import Canvas
 from laura.render.document import PLAIN_TEXT
-from laura.tab import Tab
 from tests.laura.echo_probe import EchoProbe, percentile
 from tests.laura.other_names import SPELLINGS, reached_by
+from tests.laura.tab_driver import ask, shown, tab_at
 from tests.laura.tmux import LAURA, LauraSession, alive, descendants_of, wait_until
 
 Make = Callable[..., LauraSession]
-
-
-def ask(tab: Tab, frame: dict) -> dict:
-    return json.loads(answer(tab, json.dumps(frame).encode()))
-
-
-def shown(tab: Tab, pane: int) -> str:
-    area = tab.pane_inner(tab.panes[pane])
-    canvas = Canvas(area.x + area.width + 1, area.y + area.height + 1)
-    tab.panes[pane].fit(area)
-    tab.panes[pane].draw(canvas, area, False)
-    return "\n".join(canvas.text())
 
 
 def rchar() -> int:
@@ -75,12 +60,6 @@ def specials(tmp_path: Path) -> Iterator[dict[str, Path]]:
         }
     finally:
         listener.close()
-
-
-def tab_at(tmp_path: Path) -> Tab:
-    tab = Tab(0, "t", str(tmp_path), session="s")
-    tab.area = Rect(0, 1, 240, 30)
-    return tab
 
 
 def swapped(path: Path, special: Path | None, how: str) -> bool:

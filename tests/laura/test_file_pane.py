@@ -4,7 +4,6 @@ its protocol entry point and drawn into a canvas, as the host does."""
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from pathlib import Path
@@ -12,7 +11,6 @@ from pathlib import Path
 import pytest
 
 from laura import gitmarks
-from laura.commands import answer
 from laura.panes.file import FilePane
 from laura.protocol import Rect
 from laura.render import theme
@@ -21,10 +19,9 @@ from laura.render.diff import plain_blocks
 from laura.render.lines import KeptBlocks
 from laura.render.view import DocumentView
 from laura.render.wrapped_view import WrappedView
-from laura.tab import Tab, inner
+from laura.tab import inner
 from tests.laura.git_helpers import committed, isolate_environment
-
-WIDTH, HEIGHT = 100, 24
+from tests.laura.tab_driver import HEIGHT, WIDTH, ask, draw, make_tab, open_pane, visible
 
 
 @pytest.fixture(autouse=True)
@@ -32,48 +29,10 @@ def private_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None
     isolate_environment(tmp_path, monkeypatch)
 
 
-def make_tab(cwd: Path) -> Tab:
-    tab = Tab(0, "test-tab", str(cwd), session="s")
-    tab.area = Rect(0, 1, WIDTH, HEIGHT)
-    tab.ready = True
-    return tab
-
-
-def ask(tab: Tab, frame: dict[str, object]) -> dict[str, object]:
-    reply: dict[str, object] = json.loads(answer(tab, json.dumps(frame).encode()))
-    return reply
-
-
-def open_pane(tab: Tab, path: Path, **fields: object) -> int:
-    reply = ask(tab, {"type": "open", "path": str(path), "dir": "horizontal", **fields})
-    assert reply["type"] == "opened", reply
-    return int(reply["pane"])  # type: ignore[call-overload]
-
-
-def draw(tab: Tab, pane: int, focused: bool = False) -> tuple[Canvas, Rect]:
-    canvas = Canvas(WIDTH, HEIGHT + 2)
-    rect = tab.rects()[pane]
-    file_pane = tab.panes[pane]
-    area = inner(rect)
-    file_pane.draw(canvas, area, focused, tab.cwd)
-    return canvas, area
-
-
 def paint(pane: FilePane, canvas: Canvas, area: Rect, focused: bool) -> None:
     """A frame of one pane as the host makes it: settle the view, then draw."""
     pane.fit(area)
     pane.draw(canvas, area, focused)
-
-
-def visible(tab: Tab, pane: int) -> list[str]:
-    canvas, area = draw(tab, pane)
-    return [
-        "".join(cell[0] for cell in canvas.rows[y][area.x : area.x + area.width]).rstrip()
-        for y in range(area.y, area.y + area.height)
-    ]
-
-
-
 
 
 REFLOWED = (

@@ -22,7 +22,7 @@ from laura.render.style import Span
 from laura.render.view import LINE_SHOWN_LIMIT, DocumentView, count_rows
 from laura.render.wrapped_view import WrappedView
 from tests.laura.echo_probe import EchoProbe, assert_keys_echoed
-from tests.laura.test_file_guard import ask, shown, tab_at
+from tests.laura.tab_driver import ask, shown, tab_at
 from tests.laura.tmux import LauraSession
 
 Make = Callable[..., LauraSession]

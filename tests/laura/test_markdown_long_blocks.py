@@ -17,8 +17,7 @@ from hypothesis import strategies as st
 from laura.render import markdown as markdown_module
 from laura.render.document import Document, render_document
 from laura.render.markdown import BLOCK_LINES, KEEP_PARSED_LIMIT, LONG_BLOCK_LINES, markdown_blocks
-from tests.laura.render_helpers import text
-from tests.laura.test_render_markdown import SNIPPETS
+from tests.laura.render_helpers import SNIPPETS, text
 
 
 def shown(source: str, width: int = 60) -> list[str]:

@@ -14,7 +14,7 @@ from laura.filecheck import DEFAULT_MAX_FILE_BYTES
 from laura.gitmarks import NO_CHANGES, git_diff, git_diff_blocking, output_limit
 from tests.helpers.planted import live_payloads, planted_clone
 from tests.laura.git_helpers import isolate_environment
-from tests.laura.test_file_pane import make_tab, open_pane, visible
+from tests.laura.tab_driver import make_tab, open_pane, visible
 
 # Files inside each plant, some reached through a symlink or `..`.
 FILES = [

@@ -15,7 +15,7 @@ from laura.panes.read_budget import MIN_SHARE, ReadBudget
 from laura.panes.source import Loader
 from laura.settings import Settings, load_settings
 from tests.laura.other_names import SPELLINGS, reached_by
-from tests.laura.test_file_guard import ask, tab_at
+from tests.laura.tab_driver import ask, tab_at
 from tests.laura.tmux import LauraSession
 
 Make = Callable[..., LauraSession]

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from laura.render import markdown as markdown_module
 from laura.render import theme
 from laura.render.document import Document, render_document
-from tests.laura.render_helpers import picture, sources, text
+from tests.laura.render_helpers import SNIPPETS, picture, sources, text
 
 
 def md(source: str) -> str:
@@ -364,30 +364,6 @@ def test_yaml_front_matter_is_shown_as_source_line_for_line() -> None:
         "  6 |# Notes",
     ]
     assert render("---\n\ntext\n") == ["  1 |" + "─" * 60, "  2 |", "  3 |text"]
-
-
-SNIPPETS = [
-    "# Heading",
-    "Setext\n===",
-    "plain words here",
-    "hand wrapped\nparagraph lines\nthree of them",
-    "- item\n- item two\n  - nested",
-    "1. one\n2. two",
-    "- [ ] task\n- [x] done",
-    "> quote\n> more",
-    "> [!TIP]\n> advice",
-    "```py\nx = 1\n\ny = 2\n```",
-    "```\nunclosed fence",
-    "| a | b |\n|---|---|\n| 1 | 2 |",
-    "<div>\nhtml\n</div>",
-    "    indented code",
-    "---",
-    "[ref]: http://example.invalid",
-    "text with `code` and **bold** and [ref]",
-    "- a\n\n  > quote in list\n\n  ```\n  code in list\n  ```",
-    "漢字 wide text 漢字",
-    "",
-]
 
 
 @settings(max_examples=60, deadline=None)

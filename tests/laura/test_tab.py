@@ -3,23 +3,18 @@ socket calls, so the state a pane keeps can be checked directly."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from laura.commands import answer
 from laura.protocol import Rect
 from laura.render.canvas import Canvas
 from laura.tab import Tab
+from tests.laura.tab_driver import ask
 
 
 def make_tab(tmp_path: Path) -> Tab:
     tab = Tab(0, "laura-test", str(tmp_path), session="laura-test-0")
     tab.area = Rect(0, 1, 120, 38)
     return tab
-
-
-def ask(tab: Tab, frame: dict) -> dict:
-    return json.loads(answer(tab, json.dumps(frame).encode()))
 
 
 def test_highlight_clamps_centres_and_clears(tmp_path: Path) -> None:

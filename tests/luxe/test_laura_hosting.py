@@ -17,15 +17,12 @@ import pytest
 
 from tests.fakes.llm_server import FakeLLMServer
 from tests.laura.tmux import LauraSession
-from tests.luxe.rpc_driver import LuxeProcess, make_env, make_repo, wait_until, write_script
+from tests.luxe.in_laura import file_panes
+from tests.luxe.rpc_driver import LuxeProcess, call, make_env, make_repo, wait_until, write_script
 
 pytestmark = pytest.mark.tmux
 
 MAIN = "".join(f"line {n}\n" for n in range(1, 41))
-
-
-def call(name: str, **args: Any) -> dict[str, Any]:
-    return {"name": name, "args": args}
 
 
 def edit(old: str, new: str) -> dict[str, Any]:
@@ -39,12 +36,6 @@ def laura(tmp_path: Path) -> Iterator[LauraSession]:
         yield session.start()
     finally:
         session.close()
-
-
-def file_panes(laura: LauraSession) -> list[dict[str, Any]]:
-    result = laura.cli("layout")
-    assert result.returncode == 0, result.stderr
-    return [p for p in json.loads(result.stdout)["panes"] if p["kind"] == "panel"]
 
 
 def start_luxe(tmp_path: Path, laura: LauraSession, steps: list[dict[str, Any]]) -> LuxeProcess:

@@ -14,7 +14,7 @@ import pytest
 
 from tests.fakes.llm_server import FakeLLMServer
 from tests.luxe.policy.e2e import call, executable, global_config, tool_results, write_json
-from tests.luxe.policy.test_hooks import GUARD_SH, PROMPT_POLICY_SH
+from tests.luxe.policy.hook_scripts import GUARD_SH, PROMPT_POLICY_SH
 from tests.luxe.print_driver import model_env, run_print, start_print
 from tests.luxe.rpc_driver import EXIT_TIMEOUT_S, processes_with_marker, unique_duration, wait_until
 

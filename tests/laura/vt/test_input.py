@@ -15,7 +15,7 @@ import pytest
 
 from laura.vt import VirtualTerminal
 from laura.vt import core as vt_core
-from tests.laura.vt.test_rows import _state
+from tests.laura.vt.state import vt_state
 
 _INERT = re.compile("[\x00-\x06\x10-\x17\x19\x1c-\x1f\x7f-\x9f]")
 _IGNORED_BYTES = [bytes((code,)) for code in (*range(0x07), *range(0x10, 0x18), 0x19,
@@ -139,7 +139,7 @@ def test_ascii_reads_unmarked_leave_the_state_marked_reads_leave(
             step = reads.choice((1, 3, 7, 64, 256))
             vt.feed(data[at : at + step])
             at += step
-        return (_state(vt), vt._held, vt._in_string)
+        return (vt_state(vt), vt._held, vt._in_string)
 
     unmarked = fed()
     monkeypatch.setattr(vt_core, "_decode", lambda data: (*vt_core._decode_marked(data), True))

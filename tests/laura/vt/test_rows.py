@@ -10,25 +10,9 @@ import pytest
 from laura.vt import VirtualTerminal
 from laura.vt import core as vt_core
 from laura.vt import rows as vt_rows
-from laura.vt.line import Line
 from laura.vt.rows import RowBatch
+from tests.laura.vt.state import vt_state
 from tests.laura.vt.streams import random_stream
-
-
-def _line(line: Line) -> tuple:
-    # Style runs as drawn: equal neighbours merged, empty ones dropped.
-    return line.text, line.spans(10_000), line.wrapped, line.marks
-
-
-def _state(vt: VirtualTerminal) -> tuple:
-    return (
-        [_line(line) for line in vt.history],
-        [_line(line) for line in vt.main_buffer],
-        [_line(line) for line in vt.alt_buffer],
-        vt.alt_screen, vt.x, vt.y, vt.style, vt.top, vt.bottom, vt.autowrap, vt.origin,
-        vt.insert_mode, vt.newline_mode, vt.charsets, vt.shift, vt._last_char,
-        sorted(vt.tabstops), vt.title, vt.alerts, vt.errors,
-    )
 
 
 def _fed(data: bytes, lines: int, columns: int, seed: int) -> VirtualTerminal:
@@ -84,8 +68,8 @@ def test_batches_leave_the_state_the_per_token_path_leaves(
         monkeypatch.setattr(vt_rows, "not_narrow", lambda: None)
         monkeypatch.setattr(vt_core, "not_narrow", lambda: None)
     inputs = _inputs()
-    batched = [_state(_fed(data, *size, seed)) for seed, data in enumerate(inputs)]
+    batched = [vt_state(_fed(data, *size, seed)) for seed, data in enumerate(inputs)]
     monkeypatch.setattr(RowBatch, "_batch", lambda self, parts, i, count, bulk: (i, bulk))
     for seed, data in enumerate(inputs):
-        assert batched[seed] == _state(_fed(data, *size, seed)), f"input {seed}"
+        assert batched[seed] == vt_state(_fed(data, *size, seed)), f"input {seed}"
 

@@ -1,6 +1,7 @@
 """Fixtures for GitHub tests: the real gh against the fake GitHub
 (tests/helpers/github.py), a checkout whose `origin` is a bare repository
-served by git http-backend, and luxe started in it."""
+served by git http-backend, luxe started in it, and a stack of pull
+requests to restack."""
 
 from __future__ import annotations
 
@@ -27,3 +28,19 @@ def checkout(tmp_path: Path, github: FakeGitHub, env: dict[str, str]) -> Checkou
 @pytest.fixture
 def repo(checkout: Checkout) -> Path:
     return checkout.path
+
+
+@pytest.fixture
+def stack(github: FakeGitHub, checkout: Checkout) -> dict[str, str]:
+    """part-1 <- part-2 <- part-3, each with a pull request; #1 squash-merged
+    (its branch left in place). part-3 is checked out."""
+    shas = {}
+    repo = github.world.repos["o/r"]
+    base = "main"
+    for index in (1, 2, 3):
+        name = f"part-{index}"
+        shas[name] = checkout.branch(name, {f"{index}.txt": f"{index}\n"}, f"add {index}")
+        github.world.open_pull(repo, title=f"Part {index}", body="", head=name, base=base)
+        base = name
+    github.world.merge(repo.pulls[1], "SQUASH")
+    return shas

@@ -16,7 +16,7 @@ from tests.fakes.github.server import FakeGitHub
 from tests.fakes.llm_server import FakeLLMServer
 from tests.helpers.github import Checkout, needs_gh
 from tests.luxe.conftest import SpawnLuxe
-from tests.luxe.test_rpc_providers import provider_env
+from tests.luxe.rpc_driver import provider_env
 
 pytestmark = needs_gh
 

@@ -18,7 +18,6 @@ from tests.fakes.github.model import Comment, PullRequest, Thread
 from tests.fakes.github.server import FakeGitHub
 from tests.helpers.github import Checkout, needs_gh, open_fix_retry
 from tests.laura.tmux import wait_until
-from tests.luxe.github.test_restack import stack  # noqa: F401 -- the fixture
 from tests.luxe.interface.conftest import StartUi, ui  # noqa: F401 -- the fixture
 from tests.luxe.interface.tmux import LuxeTmux
 

@@ -17,22 +17,6 @@ from tests.luxe.rpc_driver import LuxeProcess
 pytestmark = needs_gh
 
 
-@pytest.fixture
-def stack(github: FakeGitHub, checkout: Checkout) -> dict[str, str]:
-    """part-1 <- part-2 <- part-3, each with a pull request; #1 squash-merged
-    (its branch left in place). part-3 is checked out."""
-    shas = {}
-    repo = github.world.repos["o/r"]
-    base = "main"
-    for index in (1, 2, 3):
-        name = f"part-{index}"
-        shas[name] = checkout.branch(name, {f"{index}.txt": f"{index}\n"}, f"add {index}")
-        github.world.open_pull(repo, title=f"Part {index}", body="", head=name, base=base)
-        base = name
-    github.world.merge(repo.pulls[1], "SQUASH")
-    return shas
-
-
 def _plan(luxe: LuxeProcess, rid: str = "p") -> dict:  # type: ignore[type-arg]
     luxe.send("plan_restack", {"request_id": rid})
     return luxe.expect("restack_planned", where=lambda c: c["request_id"] == rid)

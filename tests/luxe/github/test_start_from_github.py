@@ -15,8 +15,7 @@ from tests.fakes.github.server import FakeGitHub
 from tests.fakes.llm_server import FakeLLMServer
 from tests.helpers.github import Checkout, needs_gh, open_fix_retry
 from tests.luxe.conftest import SpawnLuxe
-from tests.luxe.rpc_driver import LuxeProcess
-from tests.luxe.test_rpc_providers import provider_env
+from tests.luxe.rpc_driver import LuxeProcess, provider_env
 
 pytestmark = needs_gh
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from tests.laura.tmux import wait_until
 from tests.luxe.interface.conftest import StartUi
-from tests.luxe.interface.test_input import _sent, _sessions
+from tests.luxe.interface.session_files import luxe_sessions, user_texts
 from tests.luxe.interface.tmux import LuxeTmux
 from tests.luxe.rpc_driver import write_script
 
@@ -120,7 +120,7 @@ def test_custom_commands_from_config_and_only_trusted_projects(ui: StartUi, env:
     session.wait_for("unknown command /evil")
     _run(session, "/fixit 123")
     session.wait_for("on it")
-    wait_until(lambda: any("Please fix issue 123 carefully." in t for t in _sent(_sessions(env))))
+    wait_until(lambda: any("Please fix issue 123 carefully." in t for t in user_texts(luxe_sessions(env))))
 
     trusted = ui([], "--trust-project")
     trusted.type("/ev")

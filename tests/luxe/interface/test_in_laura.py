@@ -7,25 +7,19 @@ idle, queued (and shown in the queue) when a turn is running."""
 
 from __future__ import annotations
 
-import json
-import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from tests.fakes.llm_server import FakeLLMServer
 from tests.laura.tmux import LauraSession
-from tests.luxe.rpc_driver import make_repo, wait_until
+from tests.luxe.in_laura import comment, file_panes, last_user_text, start
+from tests.luxe.rpc_driver import call, make_repo, wait_until
 
 pytestmark = pytest.mark.tmux
 
 MAIN = "".join(f"line {n}\n" for n in range(1, 41))
-
-
-def call(name: str, **args: Any) -> dict[str, Any]:
-    return {"name": name, "args": args}
 
 
 EDIT = call("edit", path="main.py", old_string="line 12\n", new_string="line twelve CHANGED\n")
@@ -34,47 +28,6 @@ EDIT = call("edit", path="main.py", old_string="line 12\n", new_string="line twe
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     return make_repo(tmp_path / "repo", {"main.py": MAIN})
-
-
-def start(
-    tmp_path: Path, repo: Path, server: FakeLLMServer, *args: str, env: dict[str, str] | None = None
-) -> LauraSession:
-    luxe = [sys.executable, "-m", "luxe", *args]
-    command = ["sh", "-c", f"cd '{repo}' && exec \"$@\"", "sh", *luxe]
-    base = {
-        "ANTHROPIC_BASE_URL": server.base_url,
-        "ANTHROPIC_API_KEY": "test-key",
-        "LUXE_MODEL": "anthropic/claude-sonnet-4-5",
-        **(env or {}),
-    }
-    session = LauraSession(tmp_path / "laura", command=command, width=200, height=50, env=base)
-    session.start()
-    session.wait_for("›")
-    return session
-
-
-def file_panes(laura: LauraSession) -> list[dict[str, Any]]:
-    result = laura.cli("layout")
-    assert result.returncode == 0, result.stderr
-    return [p for p in json.loads(result.stdout)["panes"] if p["kind"] == "panel"]
-
-
-def last_user_text(body: dict[str, Any]) -> str:
-    message = [m for m in body["messages"] if m["role"] == "user"][-1]
-    content = message["content"]
-    if isinstance(content, str):
-        return content
-    return "".join(block["text"] for block in content if block.get("type") == "text")
-
-
-def comment(laura: LauraSession, pane: int, line: int, text: str) -> None:
-    """The person puts the cursor on `line` and comments on it."""
-    assert laura.cli("highlight", str(line), "--pane", str(pane)).returncode == 0
-    laura.send_keys("c")
-    laura.wait_footer(f"comment L{line}")
-    laura.type(text)
-    laura.send_keys("Enter")
-    laura.wait_for(text)
 
 
 def review_two_lines(laura: LauraSession, pane: int) -> None:

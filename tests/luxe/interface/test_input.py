@@ -3,31 +3,11 @@ history, pastes (and Laura's review-style paste that submits once), @file."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from tests.laura.tmux import wait_until
 from tests.luxe.interface.conftest import StartUi
-
-
-def _sent(session_dir: Path) -> list[str]:
-    """The user messages stored in the session files (what the model got)."""
-    texts = []
-    for path in sorted(session_dir.rglob("*.jsonl")):
-        for line in path.read_text().splitlines():
-            record = json.loads(line)
-            message = record.get("message", record)
-            if message.get("role") == "user":
-                content = message.get("content")
-                if isinstance(content, str):
-                    texts.append(content)
-                else:
-                    texts.extend(b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text")
-    return texts
-
-
-def _sessions(env: dict[str, str]) -> Path:
-    return Path(env["XDG_DATA_HOME"]) / "luxe" / "sessions"
+from tests.luxe.interface.session_files import luxe_sessions, user_texts
 
 
 def test_multiline_with_ctrl_j_and_backslash_enter(ui: StartUi, env: dict[str, str]) -> None:
@@ -41,7 +21,7 @@ def test_multiline_with_ctrl_j_and_backslash_enter(ui: StartUi, env: dict[str, s
     assert "› line one" in screen and "  line two" in screen
     session.send_keys("Enter")
     session.wait_for("got it")
-    wait_until(lambda: any("line one\nline two\nline three" in t for t in _sent(_sessions(env))))
+    wait_until(lambda: any("line one\nline two\nline three" in t for t in user_texts(luxe_sessions(env))))
 
 
 def test_readline_keys_edit_the_draft(ui: StartUi) -> None:
@@ -96,8 +76,8 @@ def test_review_style_paste_with_trailing_cr_submits_once_byte_for_byte(ui: Star
     session.tmux("paste-buffer", "-p", "-r", "-b", "r")
     session.send_bytes(b"\r")
     session.wait_for("fixing")
-    wait_until(lambda: review in _sent(_sessions(env)))
-    assert sum(1 for t in _sent(_sessions(env)) if t == review) == 1
+    wait_until(lambda: review in user_texts(luxe_sessions(env)))
+    assert sum(1 for t in user_texts(luxe_sessions(env)) if t == review) == 1
     assert "should never be asked" not in "\n".join(session.history())
 
 
@@ -110,7 +90,7 @@ def test_large_paste_is_a_chip_sent_in_full(ui: StartUi, env: dict[str, str]) ->
     session.type(" summarise")
     session.send_keys("Enter")
     session.wait_for("read it all")
-    wait_until(lambda: big + " summarise" in _sent(_sessions(env)))
+    wait_until(lambda: big + " summarise" in user_texts(luxe_sessions(env)))
 
 
 def test_at_file_completes_and_attaches(ui: StartUi, env: dict[str, str], repo: Path) -> None:
@@ -122,7 +102,7 @@ def test_at_file_completes_and_attaches(ui: StartUi, env: dict[str, str], repo: 
     session.wait_for("look at @docs/guide.md")
     session.send_keys("Enter")
     session.wait_for("read the guide")
-    wait_until(lambda: any("4711" in t for t in _sent(_sessions(env))))
+    wait_until(lambda: any("4711" in t for t in user_texts(luxe_sessions(env))))
 
 
 def test_at_file_finds_a_file_among_many_thousands(ui: StartUi, env: dict[str, str], repo: Path) -> None:
@@ -140,7 +120,7 @@ def test_at_file_finds_a_file_among_many_thousands(ui: StartUi, env: dict[str, s
     session.wait_for("look at @zz/needle_target.md")
     session.send_keys("Enter")
     session.wait_for("found the needle")
-    wait_until(lambda: any("5151" in t for t in _sent(_sessions(env))))
+    wait_until(lambda: any("5151" in t for t in user_texts(luxe_sessions(env))))
 
 
 def test_bang_runs_a_shell_command_through_the_gate(ui: StartUi, env: dict[str, str]) -> None:
@@ -153,7 +133,7 @@ def test_bang_runs_a_shell_command_through_the_gate(ui: StartUi, env: dict[str, 
     session.type("what did it say?")
     session.send_keys("Enter")
     session.wait_for("I can see the listing")
-    wait_until(lambda: any("from-the-shell-42" in t for t in _sent(_sessions(env))))
+    wait_until(lambda: any("from-the-shell-42" in t for t in user_texts(luxe_sessions(env))))
 
 
 def test_a_megabyte_paste_arrives_byte_for_byte(ui: StartUi, env: dict[str, str]) -> None:
@@ -167,7 +147,7 @@ def test_a_megabyte_paste_arrives_byte_for_byte(ui: StartUi, env: dict[str, str]
     session.wait_for(f"[pasted {big.count(chr(10)) + 1} lines #1]", timeout=60)
     session.send_keys("Enter")
     session.wait_for("got the megabyte", timeout=60)
-    wait_until(lambda: big in _sent(_sessions(env)), 30)
+    wait_until(lambda: big in user_texts(luxe_sessions(env)), 30)
 
 
 def test_at_completion_chooses_among_candidates(ui: StartUi, env: dict[str, str], repo: Path) -> None:
@@ -181,7 +161,7 @@ def test_at_completion_chooses_among_candidates(ui: StartUi, env: dict[str, str]
     session.wait_editor("› see @alpha_notes.md")
     session.send_keys("Enter")
     session.wait_for("read the plan")
-    wait_until(lambda: any("body of alpha_notes.md" in t for t in _sent(_sessions(env))))
+    wait_until(lambda: any("body of alpha_notes.md" in t for t in user_texts(luxe_sessions(env))))
 
 
 def test_file_names_and_a_branch_cannot_write_to_the_terminal(ui: StartUi, repo: Path) -> None:

@@ -30,8 +30,8 @@ from tests.fakes.llm_server import FakeLLMServer
 from tests.helpers.gitrepo import git
 from tests.helpers.procs import processes
 from tests.laura.tmux import LauraSession
-from tests.luxe.interface.test_in_laura import call, comment, file_panes, last_user_text, start
-from tests.luxe.rpc_driver import make_repo, wait_until
+from tests.luxe.in_laura import comment, file_panes, last_user_text, start
+from tests.luxe.rpc_driver import call, make_repo, wait_until
 
 pytestmark = pytest.mark.tmux
 

@@ -7,11 +7,11 @@ from pathlib import Path
 
 from tests.laura.tmux import wait_until
 from tests.luxe.interface.conftest import StartUi
-from tests.luxe.interface.test_input import _sessions
+from tests.luxe.interface.session_files import luxe_sessions
 
 
 def _tool_results(env: dict[str, str]) -> str:
-    return "\n".join(p.read_text() for p in _sessions(env).rglob("*.jsonl"))
+    return "\n".join(p.read_text() for p in luxe_sessions(env).rglob("*.jsonl"))
 
 
 def _bash(command: str) -> dict[str, object]:

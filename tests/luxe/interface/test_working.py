@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from tests.laura.tmux import wait_until
 from tests.luxe.interface.conftest import StartUi
-from tests.luxe.interface.test_input import _sent, _sessions
+from tests.luxe.interface.session_files import luxe_sessions, user_texts
 
 SLOW = {"text": "working on it", "stall_s": 30}
 
@@ -20,7 +20,7 @@ def test_enter_steers_the_running_turn(ui: StartUi, env: dict[str, str]) -> None
     session.send_keys("Enter")
     session.wait_for("↳ steer: also check the tests")
     session.wait_for("steered answer")
-    wait_until(lambda: any("also check the tests" in t for t in _sent(_sessions(env))))
+    wait_until(lambda: any("also check the tests" in t for t in user_texts(luxe_sessions(env))))
 
 
 def test_tab_queues_and_a_queued_item_can_be_edited_and_removed(ui: StartUi, env: dict[str, str]) -> None:
@@ -42,7 +42,7 @@ def test_tab_queues_and_a_queued_item_can_be_edited_and_removed(ui: StartUi, env
     session.send_keys("Tab")  # back into its place
     session.wait_for("queued 1: queued alpha edited")
     session.wait_for("second answer", timeout=60)
-    wait_until(lambda: "queued alpha edited" in _sent(_sessions(env)))
+    wait_until(lambda: "queued alpha edited" in user_texts(luxe_sessions(env)))
     session.wait_for(lambda s: "queued gamma" not in s.split("› queued alpha edited")[0])
 
 

@@ -12,7 +12,7 @@ import pytest
 
 from luxe.lsp.servers import NEED_TRUST, LspSettings, find_servers
 from luxe.lsp.trust import NeedsTrust, initialization_options
-from tests.luxe.lsp.test_diagnostics import edit_session, only
+from tests.luxe.lsp.edit_diagnostics import edit_session, only
 from tests.luxe.policy.e2e import call, global_config, luxe_on_fake_model, tool_results, write_json
 from tests.luxe.rpc_driver import make_env
 

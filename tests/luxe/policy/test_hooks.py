@@ -18,34 +18,7 @@ from luxe.policy.hooks import CommandHookRunner, HookFinished
 from luxe.policy.hooks_config import HookConfig, HookDefinition, load_hooks, parse_hooks
 from tests.helpers.procs import live_pids_with
 from tests.helpers.wait import wait_until
-
-GUARD_SH = """#!/usr/bin/env bash
-# ~/.config/luxe/hooks/guard.sh  — reads the BeforeToolUse event, denies risky bash.
-event=$(cat)
-cmd=$(printf '%s' "$event" | jq -r '.ToolUse.args.command // empty')
-case "$cmd" in
-  *"rm -rf"*|*"mkfs"*) echo '{"decision":"deny","reason":"blocked by guard.sh"}' ;;
-  *)                    echo '{"decision":"allow"}' ;;
-esac
-"""
-
-AUDIT_PY = """#!/usr/bin/env python3
-# audit.py — append each tool result to a log.
-import json, sys, datetime
-ev = json.load(sys.stdin).get("ToolResult", {})
-with open("/tmp/luxe-audit.log", "a") as f:
-    f.write(f'{datetime.datetime.now().isoformat()} {ev.get("tool_name")} error={ev.get("is_error")}\\n')
-"""
-
-PROMPT_POLICY_SH = """#!/usr/bin/env bash
-event=$(cat)
-prompt=$(printf '%s' "$event" | jq -r '.Other.content // empty')
-if printf '%s' "$prompt" | grep -qE 'CORP-SECRET-[0-9]+'; then
-  echo '{"decision":"deny","reason":"prompt contained an internal token"}'
-else
-  echo '{"decision":"allow"}'
-fi
-"""
+from tests.luxe.policy.hook_scripts import AUDIT_PY, GUARD_SH, PROMPT_POLICY_SH
 
 
 def script(tmp_path: Path, name: str, text: str) -> str:

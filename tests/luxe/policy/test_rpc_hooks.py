@@ -19,7 +19,7 @@ from .e2e import (
     tool_results,
     write_json,
 )
-from .test_hooks import GUARD_SH, PROMPT_POLICY_SH
+from .hook_scripts import GUARD_SH, PROMPT_POLICY_SH
 
 
 def hooks_file(env: dict[str, str], hooks: dict[str, object]) -> Path:

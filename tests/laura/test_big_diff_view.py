@@ -15,6 +15,7 @@ from tests.laura.tmux import LauraSession
 Make = Callable[..., LauraSession]
 
 
+@pytest.mark.timing
 @pytest.mark.tmux
 @pytest.mark.parametrize("deleting", [False, True], ids=["changes", "changes and deletions"])
 def test_the_diff_view_of_a_big_diff_turns_on_promptly(laura_session: Make, deleting: bool) -> None:

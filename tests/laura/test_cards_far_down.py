@@ -66,6 +66,7 @@ def test_keys_keep_echoing_while_an_agent_comments_in_the_diff_view_of_a_long_fi
     agent_comment_while_typing(session, opened.stdout.strip(), 3, "while an agent commented in a diff view")
 
 
+@pytest.mark.timing
 @pytest.mark.tmux
 def test_the_persons_comment_on_a_long_file_shows_at_once(laura_session: Make, tmp_path: Path) -> None:
     path = tmp_path / "generated.py"
@@ -105,6 +106,7 @@ def test_the_long_file_reached_by_another_name_keeps_keys_echoing(
     agent_comment_while_typing(session, opened.stdout.strip(), 399_990, f"while an agent commented via a {spelling}")
 
 
+@pytest.mark.timing
 @pytest.mark.tmux
 @pytest.mark.parametrize(
     "name, line, count",

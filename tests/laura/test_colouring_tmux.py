@@ -45,6 +45,7 @@ def ordinary_python(path: Path, functions: int) -> None:
     )
 
 
+@pytest.mark.timing
 @pytest.mark.parametrize(
     ("name", "unit"),
     [("bundle.js", "/*\n"), ("page.html", "<!--\n"), ("tool.rb", "=begin\n")],
@@ -67,6 +68,7 @@ def test_keys_keep_echoing_while_a_file_that_makes_the_lexer_rescan_opens(
     assert_keys_echoed(idle, busy, f"while {name} opened")
 
 
+@pytest.mark.timing
 @pytest.mark.parametrize("spelling", SPELLINGS)
 def test_keys_keep_echoing_however_such_a_file_is_named(
     laura_session: Make, tmp_path: Path, spelling: str

@@ -251,6 +251,7 @@ def _big_file(path: Path, megabytes: int) -> Path:
     return path
 
 
+@pytest.mark.timing
 @pytest.mark.tmux
 def test_a_200_mb_file_opens_while_keys_keep_echoing(laura_session: Make, tmp_path: Path) -> None:
     session = laura_session(command=["cat"])
@@ -323,6 +324,7 @@ def test_a_fifo_neither_freezes_laura_nor_stops_signals(
     assert session.wait_exit() == 128 + signal.SIGTERM
 
 
+@pytest.mark.timing
 @pytest.mark.tmux
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
 def test_a_signal_during_a_slow_open_ends_laura_and_restores_the_terminal(

@@ -367,6 +367,7 @@ def test_home_and_end_put_the_cursor_on_the_first_and_the_last_line(
     assert "value_2000 = 2000" not in session.text()
 
 
+@pytest.mark.timing
 def test_end_in_a_long_markdown_file_reaches_its_last_line_without_freezing(laura_session: Make) -> None:
     """Its rows are laid out in the background first (seconds), keys keep
     echoing in the shell meanwhile, and the pane shows its end once they

@@ -131,6 +131,7 @@ class Appender:
                 log.write(f"APPENDED {self.written}\n")
 
 
+@pytest.mark.timing
 @pytest.mark.tmux
 @pytest.mark.parametrize("every", [0.3, 2.0], ids=["faster than it loads", "slower than it loads"])
 def test_keys_keep_echoing_while_a_long_followed_log_grows(

@@ -37,6 +37,7 @@ SHAPES = {
 }
 
 
+@pytest.mark.timing
 @pytest.mark.tmux
 @pytest.mark.parametrize("shape", list(SHAPES))
 def test_keys_echo_while_a_block_that_runs_on_is_laid_out(laura_session: Make, tmp_path: Path, shape: str) -> None:
@@ -54,6 +55,7 @@ def test_keys_echo_while_a_block_that_runs_on_is_laid_out(laura_session: Make, t
     assert_keys_echoed(idle + more_idle, opening + reaching, f"while {shape} of {SIZE:,} bytes was laid out")
 
 
+@pytest.mark.timing
 @pytest.mark.tmux
 @pytest.mark.parametrize(("shape", "unit"), [("list items", "- [x]\n"), ("nested list items", "- a\n  - [x]\n"), ("list items with markup", "- **[x]** `c`\n")])
 def test_keys_echo_while_a_smaller_file_with_link_definitions_opens(
@@ -70,6 +72,7 @@ def test_keys_echo_while_a_smaller_file_with_link_definitions_opens(
     assert_keys_echoed(idle, opening, f"while 120 KB of {shape} with a link definition opened")
 
 
+@pytest.mark.timing
 @pytest.mark.tmux
 @pytest.mark.parametrize("spelling", SPELLINGS)
 def test_keys_echo_however_such_a_file_is_named(laura_session: Make, tmp_path: Path, spelling: str) -> None:

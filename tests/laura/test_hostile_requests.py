@@ -93,6 +93,7 @@ def test_text_no_utf8_can_hold_is_refused_naming_the_field(laura_session: Make) 
     assert ready.returncode == 0 and json.loads(ready.stdout)["layout"]["panes"][1]["id"] == 1
 
 
+@pytest.mark.timing
 def test_paths_no_file_can_have_are_refused_while_keys_echo(laura_session: Make) -> None:
     """A path of a megabyte froze Laura for 18 s (it was resolved a
     component at a time, each time from the start); a NUL or a surrogate no
@@ -145,6 +146,7 @@ def _symlink_chain(directory: Path, links: int, hops: int) -> Path:
     return directory / "L0"
 
 
+@pytest.mark.timing
 def test_symlink_chains_neither_freeze_laura_nor_break_open(laura_session: Make, tmp_path: Path) -> None:
     """Python's realpath walked a chain of 400 links of 1,600 components in
     a second, on the UI loop, for the new path and every open pane's (two

@@ -53,6 +53,7 @@ def test_rows_at_the_end_of_a_long_file_are_made_without_the_rows_before() -> No
     assert view.rows_meeting(299_995) == range(299_995, 299_996)  # one gap row above
 
 
+@pytest.mark.timing
 @pytest.mark.tmux
 @pytest.mark.parametrize(
     ("name", "line", "count"),

@@ -59,6 +59,7 @@ def test_loading_in_pieces_cut_inside_lines_gives_the_whole_files_lines(
         assert loaded.document.lines == reference_lines(data), data
 
 
+@pytest.mark.timing
 @pytest.mark.parametrize("char", ["x", "é", "界"])  # ASCII, two-byte, two cells wide
 def test_a_long_word_wraps_in_time_linear_in_its_length(char: str) -> None:
     """Measured against the same length of ordinary words, in the same run
@@ -80,6 +81,7 @@ def test_a_long_word_wraps_in_time_linear_in_its_length(char: str) -> None:
     assert long_s < 3 * words_s + 0.05, (long_s, words_s)
 
 
+@pytest.mark.timing
 @pytest.mark.parametrize(
     "text",
     [
@@ -167,6 +169,7 @@ def test_other_long_lines_open_and_say_what_is_cut(
     assert not (tmp_path / "x.txt").exists()
 
 
+@pytest.mark.timing
 @pytest.mark.tmux
 @pytest.mark.parametrize("shape", ["one line of 40 MB", "600 lines of 64 KiB"])
 def test_keys_keep_echoing_while_a_file_of_long_lines_opens(

@@ -100,6 +100,7 @@ def test_a_long_container_is_never_cut_inside_its_fence(container: str, prefix: 
     assert rows[-1] == "END here"
 
 
+@pytest.mark.timing
 @pytest.mark.parametrize(
     ("shape", "opener", "unit"),
     [
@@ -129,6 +130,7 @@ def test_past_the_longest_block_the_rest_of_the_file_is_shown_as_source(
         assert view.rows_meeting(line), (shape, line)
 
 
+@pytest.mark.timing
 def test_inline_markup_on_a_line_of_a_megabyte_is_shown_as_written() -> None:
     line = "*a* **b** `c` [d](e) " * 50_000
     started = time.perf_counter()
@@ -220,6 +222,7 @@ def _table(columns: int, rows: int, lead: str = "") -> str:
     return line("h") + line("-") + line("c") * (rows - 1)
 
 
+@pytest.mark.timing
 @pytest.mark.parametrize(
     ("shape", "source"),
     [

@@ -132,6 +132,7 @@ def test_a_far_highlight_says_in_the_title_how_far_its_rows_are(tmp_path: Path) 
     with_landed_pane(path, inner, body)
 
 
+@pytest.mark.timing
 @pytest.mark.tmux
 @pytest.mark.parametrize("name", list(FILES))
 def test_a_highlight_far_down_keeps_keys_echoing(laura_session: Make, tmp_path: Path, name: str) -> None:
@@ -144,6 +145,7 @@ def test_a_highlight_far_down_keeps_keys_echoing(laura_session: Make, tmp_path: 
     assert_keys_echoed(idle, busy, f"while a highlight went to the end of {name}")
 
 
+@pytest.mark.timing
 @pytest.mark.tmux
 @pytest.mark.parametrize("name", list(FILES))
 def test_an_agents_comment_far_down_keeps_keys_echoing(laura_session: Make, tmp_path: Path, name: str) -> None:
@@ -160,6 +162,7 @@ def test_an_agents_comment_far_down_keeps_keys_echoing(laura_session: Make, tmp_
     session.wait_for(lambda text: "FAR_AWAY is here." in text and "bot · FAR_CARD" in text, timeout=60)
 
 
+@pytest.mark.timing
 @pytest.mark.tmux
 @pytest.mark.parametrize("name", list(FILES))
 def test_the_persons_jump_to_a_thread_far_down_keeps_keys_answered(
@@ -251,6 +254,7 @@ def test_a_reach_lays_out_the_rows_a_reload_brings_while_it_runs(tmp_path: Path)
     trio.run(main)
 
 
+@pytest.mark.timing
 @pytest.mark.tmux
 @pytest.mark.parametrize("verb", [["layout"], ["ready"], ["open", "--dry-run"]])
 def test_counting_every_row_of_a_long_markdown_file_keeps_keys_echoing(
@@ -274,6 +278,7 @@ def test_counting_every_row_of_a_long_markdown_file_keeps_keys_echoing(
     assert isinstance(wait_until(content_rows, timeout=60), int)
 
 
+@pytest.mark.timing
 @pytest.mark.tmux
 def test_counting_a_big_markdown_files_rows_at_a_new_width_keeps_keys_echoing(
     laura_session: Make, tmp_path: Path

@@ -4,6 +4,8 @@ running out of descriptors never spins (the real `laura` in tmux)."""
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import os
 import pwd
@@ -54,16 +56,28 @@ def other_user() -> Iterator[tuple[int, int]]:
     if os.geteuid() != 0:
         pytest.skip("creating a second user needs root (CI runs as root)")
     name = f"lauratest{uuid.uuid4().hex[:8]}"
-    subprocess.run(
-        ["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", name],
-        check=True,
-        capture_output=True,
-    )
+    with user_database_lock():
+        subprocess.run(
+            ["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", name],
+            check=True,
+            capture_output=True,
+        )
     try:
         entry = pwd.getpwnam(name)
         yield entry.pw_uid, entry.pw_gid
     finally:
-        subprocess.run(["userdel", name], check=False, capture_output=True)
+        with user_database_lock():
+            subprocess.run(["userdel", name], check=False, capture_output=True)
+
+
+@contextlib.contextmanager
+def user_database_lock() -> Iterator[None]:
+    """One useradd or userdel at a time across test workers (`make test`
+    runs several): two at once contend for shadow's lock on /etc/passwd,
+    and the loser may fail."""
+    with open("/tmp/laura-tests-users.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
 
 
 def run_as(uid: int, gid: int, tab: str, frame: str) -> tuple[int, str]:

@@ -116,6 +116,7 @@ def test_a_digest_in_steps_is_the_digest_of_the_whole_file(tmp_path: Path, size:
     assert watch_module.digest_of(str(path), 0) is None  # grew past the limit after the stat
 
 
+@pytest.mark.timing
 async def test_a_file_just_written_is_hashed_promptly_while_the_loop_is_busy(tmp_path: Path) -> None:
     """Every request waits for this hash. Made in a worker thread, it waited
     for the interpreter lock for seconds while another task kept the loop

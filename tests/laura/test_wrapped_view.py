@@ -91,6 +91,7 @@ def test_a_million_lines_are_counted_quickly_and_their_rows_are_not_kept() -> No
     assert counted < tenth, (counted, tenth)
 
 
+@pytest.mark.timing
 @pytest.mark.tmux
 @pytest.mark.parametrize("how", [["--follow"], ["--highlight", "999990"]])
 def test_keys_keep_echoing_while_a_million_line_log_is_followed_or_lit_near_its_end(
@@ -148,6 +149,7 @@ def test_a_log_that_only_grew_keeps_its_counts_and_a_rewritten_one_does_not(
     assert new.window(len(new) - 40, 40) == fresh.window(len(fresh) - 40, 40)
 
 
+@pytest.mark.timing
 @pytest.mark.tmux
 def test_a_resize_far_down_a_million_line_log_keeps_keys_echoing_and_its_place(
     laura_session: Make, tmp_path: Path

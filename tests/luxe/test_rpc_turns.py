@@ -191,6 +191,7 @@ def test_every_way_to_end_exits_0_with_no_survivors(
 EXIT_BOUND_S = 3.0
 
 
+@pytest.mark.timing
 @pytest.mark.parametrize("how", ["close", "eof", "SIGTERM"])
 def test_exit_is_prompt_even_when_a_child_ignores_term(
     spawn: SpawnLuxe, env: dict[str, str], how: str

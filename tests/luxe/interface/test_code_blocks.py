@@ -51,6 +51,7 @@ def test_a_code_block_being_streamed_costs_a_frame_only_the_lines_it_shows() -> 
     assert long_s < 3 * short_s + 0.02, (long_s, short_s)
 
 
+@pytest.mark.timing
 def test_keys_are_answered_while_a_code_block_that_makes_the_lexer_rescan_streams(ui: StartUi) -> None:
     body = "/*\n" * 20_000
     session = ui([{"text": "```js\n" + body, "stall_s": 60}], height=24)

@@ -8,6 +8,7 @@ from datetime import UTC
 
 import blessed
 import pyte
+import pytest
 
 from luxe.frontends.tui.editor import Editor
 from luxe.frontends.tui.keys import Focus, Key, KeyDecoder, Paste
@@ -318,6 +319,7 @@ def test_session_times_are_shown_in_the_local_zone() -> None:
     assert local_time("yesterday-ish", UTC) == "yesterday-ish"
 
 
+@pytest.mark.timing
 def test_a_long_word_wraps_in_time_linear_in_its_length() -> None:
     """A base64 blob or a data URI in an answer: split by cells in one walk
     (copying the rest per row took 10 s for 400 KB, on every frame of the

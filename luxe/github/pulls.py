@@ -1,6 +1,7 @@
 """Read pull requests through gh: `gh pr view --json` becomes a
 `PullRequestInfo`, and the review threads come from one GraphQL query
-(`gh api graphql`). Callers own cancellation (see luxe.github.gh)."""
+(`gh api graphql`), each answer read to gh.JSON_CAP. Callers own
+cancellation (see luxe.github.gh)."""
 
 from __future__ import annotations
 

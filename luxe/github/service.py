@@ -137,9 +137,7 @@ class GitHubService:
     async def _load(self, action: gp.LoadPullRequest) -> None:
         try:
             pull = await pulls.view(self.cwd, action.number, action.repository)
-            await self.session.gate.settle()  # the secret values known before any is shown
-            threads = await pulls.threads(self.cwd, pull.number, action.repository,
-                                          redact=self.session.gate.redact)
+            threads = await pulls.threads(self.cwd, pull.number, action.repository)
         except (gh.GhFailed, gh.GhUnavailable) as exc:
             await self.emit(gp.PullRequestLoadFailed(action.request_id, exc.message))
             return

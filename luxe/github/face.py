@@ -1,8 +1,9 @@
 """The GitHub layer as the composition root sees it: handles the GitHub
 actions for the RPC dispatcher (`handle`), refuses writes without `--github-writes`
 or under read-only, watches the session's frames for turns that touched the
-workspace, and runs everything in its own nursery (a child of the session
-nursery, so close cancels every gh still running).
+workspace, redacts every frame it sends (`emit`: GitHub's text is anyone's),
+and runs everything in its own nursery (a child of the session nursery, so
+close cancels every gh still running).
 
 Cheap to import: the workspace and the actions' implementation load on
 first use, after `ready` has been written.
@@ -46,10 +47,20 @@ class GitHubFace:
         self.session = session
         self.github_writes = github_writes
         self.reviews = reviews
-        self.emit: Emit = session.emit
+        self._send: Emit = session.emit
         self._nursery: trio.Nursery | None = None
         self._workspace: Workspace | None = None
         self._service: GitHubService | None = None
+
+    async def emit(self, event: ev.Event) -> None:
+        """Send a frame of the GitHub layer (the workspace's, an action's
+        answer): every string in it passes the session's redactor first
+        (luxe.github.redacted), once the secret values are known."""
+        from luxe.github.redacted import redacted
+
+        gate = self.session.gate
+        await gate.settle()
+        await self._send(redacted(event, gate.redact))
 
     def watching(self, emit: Emit) -> Emit:
         """`emit`, also showing each frame to the workspace (turns that ran

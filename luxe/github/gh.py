@@ -1,6 +1,7 @@
 """Run the user's gh (and git) for the GitHub layer: one child per call, in
-its own process group, with a timeout, and say in one word why GitHub is not
-reachable when it is not.
+its own process group, with a timeout and a cap on what of gh's answer is
+read (JSON_CAP), and say in one word why GitHub is not reachable when it is
+not.
 
 `run_gh` owns the process it starts (through `luxe.child_process.run`):
 a timeout or a cancel ends the whole group with the shared
@@ -25,6 +26,17 @@ from luxe import child_process
 # (push, create, merge) get longer.
 READ_TIMEOUT_S = 30.0
 WRITE_TIMEOUT_S = 120.0
+# The most of gh's answer read. gh prints what GitHub holds, and anyone who
+# can open a pull request or comment writes that: read whole, a huge title,
+# body or thread could exhaust Luxe's memory. GitHub itself keeps a body to
+# 65,536 characters, so only an attack comes near this. (A diff has Guided
+# Review's cap: luxe.review.diff.DIFF_CAP.)
+JSON_CAP = 16 << 20
+
+
+def too_large(what: str, cap: int = JSON_CAP) -> str:
+    """Why an answer past `cap` was not read, for a person."""
+    return f"{what}: GitHub's answer is over {cap >> 20} MB, too large to read"
 
 
 class GhUnavailable(Exception):
@@ -88,8 +100,10 @@ async def run(
 
 
 async def gh(*args: str, cwd: Path, timeout_s: float = READ_TIMEOUT_S,
-             stdin: bytes | None = None) -> child_process.Completed:
-    return await run(("gh", *args), cwd=cwd, timeout_s=timeout_s, stdin=stdin)
+             stdin: bytes | None = None, stdout_cap: int = JSON_CAP) -> child_process.Completed:
+    """gh's answer, at most `stdout_cap` bytes of it (`truncated` past that)."""
+    return await run(("gh", *args), cwd=cwd, timeout_s=timeout_s, stdin=stdin,
+                     stdout_cap=stdout_cap)
 
 
 async def git(
@@ -99,8 +113,11 @@ async def git(
 
 
 async def gh_json(*args: str, cwd: Path, timeout_s: float = READ_TIMEOUT_S) -> Any:
-    """gh's JSON answer; raises GhFailed with gh's message when it fails."""
+    """gh's JSON answer; raises GhFailed with gh's message when it fails, or
+    when the answer is past JSON_CAP (gh is stopped there)."""
     done = await gh(*args, cwd=cwd, timeout_s=timeout_s)
+    if done.truncated:
+        raise GhFailed(too_large(f"gh {args[0]} {args[1]}"))
     if done.returncode != 0:
         raise GhFailed(done.error_line)
     try:
@@ -119,8 +136,11 @@ class GhFailed(Exception):
 
 async def checked(*args: str, cwd: Path, timeout_s: float = WRITE_TIMEOUT_S,
                   stdin: bytes | None = None) -> str:
-    """Run gh; its stdout, or GhFailed with its complaint."""
+    """Run gh; its stdout, or GhFailed with its complaint (or when its
+    answer is past JSON_CAP)."""
     done = await gh(*args, cwd=cwd, timeout_s=timeout_s, stdin=stdin)
+    if done.truncated:
+        raise GhFailed(too_large(f"gh {args[0]} {args[1]}"))
     if done.returncode != 0:
         raise GhFailed(done.error_line)
     return done.text

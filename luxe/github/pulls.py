@@ -1,14 +1,13 @@
 """Read pull requests through gh: `gh pr view --json` becomes a
 `PullRequestInfo`, and the review threads come from one GraphQL query
-(`gh api graphql`). Callers own cancellation (see luxe.github.gh)."""
+(`gh api graphql`), each answer read to gh.JSON_CAP. What is read is
+GitHub's text as it is: it is shown through luxe.github.redacted. Callers
+own cancellation (see luxe.github.gh)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
-
-import attrs
 
 from luxe.github import gh
 from luxe.protocol import github as gp
@@ -89,12 +88,12 @@ async def view(cwd: Path, number: int | None = None, repository: str | None = No
     return pull_from_gh(data)
 
 
-async def threads(
-    cwd: Path, number: int, repository: str | None = None, *, redact: Callable[[str], str]
-) -> list[gp.ReviewThread]:
-    """The pull request's review threads, each comment's body passed through
-    `redact`: anyone who can comment writes them, and a reviewer may quote
-    the key a pull request committed (the person's own, in their `.env`)."""
+async def threads(cwd: Path, number: int, repository: str | None = None) -> list[gp.ReviewThread]:
+    """The pull request's review threads as GitHub holds them: anyone who can
+    comment writes them, and a reviewer may quote the key a pull request
+    committed (the person's own, in their `.env`), so they are shown only
+    through luxe.github.redacted (the GitHub layer's frames, Guided Review's
+    findings)."""
     if repository:
         # -f: a raw string (-F would read a file for a value starting with @).
         owner, repo = gh.checked_repository(repository)
@@ -109,10 +108,7 @@ async def threads(
         nodes = data["data"]["repository"]["pullRequest"]["reviewThreads"]["nodes"]
     except (KeyError, TypeError):
         raise gh.GhFailed("gh api graphql: unexpected answer for review threads") from None
-    return [
-        attrs.evolve(thread, comments=[attrs.evolve(c, body=redact(c.body)) for c in thread.comments])
-        for thread in threads_from_gh(nodes)
-    ]
+    return threads_from_gh(nodes)
 
 
 def _objects(value: Any) -> list[dict[str, Any]]:

@@ -24,6 +24,7 @@ from luxe.github import drafts, gh, pulls
 from luxe.github.review_post import DraftReview, commentable_lines, compose_body, draft_review
 from luxe.protocol import events as ev
 from luxe.protocol import github as gp
+from luxe.review.diff import DIFF_CAP
 
 if TYPE_CHECKING:
     from luxe.engine.session import Session
@@ -136,9 +137,7 @@ class GitHubService:
     async def _load(self, action: gp.LoadPullRequest) -> None:
         try:
             pull = await pulls.view(self.cwd, action.number, action.repository)
-            await self.session.gate.settle()  # the secret values known before any is shown
-            threads = await pulls.threads(self.cwd, pull.number, action.repository,
-                                          redact=self.session.gate.redact)
+            threads = await pulls.threads(self.cwd, pull.number, action.repository)
         except (gh.GhFailed, gh.GhUnavailable) as exc:
             await self.emit(gp.PullRequestLoadFailed(action.request_id, exc.message))
             return
@@ -252,9 +251,7 @@ class GitHubService:
         try:
             if number is None:
                 number = (await pulls.view(self.cwd)).number
-            diff = await gh.checked("pr", "diff", str(number), "--color", "never",
-                                    *gh.repo_args(action.repository), cwd=self.cwd,
-                                    timeout_s=gh.READ_TIMEOUT_S)
+            diff = await _pull_request_diff(self.cwd, number, action.repository)
         except (gh.GhFailed, gh.GhUnavailable) as exc:
             await self.emit(gp.PullRequestReviewPreviewFailed(rid, exc.message))
             return
@@ -398,6 +395,19 @@ class GitHubService:
             return
         await self.emit(gp.PullRequestMerged(action.request_id, action.number, action.method))
         self.refresh()
+
+
+async def _pull_request_diff(cwd: Path, number: int, repository: str | None) -> str:
+    """`gh pr diff`, read as far as Guided Review reads a diff (DIFF_CAP):
+    GhFailed saying it is too large past that (gh is stopped there)."""
+    done = await gh.gh("pr", "diff", str(number), "--color", "never",
+                       *gh.repo_args(repository), cwd=cwd, stdout_cap=DIFF_CAP)
+    if done.truncated:
+        raise gh.GhFailed(f"pull request #{number}'s diff is over {DIFF_CAP >> 20} MB, "
+                          "too large to review")
+    if done.returncode != 0:
+        raise gh.GhFailed(done.error_line)
+    return done.text
 
 
 def _owner_repo(repository: str | None) -> tuple[str, str]:

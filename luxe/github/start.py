@@ -1,13 +1,13 @@
 """Starting a session from GitHub: `--issue N`, `--from-pr N` and
 `--worktree [NAME]` decide the session before its first frame.
 
-`prepare` runs before the handshake (plain subprocesses, each with a
-timeout, nothing left running when it returns): it reads the issue or pull
-request through gh, refuses a dirty tree a checkout would lose work in,
-creates the worktree and branch, checks out the pull request's head, and
-returns the session's cwd and the GitHub content to give the model (marked
-as GitHub content, not the person's instructions). Any failure is a
-`StartError` whose message Luxe prints before exiting 2.
+`prepare` runs before the handshake (each child with a timeout and, for
+what it prints, gh.JSON_CAP; nothing left running when it returns): it
+reads the issue or pull request through gh, refuses a dirty tree a checkout
+would lose work in, creates the worktree and branch, checks out the pull
+request's head, and returns the session's cwd and the GitHub content to
+give the model (marked as GitHub content, not the person's instructions).
+Any failure is a `StartError` whose message Luxe prints before exiting 2.
 """
 
 from __future__ import annotations
@@ -18,7 +18,10 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from luxe.child_process import child_env
+import trio
+
+from luxe import child_process
+from luxe.github.gh import JSON_CAP, too_large
 from luxe.record import record
 
 TIMEOUT_S = 60.0
@@ -42,20 +45,30 @@ class Start:
 
 
 def _run(argv: list[str], cwd: Path, what: str) -> str:
+    """The child's output, read to gh.JSON_CAP (an issue's or pull request's
+    text is anyone's, and could be made to exhaust memory): the one runner
+    (luxe.child_process), in its own trio run, since the session has not
+    started yet. A timeout ends the child's whole process group."""
+
+    async def run() -> child_process.Completed | None:
+        with trio.move_on_after(TIMEOUT_S):
+            return await child_process.run(argv, cwd=cwd, stdout_cap=JSON_CAP)
+        return None
+
     try:
-        done = subprocess.run(argv, cwd=cwd, env=child_env(), capture_output=True, text=True,
-                              timeout=TIMEOUT_S, check=False, start_new_session=True)
+        done = trio.run(run)
     except FileNotFoundError:
         if argv[0] == "gh":
             raise StartError(f"{what} needs gh, the GitHub CLI: it is not installed or not on "
                              "PATH") from None
         raise StartError(f"{what}: {argv[0]} is not installed") from None
-    except subprocess.TimeoutExpired:
-        raise StartError(f"{what}: {argv[0]} did not answer in {TIMEOUT_S:g} s") from None
+    if done is None:
+        raise StartError(f"{what}: {argv[0]} did not answer in {TIMEOUT_S:g} s")
+    if done.truncated:
+        raise StartError(f"{what}: {too_large(f'{argv[0]} {argv[1]}')}")
     if done.returncode != 0:
-        lines = [line.strip() for line in done.stderr.splitlines() if line.strip()]
-        raise StartError(f"{what}: {'; '.join(lines[:2]) or f'exit status {done.returncode}'}")
-    return done.stdout
+        raise StartError(f"{what}: {done.error_line}")
+    return done.text
 
 
 def fenced(text: object, limit: int = BODY_LIMIT) -> str:

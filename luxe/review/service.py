@@ -177,15 +177,16 @@ class ReviewService:
         """The pull request's review threads as read-only findings
         (luxe.github.review_threads); kept as they were when gh cannot answer."""
         from luxe.github import gh, pulls
+        from luxe.github.redacted import redacted
         from luxe.github.review_threads import thread_findings, with_threads
 
         try:
-            threads = await pulls.threads(
-                state.root, target.number, target.repository, redact=self.session.gate.redact
-            )
+            threads = await pulls.threads(state.root, target.number, target.repository)
         except (gh.GhFailed, gh.GhUnavailable) as error:
             log.info("review threads of #%s: %s", target.number, error.message)
             return
+        # GitHub's text, every string of it (a login, a path, a body): anyone's.
+        threads = redacted(threads, self.session.gate.redact)
         session = with_threads(state.session, thread_findings(state.review, threads))
         if session is not state.session:
             await self._save(state, session)

@@ -3,11 +3,13 @@ GitHub as long as GitHub makes it: a GitHub that never answers, or a gh that
 hangs, once held the review's owner task for good, so that load and every
 review action sent after it (a working-tree load, an edit) went unanswered
 until the session closed. The read now has the GitHub layer's deadline;
-tests shorten it (LUXE_REVIEW_GH_TIMEOUT_S). The real `luxe --rpc`, the
-real gh and the fake GitHub."""
+tests shorten it (LUXE_REVIEW_GH_TIMEOUT_S). A gh that has printed part of
+its answer has not answered: the deadline holds there too. The real
+`luxe --rpc`, the real gh and the fake GitHub."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -21,17 +23,26 @@ from tests.luxe.review.rpc_helpers import NO_CHAPTERS, load
 from tests.luxe.rpc_driver import processes_with_marker
 
 
-def hanging_gh(folder: Path) -> str:
-    """A folder whose `gh` never answers (and never exits)."""
+def hanging_gh(folder: Path, real: str | None = None) -> str:
+    """A folder whose `gh` never answers (and never exits); given the `real`
+    gh, one that answers everything but `gh pr diff`, which prints the start
+    of a diff and then hangs."""
     folder.mkdir()
     script = folder / "gh"
-    script.write_text("#!/bin/sh\nexec sleep 600\n")
+    if real is None:
+        script.write_text("#!/bin/sh\nexec sleep 600\n")
+    else:
+        script.write_text(
+            '#!/bin/sh\nif [ "$1 $2" = "pr diff" ]; then\n'
+            "  printf 'diff --git a/a.py b/a.py\\n--- a/a.py\\n'\n  exec sleep 600\nfi\n"
+            f'exec "{real}" "$@"\n'
+        )
     script.chmod(0o755)
     return str(folder)
 
 
 @needs_gh
-@pytest.mark.parametrize("stall", ["github never answers", "gh hangs"])
+@pytest.mark.parametrize("stall", ["github never answers", "gh hangs", "gh hangs half-way"])
 def test_a_pull_request_review_that_gh_never_answers_fails_and_frees_the_review(
     spawn: SpawnLuxe, repo: Repo, github: FakeGitHub, env: dict[str, str], tmp_path: Path,
     stall: str,
@@ -47,6 +58,10 @@ def test_a_pull_request_review_that_gh_never_answers_fails_and_frees_the_review(
     extra = {**github.env(), "LUXE_REVIEW_GH_TIMEOUT_S": "3"}
     if stall == "gh hangs":
         extra["PATH"] = f"{hanging_gh(tmp_path / 'bin')}:{env['PATH']}"
+    elif stall == "gh hangs half-way":  # the pull request is read, its diff starts, then nothing
+        real = shutil.which("gh", path=env["PATH"])
+        assert real
+        extra["PATH"] = f"{hanging_gh(tmp_path / 'bin', real)}:{env['PATH']}"
     luxe = spawn([NO_CHAPTERS] * 4, cwd=repo.path, env_extra=extra)
     luxe.expect("ready")
     if stall == "github never answers":

@@ -92,7 +92,7 @@ async def open_pulls(cwd: Path) -> dict[str, int]:
         listed = await gh.gh_json("pr", "list", "--state", "open", "--limit", "200", "--json",
                                   "number,headRefName", cwd=cwd)
     except gh.GhFailed as exc:
-        raise DraftError(f"gh pr list: {exc.message}") from None
+        raise DraftError(f"cannot list the open pull requests: {exc.message}") from None
     return {str(p["headRefName"]): int(p["number"]) for p in listed}
 
 

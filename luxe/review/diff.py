@@ -250,6 +250,9 @@ _REPOSITORY = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*(/[A-Za-z0-9_.][A-Za-z0-9_
 # long as the GitHub layer's reads (luxe.github.gh.READ_TIMEOUT_S); tests
 # set a shorter one through the environment.
 GH_TIMEOUT_S = 30.0
+# A commit id answered by gh (`headRefOid`, `.base.sha`) is 40 or 64 hex
+# digits; more than this is no commit id, and is not read further.
+OID_ANSWER_CAP = 4096
 GH_TIMEOUT_ENV = "LUXE_REVIEW_GH_TIMEOUT_S"
 
 
@@ -290,11 +293,17 @@ async def _read_pull_request(cwd: Path, target: PullRequestTarget) -> DiffRead:
     number = str(target.number)
     # `baseRefOid` is not a `gh pr view` field before gh 2.4x (Debian ships
     # 2.23): the head comes from `gh pr view`, the base from the REST API.
-    view = await _gh(root, "pr", "view", number, "--json", "headRefOid", *repo_args)
+    view = await _gh(root, "pr", "view", number, "--json", "headRefOid", *repo_args, cap=OID_ANSWER_CAP)
+    if view.truncated:
+        raise ReviewLoadError(f"gh pr view {number}: unexpected answer (over {OID_ANSWER_CAP} bytes)")
     if view.returncode != 0:
         raise ReviewLoadError(f"gh pr view {number}: {view.error_line}")
     slug = target.repository or "{owner}/{repo}"
-    rest = await _gh(root, "api", f"repos/{slug}/pulls/{number}", "--jq", ".base.sha")
+    rest = await _gh(root, "api", f"repos/{slug}/pulls/{number}", "--jq", ".base.sha", cap=OID_ANSWER_CAP)
+    if rest.truncated:
+        raise ReviewLoadError(
+            f"gh api repos/{slug}/pulls/{number}: unexpected answer (over {OID_ANSWER_CAP} bytes)"
+        )
     if rest.returncode != 0:
         raise ReviewLoadError(f"gh api repos/{slug}/pulls/{number}: {rest.error_line}")
     try:

@@ -58,8 +58,10 @@ def _signature(thinking: str) -> str:
 
 def _flood(flood: dict[str, Any]) -> Iterator[object]:
     """A hostile endpoint: `mb` megabytes of one line that never ends, or
-    (`lines`) of data lines of one event that never ends; then a cut."""
-    piece = b"a" * 65536 + (b"\ndata: " if flood.get("lines") else b"")
+    (`lines`) of data lines of one event that never ends, each ended by
+    `line_end` ("\\n"); then a cut."""
+    line_end = str(flood.get("line_end", "\n")).encode()
+    piece = b"a" * 65536 + (line_end + b"data: " if flood.get("lines") else b"")
     yield b"data: "
     for _ in range(int(flood["mb"]) * 16):
         yield piece
@@ -313,6 +315,9 @@ def openai_events(step: Step, step_index: int, body: Any) -> Iterator[object]:
         return _sse(None, data)
 
     yield chunk({"role": "assistant", "content": ""})
+    if step.get("flood"):
+        yield from _flood(step["flood"])
+        return
     if step.get("endless"):
         yield from _openai_endless(step["endless"], chunk)
         return

@@ -211,16 +211,26 @@ def test_a_repository_full_of_values_cannot_push_the_persons_credentials_out(
         assert luxe.close() == 0
 
 
-@pytest.mark.parametrize("offset", [2, 1_000_000])
+@pytest.mark.parametrize(
+    ("head", "offset"),
+    [
+        (b"x" * 9000, 2),
+        (b"x" * 9000, 1_000_000),
+        # A million short lines before the hole: the skip passes them one
+        # by one, then meets the line without end.
+        (b"x\n" * 1_000_000, 2_000_000),
+    ],
+    ids=["past-the-first-line", "far-past-it", "past-a-million-lines"],
+)
 def test_reading_far_into_a_huge_file_never_holds_the_session(
-    offset: int, repo: Path, env: dict[str, str]
+    head: bytes, offset: int, repo: Path, env: dict[str, str]
 ) -> None:
-    """A sparse file of 1 TiB, 9,000 bytes of text and then no line end:
-    `read` past its first line skipped all of it on the event loop, so for
-    the best part of an hour nothing else happened (not even the call's
-    tool_started frame, nor a cancel). A cancel now ends the call at once."""
+    """A sparse file of 1 TiB, some text and then no line end: `read` past
+    the text skipped all of the rest on the event loop, so for the best part
+    of an hour nothing else happened (not even the call's tool_started
+    frame, nor a cancel). A cancel now ends the call at once."""
     with (repo / "huge.log").open("wb") as f:
-        f.write(b"x" * 9000)
+        f.write(head)
         f.truncate(1 << 40)
     steps = [{"tool_calls": [call("read", path="huge.log", offset=offset)]}, {"text": "done"}]
     with hostile_luxe(steps, "ask", cwd=repo, env=env) as (luxe, _server):

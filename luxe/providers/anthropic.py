@@ -244,12 +244,6 @@ class _StreamReader:
             await self.emit(delta(block=index, text=piece))
         self.budget.check()
 
-    def _keep(self, text: str) -> str:
-        """What fits of a piece that is kept but not emitted."""
-        text = self.budget.take(text)
-        self.budget.check()
-        return text
-
     async def _start(self, data: dict[str, Any]) -> None:
         index = int(data["index"])
         block = data.get("content_block") or {}
@@ -258,15 +252,16 @@ class _StreamReader:
             return  # other block kinds (server tools, citations) are ignored
         self.budget.new_block()
         if kind == "tool_use":
-            call_id, name = self._keep(block["id"]), self._keep(block["name"])
+            call_id, name = self.budget.keep(block["id"]), self.budget.keep(block["name"])
             self.blocks[index] = _Block("tool_use", id=call_id, name=name)
             await self.emit(ToolCallStarted(block=index, id=call_id, name=name))
         elif kind == "thinking":
-            thinking = self._keep(block.get("thinking") or "")
-            signature = self._keep(block.get("signature") or "")
+            thinking = self.budget.keep(block.get("thinking") or "")
+            signature = self.budget.keep(block.get("signature") or "")
             self.blocks[index] = _Block("thinking", thinking, signature=signature)
         elif kind == "redacted_thinking":
-            self.blocks[index] = _Block("redacted_thinking", data=self._keep(block.get("data", "")))
+            opaque = self.budget.keep(block.get("data", ""))
+            self.blocks[index] = _Block("redacted_thinking", data=opaque)
         else:
             self.blocks[index] = _Block("text")
             if block.get("text"):
@@ -284,9 +279,9 @@ class _StreamReader:
         elif kind == "thinking_delta":
             await self._shown(index, block, delta["thinking"], ThinkingDelta)
         elif kind == "signature_delta":
-            block.signature.add(self._keep(delta["signature"]))
+            block.signature.add(self.budget.keep(delta["signature"]))
         elif kind == "input_json_delta":
-            block.parts.add(self._keep(delta.get("partial_json", "")))
+            block.parts.add(self.budget.keep(delta.get("partial_json", "")))
 
     async def _usage(self, raw: dict[str, Any]) -> None:
         def pick(key: str, current: int) -> int:

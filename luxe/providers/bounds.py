@@ -60,7 +60,8 @@ class Pieces:
 class MessageBudget:
     """What is left of one assistant message's bounds. A provider's stream
     reader passes every piece it keeps through `take`, emits what it
-    returns, then calls `check`, which raises once the bound is reached."""
+    returns, then calls `check`, which raises once the bound is reached
+    (`keep` does both, for what is not emitted)."""
 
     __slots__ = ("_what", "blocks", "left")
 
@@ -76,6 +77,12 @@ class MessageBudget:
             return piece
         fit, self.left = piece[: max(self.left, 0)], -1
         return fit
+
+    def keep(self, piece: str) -> str:
+        """`take` and `check` for a piece that is kept but not emitted."""
+        piece = self.take(piece)
+        self.check()
+        return piece
 
     def check(self) -> None:
         """Raise ProviderError when a piece did not fit whole."""

@@ -198,12 +198,6 @@ class _StreamReader:
         block, self.next_block = self.next_block, self.next_block + 1
         return block
 
-    def _keep(self, piece: str) -> str:
-        """What fits of a piece that is kept but not emitted."""
-        piece = self.budget.take(piece)
-        self.budget.check()
-        return piece
-
     async def on_sse(self, sse: ServerSentEvent) -> bool:
         if not sse.data.startswith("{") and sse.data.strip() == "[DONE]":
             return True
@@ -259,11 +253,11 @@ class _StreamReader:
             call = self.calls[index] = _Call(self._new_block())
         function = raw.get("function") or {}
         if isinstance(raw.get("id"), str) and raw["id"]:
-            call.id = self._keep(raw["id"])
+            call.id = self.budget.keep(raw["id"])
         if isinstance(function.get("name"), str) and not call.announced:
-            call.name += self._keep(function["name"])
+            call.name += self.budget.keep(function["name"])
         if isinstance(function.get("arguments"), str):
-            call.arguments.add(self._keep(function["arguments"]))
+            call.arguments.add(self.budget.keep(function["arguments"]))
         if call.name and not call.announced:
             call.announced = True
             call.id = call.id or f"call_{index}"

@@ -5,6 +5,8 @@ exactly, as a screen reader or a script reading lines would.
         luxe.wait_line("luxe: done.")                        # a whole line, at its start
         output = luxe.finish()                               # Ctrl+D, exit 0, every byte
 
+    with plain_on_fake_model(steps, "go", cwd=repo, env=env) as (luxe, server): ...
+
 The terminal neither echoes input nor turns "\\n" into "\\r\\n" (no ECHO,
 no OPOST), so the output is what luxe wrote, byte for byte. A reader
 thread collects it; waits poll it (tests/helpers/wait.py).
@@ -18,11 +20,14 @@ import subprocess
 import sys
 import termios
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
+from tests.fakes.llm_server import FakeLLMServer
 from tests.helpers.wait import wait_until
-from tests.luxe.rpc_driver import EXIT_TIMEOUT_S
+from tests.luxe.rpc_driver import EXIT_TIMEOUT_S, provider_env
 
 LUXE = [sys.executable, "-m", "luxe", "--plain"]
 WAIT_S = 30.0
@@ -107,3 +112,14 @@ class PlainLuxe:
         self.process.wait(timeout=EXIT_TIMEOUT_S)
         self._reader.join(timeout=EXIT_TIMEOUT_S)
         os.close(self._master)
+
+
+@contextmanager
+def plain_on_fake_model(
+    steps: list[dict[str, Any]], *args: str, cwd: Path, env: Mapping[str, str]
+) -> Iterator[tuple[PlainLuxe, FakeLLMServer]]:
+    """`luxe --plain ARGS` on the loopback model server (Anthropic's API)."""
+    with FakeLLMServer(steps) as server, PlainLuxe.start(
+        args, cwd=cwd, env={**env, **provider_env(server, "anthropic")}
+    ) as luxe:
+        yield luxe, server

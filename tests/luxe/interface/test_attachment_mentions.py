@@ -12,9 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.fakes.llm_server import FakeLLMServer
-from tests.luxe.interface.plain_pty import PlainLuxe
-from tests.luxe.rpc_driver import provider_env
+from tests.luxe.interface.plain_pty import plain_on_fake_model
 
 
 def _itself(repo: Path) -> str:
@@ -39,9 +37,8 @@ def test_a_mention_of_a_link_loop_is_not_attached_and_the_prompt_goes(
 ) -> None:
     name = plant(repo)
     (repo / "real.md").write_text("REAL TEXT\n")
-    with FakeLLMServer([{"text": "ok"}]) as server, PlainLuxe.start(
-        [f"look at @{name} and @real.md"], cwd=repo, env={**env, **provider_env(server, "anthropic")}
-    ) as luxe:
+    prompt = f"look at @{name} and @real.md"
+    with plain_on_fake_model([{"text": "ok"}], prompt, cwd=repo, env=env) as (luxe, server):
         luxe.wait_line("luxe: done.")
         luxe.finish()
         content = server.bodies[0]["messages"][0]["content"]

@@ -12,9 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.fakes.llm_server import FakeLLMServer
-from tests.luxe.interface.plain_pty import PlainLuxe
-from tests.luxe.rpc_driver import provider_env
+from tests.luxe.interface.plain_pty import plain_on_fake_model
 
 # Every label a line of --plain starts with (docs/interface.md).
 LABELS = (
@@ -65,9 +63,7 @@ SPELLINGS: list[tuple[str, list[dict[str, Any]], str, str]] = [
 def test_text_from_outside_never_starts_a_line_of_its_own(
     steps: list[dict[str, Any]], end: str, fake: str, repo: Path, env: dict[str, str]
 ) -> None:
-    with FakeLLMServer(steps) as server, PlainLuxe.start(
-        ["go"], cwd=repo, env={**env, **provider_env(server, "anthropic")}
-    ) as luxe:
+    with plain_on_fake_model(steps, "go", cwd=repo, env=env) as (luxe, _server):
         luxe.wait_line(end)
         output = luxe.finish()
     lines = _record_lines(output)
@@ -85,9 +81,7 @@ def test_a_multi_line_record_keeps_its_lines_as_continuations(repo: Path, env: d
         {"text": "Do this:\n\n- first step\n- second step\n\nDone."},
         {"http_error": {"status": 400, "message": "one\ntwo"}},
     ]
-    with FakeLLMServer(steps) as server, PlainLuxe.start(
-        ["go"], cwd=repo, env={**env, **provider_env(server, "anthropic")}
-    ) as luxe:
+    with plain_on_fake_model(steps, "go", cwd=repo, env=env) as (luxe, _server):
         luxe.wait_line("luxe: done.")
         luxe.type("again")
         luxe.wait_line("turn ended: error")
@@ -109,9 +103,7 @@ def test_a_change_put_for_approval_shows_each_line_of_the_file_once(
     content = f"safe = 1{separator}{FAKE}\n"
     write = {"name": "write", "args": {"path": "notes.py", "content": content}}
     steps = [{"tool_calls": [write]}, {"text": "ok"}]
-    with FakeLLMServer(steps) as server, PlainLuxe.start(
-        ["go"], cwd=repo, env={**env, **provider_env(server, "anthropic")}
-    ) as luxe:
+    with plain_on_fake_model(steps, "go", cwd=repo, env=env) as (luxe, _server):
         luxe.wait_line("Type y to allow once")
         luxe.type("n")
         luxe.wait_line("luxe: done.")

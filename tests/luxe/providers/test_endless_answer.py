@@ -16,6 +16,7 @@ import pytest
 
 from luxe.providers.bounds import MAX_MESSAGE_BLOCKS, MAX_MESSAGE_CHARS
 from tests.fakes.llm_server import FakeLLMServer
+from tests.helpers.procs import peak_rss_kb
 from tests.luxe.rpc_driver import LuxeProcess, make_env, make_repo, provider_env
 
 # Luxe's peak resident memory in an ordinary session is some 40 MB; the
@@ -25,12 +26,6 @@ PEAK_LIMIT_KB = 100 << 10
 OVER_CHARS = f"over {MAX_MESSAGE_CHARS >> 20} MiB"
 OVER_BLOCKS = f"over {MAX_MESSAGE_BLOCKS} content blocks"
 
-
-def _peak_kb(luxe: LuxeProcess) -> int:
-    for line in Path(f"/proc/{luxe.pid}/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1])
-    raise AssertionError("no VmHWM")
 
 
 SPELLINGS = [
@@ -83,7 +78,7 @@ def test_an_answer_without_end_is_cut_at_the_bound_and_the_session_goes_on(
             assert sent == (MAX_MESSAGE_CHARS if said == OVER_CHARS else MAX_MESSAGE_BLOCKS)
         # Luxe left the stream at the bound: it did not read on to the cut.
         server.wait_until(lambda: server.outcome(0) == "disconnected")
-        assert _peak_kb(luxe) < PEAK_LIMIT_KB
+        assert peak_rss_kb(luxe.pid) < PEAK_LIMIT_KB
         luxe.send("submit_user_message", {"text": "again"})
         ended = luxe.expect("turn_ended")
         assert (ended["reason"], ended["text"]) == ("end_turn", "still here"), ended

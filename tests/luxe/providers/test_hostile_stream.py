@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.fakes.llm_server import FakeLLMServer
+from tests.helpers.procs import peak_rss_kb
 from tests.luxe.rpc_driver import LuxeProcess, make_env, make_repo, provider_env
 
 # Luxe's peak resident memory in an ordinary session is some 40 MB; the
@@ -17,12 +18,6 @@ from tests.luxe.rpc_driver import LuxeProcess, make_env, make_repo, provider_env
 # copying (a line without end, joined again at each chunk).
 PEAK_LIMIT_KB = 160 << 10
 
-
-def _peak_kb(luxe: LuxeProcess) -> int:
-    for line in Path(f"/proc/{luxe.pid}/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1])
-    raise AssertionError("no VmHWM")
 
 
 @pytest.mark.parametrize(
@@ -48,7 +43,7 @@ def test_an_event_without_end_is_refused_and_the_session_goes_on(
             ended = luxe.expect("turn_ended", timeout=60)
             assert ended["reason"] == "error", ended
             assert "over 16 MiB" in ended["error"], ended
-            assert _peak_kb(luxe) < PEAK_LIMIT_KB
+            assert peak_rss_kb(luxe.pid) < PEAK_LIMIT_KB
             luxe.send("submit_user_message", {"text": "again"})
             ended = luxe.expect("turn_ended")
             assert (ended["reason"], ended["text"]) == ("end_turn", "still here")

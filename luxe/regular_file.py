@@ -2,9 +2,14 @@
 
 A path a repository or a tool call controls may name a FIFO (an open for
 reading waits for a writer forever), a character device (`/dev/zero` never
-ends) or a symlink to one of those. Checked twice: before the open, and on
-the open descriptor (opened non-blocking, so a FIFO swapped in between
-cannot hold the open either)."""
+ends), a socket, a directory or a symlink to one of those; and what it
+names may change between any look at the path and the open. So a file is
+opened once, non-blocking (a FIFO's open cannot wait either), close-on-exec
+and never as a controlling terminal, and the descriptor opened is the one
+checked (fstat) and the one read: no look at the path lets anything
+through. A look before the open only spares opening what is plainly not a
+file (a device's open may act: a tape rewinds, a watchdog arms).
+"""
 
 from __future__ import annotations
 
@@ -12,17 +17,24 @@ import os
 import stat
 from typing import BinaryIO
 
+_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
+
 
 class NotRegularFile(OSError):
     """A directory, FIFO, socket or device where a file was expected."""
 
 
-def open_regular(path: str | os.PathLike[str]) -> BinaryIO:
-    """`path` open for reading (symlinks followed). Raises NotRegularFile,
-    FileNotFoundError or another OSError."""
-    if not stat.S_ISREG(os.stat(path).st_mode):
+def open_regular(path: str | os.PathLike[str], *, follow: bool = True) -> BinaryIO:
+    """`path` open for reading, if it is a regular file. Symlinks are
+    followed; with `follow=False` a symlink as the last component is refused
+    (ELOOP). Raises NotRegularFile, FileNotFoundError or another OSError."""
+    try:
+        looked = os.stat(path, follow_symlinks=follow)
+    except OSError:
+        looked = None  # the open says why, or finds a file there after all
+    if looked is not None and not stat.S_ISREG(looked.st_mode) and not stat.S_ISLNK(looked.st_mode):
         raise NotRegularFile(f"{os.fspath(path)} is not a regular file")
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
+    fd = os.open(path, _FLAGS if follow else _FLAGS | os.O_NOFOLLOW)
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise NotRegularFile(f"{os.fspath(path)} is not a regular file")
@@ -32,12 +44,18 @@ def open_regular(path: str | os.PathLike[str]) -> BinaryIO:
         raise
 
 
+def read_capped(path: str | os.PathLike[str], cap: int, *, follow: bool = True) -> tuple[bytes, bool]:
+    """Up to `cap` bytes of the regular file `path` and whether there was
+    more (see open_regular for `follow` and what it raises)."""
+    with open_regular(path, follow=follow) as f:
+        data = f.read(cap + 1)
+    return data[:cap], len(data) > cap
+
+
 def read_regular(path: str | os.PathLike[str], cap: int) -> tuple[bytes, bool] | None:
     """Up to `cap` bytes of `path` and whether there was more, or None when
     it is missing, unreadable or not a regular file (symlinks followed)."""
     try:
-        with open_regular(path) as f:
-            data = f.read(cap + 1)
+        return read_capped(path, cap)
     except (OSError, ValueError):
         return None
-    return data[:cap], len(data) > cap

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import logging
 import secrets
-import stat
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import Any, Protocol
@@ -28,6 +27,7 @@ import attrs
 import trio
 
 from luxe.engine import file_change
+from luxe.engine.attachments import attachment_text
 from luxe.engine.history import CANCELLED_RESULT, History
 from luxe.engine.model import (
     AssistantMessage,
@@ -288,7 +288,7 @@ def _prompt(host: TurnHost, safe: _Redacting, turn: Turn, hook_context: str | No
             reason = verdict.reason.removeprefix("refused: ")  # the gate's own reasons say it
             content.append(TextBlock(f"<attachment path={path!r}>refused: {reason}</attachment>"))
         else:
-            content.append(TextBlock(safe.text(_attachment(host.cwd, path))))
+            content.append(TextBlock(safe.text(attachment_text(host.cwd, path))))
     for extra in (turn.context, hook_context):
         if extra:
             content.append(TextBlock(f"<context>\n{extra}\n</context>"))
@@ -372,19 +372,6 @@ def _add_cost(total: float | None, cost: float | None) -> float | None:
     if total is None or cost is None:
         return None
     return total + cost
-
-
-def _attachment(cwd: Path, path: str) -> str:
-    full = (cwd / path).resolve()
-    try:
-        if not stat.S_ISREG(full.stat().st_mode):
-            # A FIFO or device would block the event loop.
-            return f"<attachment path={path!r}>not a regular file</attachment>"
-        with full.open("rb") as f:
-            text = f.read(64 * 1024).decode("utf-8", "replace")
-    except (OSError, UnicodeDecodeError) as exc:
-        return f"<attachment path={path!r}>could not be read: {exc}</attachment>"
-    return f"<attachment path={path!r}>\n{text}\n</attachment>"
 
 
 # -- redaction: where outside text enters the turn ----------------------------------

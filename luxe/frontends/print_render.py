@@ -20,7 +20,7 @@ import signal
 import time
 from typing import Any, NamedTuple
 
-from luxe.controls import shown
+from luxe.controls import record, shown
 from luxe.frontends.server_notices import ServerNotices
 from luxe.protocol import events as ev
 from luxe.protocol.text import escape_c1
@@ -33,7 +33,9 @@ EXIT_DENIED = 4
 EXIT_TIMEOUT = 124
 EXIT_STDOUT_CLOSED = 141
 
-# Control characters other than tab and newline (C0, DEL, C1).
+# What starts each line of a stderr record after its first: deeper than an
+# activity line under its tool (`  done: …`).
+STDERR_CONTINUATION = "    "
 _json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 
 
@@ -246,7 +248,10 @@ def _short(text: str, limit: int = 160) -> str:
 
 
 def _err(line: str) -> None:
+    """One record on stderr: a line break in `line` (a provider's or a
+    hook's words) starts a continuation line, indented past the activity
+    lines (docs/print.md)."""
     try:
-        os.write(2, (plain(line) + "\n").encode("utf-8", "replace"))
+        os.write(2, (record(line, STDERR_CONTINUATION) + "\n").encode("utf-8", "replace"))
     except OSError:
         pass

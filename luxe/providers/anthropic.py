@@ -31,6 +31,7 @@ from luxe.engine.model import (
     UsageUpdate,
     UserMessage,
 )
+from luxe.providers.bounds import MAX_ARGUMENT_DEPTH, MessageBudget, Pieces
 from luxe.providers.http_stream import SSEPoster
 from luxe.providers.retry import RetryableError, RetryPolicy, call_with_retries
 from luxe.providers.sse import ServerSentEvent
@@ -171,19 +172,24 @@ def _assistant_block(block: AssistantContent) -> dict[str, Any] | None:
 
 
 class _Block:
-    def __init__(self, kind: str, **fields: str) -> None:
+    def __init__(self, kind: str, first: str = "", signature: str = "", **fields: str) -> None:
         self.kind = kind
-        self.parts: list[str] = []
+        self.parts = Pieces(first)
+        # Kept in pieces too: a signature without end, joined again at each
+        # delta, cost time as well as memory.
+        self.signature = Pieces(signature)
         self.fields = fields
 
 
 class _StreamReader:
-    """Assembles one streamed response; emits deltas as they arrive."""
+    """Assembles one streamed response; emits deltas as they arrive. What it
+    keeps is held to the bounds of luxe.providers.bounds."""
 
     def __init__(self, url: str, emit: OnEvent) -> None:
         self.url = url
         self.emit = emit
         self.blocks: dict[int, _Block] = {}
+        self.budget = MessageBudget(f"Anthropic stream from {url}")
         self.usage = Usage()
         self.stop_reason: str | None = None
         self.done = False
@@ -206,8 +212,7 @@ class _StreamReader:
                 index = data["index"]
                 block = self.blocks.get(index)
                 if block is not None:
-                    block.parts.append(delta["text"])
-                    await self.emit(TextDelta(block=index, text=delta["text"]))
+                    await self._shown(index, block, delta["text"], TextDelta)
                 return False
             await self._delta(data)
         elif kind == "content_block_start":
@@ -229,25 +234,38 @@ class _StreamReader:
             raise ProviderError(message)
         return False
 
+    async def _shown(
+        self, index: int, block: _Block, piece: str, delta: type[TextDelta | ThinkingDelta]
+    ) -> None:
+        """Keep and emit a piece of text or thinking (what fits of it)."""
+        piece = self.budget.take(piece)
+        if piece:
+            block.parts.add(piece)
+            await self.emit(delta(block=index, text=piece))
+        self.budget.check()
+
     async def _start(self, data: dict[str, Any]) -> None:
         index = int(data["index"])
         block = data.get("content_block") or {}
         kind = block.get("type")
+        if kind not in ("tool_use", "thinking", "redacted_thinking", "text"):
+            return  # other block kinds (server tools, citations) are ignored
+        self.budget.new_block()
         if kind == "tool_use":
-            self.blocks[index] = _Block("tool_use", id=block["id"], name=block["name"])
-            await self.emit(ToolCallStarted(block=index, id=block["id"], name=block["name"]))
+            call_id, name = self.budget.keep(block["id"]), self.budget.keep(block["name"])
+            self.blocks[index] = _Block("tool_use", id=call_id, name=name)
+            await self.emit(ToolCallStarted(block=index, id=call_id, name=name))
         elif kind == "thinking":
-            self.blocks[index] = _Block("thinking", signature=block.get("signature") or "")
-            if block.get("thinking"):
-                self.blocks[index].parts.append(block["thinking"])
+            thinking = self.budget.keep(block.get("thinking") or "")
+            signature = self.budget.keep(block.get("signature") or "")
+            self.blocks[index] = _Block("thinking", thinking, signature=signature)
         elif kind == "redacted_thinking":
-            self.blocks[index] = _Block("redacted_thinking", data=block.get("data", ""))
-        elif kind == "text":
+            opaque = self.budget.keep(block.get("data", ""))
+            self.blocks[index] = _Block("redacted_thinking", data=opaque)
+        else:
             self.blocks[index] = _Block("text")
             if block.get("text"):
-                self.blocks[index].parts.append(block["text"])
-                await self.emit(TextDelta(block=index, text=block["text"]))
-        # other block kinds (server tools, citations) are ignored
+                await self._shown(index, self.blocks[index], block["text"], TextDelta)
 
     async def _delta(self, data: dict[str, Any]) -> None:
         index = int(data["index"])
@@ -257,15 +275,13 @@ class _StreamReader:
         if block is None:
             return
         if kind == "text_delta":
-            block.parts.append(delta["text"])
-            await self.emit(TextDelta(block=index, text=delta["text"]))
+            await self._shown(index, block, delta["text"], TextDelta)
         elif kind == "thinking_delta":
-            block.parts.append(delta["thinking"])
-            await self.emit(ThinkingDelta(block=index, text=delta["thinking"]))
+            await self._shown(index, block, delta["thinking"], ThinkingDelta)
         elif kind == "signature_delta":
-            block.fields["signature"] = block.fields.get("signature", "") + delta["signature"]
+            block.signature.add(self.budget.keep(delta["signature"]))
         elif kind == "input_json_delta":
-            block.parts.append(delta.get("partial_json", ""))
+            block.parts.add(self.budget.keep(delta.get("partial_json", "")))
 
     async def _usage(self, raw: dict[str, Any]) -> None:
         def pick(key: str, current: int) -> int:
@@ -284,11 +300,11 @@ class _StreamReader:
         content: list[AssistantContent] = []
         for index in sorted(self.blocks):
             block = self.blocks[index]
-            text = "".join(block.parts)
+            text = block.parts.text()
             if block.kind == "text":
                 content.append(TextBlock(text))
             elif block.kind == "thinking":
-                content.append(ThinkingBlock(text, signature=block.fields.get("signature") or None))
+                content.append(ThinkingBlock(text, signature=block.signature.text() or None))
             elif block.kind == "redacted_thinking":
                 content.append(ThinkingBlock("", redacted_data=block.fields["data"]))
             else:
@@ -296,12 +312,6 @@ class _StreamReader:
                     ToolUseBlock(block.fields["id"], block.fields["name"], parse_tool_input(text))
                 )
         return AssistantMessage(tuple(content), stop_reason=self.stop_reason, usage=self.usage)
-
-
-# Deeper arguments are refused as malformed: no tool takes more than a few
-# levels, and Luxe's own walks of a value (redaction, the session file)
-# recurse, so 600 levels ended the turn with an internal RecursionError.
-MAX_ARGUMENT_DEPTH = 64
 
 
 def parse_tool_input(raw: str) -> dict[str, Any]:

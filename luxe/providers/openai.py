@@ -33,6 +33,7 @@ from luxe.engine.model import (
     UserMessage,
 )
 from luxe.providers.anthropic import idle_timeout_from_env, parse_tool_input
+from luxe.providers.bounds import MessageBudget, Pieces
 from luxe.providers.http_stream import SSEPoster
 from luxe.providers.retry import RetryableError, RetryPolicy, call_with_retries
 from luxe.providers.sse import ServerSentEvent
@@ -171,26 +172,29 @@ class _Call:
         self.block = block
         self.id = ""
         self.name = ""
-        self.arguments: list[str] = []
+        self.arguments = Pieces()
         self.announced = False
 
 
 class _StreamReader:
-    """Assembles one streamed completion; emits deltas as they arrive."""
+    """Assembles one streamed completion; emits deltas as they arrive. What
+    it keeps is held to the bounds of luxe.providers.bounds."""
 
     def __init__(self, url: str, label: str, emit: OnEvent) -> None:
         self.url = url
         self.label = label
         self.emit = emit
+        self.budget = MessageBudget(f"{label} stream from {url}")
         self.next_block = 0
         self.text_block: int | None = None
         self.thinking_block: int | None = None
-        self.texts: dict[int, list[str]] = {}
+        self.texts: dict[int, Pieces] = {}
         self.calls: dict[int, _Call] = {}  # by the wire's tool call index
         self.usage = Usage()
         self.finish_reason: str | None = None
 
     def _new_block(self) -> int:
+        self.budget.new_block()
         block, self.next_block = self.next_block, self.next_block + 1
         return block
 
@@ -219,20 +223,26 @@ class _StreamReader:
         if isinstance(thinking, str) and thinking:
             if self.thinking_block is None:
                 self.thinking_block = self._new_block()
-                self.texts[self.thinking_block] = []
-            self.texts[self.thinking_block].append(thinking)
-            await self.emit(ThinkingDelta(block=self.thinking_block, text=thinking))
+                self.texts[self.thinking_block] = Pieces()
+            await self._shown(self.thinking_block, thinking, ThinkingDelta)
         content = delta.get("content")
         if isinstance(content, str) and content:
             if self.text_block is None:
                 self.text_block = self._new_block()
-                self.texts[self.text_block] = []
-            self.texts[self.text_block].append(content)
-            await self.emit(TextDelta(block=self.text_block, text=content))
+                self.texts[self.text_block] = Pieces()
+            await self._shown(self.text_block, content, TextDelta)
         for position, raw in enumerate(delta.get("tool_calls") or []):
             await self._tool_call_delta(position, raw)
         if choice.get("finish_reason"):
             self.finish_reason = choice["finish_reason"]
+
+    async def _shown(self, block: int, piece: str, delta: type[TextDelta | ThinkingDelta]) -> None:
+        """Keep and emit a piece of text or thinking (what fits of it)."""
+        piece = self.budget.take(piece)
+        if piece:
+            self.texts[block].add(piece)
+            await self.emit(delta(block=block, text=piece))
+        self.budget.check()
 
     async def _tool_call_delta(self, position: int, raw: dict[str, Any]) -> None:
         index = raw.get("index")
@@ -242,12 +252,12 @@ class _StreamReader:
         if call is None:
             call = self.calls[index] = _Call(self._new_block())
         function = raw.get("function") or {}
-        if raw.get("id"):
-            call.id = raw["id"]
-        if function.get("name"):
-            call.name += function["name"] if not call.announced else ""
+        if isinstance(raw.get("id"), str) and raw["id"]:
+            call.id = self.budget.keep(raw["id"])
+        if isinstance(function.get("name"), str) and not call.announced:
+            call.name += self.budget.keep(function["name"])
         if isinstance(function.get("arguments"), str):
-            call.arguments.append(function["arguments"])
+            call.arguments.add(self.budget.keep(function["arguments"]))
         if call.name and not call.announced:
             call.announced = True
             call.id = call.id or f"call_{index}"
@@ -266,12 +276,12 @@ class _StreamReader:
     def message(self) -> AssistantMessage:
         blocks: dict[int, AssistantContent] = {}
         for block, parts in self.texts.items():
-            text = "".join(parts)
+            text = parts.text()
             blocks[block] = ThinkingBlock(text) if block == self.thinking_block else TextBlock(text)
         for call in self.calls.values():
             if call.name:
                 blocks[call.block] = ToolUseBlock(
-                    call.id, call.name, parse_tool_input("".join(call.arguments))
+                    call.id, call.name, parse_tool_input(call.arguments.text())
                 )
         reason = self.finish_reason
         stop = FINISH_REASONS.get(reason, reason) if reason else None

@@ -11,8 +11,9 @@ reassembled; invalid bytes become U+FFFD rather than an exception.
 
 An endpoint may stream without end: one line of gigabytes, or one event of
 as many data lines. An event (its lines so far and its data) is held to
-MAX_EVENT_CHARS, past which `feed` raises EventTooLarge; the text of an
-unfinished line is kept in pieces, so its growth costs no copying.
+MAX_EVENT_CHARS (luxe.providers.bounds, with the other bounds on a stream),
+past which `feed` raises EventTooLarge; the text of an unfinished line is
+kept in pieces, so its growth costs no copying.
 """
 
 from __future__ import annotations
@@ -21,11 +22,9 @@ import codecs
 import re
 from typing import NamedTuple
 
-_LINE_END = re.compile(r"\r\n|\r|\n")
+from luxe.providers.bounds import MAX_EVENT_CHARS
 
-# The most of one event kept: a model's event is a few tokens, a whole tool
-# call's arguments at most a few hundred kilobytes.
-MAX_EVENT_CHARS = 16 << 20
+_LINE_END = re.compile(r"\r\n|\r|\n")
 
 
 class EventTooLarge(ValueError):

@@ -22,9 +22,15 @@ Server-only extras:
                            the body (a server that does not keep connections alive)
     "stall": true          send headers (and the text, if any), then silence
     "stream_error": {"type"?, "message"?}   a mid-stream `error` event after the text
-    "flood": {"mb": N, "lines"?: true}   (Anthropic) after message_start, N MB of one
-                           line without an end (or, with lines, of data lines of one
-                           event without an end), then a cut
+    "flood": {"mb": N, "lines"?: true, "line_end"?: "\r"}   after the first event, N MB
+                           of one line without an end (or, with lines, of data lines
+                           of one event without an end, each ended by line_end), then
+                           a cut
+    "endless": {"kind", "piece"?, "blocks"?, "mb"?}   valid deltas without end: `kind`
+                           text, thinking, args (of a write call) or (Anthropic)
+                           signature, in pieces of `piece` characters (4096), each in
+                           a block of its own with `blocks` (OpenAI: args only); a
+                           cut after `mb` MB of events (24)
     "chunk_size": N        split text/thinking into deltas of N characters
     "signature": "..."     the thinking block's signature (default derived from the text)
     "redacted_thinking": "opaque"   a redacted_thinking block before the rest

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 Step = dict[str, Any]
@@ -58,12 +58,80 @@ def _signature(thinking: str) -> str:
 
 def _flood(flood: dict[str, Any]) -> Iterator[object]:
     """A hostile endpoint: `mb` megabytes of one line that never ends, or
-    (`lines`) of data lines of one event that never ends; then a cut."""
-    piece = b"a" * 65536 + (b"\ndata: " if flood.get("lines") else b"")
+    (`lines`) of data lines of one event that never ends, each ended by
+    `line_end` ("\\n"); then a cut."""
+    line_end = str(flood.get("line_end", "\n")).encode()
+    piece = b"a" * 65536 + (line_end + b"data: " if flood.get("lines") else b"")
     yield b"data: "
     for _ in range(int(flood["mb"]) * 16):
         yield piece
     yield CUT
+
+
+def _endless(
+    endless: dict[str, Any], pieces: Callable[[int, str], Iterator[bytes]]
+) -> Iterator[object]:
+    """A hostile endpoint that streams valid deltas without end: `pieces(n,
+    piece)` gives the events of the n-th piece of `piece` characters; after
+    `mb` megabytes of events (a bound, so a client without its own cannot
+    make a test run for ever), a cut."""
+    size = int(endless.get("piece", 4096))
+    budget = int(endless.get("mb", 24)) << 20
+    piece = "x" * size
+    n = 0
+    while budget > 0:
+        for event in pieces(n, piece):
+            budget -= len(event)
+            yield event
+        n += 1
+    yield CUT
+
+
+def _anthropic_endless(endless: dict[str, Any]) -> Iterator[object]:
+    """`endless` after message_start: `kind` text, thinking, signature (of a
+    thinking block) or args (of a write call), each piece a delta of one
+    block, or (`blocks`) each in a block of its own."""
+    kind = endless["kind"]
+    delta_type = {
+        "text": "text_delta",
+        "thinking": "thinking_delta",
+        "signature": "signature_delta",
+        "args": "input_json_delta",
+    }[kind]
+    field_name = {"text": "text", "thinking": "thinking", "signature": "signature"}.get(
+        kind, "partial_json"
+    )
+
+    def start(index: int) -> list[bytes]:
+        if kind == "args":
+            block = {"type": "tool_use", "id": f"toolu_endless_{index}", "name": "write"}
+        elif kind == "text":
+            block = {"type": "text", "text": ""}
+        else:
+            block = {"type": "thinking", "thinking": "", "signature": ""}
+        started = {"type": "content_block_start", "index": index, "content_block": block}
+        events = [_sse("content_block_start", started)]
+        if kind == "args":
+            opening = '{"path": "endless.txt", "content": "'
+            events.append(_delta(index, delta_type, field_name, opening))
+        return events
+
+    def pieces(n: int, piece: str) -> Iterator[bytes]:
+        index = n if endless.get("blocks") else 0
+        if n == 0 or endless.get("blocks"):
+            yield from start(index)
+        yield _delta(index, delta_type, field_name, piece)
+        if endless.get("blocks"):
+            yield _sse("content_block_stop", {"type": "content_block_stop", "index": index})
+
+    return _endless(endless, pieces)
+
+
+def _delta(index: int, delta_type: str, field_name: str, piece: str) -> bytes:
+    delta = {"type": delta_type, field_name: piece}
+    return _sse(
+        "content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta}
+    )
 
 
 def anthropic_events(step: Step, step_index: int) -> Iterator[object]:
@@ -98,6 +166,9 @@ def anthropic_events(step: Step, step_index: int) -> Iterator[object]:
         return
     if step.get("flood"):
         yield from _flood(step["flood"])
+        return
+    if step.get("endless"):
+        yield from _anthropic_endless(step["endless"])
         return
     index = 0
     if step.get("redacted_thinking"):
@@ -244,6 +315,12 @@ def openai_events(step: Step, step_index: int, body: Any) -> Iterator[object]:
         return _sse(None, data)
 
     yield chunk({"role": "assistant", "content": ""})
+    if step.get("flood"):
+        yield from _flood(step["flood"])
+        return
+    if step.get("endless"):
+        yield from _openai_endless(step["endless"], chunk)
+        return
     if step.get("stall") and not step.get("text") and not step.get("thinking"):
         yield STALL
         return
@@ -340,3 +417,34 @@ def openai_events(step: Step, step_index: int, body: Any) -> Iterator[object]:
     yield _sse(None, "[DONE]")
     if step.get("cut_after_end"):
         yield CUT
+
+
+def _openai_endless(
+    endless: dict[str, Any], chunk: Callable[[dict[str, Any]], bytes]
+) -> Iterator[object]:
+    """`endless` after the first chunk: `kind` text (content), thinking
+    (reasoning_content) or args (of a write call), or (`blocks`, args only)
+    each piece the arguments of a call of its own."""
+    kind = endless["kind"]
+
+    def call(n: int, arguments: str, header: bool) -> bytes:
+        function: dict[str, Any] = {"arguments": arguments}
+        entry: dict[str, Any] = {"index": n, "function": function}
+        if header:
+            entry.update(id=f"call_endless_{n}", type="function")
+            function["name"] = "write"
+        return chunk({"tool_calls": [entry]})
+
+    def pieces(n: int, piece: str) -> Iterator[bytes]:
+        if kind == "text":
+            yield chunk({"content": piece})
+        elif kind == "thinking":
+            yield chunk({"reasoning_content": piece})
+        elif endless.get("blocks"):
+            yield call(n, piece, header=True)
+        else:
+            if n == 0:
+                yield call(0, '{"path": "endless.txt", "content": "', header=True)
+            yield call(0, piece, header=False)
+
+    return _endless(endless, pieces)

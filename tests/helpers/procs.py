@@ -64,6 +64,14 @@ def alive(pid: int) -> bool:
     return proc is not None and proc.alive
 
 
+def peak_rss_kb(pid: int) -> int:
+    """The most resident memory `pid` has held so far (VmHWM), in KiB."""
+    for line in _read(pid, "status").decode().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1])
+    raise AssertionError(f"no VmHWM for {pid}: gone?")
+
+
 def command_name(pid: int) -> str:
     """The `comm` of `pid`, or "" once it has gone."""
     return _read(pid, "comm").decode("utf-8", "replace").strip()

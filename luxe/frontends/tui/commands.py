@@ -8,6 +8,7 @@ on the interface's own state; none reaches into the engine.
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -142,13 +143,17 @@ def attachments(text: str, cwd: Path) -> list[str]:
     """`@path` tokens naming a file inside the project: sent as attachments
     (the session's gate reads them, as for any client)."""
     found = []
+    root = os.path.realpath(cwd)
     for token in re.findall(r"(?:^|\s)@(\S+)", text):
-        path = (cwd / token).resolve()
+        # realpath, not Path.resolve: a symlink loop the repository planted
+        # made resolve raise (as a NUL does both).
         try:
-            path.relative_to(cwd.resolve())
-        except ValueError:
+            path = Path(os.path.realpath(cwd / token))
+            path.relative_to(root)
+            attached = path.is_file()
+        except (OSError, ValueError):
             continue
-        if path.is_file() and token not in found:
+        if attached and token not in found:
             found.append(token)
     return found
 

@@ -1,8 +1,12 @@
 """`luxe --plain`: the interface for screen readers. Labelled plain lines,
 never a cursor movement, colour or redraw.
 
-Output is one line per finished thing, labelled: `you:`, `luxe:`,
-`thinking:`, `tool:`, `Permission Required:`, `Question:`, `error:`. Input
+Output is one record per finished thing, labelled: `you:`, `luxe:`,
+`thinking:`, `tool:`, `Permission Required:`, `Question:`, `error:`. A
+record's first line starts with its label; every further line of it (the
+lines of the model's answer, of a multi-line prompt or error) starts with
+spaces, so text from a model, a provider or a file can never pass for a
+label line (`say`, luxe.controls.record). Input
 is the terminal's own line editing (canonical mode, echo on): a line is a
 prompt (or a steer while the agent works, or a slash command, or `!cmd`),
 the answer to a waiting permission prompt (`y`, `a`, `n` and an optional
@@ -21,6 +25,7 @@ from typing import TYPE_CHECKING
 
 import trio
 
+from luxe.controls import record
 from luxe.engine.file_change import hunk_lines
 from luxe.frontends.server_notices import ServerNotices
 from luxe.frontends.tui import commands
@@ -29,7 +34,7 @@ from luxe.frontends.tui.history import History, history_file
 from luxe.frontends.tui.markdown import BlockStream, inline, render_block
 from luxe.frontends.tui.person import Dispatch, PersonFace
 from luxe.frontends.tui.table import spoken_rows
-from luxe.frontends.tui.text import clean, plain_text
+from luxe.frontends.tui.text import TAB, clean, plain_text
 from luxe.frontends.tui.view import ViewState, apply, is_github_event, key_arg
 from luxe.protocol import actions as act
 from luxe.protocol import events as ev
@@ -38,6 +43,9 @@ if TYPE_CHECKING:
     from luxe.frontends.tui.github_writes import Confirmation
 
 WIDTH = 10_000  # the terminal wraps; a screen reader reads whole lines
+# What starts every line of a record after its first (docs/interface.md,
+# "Reading --plain"): a label line never starts with a space.
+CONTINUATION = "  "
 
 # The most diff lines a permission prompt says before "N more".
 PLAIN_DIFF_LINES = 60
@@ -64,8 +72,10 @@ class PlainInterface(PersonFace):
 
     # -- output -----------------------------------------------------------------
 
-    def say(self, line: str) -> None:
-        data = (clean(line) + "\n").encode("utf-8", "replace")
+    def say(self, text: str, indent: str = CONTINUATION) -> None:
+        """Write `text` as one record (luxe.controls.record): a line break in
+        it starts a continuation line, which no label line looks like."""
+        data = (record(text.replace("\t", TAB), indent) + "\n").encode("utf-8", "replace")
         while data:
             try:
                 data = data[os.write(self.out_fd, data):]
@@ -128,11 +138,9 @@ class PlainInterface(PersonFace):
         else:
             lines = [plain_text(line).rstrip() for line in render_block(block, WIDTH)]
             lines = [line for line in lines if line.strip("─")]  # a rule says nothing
-        lines = [line for line in lines if line]
+        lines = [line.strip() for line in lines if line]
         if lines:
-            self.say("luxe: " + lines[0].strip())
-            for line in lines[1:]:
-                self.say("      " + line.strip())
+            self.say("luxe: " + "\n".join(lines), indent=" " * len("luxe: "))
 
     def _show(self, event: ev.Event) -> None:
         before = (self.state.status.mode, self.state.status.permission_mode, self.state.status.model)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.luxe.rpc_driver import LuxeProcess
+from tests.helpers.procs import peak_rss_kb
 
 from .e2e import call, tool_results
 from .hostile import hostile_luxe, leaked, run_turn
@@ -37,12 +37,6 @@ def _huge(path: Path) -> None:
     with path.open("wb") as f:
         f.write(LINE * (HUGE // len(LINE)))
 
-
-def _peak_kb(luxe: LuxeProcess) -> int:
-    for line in Path(f"/proc/{luxe.pid}/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1])
-    raise AssertionError("no VmHWM")
 
 
 def _grown_then_removed(repo: Path, name: str) -> None:
@@ -88,7 +82,7 @@ def test_a_huge_secret_file_in_history_costs_no_memory_and_hides_nothing(
     steps = [{"tool_calls": [call("bash", command=printed)]}, {"text": "done"}]
     with hostile_luxe(steps, "yolo", cwd=repo, env=env) as (luxe, server):
         run_turn(luxe)
-        assert _peak_kb(luxe) < PEAK_LIMIT_KB
+        assert peak_rss_kb(luxe.pid) < PEAK_LIMIT_KB
         assert tool_results(server.bodies[-1]) == ["[REDACTED:REMOVED]\n[exit status 0]"]
         assert not leaked(secret, luxe, server)
         assert luxe.close() == 0
@@ -122,7 +116,7 @@ def test_a_huge_change_under_review_is_refused_and_the_session_goes_on(
         luxe.send("load_guided_review", {"request_id": "ok", "target": {"kind": "commit", "sha": "HEAD~1"}})
         loaded = luxe.expect("guided_review_loaded", where=lambda c: c["request_id"] == "ok")
         assert loaded["review"]["target"] == {"kind": "commit", "sha": "HEAD~1"}
-        assert _peak_kb(luxe) < PEAK_LIMIT_KB
+        assert peak_rss_kb(luxe.pid) < PEAK_LIMIT_KB
         assert luxe.close() == 0
 
 
@@ -211,16 +205,26 @@ def test_a_repository_full_of_values_cannot_push_the_persons_credentials_out(
         assert luxe.close() == 0
 
 
-@pytest.mark.parametrize("offset", [2, 1_000_000])
+@pytest.mark.parametrize(
+    ("head", "offset"),
+    [
+        (b"x" * 9000, 2),
+        (b"x" * 9000, 1_000_000),
+        # A million short lines before the hole: the skip passes them one
+        # by one, then meets the line without end.
+        (b"x\n" * 1_000_000, 2_000_000),
+    ],
+    ids=["past-the-first-line", "far-past-it", "past-a-million-lines"],
+)
 def test_reading_far_into_a_huge_file_never_holds_the_session(
-    offset: int, repo: Path, env: dict[str, str]
+    head: bytes, offset: int, repo: Path, env: dict[str, str]
 ) -> None:
-    """A sparse file of 1 TiB, 9,000 bytes of text and then no line end:
-    `read` past its first line skipped all of it on the event loop, so for
-    the best part of an hour nothing else happened (not even the call's
-    tool_started frame, nor a cancel). A cancel now ends the call at once."""
+    """A sparse file of 1 TiB, some text and then no line end: `read` past
+    the text skipped all of the rest on the event loop, so for the best part
+    of an hour nothing else happened (not even the call's tool_started
+    frame, nor a cancel). A cancel now ends the call at once."""
     with (repo / "huge.log").open("wb") as f:
-        f.write(b"x" * 9000)
+        f.write(head)
         f.truncate(1 << 40)
     steps = [{"tool_calls": [call("read", path="huge.log", offset=offset)]}, {"text": "done"}]
     with hostile_luxe(steps, "ask", cwd=repo, env=env) as (luxe, _server):
@@ -261,7 +265,7 @@ def test_a_glob_never_follows_a_link_nor_recurses_out_of_its_stack(
             [{"tool_calls": calls}, {"text": "done"}], "ask", cwd=repo, env=env
         ) as (luxe, server):
             run_turn(luxe)
-            assert _peak_kb(luxe) < PEAK_LIMIT_KB
+            assert peak_rss_kb(luxe.pid) < PEAK_LIMIT_KB
             loops, loops_again, bottom = tool_results(server.bodies[-1])
             assert loops == loops_again == "no files match"
             assert bottom.startswith("d/d/") and bottom.endswith("/d/f.txt"), bottom[:80]

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import tempfile
 from collections.abc import Mapping
@@ -23,6 +22,7 @@ from pathlib import Path
 import trio
 
 from luxe import child_process
+from luxe.github.gh import READ_TIMEOUT_S, GhFailed, checked_repository
 from luxe.record import record
 from luxe.review.diffparse import DiffParseError, ParsedDiff, parse_diff, short_hash
 from luxe.review.model import (
@@ -240,25 +240,20 @@ async def default_branch(root: Path) -> str:
     )
 
 
-# owner/name (or host/owner/name); never an option.
-_REPOSITORY = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*(/[A-Za-z0-9_.][A-Za-z0-9_.-]*){1,2}")
-
-
 # gh waits on GitHub as long as GitHub makes it, and a load holds the
 # review's owner task (luxe.review.service): without a deadline, a GitHub
 # that never answers held every review action after it until close. As
-# long as the GitHub layer's reads (luxe.github.gh.READ_TIMEOUT_S); tests
-# set a shorter one through the environment.
-GH_TIMEOUT_S = 30.0
+# long as the GitHub layer's reads (READ_TIMEOUT_S); tests set a shorter
+# one through the environment.
+GH_TIMEOUT_ENV = "LUXE_REVIEW_GH_TIMEOUT_S"
 # A commit id answered by gh (`headRefOid`, `.base.sha`) is 40 or 64 hex
 # digits; more than this is no commit id, and is not read further.
 OID_ANSWER_CAP = 4096
-GH_TIMEOUT_ENV = "LUXE_REVIEW_GH_TIMEOUT_S"
 
 
 async def _gh(cwd: Path, *args: str, cap: int | None = None) -> child_process.Completed:
     """Run gh under the deadline (its process group is ended there)."""
-    timeout_s = float(os.environ.get(GH_TIMEOUT_ENV) or GH_TIMEOUT_S)
+    timeout_s = float(os.environ.get(GH_TIMEOUT_ENV) or READ_TIMEOUT_S)
     with trio.move_on_after(timeout_s):
         try:
             return await child_process.run(("gh", *args), cwd=cwd, stdout_cap=cap)
@@ -282,13 +277,11 @@ async def _read_pull_request(cwd: Path, target: PullRequestTarget) -> DiffRead:
         root = cwd
     if target.number <= 0:
         raise ReviewLoadError(f"{target.number} is not a pull request number")
-    if target.repository is not None and not _REPOSITORY.fullmatch(target.repository):
-        raise ReviewLoadError(f"{target.repository!r} is not a repository (owner/name)")
-    if target.repository is not None and (
-        not re.fullmatch(r"[A-Za-z0-9][\w.-]*/[\w.-]+", target.repository)
-        or ".." in target.repository
-    ):
-        raise ReviewLoadError(f"repository {target.repository!r} is not owner/name")
+    if target.repository is not None:
+        try:
+            checked_repository(target.repository)
+        except GhFailed as refused:
+            raise ReviewLoadError(refused.message) from None
     repo_args = ("--repo", target.repository) if target.repository else ()
     number = str(target.number)
     # `baseRefOid` is not a `gh pr view` field before gh 2.4x (Debian ships

@@ -231,6 +231,10 @@ async def test_pull_request_outside_a_repository_needs_its_repository(
         (CommitTarget("--output=/tmp/x"), "is not a revision"),
         (RangeTarget("HEAD", "nope"), "unknown head 'nope'"),
         (BranchTarget(base="no-such-branch"), "unknown base branch 'no-such-branch'"),
+        (PullRequestTarget(1, repository="--repo=evil/x"), "is not owner/name"),
+        (PullRequestTarget(1, repository="acme/../other"), "is not owner/name"),
+        (PullRequestTarget(1, repository="ghe.test/acme/widgets"), "is not owner/name"),
+        (PullRequestTarget(1, repository="äcme/widgets"), "is not owner/name"),
     ],
 )
 async def test_bad_targets_say_why(base_repo: Repo, target: Target, reason: str) -> None:

@@ -318,6 +318,7 @@ async def _main(startup: Startup, front: FrontEnd) -> None:
                     resumed=startup.resumed,
                     auto_approve=startup.options.auto_approve,
                     context=startup.context,
+                    leftovers=_Leftovers(),
                 )
                 for problem in hook_config.errors:
                     # The session runs without the broken hook; say so.
@@ -367,6 +368,16 @@ async def _main(startup: Startup, front: FrontEnd) -> None:
                     await session.close()
                     await session.model.aclose()
                     inner.cancel_scope.cancel()
+
+
+class _Leftovers:
+    """The session's Leftovers (luxe.engine.ports): luxe.orphans' sweep,
+    imported at the first turn's end, not before the first frame."""
+
+    async def sweep(self) -> None:
+        from luxe.orphans import sweep
+
+        await sweep()
 
 
 class _LazyReview:

@@ -15,11 +15,11 @@ from __future__ import annotations
 import os
 import subprocess
 from collections.abc import Mapping, Sequence
-from functools import partial
 from pathlib import Path
 
 import trio
 
+from luxe import children
 from luxe.record import record
 from process_group import terminate_group
 
@@ -79,25 +79,26 @@ async def run(
     out = bytearray()
     err = bytearray()
     truncated = False
+    process = await children.open_process(
+        argv,
+        cwd=str(cwd),
+        env=child_env(env),
+        stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,  # its own process group, so an ending reaches its children
+    )
+    stdout, stderr = process.stdout, process.stderr
+    assert stdout is not None and stderr is not None
     try:
         async with trio.open_nursery() as nursery:
-            child: trio.Process = await nursery.start(
-                partial(
-                    trio.run_process,
-                    list(argv),
-                    cwd=str(cwd),
-                    env=child_env(env),
-                    stdin=stdin if stdin is not None else b"",
-                    stdout=subprocess.PIPE,
-                    stderr=subprocess.PIPE,
-                    check=False,
-                    start_new_session=True,  # its own process group, so a cancel reaches its children
-                    # The shared group ending: SIGTERM, grace, SIGKILL to whatever is
-                    # left of the group (not only while the leader lives), then reaped.
-                    deliver_cancel=partial(terminate_group, grace=TERM_GRACE_S),
-                )
-            )
-            assert child.stdout is not None and child.stderr is not None
+
+            async def feed_stdin(stream: trio.abc.SendStream, data: bytes) -> None:
+                async with stream:
+                    try:
+                        await stream.send_all(data)
+                    except trio.BrokenResourceError:
+                        pass  # it stopped reading: what it read is its answer
 
             async def read_stdout(stream: trio.abc.ReceiveStream) -> None:
                 nonlocal truncated
@@ -106,20 +107,28 @@ async def run(
                     if stdout_cap is not None and len(out) > stdout_cap:
                         truncated = True
                         del out[stdout_cap:]
-                        nursery.cancel_scope.cancel()  # ends the group (deliver_cancel)
+                        nursery.cancel_scope.cancel()  # the group ends below
                         return
 
             async def read_stderr(stream: trio.abc.ReceiveStream) -> None:
                 async for chunk in stream:
                     err.extend(chunk[: max(STDERR_KEPT - len(err), 0)])
 
-            nursery.start_soon(read_stdout, child.stdout)
-            nursery.start_soon(read_stderr, child.stderr)
-    except BaseExceptionGroup as group:
-        # A program that cannot start (missing, not executable) fails in
-        # nursery.start: raised as itself, as trio.run_process raises it.
-        if len(group.exceptions) == 1 and isinstance(group.exceptions[0], OSError):
-            raise group.exceptions[0] from None
-        raise
-    returncode = child.returncode if child.returncode is not None else -1
+            if process.stdin is not None and stdin:
+                nursery.start_soon(feed_stdin, process.stdin, stdin)
+            nursery.start_soon(read_stdout, stdout)
+            nursery.start_soon(read_stderr, stderr)
+        if not truncated:
+            await process.wait()
+    finally:
+        if process.returncode is None:
+            # Cut at the cap, cancelled or failed while it runs: the shared
+            # group ending (SIGTERM, grace, SIGKILL to whatever is left of
+            # the group, not only while the leader lives), then reaped.
+            await terminate_group(process, grace=TERM_GRACE_S)
+        children.forget(process.pid)
+        with trio.CancelScope(shield=True):
+            await stdout.aclose()
+            await stderr.aclose()
+    returncode = process.returncode if process.returncode is not None else -1
     return Completed(returncode, bytes(out), bytes(err), truncated)

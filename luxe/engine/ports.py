@@ -4,7 +4,8 @@ A session talks to a `ModelSource` (luxe.providers.choice gives the real
 one). The engine asks a `PermissionGate` before every tool call, redacts through
 it, and runs a `HookRunner` at every hook point with the events built here
 (the spec's stdin shapes, written once); `luxe.policy` provides the real
-gate and runner.
+gate and runner. At a turn's end it asks `Leftovers` to end the processes
+its commands left behind (luxe.orphans).
 """
 
 from __future__ import annotations
@@ -171,6 +172,15 @@ def other_event(content: Any = None) -> dict[str, Any]:
     BeforeAgentStart: `{"Other": {}}`; UserPromptSubmit: `{"Other":
     {"content": text}}`; Before/AfterCompact: `{"Other": {"tokens_before": n}}`."""
     return {"Other": content}
+
+
+class Leftovers(Protocol):
+    """What ends the processes a turn's commands left running that nothing
+    owns any more (luxe.orphans provides it): the session calls `sweep`
+    when a turn ends, however it ended (`cancel_turn` too), before its
+    `turn_ended`. Shielded by the caller; returns when they are gone."""
+
+    async def sweep(self) -> None: ...
 
 
 class EditDiagnostics(Protocol):

@@ -29,7 +29,14 @@ import trio
 
 from luxe.engine.history import History, clean_message
 from luxe.engine.model import Message
-from luxe.engine.ports import EditDiagnostics, HookRunner, ModelSource, PermissionGate, other_event
+from luxe.engine.ports import (
+    EditDiagnostics,
+    HookRunner,
+    Leftovers,
+    ModelSource,
+    PermissionGate,
+    other_event,
+)
 from luxe.engine.prompts import Prompts
 from luxe.engine.store import SessionFile
 from luxe.engine.system_prompt import build_system_prompt
@@ -72,6 +79,7 @@ class Session:
         resumed: bool = False,
         auto_approve: bool = False,
         context: str | None = None,
+        leftovers: Leftovers | None = None,
     ) -> None:
         self.cwd = cwd
         # Appended to the system prompt: e.g. the GitHub issue or pull request
@@ -87,6 +95,9 @@ class Session:
         self._tools: dict[str, Tool] | None = None
         self.gate = gate
         self.hooks = hooks
+        # Ends what a turn's commands left running, at the turn's end (the
+        # app's luxe.orphans; none for an in-process session).
+        self.leftovers = leftovers
         self.emit = emit
         self.prompts = Prompts(emit)
         self.prompts.set_auto_approve(auto_approve)
@@ -306,6 +317,8 @@ class Session:
                 outcome = TurnOutcome("cancelled", None, turn.final_text)
             with trio.CancelScope(shield=True):
                 try:
+                    if self.leftovers is not None:
+                        await self.leftovers.sweep()
                     await finish_turn(self, turn, outcome, self._charge(turn))
                     self.current = None
                     turn.finish(outcome)

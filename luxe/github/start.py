@@ -14,13 +14,12 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 from pathlib import Path
 from typing import Any
 
 import trio
 
-from luxe import child_process
+from luxe import child_process, children
 from luxe.github.gh import JSON_CAP, too_large
 from luxe.record import record
 
@@ -153,14 +152,13 @@ def _add_worktree(root: Path, name: str, what: str, *, detached: bool = False) -
     branch `name` (created from HEAD unless it exists), or detached at HEAD."""
     if not re.fullmatch(r"[A-Za-z0-9._/-]+", name) or ".." in name or name.startswith(("-", "/")):
         raise StartError(f"{what}: {name!r} is not a usable branch name")
-    if subprocess.run(["git", "check-ref-format", "--branch", name], cwd=root,
-                      capture_output=True, check=False).returncode != 0:
+    if children.run(["git", "check-ref-format", "--branch", name], cwd=root).returncode != 0:
         raise StartError(f"{what}: {name!r} is not a valid branch name")
     path = root.parent / f"{root.name}.worktrees" / name.replace("/", "-")
     if path.exists():
         raise StartError(f"{what}: {path} exists already")
-    exists = subprocess.run(["git", "rev-parse", "-q", "--verify", f"refs/heads/{name}"],
-                            cwd=root, capture_output=True, check=False).returncode == 0
+    exists = children.run(["git", "rev-parse", "-q", "--verify", f"refs/heads/{name}"],
+                          cwd=root).returncode == 0
     path.parent.mkdir(parents=True, exist_ok=True)
     if detached:
         argv = ["git", "worktree", "add", "-q", "--detach", str(path)]
@@ -203,7 +201,6 @@ def prepare(cwd: Path, *, issue: int | None, from_pr: int | None, worktree: str 
             _run(["gh", "pr", "checkout", str(from_pr), *branch], where, what)
         except StartError:
             if worktree is not None:  # change nothing: the new worktree goes
-                subprocess.run(["git", "worktree", "remove", "--force", str(where)], cwd=cwd,
-                               capture_output=True, check=False)
+                children.run(["git", "worktree", "remove", "--force", str(where)], cwd=cwd)
             raise
     return Start(where, "\n\n".join(context) or None)

@@ -26,6 +26,7 @@ from typing import Any
 
 import trio
 
+from luxe import children
 from luxe.record import state
 from process_group import terminate_group
 
@@ -256,8 +257,8 @@ async def open_lsp_client(
 ) -> AsyncIterator[LspClient]:
     """Start a server and its reader; on exit end its process group.
     Raises OSError when the program cannot be started."""
-    proc = await trio.lowlevel.open_process(
-        list(command),
+    proc = await children.open_process(
+        command,
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -282,6 +283,7 @@ async def open_lsp_client(
     finally:
         with trio.CancelScope(shield=True):
             await terminate_group(proc, grace=GRACE_S)
+            children.forget(proc.pid)
             for stream in (proc.stdin, proc.stdout, proc.stderr):
                 if stream is not None:
                     await stream.aclose()

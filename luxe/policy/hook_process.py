@@ -22,6 +22,7 @@ from collections.abc import Mapping
 
 import trio
 
+from luxe import children
 from luxe.policy.hooks_config import HookDefinition
 from luxe.record import record
 from luxe.tools.escapees import kill_tagged
@@ -60,16 +61,20 @@ def _spawn(
 ) -> tuple[subprocess.Popen[bytes], int, int, int]:
     """Start the hook in its own session (so its own process group) with
     three pipes; returns the process and our ends (stdin, stdout, stderr),
-    non-blocking. Popen runs in the event loop's thread, not a worker thread
-    as trio.lowlevel.open_process does: a fork/exec takes well under a
-    millisecond, less than the hop to a thread and back, and a hook runs on
-    every tool call."""
+    non-blocking. It starts in the event loop's thread (luxe.children.popen),
+    not a worker thread as trio.lowlevel.open_process does: a fork/exec
+    takes well under a millisecond, less than the hop to a thread and back,
+    and a hook runs on every tool call."""
     in_r, in_w = os.pipe()
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
     try:
-        proc = subprocess.Popen(
-            list(command),
+        # A command child (luxe.children): its daemon, still holding the
+        # token, is left alone by sweeps (a hook may mean to start one).
+        proc = children.popen(
+            command,
+            command=True,
+            keeps=(RUN_TOKEN_VAR, token),
             stdin=in_r,
             stdout=out_w,
             stderr=err_w,
@@ -238,6 +243,7 @@ async def run_hook_process(
         pipes = _Pipes(stdin, stdout, stderr, pidfd, payload, stdout_cap)
     except BaseException:  # no epoll (fd limit): end the hook we just started
         await kill_group(leader)
+        children.forget(proc.pid)
         for fd in (stdin, stdout, stderr, pidfd):
             try:
                 os.close(fd)
@@ -260,6 +266,7 @@ async def run_hook_process(
         # has exited (not reaped yet, so its pid still names the group),
         # whatever it left running; on timeout or cancel, the hook too.
         await kill_group(leader)
+        children.forget(proc.pid)
         if not exited and _kill_escaped(token):
             # Nothing it started may outlive it, not even what left its
             # group. Twice: one may have been forking.

@@ -115,8 +115,10 @@ def _git(root: str, *args: str) -> str:
     import subprocess
     import time
 
+    from luxe import children
+
     try:
-        proc = subprocess.Popen(
+        proc = children.popen(
             # A file over the cap counts as binary: git never inflates it.
             ["git", "-c", f"core.bigFileThreshold={MAX_HISTORY_BYTES}", "-C", root, "--no-pager",
              *args],
@@ -131,18 +133,21 @@ def _git(root: str, *args: str) -> str:
     chunks: list[bytes] = []
     size = 0
     deadline = time.monotonic() + GIT_TIMEOUT_S
-    with proc, selectors.DefaultSelector() as ready:
-        ready.register(proc.stdout, selectors.EVENT_READ)
-        while size <= MAX_HISTORY_BYTES and (left := deadline - time.monotonic()) > 0:
-            if not ready.select(left):
-                continue
-            chunk = os.read(proc.stdout.fileno(), 1 << 16)
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-        else:
-            proc.kill()  # past the cap (or the time): no more is read
+    try:
+        with proc, selectors.DefaultSelector() as ready:  # the `with` reaps it
+            ready.register(proc.stdout, selectors.EVENT_READ)
+            while size <= MAX_HISTORY_BYTES and (left := deadline - time.monotonic()) > 0:
+                if not ready.select(left):
+                    continue
+                chunk = os.read(proc.stdout.fileno(), 1 << 16)
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                size += len(chunk)
+            else:
+                proc.kill()  # past the cap (or the time): no more is read
+    finally:
+        children.forget(proc.pid)
     return b"".join(chunks)[:MAX_HISTORY_BYTES].decode("utf-8", "replace")
 
 

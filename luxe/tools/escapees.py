@@ -4,8 +4,10 @@ A tool call (and a hook run) puts a token in the environment of the process
 it starts; every descendant inherits it, also one that left the process
 group with `setsid`. `kill_tagged` finds them through /proc and SIGKILLs
 them. `become_subreaper` makes Luxe the parent of every orphaned descendant
-(Linux), so `kill_descendants` at exit reaches even a process that cleared
-its environment. Both are synchronous and quick (one pass over /proc).
+(Linux): one that also cleared its environment is then told apart from
+Luxe's own children by luxe.orphans, and `kill_descendants` at exit reaches
+every one. All are synchronous and quick (one pass over /proc); the /proc
+readers here are also luxe.orphans'.
 """
 
 from __future__ import annotations
@@ -34,18 +36,23 @@ def _pids() -> list[int]:
         return []
 
 
-def _stat(pid: int) -> tuple[str, int] | None:
-    """(state, parent pid) of a process, or None when it is gone."""
+def is_subreaper() -> bool:
+    """Whether this process is the parent of its orphaned descendants."""
+    return _subreaper
+
+
+def proc_stat(pid: int) -> tuple[str, int, int] | None:
+    """(state, parent pid, process group) of a process, or None when it is gone."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as f:
             raw = f.read()
     except OSError:
         return None
     fields = raw[raw.rfind(b")") + 2 :].split()
-    return (fields[0].decode(), int(fields[1])) if len(fields) > 1 else None
+    return (fields[0].decode(), int(fields[1]), int(fields[2])) if len(fields) > 2 else None
 
 
-def _reap(pids: list[int], wait_s: float = 0.0) -> None:
+def reap(pids: list[int], wait_s: float = 0.0) -> None:
     """Collect the exit status of those that became our children (orphans
     adopted by a subreaper), so no zombie is left behind; with `wait_s`,
     wait that long at most for them to die (SIGKILLed: a moment)."""
@@ -64,7 +71,7 @@ def _reap(pids: list[int], wait_s: float = 0.0) -> None:
         time.sleep(0.001)
 
 
-def _children() -> list[int] | None:
+def children_of_self() -> list[int] | None:
     """Our children (of every thread), or None where Linux does not list them."""
     out: list[int] = []
     try:
@@ -89,11 +96,11 @@ def kill_tagged(var: str, token: str, *, children_only: bool = True) -> list[int
     narrow = children_only and _subreaper
     for _ in range(8 if narrow else 2):
         found = unsure = False
-        candidates = _children() if narrow else None
+        candidates = children_of_self() if narrow else None
         for pid in _pids() if candidates is None else candidates:
             if pid == me or pid in killed:
                 continue
-            environ = _environ(pid)
+            environ = environ_of(pid)
             if environ is None:
                 # A child whose environment cannot be read yet (it is in
                 # the middle of an exec: `setsid bash -c 'exec sleep'`) is
@@ -108,26 +115,26 @@ def kill_tagged(var: str, token: str, *, children_only: bool = True) -> list[int
                 killed.append(pid)
                 found = True
         if found and narrow:
-            _reap(killed, wait_s=1.0)  # their children are ours once they are dead
+            reap(killed, wait_s=1.0)  # their children are ours once they are dead
         elif unsure:
             time.sleep(0.002)
         elif not found:
             break
-    _reap(killed)
+    reap(killed)
     return killed
 
 
-def _environ(pid: int) -> bytes | None:
+def environ_of(pid: int) -> bytes | None:
     """A living process's environment block; None while it cannot be read
     (gone or exiting, not ours, or between the two halves of an exec)."""
-    info = _stat(pid)
+    info = proc_stat(pid)
     if info is None or info[0] in ("Z", "X"):
         return b""  # gone or a zombie: holds nothing, nothing to wait for
     try:
         with open(f"/proc/{pid}/environ", "rb") as f:
             environ = f.read()
     except OSError:
-        return None if _stat(pid) is not None else b""
+        return None if proc_stat(pid) is not None else b""
     return environ or None
 
 
@@ -135,7 +142,7 @@ def descendants(root: int) -> list[int]:
     """Living processes descended from `root`, by parent links."""
     parents: dict[int, int] = {}
     for pid in _pids():
-        info = _stat(pid)
+        info = proc_stat(pid)
         if info is not None and info[0] not in ("Z", "X"):
             parents[pid] = info[1]
     out = []
@@ -165,7 +172,7 @@ def kill_descendants() -> list[int]:
                 killed.append(pid)
             except OSError:
                 pass
-    _reap(killed)
+    reap(killed)
     if killed:
         log.info("killed %d leftover process(es) at exit: %s", len(killed), killed)
     return killed

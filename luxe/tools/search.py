@@ -22,6 +22,7 @@ from typing import Any
 
 import trio
 
+from luxe import children
 from luxe.engine.model import ToolSpec
 from luxe.engine.tooling import ToolContext, ToolError, ToolResult
 from luxe.regular_file import read_regular
@@ -153,7 +154,7 @@ class GrepTool:
     async def _run(self, argv: list[str], cwd: Path) -> bytes:
         """rg's output, capped at RG_OUTPUT_CAP (a line cut by the cap is
         dropped); its process group always ends with the call."""
-        process = await trio.lowlevel.open_process(
+        process = await children.open_process(
             argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL, cwd=cwd, start_new_session=True,
         )
@@ -169,6 +170,7 @@ class GrepTool:
                 size += len(data)
         finally:
             await terminate_group(process)
+            children.forget(process.pid)
             assert process.stdout is not None
             with trio.CancelScope(shield=True):
                 await process.stdout.aclose()

@@ -7,7 +7,10 @@ command ends, on timeout, or when the turn is cancelled, the whole group gets
 SIGTERM, a short grace, then SIGKILL, and is reaped: background jobs a
 command starts end with it. So does every process that left the group
 (`setsid`): each carries the call's token in its environment and is killed
-by it (luxe.tools.escapees).
+by it (luxe.tools.escapees); one that also cleared its environment is an
+orphan Luxe adopted, ended by the sweep that follows (luxe.orphans) unless
+another call still runs (then by the sweep at that call's end, or the
+turn's).
 
 Output is redacted as it comes (a value split across chunks is caught) and
 before the result is cut to its head and tail, so a cut never leaves a
@@ -26,6 +29,7 @@ from typing import Any
 
 import trio
 
+from luxe import children, orphans
 from luxe.engine.model import ToolSpec
 from luxe.engine.ports import StreamRedaction
 from luxe.engine.tooling import ToolContext, ToolError, ToolResult
@@ -93,8 +97,9 @@ class BashTool:
         env = dict(os.environ, PAGER="cat", GIT_PAGER="cat", TERM="dumb")
         env[CALL_TOKEN_VAR] = ctx.call_token
         try:
-            process = await trio.lowlevel.open_process(
+            process = await children.open_process(
                 [self.shell, "-c", command],
+                command=True,
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.STDOUT,
@@ -119,9 +124,7 @@ class BashTool:
                     await drained.wait()
                 nursery.cancel_scope.cancel()
         finally:
-            await terminate_group(process)
-            # What left the group (`setsid`) still carries the call's token.
-            kill_tagged(CALL_TOKEN_VAR, ctx.call_token)
+            await self._end(process, ctx.call_token)
             if process.stdout is not None:
                 with trio.CancelScope(shield=True):
                     await process.stdout.aclose()
@@ -137,6 +140,18 @@ class BashTool:
         is_error = timed_out or status != 0
         summary = "timed out" if timed_out else f"exit {status}"
         return ToolResult(body, is_error=is_error, summary=summary)
+
+    @staticmethod
+    async def _end(process: trio.Process, token: str) -> None:
+        """End everything the call started: its group, reaped (a no-op after
+        the body's); what left the group still carrying the call's token;
+        then what left it with an empty environment, when no other call
+        runs (luxe.orphans). Runs to the end under a cancel: its parts are
+        shielded or synchronous."""
+        await terminate_group(process)
+        children.forget(process.pid)
+        kill_tagged(CALL_TOKEN_VAR, token)
+        await orphans.sweep()
 
     async def _pump(
         self,

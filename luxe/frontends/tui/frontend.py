@@ -375,10 +375,11 @@ class Interface(PersonFace):
     async def edit_externally(self, text: str) -> str | None:
         """Ctrl+G: the draft in $VISUAL/$EDITOR; None if it failed."""
         import shlex
-        import subprocess
         import tempfile
 
         import trio
+
+        from luxe import children
 
         editor = self.env.get("VISUAL") or self.env.get("EDITOR") or "vi"
         async with self._loop_state().lock:
@@ -390,7 +391,7 @@ class Interface(PersonFace):
                     path = f.name
                 try:
                     await trio.to_thread.run_sync(
-                        lambda: subprocess.run([*shlex.split(editor), path], check=False)
+                        lambda: children.run([*shlex.split(editor), path], capture=False)
                     )
                     return await trio.Path(path).read_text(encoding="utf-8")
                 finally:

@@ -2,9 +2,11 @@
 real `luxe` interface (the loopback model server answers), and what a person
 would see, or what is left running, is asserted.
 
-- A stop signal to Laura while a tool of Luxe's ignores SIGTERM: Luxe ends
-  its tools' groups with a grace of its own, which Laura must let it have;
-  no process of either survives.
+- A stop signal to Laura (SIGHUP, SIGTERM, SIGINT, or its tmux pane
+  closed) while a tool of Luxe's outlives SIGTERM (ignores it, sleeps in
+  its trap, or has a child in a session of its own): Luxe ends its tools'
+  groups with a grace of its own, which Laura must let it have; no process
+  of either survives.
 - Luxe ran in a shell tab, sent `ready`, and was left (exited, suspended):
   a review is never typed into the shell that took its place.
 - Guided Review of a change to a secret file: Luxe never opens the secret
@@ -28,7 +30,7 @@ import pytest
 
 from tests.fakes.llm_server import FakeLLMServer
 from tests.helpers.gitrepo import git
-from tests.helpers.procs import processes
+from tests.helpers.procs import alive, processes
 from tests.laura.tmux import LauraSession
 from tests.luxe.in_laura import comment, file_panes, last_user_text, start
 from tests.luxe.rpc_driver import call, make_repo, wait_until
@@ -51,22 +53,40 @@ def carrying(marker: str) -> list[int]:
     return [p.pid for p in processes() if p.alive and marker in p.cmdline()]
 
 
+# A tool that outlives SIGTERM, each in its own way; {armed} is touched once
+# it does, {marker} is on the command line of what must not survive.
+IGNORES_TERM = "trap '' TERM HUP; touch {armed}; sleep 1000 && echo {marker}"
+PYTHON_IGNORES_TERM = (
+    "{python} -c 'import signal, sys, time; signal.signal(signal.SIGTERM, signal.SIG_IGN);"
+    " open(sys.argv[1], \"w\"); time.sleep(1000)' {armed} {marker}"
+)
+# Its trap runs on TERM but sleeps: the shell never gets to end.
+SLEEPS_IN_ITS_TRAP = "trap 'sleep 1000' TERM HUP; touch {armed}; sleep 1000 & wait; echo {marker}"
+# Its child leaves the group and the session (setsid): out of reach of the
+# signals to the tool's group, Luxe finds it by the call's token, once the
+# group's grace is over.
+LEAVES_THE_SESSION = (
+    "setsid sh -c 'sleep 1000; :' {marker} & trap '' TERM HUP INT; touch {armed}; wait"
+)
+
+
 @pytest.mark.parametrize(
-    ("signum", "command"),
+    ("stop", "command"),
     [
-        (signal.SIGHUP, "trap '' TERM HUP; touch {armed}; sleep 1000 && echo {marker}"),
-        (
-            signal.SIGTERM,
-            "{python} -c 'import signal, sys, time; signal.signal(signal.SIGTERM, signal.SIG_IGN);"
-            " open(sys.argv[1], \"w\"); time.sleep(1000)' {armed} {marker}",
-        ),
+        (signal.SIGHUP, IGNORES_TERM),
+        (signal.SIGTERM, PYTHON_IGNORES_TERM),
+        (signal.SIGINT, LEAVES_THE_SESSION),
+        ("pane closed", SLEEPS_IN_ITS_TRAP),
     ],
-    ids=["sighup-shell", "sigterm-python"],
+    ids=["sighup-shell", "sigterm-python", "sigint-setsid-child", "pane-closed-trap-sleeps"],
 )
 def test_a_stop_signal_to_laura_leaves_no_tool_of_luxe_running(
-    tmp_path: Path, signum: int, command: str
+    tmp_path: Path, stop: int | str, command: str
 ) -> None:
-    marker = f"pair-{os.getpid()}-{signum}"
+    """Laura is stopped (a signal, or its terminal gone: the tmux pane it
+    runs in is closed) while a tool of Luxe's outlives SIGTERM. Laura gives
+    Luxe time to end the tool's group (and what left it) before SIGKILL."""
+    marker = f"pair-{os.getpid()}-{stop}".replace(" ", "-")
     armed = tmp_path / "armed"  # the tool ignores SIGTERM from now on
     script = command.format(marker=marker, python=sys.executable, armed=armed)
     repo = make_repo(tmp_path / "repo", {"main.py": "x\n"})
@@ -80,14 +100,21 @@ def test_a_stop_signal_to_laura_leaves_no_tool_of_luxe_running(
             laura.type("run it")
             laura.send_keys("Enter")
             wait_until(armed.exists, what="the tool running, ignoring SIGTERM")
-            os.kill(laura.laura_pid, signum)
-            assert laura.wait_exit() == 128 + signum
+            pid = laura.laura_pid
+            if isinstance(stop, str):
+                # tmux hangs up the pane's terminal and sends its group SIGHUP:
+                # Laura's own terminal is gone while it closes its tabs.
+                laura.tmux("kill-pane")
+                wait_until(lambda: not alive(pid), what="laura gone with its pane")
+            else:
+                os.kill(pid, stop)
+                assert laura.wait_exit() == 128 + stop
             # Laura has exited: whatever is left now was left for good.
             left = carrying(marker)
             assert left == [], f"still running after laura exited: {left}"
         finally:
-            for pid in carrying(marker):
-                os.kill(pid, signal.SIGKILL)
+            for survivor in carrying(marker):
+                os.kill(survivor, signal.SIGKILL)
             laura.close()
 
 

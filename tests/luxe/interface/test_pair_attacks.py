@@ -12,7 +12,9 @@ would see, or what is left running, is asserted.
 - Guided Review of a change to a secret file: Luxe never opens the secret
   file in a Laura pane.
 - A review quoting a line that holds a secret file's value: the model gets
-  it redacted, as it gets the file's read.
+  it redacted, as it gets the file's read (also a value in the person's own
+  comment, one only git's history knows, one in the file a `.env` symlink
+  points to, one spanning two quoted lines).
 - Ctrl+Z in a luxe that no shell started: it never stops for good.
 - A review submitted over a draft: sent on its own, never part of the
   draft (after `!`, a shell command).
@@ -265,6 +267,75 @@ def test_a_review_quoting_a_line_that_holds_a_secret_value_reaches_the_model_red
             assert "> rotate this" in review
             assert "s3cr3t-value-123" not in json.dumps(server.bodies[2])
             assert "url = 'https://me:[REDACTED:" in review
+        finally:
+            laura.close()
+
+
+def _review_carrying_a_value(repo: Path, spelling: str) -> tuple[str, list[tuple[int, str]], list[str]]:
+    """Set up `repo` for a review that carries a secret value by `spelling`:
+    (the file the person opens in Laura, their comments as (line, text),
+    the values that must not reach the model)."""
+    if spelling == "in-the-comment":  # the person pastes the value themselves
+        (repo / ".env").write_text("TOKEN=s3cr3t-value-123\n")
+        (repo / "main.py").write_text("a = 1\ntoken = os.environ['TOKEN']\n")
+        return "main.py", [(2, "locally it is s3cr3t-value-123, rotate it")], ["s3cr3t-value-123"]
+    if spelling == "only-in-git-history":  # a .env once committed, since removed
+        (repo / ".env").write_text("TOKEN=h1st0ry-value-456\n")
+        commit_all(repo)
+        git(repo, "rm", "-q", ".env")
+        (repo / "main.py").write_text("a = 1\nTOKEN = 'h1st0ry-value-456'\n")
+        commit_all(repo)
+        return "main.py", [(2, "rotate this")], ["h1st0ry-value-456"]
+    if spelling == "env-is-a-symlink":  # .env links to a plainly named file, opened by that name
+        (repo / "config").mkdir()
+        (repo / "config" / "values.txt").write_text("# local\nTOKEN=l1nk3d-value-789\n")
+        (repo / ".env").symlink_to("config/values.txt")
+        commit_all(repo)
+        return "config/values.txt", [(2, "rotate this")], ["l1nk3d-value-789"]
+    # A quoted value spanning two lines (each line of it is a value), both
+    # lines quoted in one review beside another file's value.
+    (repo / ".env").write_text('CERT="first-half-AAAA111\nsecond-half-BBBB222"\n')
+    (repo / ".env.local").write_text("OTHER=an0ther-value-333\n")
+    (repo / "main.py").write_text('CERT = """first-half-AAAA111\nsecond-half-BBBB222"""  # an0ther-value-333\n')
+    commit_all(repo)
+    return (
+        "main.py",
+        [(1, "inline cert"), (2, "and here")],
+        ["first-half-AAAA111", "second-half-BBBB222", "an0ther-value-333"],
+    )
+
+
+@pytest.mark.parametrize(
+    "spelling", ["in-the-comment", "only-in-git-history", "env-is-a-symlink", "over-two-lines"]
+)
+def test_a_review_carrying_a_secret_value_otherwise_reaches_the_model_redacted(
+    tmp_path: Path, spelling: str
+) -> None:
+    """The same guarantee, the value reaching the review by other ways: in
+    the person's own comment, in a quoted line when only git's history knows
+    it, in a line of the file a `.env` symlink points to (opened under its
+    plain name), and a multi-line value quoted over two lines, beside a
+    value of another file. The person opens the file in Laura, comments and
+    submits; nothing of a value reaches the model."""
+    repo = make_repo(tmp_path / "repo", {"README.md": "demo\n"})
+    path, comments, values = _review_carrying_a_value(repo, spelling)
+    with FakeLLMServer([{"text": "Thanks for the review."}]) as server:
+        laura = start(tmp_path, repo, server)
+        try:
+            assert laura.cli("open", str(repo / path)).returncode == 0
+            (pane,) = (p["id"] for p in file_panes(laura))
+            laura.wait_footer("c comment")
+            for line, text in comments:
+                comment(laura, pane, line, text)
+            laura.send_keys("S")
+            laura.wait_footer("review body")
+            laura.send_keys("Enter")
+            laura.wait_for("Thanks for the review.")
+            review = last_user_text(server.bodies[0])
+            assert review.startswith("[laura review · ")
+            sent = json.dumps(server.bodies[0])
+            assert [v for v in values if v in sent] == []
+            assert "[REDACTED:" in review
         finally:
             laura.close()
 

@@ -361,7 +361,12 @@ class Interface(PersonFace):
         async with self._loop_state().lock:
             self._suspended = True
             self._restore()
-            os.kill(os.getpid(), signal.SIGSTOP)
+            # The whole job stops, as Ctrl+Z stops a job in cooked mode: a
+            # shell learns of it from its own child, which may be a wrapper
+            # of luxe's (`sh -c 'luxe; …'`). Stopped alone, luxe left that
+            # wrapper waiting and the shell with it, the terminal frozen.
+            # Luxe's own children each lead a group of their own.
+            os.killpg(os.getpgrp(), signal.SIGSTOP)
             await self.tty.write(self.tty.enter())
             self.live.forget()
             self._suspended = False

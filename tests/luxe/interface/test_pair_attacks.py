@@ -15,7 +15,9 @@ would see, or what is left running, is asserted.
   it redacted, as it gets the file's read (also a value in the person's own
   comment, one only git's history knows, one in the file a `.env` symlink
   points to, one spanning two quoted lines).
-- Ctrl+Z in a luxe that no shell started: it never stops for good.
+- Ctrl+Z in a luxe that no shell started (or started under `setsid`): it
+  never stops for good; in one a shell ran behind a wrapper (`sh -c`): the
+  job stops, and `fg` resumes it.
 - A review submitted over a draft: sent on its own, never part of the
   draft (after `!`, a shell command).
 """
@@ -35,7 +37,7 @@ from tests.helpers.gitrepo import git
 from tests.helpers.procs import alive, processes
 from tests.laura.tmux import LauraSession
 from tests.luxe.in_laura import comment, file_panes, last_user_text, start
-from tests.luxe.rpc_driver import call, make_repo, wait_until
+from tests.luxe.rpc_driver import call, make_repo, provider_env, wait_until
 
 pytestmark = pytest.mark.tmux
 
@@ -340,24 +342,36 @@ def test_a_review_carrying_a_secret_value_otherwise_reaches_the_model_redacted(
             laura.close()
 
 
-@pytest.mark.parametrize("how", ["exec", "child-of-sh"])
+def _luxe_from_the_tabs_shell(tmp_path: Path, server: FakeLLMServer, command: str) -> LauraSession:
+    """Laura's tab runs its shell, a job-control one; the person types
+    `command` there (`{luxe}` is the luxe command line) and luxe starts."""
+    laura = LauraSession(tmp_path / "laura", width=200, height=50, env=provider_env(server, "anthropic"))
+    laura.start()
+    laura.wait_for("$ ")
+    laura.type(command.format(luxe=f"{sys.executable} -m luxe"))
+    laura.send_keys("Enter")
+    laura.wait_for("›")
+    return laura
+
+
+@pytest.mark.parametrize("how", ["exec", "child-of-sh", "setsid-from-a-shell"])
 def test_ctrl_z_never_freezes_a_luxe_no_shell_can_resume(tmp_path: Path, how: str) -> None:
     """Laura runs luxe as its tab's program (as `laura --agent` does): no
     job-control shell is above it, so a stopped luxe would stay stopped,
-    the tab frozen for good. Ctrl+Z says so instead, and luxe answers."""
+    the tab frozen for good. Ctrl+Z says so instead, and luxe answers. So
+    too for a luxe the tab's shell started under `setsid`: in a session of
+    its own, no shell's job."""
     repo = make_repo(tmp_path / "repo", {"main.py": "x\n"})
     with FakeLLMServer([{"text": "hello back"}]) as server:
         if how == "exec":
             laura = start(tmp_path, repo, server)
+        elif how == "setsid-from-a-shell":
+            laura = _luxe_from_the_tabs_shell(tmp_path, server, f"cd '{repo}' && setsid -w {{luxe}}")
         else:  # a wrapper that runs luxe as its child, in its own group
             luxe = f"cd '{repo}' && {sys.executable} -m luxe; exit"
             laura = LauraSession(
                 tmp_path / "laura", command=["sh", "-c", luxe], width=200, height=50,
-                env={
-                    "ANTHROPIC_BASE_URL": server.base_url,
-                    "ANTHROPIC_API_KEY": "test-key",
-                    "LUXE_MODEL": "anthropic/claude-sonnet-4-5",
-                },
+                env=provider_env(server, "anthropic"),
             )  # fmt: skip
             laura.start()
             laura.wait_for("›")
@@ -367,6 +381,30 @@ def test_ctrl_z_never_freezes_a_luxe_no_shell_can_resume(tmp_path: Path, how: st
             laura.send_keys("Enter")
             screen = laura.wait_for("hello back")
             assert "no shell started luxe here" in screen
+        finally:
+            laura.close()
+
+
+def test_ctrl_z_stops_the_job_of_a_luxe_behind_a_wrapper_and_fg_resumes_it(tmp_path: Path) -> None:
+    """The tab's shell runs luxe as a job behind a wrapper that stays its
+    parent (`sh -c 'luxe; …'`, as `make` or a launcher script do): a shell
+    can `fg` it, so Ctrl+Z stops it. Luxe stopped only itself, the wrapper
+    kept waiting for it, and the shell for the wrapper: the tab froze. The
+    job stops, the shell is back (`Stopped`), and `fg` brings luxe back."""
+    repo = make_repo(tmp_path / "repo", {"main.py": "x\n"})
+    with FakeLLMServer([{"text": "hello back"}]) as server:
+        command = f"cd '{repo}' && sh -c '{{luxe}}; echo luxe-ended'"
+        laura = _luxe_from_the_tabs_shell(tmp_path, server, command)
+        try:
+            laura.send_keys("C-z")
+            laura.wait_for("Stopped")
+            laura.type("fg")
+            laura.send_keys("Enter")
+            laura.wait_for(lambda screen: "›" in screen.split("$ fg", 1)[-1])  # luxe is back
+            laura.type("hi there")
+            laura.send_keys("Enter")
+            screen = laura.wait_for("hello back")
+            assert "no shell started luxe here" not in screen
         finally:
             laura.close()
 

@@ -19,7 +19,8 @@ would see, or what is left running, is asserted.
   never stops for good; in one a shell ran behind a wrapper (`sh -c`): the
   job stops, and `fg` resumes it.
 - A review submitted over a draft: sent on its own, never part of the
-  draft (after `!`, a shell command).
+  draft (after `!`, a shell command), whether the draft has two lines, the
+  cursor mid-line, or the agent is working (the review waits in the queue).
 """
 
 from __future__ import annotations
@@ -432,28 +433,69 @@ def test_a_laura_ready_typed_at_the_prompt_still_lets_the_agent_started_next_rea
         laura.close()
 
 
-@pytest.mark.parametrize("draft", ["!", "! echo hi && "], ids=["bang", "bang-and-command"])
+# A draft the person left, as keys (literal text, or tmux key names in
+# brackets), and what the editor shows of it once it is back.
+DRAFTS = {
+    "bang": (["!"], ["! !"]),
+    "bang-and-command": (["! echo hi && "], ["! ! echo hi &&"]),
+    # Two lines (`\` then Enter): the review went in at the cursor, on the
+    # second.
+    "multi-line": (["! echo one \\", "[Enter]", "echo two"], ["! ! echo one", "echo two"]),
+    # The cursor in the middle: the review went in there, between `!` and
+    # the command; once back, what is typed next lands where it was.
+    "cursor-in-the-middle": (["! echo hi", "[Left]", "[Left]"], ["! ! echo Xhi"]),
+}
+
+
+def _leave_a_draft(laura: LauraSession, keys: list[str]) -> None:
+    for key in keys:
+        if key.startswith("[") and key.endswith("]"):
+            laura.send_keys(key[1:-1])
+        else:
+            laura.type(key)
+
+
+@pytest.mark.parametrize("draft", [*DRAFTS, "while-the-agent-works"])
 def test_a_review_over_a_draft_is_sent_on_its_own_and_never_runs_as_a_command(
     tmp_path: Path, draft: str
 ) -> None:
     """The person left a draft starting with `!` (run a command) and
     submits a review in Laura. Typed into the draft, the review became the
     command: yolo ran its lines (`touch` in a file's line, and `> why` made
-    a file). The review goes out on its own; the draft is back."""
+    a file). The review goes out on its own; the draft is back, whole (two
+    lines, the cursor where it was). While the agent works, a `!` draft sent
+    is queued and runs when the turn ends: the review is queued on its own."""
     pwned = tmp_path / "PWNED"
+    go = tmp_path / "go"
     repo = make_repo(tmp_path / "repo", {"main.py": f"a = 1\nx = 2; touch {pwned}\n"})
-    with FakeLLMServer([{"text": "Thanks for the review."}]) as server:
+    busy = draft == "while-the-agent-works"
+    keys, shown = DRAFTS["bang-and-command" if busy else draft]
+    # While the agent works: a tool call waits for `go`; then the turn ends.
+    working = [{"tool_calls": [call("bash", command=f"while [ ! -e {go} ]; do sleep 0.05; done")]}]
+    steps = [*working, {"text": "Worked."}] if busy else []
+    with FakeLLMServer([*steps, {"text": "Thanks for the review."}]) as server:
         laura = start(tmp_path, repo, server, "--yolo")
         try:
-            laura.type(draft)
+            if busy:
+                laura.type("work")
+                laura.send_keys("Enter")
+                wait_until(lambda: len(server.bodies) == 1, what="the agent working")
+            _leave_a_draft(laura, keys)
             assert laura.cli("open", str(repo / "main.py")).returncode == 0
             (pane,) = (p["id"] for p in file_panes(laura))
             submit_review(laura, pane, 2, "why two")
-            screen = laura.wait_for(lambda s: "Thanks for the review." in s or "bash" in s)
+            if busy:
+                assert laura.cli("focus", "0").returncode == 0
+                laura.wait_for("queued 1: ")  # the review, or (before) the draft it joined
+                go.touch()
+            screen = laura.wait_for(lambda s: "Thanks for the review." in s or pwned.exists())
             assert "Thanks for the review." in screen
-            assert last_user_text(server.bodies[0]).startswith("[laura review · ")
+            assert last_user_text(server.bodies[-1]).startswith("[laura review · ")
             assert laura.cli("focus", "0").returncode == 0
-            laura.wait_for(f"! {draft.rstrip()}")  # the draft is back (a `!` line)
+            if draft == "cursor-in-the-middle":
+                laura.type("X")
+            for line in shown:
+                laura.wait_for(line)  # the draft is back (a `!` line)
             assert not pwned.exists()
             assert not (repo / "why").exists()
         finally:

@@ -12,6 +12,7 @@ import base64
 import fnmatch
 import os
 import re
+import stat
 import threading
 import time
 from itertools import zip_longest
@@ -420,6 +421,24 @@ def _signature(path: str, *, follow: bool = False) -> _Signature | None:
     return (st.st_dev, st.st_ino, st.st_mtime_ns, st.st_size)
 
 
+def _found_signature(path: str) -> _Signature | None:
+    """The signature of a secret file the walk found: its own, or, when it
+    is a symlink (`.env -> config/dev.txt`, `.env -> ../shared.env`), its
+    target's if that is a regular file: the target holds the values, and
+    is the file to refuse by identity. A link to anything else (a device, a
+    FIFO) counts for nothing: `.env -> /dev/null` must not make /dev/null a
+    secret file."""
+    try:
+        st = os.stat(path, follow_symlinks=False)
+        if stat.S_ISLNK(st.st_mode):
+            st = os.stat(path)
+            if not stat.S_ISREG(st.st_mode):
+                return None
+    except (OSError, ValueError):
+        return None
+    return (st.st_dev, st.st_ino, st.st_mtime_ns, st.st_size)
+
+
 @record
 class _Listing:
     """What one directory holds, for the walk: its subdirectories to enter,
@@ -488,6 +507,8 @@ def _list(
             if entry.is_symlink():
                 if entry.is_dir():
                     listing.linked.append(entry.path)
+                elif is_secret_path(entry.path) and entry.is_file():
+                    listing.named.append(entry.path)  # its values are its target's
             elif entry.is_dir(follow_symlinks=False):
                 if entry.name not in skip:
                     listing.subdirs.append(entry.path)
@@ -699,7 +720,7 @@ class SecretFiles:
             self.root, self._skipped_cache, deep=deep, listings=(self._listings, kept)
         )
         self._listings = kept
-        stats = {p: s for p in named if (s := _signature(p)) is not None}
+        stats = {p: s for p in named if (s := _found_signature(p)) is not None}
         for p, s in self._home_stats().items():
             stats.setdefault(p, s)
         changed = self._update(stats, force=history and self._refresh_history())
@@ -732,12 +753,13 @@ class SecretFiles:
         with self._lock:
             if self._deferred:
                 return self.settle()
-            stats = {
-                p: s
-                for p in self._stats
-                if (s := _signature(p, follow=not p.startswith(self.root))) is not None
-            }
+            stats = {p: s for p in self._stats if (s := self._restat(p)) is not None}
             return self._update(stats)
+
+    def _restat(self, path: str) -> _Signature | None:
+        """A known secret file's signature now: the user's own by the file
+        their path leads to, the project's as the walk found them."""
+        return _signature(path, follow=True) if path in self._home_paths else _found_signature(path)
 
     def _update(self, stats: dict[str, _Signature], *, force: bool = False) -> bool:
         if stats == self._stats and not force:

@@ -352,7 +352,7 @@ class Interface(PersonFace):
         where no shell could `fg` luxe, say so and carry on instead."""
         import trio  # noqa: F401 -- already loaded: the loop runs
 
-        from luxe.frontends.tui.job_control import resumable
+        from luxe.frontends.tui.job_control import resumable, stop_job
 
         if not resumable():
             self.state.commit_text(NO_SUSPEND, "warn")
@@ -361,7 +361,9 @@ class Interface(PersonFace):
         async with self._loop_state().lock:
             self._suspended = True
             self._restore()
-            os.kill(os.getpid(), signal.SIGSTOP)
+            # Its wrappers in the job too (`sh -c 'luxe; …'`): stopped alone,
+            # luxe left the wrapper waiting and the shell with it, frozen.
+            stop_job()
             await self.tty.write(self.tty.enter())
             self.live.forget()
             self._suspended = False

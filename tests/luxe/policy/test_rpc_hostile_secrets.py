@@ -7,6 +7,7 @@ policy's, never the client's)."""
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import tempfile
 from pathlib import Path
@@ -250,33 +251,92 @@ def test_provider_key_is_in_no_tool_environment_frame_or_file(
 
 # A tool's program that finds luxe among its ancestors and searches its memory
 # for the key, printed with a space between its characters (no redaction
-# knows that form). Two spellings of the same file: the process's and its
-# main thread's.
-MEMORY_READER = r"""
-import os, re, sys
+# knows that form). Each reader says `<way> closed: <why>` where the kernel
+# refuses it.
+FIND_LUXE = r"""
+import ctypes, os, re, sys
 pid = os.getppid()
 while pid > 1 and b"luxe" not in open(f"/proc/{pid}/cmdline", "rb").read():
     pid = int(open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[1])
+KEY = rb"sk-ant-test-[0-9a-f]+"
+libc = ctypes.CDLL(None, use_errno=True)
+
+def regions():
+    try:
+        maps = open(f"/proc/{pid}/maps").read().splitlines()
+    except OSError as exc:
+        print("maps closed:", exc.strerror)
+        return [(0x400000, 0x401000)]  # an address to ask about all the same
+    out = []
+    for line in maps:
+        span, perms = line.split()[:2]
+        start, end = (int(x, 16) for x in span.split("-"))
+        if "r" in perms and "[v" not in line and end - start <= 256 << 20:
+            out.append((start, end))
+    return out
+
+def show(found):
+    print(" ".join(" ".join(k.decode()) for k in found) or "no key found")
+"""
+# Two spellings of the same file: the process's and its main thread's.
+PROC_MEM = FIND_LUXE + r"""
 found = set()
 for mem_path in (f"/proc/{pid}/mem", f"/proc/{pid}/task/{pid}/mem"):
     try:
-        maps = open(f"/proc/{pid}/maps").read().splitlines()
         mem = open(mem_path, "rb", 0)
     except OSError as exc:
         print(mem_path, "closed:", exc.strerror)
         continue
-    for line in maps:
-        span, perms = line.split()[:2]
-        start, end = (int(x, 16) for x in span.split("-"))
-        if "r" not in perms or "[v" in line or end - start > 256 << 20:
-            continue
+    for start, end in regions():
         try:
             mem.seek(start)
-            data = mem.read(end - start)
+            found.update(re.findall(KEY, mem.read(end - start)))
         except OSError:
             continue
-        found.update(re.findall(rb"sk-ant-test-[0-9a-f]+", data))
-print(" ".join(" ".join(k.decode()) for k in found) or "no key found")
+show(found)
+"""
+# No /proc file: the system call that copies another process's memory.
+PROCESS_VM_READV = FIND_LUXE + r"""
+class IoVec(ctypes.Structure):
+    _fields_ = [("base", ctypes.c_void_p), ("len", ctypes.c_size_t)]
+readv = libc.process_vm_readv
+readv.restype = ctypes.c_ssize_t
+readv.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_ulong, ctypes.c_void_p, ctypes.c_ulong, ctypes.c_ulong]
+found = set()
+for start, end in regions():
+    buf = ctypes.create_string_buffer(end - start)
+    local, remote = IoVec(ctypes.addressof(buf), end - start), IoVec(start, end - start)
+    n = readv(pid, ctypes.byref(local), 1, ctypes.byref(remote), 1, 0)
+    if n < 0:
+        if ctypes.get_errno() in (1, 3):  # EPERM, ESRCH: none of it is ours to read
+            print("process_vm_readv closed:", os.strerror(ctypes.get_errno()))
+            break
+        continue
+    found.update(re.findall(KEY, buf.raw[:n]))
+show(found)
+"""
+# A debugger's way: attached, the tracer may read (and write) every word of
+# luxe's memory; it reads one to show it.
+PTRACE_ATTACH = FIND_LUXE + r"""
+ptrace = libc.ptrace
+ptrace.restype = ctypes.c_long
+ptrace.argtypes = [ctypes.c_long, ctypes.c_long, ctypes.c_void_p, ctypes.c_void_p]
+if ptrace(16, pid, None, None) != 0:  # PTRACE_ATTACH
+    print("ptrace closed:", os.strerror(ctypes.get_errno()))
+else:
+    os.waitpid(pid, 0x40000000)  # __WALL: luxe has stopped for its tracer
+    start = regions()[0][0]
+    word = ptrace(2, pid, start, None)  # PTRACE_PEEKDATA
+    print(f"ptrace attached: read {word & (1 << 64) - 1:#x} at {start:#x}")
+    ptrace(17, pid, None, None)  # PTRACE_DETACH
+"""
+# The environment block (blanked besides) and the map of luxe's memory.
+ENVIRON = FIND_LUXE + r"""
+try:
+    show(set(re.findall(KEY, open(f"/proc/{pid}/environ", "rb").read())))
+except OSError as exc:
+    print("environ closed:", exc.strerror)
+regions()
 """
 
 
@@ -292,16 +352,30 @@ def _as_a_plain_user(tree: Path) -> list[str]:
 
 
 @pytest.mark.parametrize("mode", ["ask", "yolo"])
-def test_provider_key_is_not_in_reach_of_a_tool_reading_luxes_memory(mode: str) -> None:
+@pytest.mark.parametrize(
+    ("reader", "refused"),
+    [
+        (PROC_MEM, ["mem closed: Permission denied"]),
+        (PROCESS_VM_READV, ["maps closed: Permission denied", "process_vm_readv closed: Operation not permitted"]),
+        (PTRACE_ATTACH, ["ptrace closed: Operation not permitted"]),
+        (ENVIRON, ["environ closed: Permission denied", "maps closed: Permission denied"]),
+    ],
+    ids=["proc-mem", "process-vm-readv", "ptrace-attach", "environ-and-maps"],
+)
+def test_provider_key_is_not_in_reach_of_a_tool_reading_luxes_memory(
+    mode: str, reader: str, refused: list[str]
+) -> None:
     """The key is gone from the environment, but the provider holds it in
     memory: a bash call's program (a script the repository ships) read it
     from /proc/<luxe>/mem and printed it spaced out. Luxe is non-dumpable,
-    so no other process of the user may open that file."""
+    so no other process of the user may open that file, nor copy luxe's
+    memory with process_vm_readv, attach to it as a debugger, or read its
+    environ and maps."""
     tree = Path(tempfile.mkdtemp(prefix="luxe-mem-"))
     try:
         env = make_env(tree)
         repo = make_repo(tree / "repo")
-        (repo / "tool.py").write_text(MEMORY_READER)
+        (repo / "tool.py").write_text(reader)
         command = _as_a_plain_user(tree)
         steps = [{"tool_calls": [call("bash", command="python3 tool.py")]}, {"text": "ok"}]
         with FakeLLMServer(steps) as server:
@@ -311,10 +385,52 @@ def test_provider_key_is_not_in_reach_of_a_tool_reading_luxes_memory(mode: str) 
                 luxe.handshake()
                 run_turn(luxe)
                 [result] = tool_results(server.bodies[-1])
-                assert "closed: Permission denied" in result, result
+                assert all(line in result for line in refused), result
                 spaced = " ".join(PROVIDER_KEY)
                 assert spaced not in str(server.bodies) and spaced not in str(luxe.frames)
                 assert luxe.close() == 0
+    finally:
+        subprocess.run(["rm", "-rf", str(tree)], check=False)
+
+
+# The kernel's way: lift luxe's limit on a core's size (a process of the same
+# user may, with prlimit) and abort it. A dumpable luxe leaves its memory in
+# a core file where it runs, in the project: the key with it.
+CORE_DUMP = FIND_LUXE + r"""
+import signal, subprocess
+subprocess.run(["prlimit", f"--pid={pid}", "--core=unlimited"], check=True)
+os.kill(pid, signal.SIGABRT)
+"""
+
+
+def _cores_in_the_working_directory() -> bool:
+    """Whether the kernel writes a core to the dying process's directory
+    (`core`, `core.%p`): elsewhere, or to a program, the tool cannot read it."""
+    pattern = Path("/proc/sys/kernel/core_pattern").read_text().strip()
+    return bool(pattern) and not pattern.startswith("|") and "/" not in pattern
+
+
+@pytest.mark.skipif(not _cores_in_the_working_directory(), reason="the kernel writes cores elsewhere")
+def test_provider_key_is_in_no_core_a_tool_makes_luxe_dump() -> None:
+    """A tool aborts luxe after lifting its core limit: luxe dies (a tool
+    may end it), but non-dumpable, it leaves no core for the tool to read."""
+    tree = Path(tempfile.mkdtemp(prefix="luxe-core-"))
+    try:
+        env = make_env(tree)
+        repo = make_repo(tree / "repo")
+        (repo / "tool.py").write_text(CORE_DUMP)
+        command = _as_a_plain_user(tree)
+        steps = [{"tool_calls": [call("bash", command="python3 tool.py")]}, {"text": "ok"}]
+        with FakeLLMServer(steps) as server:
+            full = {**env, "ANTHROPIC_BASE_URL": server.base_url, "ANTHROPIC_API_KEY": PROVIDER_KEY}
+            args = ["--model", MODEL, "--permission-mode", "yolo"]
+            with LuxeProcess.start(args, cwd=repo, env=full, command=command) as luxe:
+                luxe.handshake()
+                luxe.send("submit_user_message", {"text": "go"})
+                assert luxe.wait_exit() == -signal.SIGABRT
+        cores = [p for p in tree.rglob("core*") if p.is_file()]
+        assert [p for p in cores if PROVIDER_KEY.encode() in p.read_bytes()] == []
+        assert cores == []
     finally:
         subprocess.run(["rm", "-rf", str(tree)], check=False)
 

@@ -78,6 +78,40 @@ def test_hard_link_to_env_is_refused_like_a_symlink(repo: Path, env: dict[str, s
         assert luxe.close() == 0
 
 
+def test_a_env_that_is_a_symlink_guards_the_file_it_points_to(
+    tmp_path: Path, repo: Path, env: dict[str, str]
+) -> None:
+    """The person's `.env` is a link to the file holding the values, in the
+    project under a plain name or outside it (`.env.local -> ../shared.env`).
+    The walk skipped every symlink not to a directory, so Luxe knew neither
+    the target nor its values: `.env` was refused by its name, while `read
+    config/values.txt` showed the value, and a program reading the link
+    printed it unredacted."""
+    (repo / "config").mkdir()
+    (repo / "config" / "values.txt").write_text(f"API_KEY={SECRET}\n")
+    (repo / ".env").symlink_to("config/values.txt")
+    (tmp_path / "shared.env").write_text("SHARED=shared-Vw83kLp2q\n")
+    (repo / ".env.local").symlink_to(tmp_path / "shared.env")
+    calls = [
+        call("read", path="config/values.txt"),
+        call("bash", command="cat config/values.txt"),
+        call("bash", command=f"cat {tmp_path / 'shared.env'}"),
+        call("bash", command="python3 -c \"print(open('.'+'env').read(), open('.'+'env.local').read())\""),
+    ]
+    steps = [{"tool_calls": calls}, {"text": "done"}]
+    with luxe_on_fake_model(steps, "--yolo", cwd=repo, env=env) as (luxe, server):
+        luxe.send("submit_user_message", {"text": "find the key"})
+        done = finished_frames(luxe.collect_until("turn_ended"))
+        assert [d["denied"] for d in done] == [True, True, True, False], done
+        results = tool_results(server.bodies[-1])
+        assert "API_KEY=[REDACTED:API_KEY]" in results[3]
+        assert "SHARED=[REDACTED:SHARED]" in results[3]
+        for value in (SECRET, "shared-Vw83kLp2q"):
+            assert value not in str(server.bodies)
+            assert value not in tool_output(luxe.frames)
+        assert luxe.close() == 0
+
+
 def test_grep_tool_skips_secret_files_and_says_so(repo: Path, env: dict[str, str]) -> None:
     seed_env(repo)
     os.link(repo / ".env", repo / "hard")

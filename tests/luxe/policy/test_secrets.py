@@ -126,6 +126,37 @@ def test_secret_files_know_hard_links_and_notice_changes(tmp_path: Path) -> None
     assert str(tmp_path / "notes.txt") in files.paths
 
 
+def test_a_env_that_is_a_symlink_is_known_by_its_target(tmp_path: Path) -> None:
+    (tmp_path / "config").mkdir()
+    (tmp_path / "config" / "dev.txt").write_text("API_KEY=linked-value-1\n")
+    (tmp_path / "config" / "prod.txt").write_text("API_KEY=linked-value-2\n")
+    (tmp_path / ".env").symlink_to("config/dev.txt")
+    (tmp_path / ".env.null").symlink_to("/dev/null")
+    files = SecretFiles(str(tmp_path))
+    files.settle()
+    assert files.redactor.redact("linked-value-1") == "[REDACTED:API_KEY]"
+    assert files.is_secret(str(tmp_path / "config" / "dev.txt"))
+    assert str(tmp_path / "config" / "dev.txt") in files.paths
+    # A link to a device counts for nothing: /dev/null is no secret file.
+    assert not files.is_secret("/dev/null")
+    # The target changes: its values are read again; the link is moved: a
+    # rescan follows it.
+    (tmp_path / "config" / "dev.txt").write_text("API_KEY=linked-value-3\n")
+    assert files.refresh_known()
+    assert files.redactor.redact("linked-value-3") == "[REDACTED:API_KEY]"
+    (tmp_path / ".env").unlink()
+    (tmp_path / ".env").symlink_to("config/prod.txt")
+    assert files.refresh_known()
+    assert files.redactor.redact("linked-value-2") == "[REDACTED:API_KEY]"
+    assert files.is_secret(str(tmp_path / "config" / "prod.txt"))
+    (tmp_path / ".env").unlink()
+    (tmp_path / ".env").symlink_to("/dev/zero")
+    files.refresh_known()
+    files.rescan()
+    assert not files.is_secret("/dev/zero")
+    assert files.redactor.redact("linked-value-2") == "linked-value-2"
+
+
 def _repo_with_hidden_values(root: Path) -> tuple[str, str]:
     """A value only git's history holds (a committed, then removed .env) and
     one only a skipped directory holds: what the deferred first scan finds."""

@@ -101,7 +101,10 @@ def _with_modifiers(name: str, param: int) -> Key:
 
 def _control(char: str) -> Key:
     code = ord(char)
-    if char == "\r" or char == "\n":
+    # A terminal in raw mode sends \r for Enter; \n is Ctrl+J (crossterm
+    # reads it so in raw mode too), which a hosted program may bind (a new
+    # line in an agent's draft): it must reach the program as \n.
+    if char == "\r":
         return Key("enter")
     if char == "\t":
         return Key("tab")

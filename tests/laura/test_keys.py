@@ -14,9 +14,12 @@ def decode(data: bytes) -> list[object]:
 
 
 def test_control_bytes_follow_crossterm() -> None:
-    assert decode(b"\x08\x7f\t\r\x01\x00") == [
+    assert decode(b"\x08\x7f\t\r\x01\x00\n") == [
         Key("h", ctrl=True), Key("backspace"), Key("tab"), Key("enter"), Key("a", ctrl=True), Key("space", ctrl=True),
+        Key("j", ctrl=True),
     ]
+    # What a hosted program is sent is the byte the person's terminal sent.
+    assert [encode_key(key) for key in decode(b"\r\n")] == [b"\r", b"\n"]  # type: ignore[arg-type]
 
 
 def test_sequences_with_modifiers() -> None:

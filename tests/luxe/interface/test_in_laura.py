@@ -156,3 +156,29 @@ def test_guided_review_follows_the_persons_chapter_in_one_laura_pane(
             laura.wait_for(f"line five of {Path(moved['path']).relative_to(repo)}")
         finally:
             laura.close()
+
+
+@pytest.mark.parametrize("newline", [["C-j"], ["\\", "Enter"]], ids=["Ctrl+J", "backslash Enter"])
+def test_a_new_line_in_the_draft_reaches_the_hosted_luxe(
+    tmp_path: Path, repo: Path, newline: list[str]
+) -> None:
+    """Ctrl+J (and `\\` Enter) starts a new line in luxe's draft inside
+    Laura too: Laura read the \\n byte as Enter, so a hosted luxe got \\r
+    and sent the half-written draft."""
+    with FakeLLMServer([{"text": "two lines read"}]) as server:
+        laura = start(tmp_path, repo, server)
+        try:
+            laura.type("first line")
+            for key in newline:
+                if key == "\\":
+                    laura.type(key)
+                else:
+                    laura.send_keys(key)
+            laura.type("second line")
+            laura.wait_for(lambda screen: "second line" in screen and "  second line" in screen)
+            assert server.requests == []  # nothing sent yet
+            laura.send_keys("Enter")
+            body = server.wait_for_requests(1)[0].body
+            assert last_user_text(body) == "first line\nsecond line"
+        finally:
+            laura.close()

@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from tests.fakes.github.model import PullRequest
+from tests.fakes.github.server import FakeGitHub
+from tests.helpers.github import publish
+from tests.helpers.gitrepo import Repo
 from tests.luxe.rpc_driver import FRAME_TIMEOUT_S, LuxeProcess
 
 NO_CHAPTERS = {"error": "no chapters from this script"}
@@ -44,3 +48,16 @@ def until(luxe: LuxeProcess, kinds: set[str], timeout: float = FRAME_TIMEOUT_S) 
         if frame["kind"] in kinds and frame["kind"] not in seen:
             seen[frame["kind"]] = frame.get("content", {})
     return seen
+
+
+def topic_pull_request(repo: Repo, github: FakeGitHub) -> PullRequest:
+    """`repo` (empty) published as acme/widgets with a.py on main, the
+    branch `topic` changing it checked out and pushed, and its pull request."""
+    repo.write("a.py", "A = 1\n")
+    repo.commit("init")
+    checkout = publish(repo.path, github, github.env(), "acme/widgets")
+    repo.git("checkout", "-q", "-b", "topic")
+    repo.write("a.py", "A = 2\n")
+    repo.commit("second")
+    checkout.git("push", "-q", "-u", "origin", "topic")
+    return github.world.open_pull(checkout.remote, title="T", body="", head="topic", base="main")

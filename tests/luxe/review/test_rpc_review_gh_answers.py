@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 
 from tests.fakes.github.server import FakeGitHub
-from tests.helpers.github import needs_gh, publish
+from tests.helpers.github import needs_gh
 from tests.helpers.gitrepo import Repo
 from tests.luxe.conftest import SpawnLuxe
-from tests.luxe.review.rpc_helpers import NO_CHAPTERS, load
+from tests.luxe.review.rpc_helpers import NO_CHAPTERS, load, topic_pull_request
 
 HUGE = 8 << 20
 
@@ -43,14 +43,7 @@ def test_a_commit_id_answer_too_long_fails_the_load_and_the_session_goes_on(
     spawn: SpawnLuxe, repo: Repo, github: FakeGitHub, env: dict[str, str], tmp_path: Path,
     answer: str,
 ) -> None:
-    repo.write("a.py", "A = 1\n")
-    repo.commit("init")
-    checkout = publish(repo.path, github, github.env(), "acme/widgets")
-    repo.git("checkout", "-q", "-b", "topic")
-    repo.write("a.py", "A = 2\n")
-    repo.commit("second")
-    checkout.git("push", "-q", "-u", "origin", "topic")
-    pull = github.world.open_pull(checkout.remote, title="T", body="", head="topic", base="main")
+    pull = topic_pull_request(repo, github)
     extra = dict(github.env())
     if answer == "a head id of megabytes":
         pull.merged_head = "f" * HUGE  # what GitHub answers as the head commit

@@ -15,11 +15,11 @@ from pathlib import Path
 import pytest
 
 from tests.fakes.github.server import FakeGitHub
-from tests.helpers.github import needs_gh, publish
+from tests.helpers.github import needs_gh
 from tests.helpers.gitrepo import Repo
 from tests.helpers.procs import command_name
 from tests.luxe.conftest import SpawnLuxe
-from tests.luxe.review.rpc_helpers import NO_CHAPTERS, load
+from tests.luxe.review.rpc_helpers import NO_CHAPTERS, load, topic_pull_request
 from tests.luxe.rpc_driver import processes_with_marker
 
 
@@ -47,14 +47,7 @@ def test_a_pull_request_review_that_gh_never_answers_fails_and_frees_the_review(
     spawn: SpawnLuxe, repo: Repo, github: FakeGitHub, env: dict[str, str], tmp_path: Path,
     stall: str,
 ) -> None:
-    repo.write("a.py", "A = 1\n")
-    repo.commit("init")
-    checkout = publish(repo.path, github, github.env(), "acme/widgets")
-    repo.git("checkout", "-q", "-b", "topic")
-    repo.write("a.py", "A = 2\n")
-    repo.commit("second")
-    checkout.git("push", "-q", "-u", "origin", "topic")
-    pull = github.world.open_pull(checkout.remote, title="T", body="", head="topic", base="main")
+    pull = topic_pull_request(repo, github)
     extra = {**github.env(), "LUXE_REVIEW_GH_TIMEOUT_S": "3"}
     if stall == "gh hangs":
         extra["PATH"] = f"{hanging_gh(tmp_path / 'bin')}:{env['PATH']}"

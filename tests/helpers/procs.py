@@ -6,6 +6,8 @@ every reader tolerates a process that has gone."""
 from __future__ import annotations
 
 import os
+import signal
+import subprocess
 from collections.abc import Iterator
 
 import attrs
@@ -125,3 +127,14 @@ def live_pids_with_env(entry: bytes | str, *, exact: bool = False) -> list[int]:
         if (needle in environ) if exact else any(needle in e for e in environ):
             found.append(p.pid)
     return found
+
+
+def kill_group(process: subprocess.Popen[bytes] | subprocess.Popen[str], timeout: float | None = None) -> None:
+    """If `process` (started as the leader of its own group) still runs,
+    SIGKILL its whole group; then reap it (within `timeout`)."""
+    if process.poll() is None:
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    process.wait(timeout=timeout)

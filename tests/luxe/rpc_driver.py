@@ -34,8 +34,8 @@ from typing import Any
 
 from tests.fakes.llm_server import FakeLLMServer
 from tests.helpers.gitrepo import make_repo as make_repo
+from tests.helpers.procs import kill_group, live_pids_with_env, processes
 from tests.helpers.procs import live_descendants as live_descendants
-from tests.helpers.procs import live_pids_with_env, processes
 from tests.helpers.procs import live_processes_in_group as live_processes_in_group
 from tests.helpers.wait import wait_until as wait_until
 
@@ -310,12 +310,7 @@ class LuxeProcess:
         return bytes(self._stderr).decode("utf-8", "replace")
 
     def kill(self) -> None:
-        if self.process.poll() is None:
-            try:
-                os.killpg(self.process.pid, 9)
-            except ProcessLookupError:
-                pass
-        self.process.wait(timeout=EXIT_TIMEOUT_S)
+        kill_group(self.process, EXIT_TIMEOUT_S)
 
     def __enter__(self) -> LuxeProcess:
         return self

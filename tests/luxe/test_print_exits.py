@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.fakes.llm_server import FakeLLMServer
+from tests.helpers.procs import kill_group
 from tests.luxe.policy.e2e import call, executable, global_config, tool_results, write_json
 from tests.luxe.policy.hook_scripts import GUARD_SH, PROMPT_POLICY_SH
 from tests.luxe.print_driver import model_env, run_print, start_print
@@ -199,9 +200,7 @@ def test_a_signal_during_bash_cancels_cleanly(
             os.kill(proc.pid, signum)  # luxe alone: it must end its children itself
             out, err = proc.communicate(timeout=EXIT_TIMEOUT_S)
         finally:
-            if proc.poll() is None:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
+            kill_group(proc)
     assert proc.returncode == status, err
     assert out == b""
     assert b"interrupted by SIG" in err and b"Traceback" not in err

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.fakes.llm_server import FakeLLMServer
+from tests.helpers.procs import kill_group
 from tests.helpers.wait import wait_until
 from tests.luxe.rpc_driver import EXIT_TIMEOUT_S, provider_env
 
@@ -104,12 +105,7 @@ class PlainLuxe:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        if self.process.poll() is None:
-            try:
-                os.killpg(self.process.pid, 9)
-            except ProcessLookupError:
-                pass
-        self.process.wait(timeout=EXIT_TIMEOUT_S)
+        kill_group(self.process, EXIT_TIMEOUT_S)
         self._reader.join(timeout=EXIT_TIMEOUT_S)
         os.close(self._master)
 

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers.procs import kill_group
 from tests.luxe.rpc_driver import (
     EXIT_TIMEOUT_S,
     LUXE,
@@ -146,9 +147,7 @@ def test_a_client_that_stops_reading_cannot_hold_the_exit(
         text = log.read_text()
         assert "closing session" in text and "dropping the remaining frames" in text
     finally:
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
+        kill_group(process)
         process.stdout.close()
         if not process.stdin.closed:
             try:

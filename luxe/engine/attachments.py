@@ -15,9 +15,9 @@ turn.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
+from luxe.real_path import real_path
 from luxe.regular_file import NotRegularFile, read_capped
 
 MAX_ATTACHMENT_BYTES = 64 * 1024
@@ -27,7 +27,7 @@ def attachment_text(cwd: Path, path: str) -> str:
     """The attachment block for `path` (relative to `cwd`): the file's text,
     or why there is none."""
     try:
-        full = os.path.realpath(cwd / path)
+        full = real_path(cwd / path)
         data, more = read_capped(full, MAX_ATTACHMENT_BYTES, follow=False)
     except NotRegularFile:
         return f"<attachment path={path!r}>not a regular file</attachment>"

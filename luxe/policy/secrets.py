@@ -27,6 +27,7 @@ from luxe.policy.secret_sources import (
     home_secret_files,
 )
 from luxe.policy.secret_values import MIN_SECRET_LENGTH, secret_values_from_file
+from luxe.real_path import real_path
 from luxe.record import record
 from luxe.regular_file import read_regular
 
@@ -565,10 +566,10 @@ def _outside(links: list[str], root: str) -> list[str]:
     out of the project (`vend -> ../other`, `up -> ..`) puts the person's
     other secret files within a tool's reach, so they are walked like a
     skipped directory (symlinks in them are not followed)."""
-    inside = os.path.realpath(root).rstrip("/") + "/"
+    inside = real_path(root).rstrip("/") + "/"
     out = []
     for link in links:
-        target = os.path.realpath(link)
+        target = real_path(link)  # a chain of links raised RecursionError
         if not (target + "/").startswith(inside):
             out.append(target)
     return out

@@ -45,6 +45,20 @@ def _refuse_special(path: Path, name: str) -> None:
         raise ToolError(f"{name} is not a regular file (a pipe, socket or device)")
 
 
+def _make_parent(path: Path, cwd: Path) -> None:
+    """Create the directories `path` goes in, or say why they cannot be."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        why = exc
+        try:
+            os.stat(path.parent)
+        except OSError as found:  # a symlink loop says so, not "File exists"
+            why = found
+        where = shown(cwd, path.parent)
+        raise ToolError(f"cannot write {shown(cwd, path)}: {where}: {why.strerror}") from None
+
+
 class ReadTool:
     name = "read"
     spec = ToolSpec(
@@ -129,8 +143,8 @@ class WriteTool:
             raise ToolError(f"{shown(ctx.cwd, path)} is a directory")
         _refuse_special(path, shown(ctx.cwd, path))
         existed = path.exists()
+        _make_parent(path, ctx.cwd)
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(args["content"], encoding="utf-8")
         except OSError as exc:
             raise ToolError(f"cannot write {shown(ctx.cwd, path)}: {exc.strerror}") from None

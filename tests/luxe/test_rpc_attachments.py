@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers.link_chains import LONG_CHAIN, link_chain
 from tests.luxe.policy.hostile import hostile_luxe
 
 # How long a turn of attachments may take: reading them is instant, so this
@@ -67,6 +68,23 @@ def _link_loop(repo: Path) -> str:
     return "notes.md"
 
 
+def _two_links(repo: Path) -> str:
+    (repo / "a.md").symlink_to("b.md")
+    (repo / "b.md").symlink_to("a.md")
+    return "a.md"
+
+
+def _long_chain(repo: Path) -> str:
+    (repo / "real.md").write_text("REAL\n")
+    return "chain/" + link_chain(repo / "chain", "l", LONG_CHAIN, "../real.md")
+
+
+def _long_chain_to_a_folder(repo: Path) -> str:
+    (repo / "docs").mkdir()
+    (repo / "docs" / "real.md").write_text("REAL\n")
+    return "chain/" + link_chain(repo / "chain", "l", LONG_CHAIN, "../docs") + "/real.md"
+
+
 def _nul(repo: Path) -> str:
     return "notes\0.md"
 
@@ -81,6 +99,9 @@ def _nul(repo: Path) -> str:
         (_directory, "not a regular file"),
         (_socket, "not a regular file"),
         (_link_loop, "could not be read"),
+        (_two_links, "could not be read"),
+        (_long_chain, "could not be read"),
+        (_long_chain_to_a_folder, "could not be read"),
         (_nul, "could not be read"),
     ],
     ids=lambda v: getattr(v, "__name__", "")[1:] or None,
@@ -90,7 +111,8 @@ def test_what_is_not_a_regular_file_is_answered_and_never_read(
 ) -> None:
     """Each is said in its attachment block; the turn and the next go on.
     (A symlink loop and a NUL in the path ended the turn with an internal
-    error, and the prompt was lost.)"""
+    error, and the prompt was lost; so did a chain of 1,200 links, on which
+    os.path.realpath raised RecursionError.)"""
     path = plant(repo)
     steps = [{"text": "read it"}, {"text": "next"}]
     with hostile_luxe(steps, "ask", cwd=repo, env=env) as (luxe, server):

@@ -8,7 +8,6 @@ on the interface's own state; none reaches into the engine.
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -17,6 +16,7 @@ import trio
 
 from luxe.frontends.tui.text import Line, clean, line_width, wrap
 from luxe.protocol import actions as act
+from luxe.real_path import real_path
 from luxe.record import record
 
 if TYPE_CHECKING:
@@ -143,12 +143,13 @@ def attachments(text: str, cwd: Path) -> list[str]:
     """`@path` tokens naming a file inside the project: sent as attachments
     (the session's gate reads them, as for any client)."""
     found = []
-    root = os.path.realpath(cwd)
+    root = real_path(cwd)
     for token in re.findall(r"(?:^|\s)@(\S+)", text):
-        # realpath, not Path.resolve: a symlink loop the repository planted
-        # made resolve raise (as a NUL does both).
+        # Asked of the kernel: a symlink loop the repository planted made
+        # Path.resolve raise, a chain of links os.path.realpath (as a NUL
+        # did both).
         try:
-            path = Path(os.path.realpath(cwd / token))
+            path = Path(real_path(cwd / token))
             path.relative_to(root)
             attached = path.is_file()
         except (OSError, ValueError):

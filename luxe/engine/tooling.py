@@ -65,6 +65,13 @@ class ToolContext(Protocol):
         skip such files (the gate may know more than names: hard links)."""
         ...
 
+    def is_secret_opened(self, fd: int) -> bool:
+        """Whether the file open on `fd` is a secret (by its identity or
+        the kernel's name for it): a tool that reads a file the gate
+        allowed by its path asks this before reading. Safe in a worker
+        thread."""
+        ...
+
 
 class Tool(Protocol):
     name: str

@@ -87,7 +87,7 @@ class ReadTool:
             # it, a terabyte in a sparse file; a cancel abandons the thread,
             # which stops at its next chunk.
             window = await trio.to_thread.run_sync(
-                line_window, path, name, offset, limit, READ_MAX_BYTES, stop,
+                line_window, path, name, offset, limit, READ_MAX_BYTES, stop, ctx.is_secret_opened,
                 abandon_on_cancel=True,
             )  # fmt: skip
         finally:
@@ -179,7 +179,7 @@ class EditTool:
         path = resolve(ctx.cwd, args["path"])
         name = shown(ctx.cwd, path)
         check_edit(args)
-        text, replaced, cut = whole_text(path, name, EDIT_MAX_BYTES)
+        text, replaced, cut = whole_text(path, name, EDIT_MAX_BYTES, ctx.is_secret_opened)
         if cut:
             raise ToolError(
                 f"{name} is over {EDIT_MAX_BYTES >> 20} MB; edit rewrites a file whole and "

@@ -13,12 +13,14 @@ import re
 import socket
 import threading
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
 from tests.helpers.link_chains import LONG_CHAIN, link_chain
 from tests.luxe.policy.hostile import hostile_luxe
+from tests.luxe.rpc_driver import call
 
 # How long a turn of attachments may take: reading them is instant, so this
 # only bounds a hang (a FIFO's open waits for a writer for good).
@@ -144,19 +146,17 @@ _RENAME_EXCHANGE = 2  # renameat2(2): swap two names atomically
 _AT_FDCWD = -100
 
 
-@pytest.fixture
-def swapping(repo: Path) -> Iterator[str]:
-    """`swap/racy.md` in `repo`, a regular file and a FIFO by turns: the
-    directory `swap` and another holding a FIFO of that name trade places
-    (one atomic renameat2 each), as fast as a thread can, until the test
-    ends."""
+@contextmanager
+def _swapping(repo: Path, plant_other: Callable[[Path], None]) -> Iterator[str]:
+    """`swap/racy.md` in `repo`, a regular file and what `plant_other`
+    puts at `racy.md` in another directory, by turns: the directory `swap`
+    and the other trade places (one atomic renameat2 each), as fast as a
+    thread can, until the block ends."""
     libc = ctypes.CDLL(None, use_errno=True)
-    for name, plant in (("swap", "text"), (".other", "fifo")):
-        (repo / name).mkdir()
-        if plant == "text":
-            (repo / name / "racy.md").write_text("TEXT\n")
-        else:
-            os.mkfifo(repo / name / "racy.md")
+    (repo / "swap").mkdir()
+    (repo / "swap" / "racy.md").write_text("TEXT\n")
+    (repo / ".other").mkdir()
+    plant_other(repo / ".other" / "racy.md")
     here, there = bytes(repo / "swap"), bytes(repo / ".other")
     stop = threading.Event()
 
@@ -172,6 +172,13 @@ def swapping(repo: Path) -> Iterator[str]:
     finally:
         stop.set()
         thread.join(timeout=10)
+
+
+@pytest.fixture
+def swapping(repo: Path) -> Iterator[str]:
+    """`swap/racy.md`: a regular file and a FIFO by turns."""
+    with _swapping(repo, os.mkfifo) as path:
+        yield path
 
 
 def test_a_file_swapped_for_a_fifo_under_the_read_never_holds_the_turn(
@@ -192,4 +199,100 @@ def test_a_file_swapped_for_a_fifo_under_the_read_never_holds_the_turn(
             r"<attachment path='swap/racy.md'>(\nTEXT\n\n|not a regular file)</attachment>"
         )
         assert all(allowed.fullmatch(block) for block in blocks), set(blocks)
+        assert luxe.close() == 0
+
+
+# -- a name swapped to a secret file under the read -------------------------------
+
+ENV = "# ENV FILE MARKER\nAPI_KEY=sk-live-Zr81Qw7Tn3\n"
+
+
+def _hard_link_to_env(at: Path) -> None:
+    os.link(at.parent.parent / ".env", at)
+
+
+def _link_to_env(at: Path) -> None:
+    at.symlink_to("../.env")
+
+
+def _link_to_a_siblings_env(at: Path) -> None:
+    sibling = at.parent.parent.parent / "sibling"
+    sibling.mkdir()
+    (sibling / ".env").write_text(ENV)
+    at.symlink_to(sibling / ".env")
+
+
+@pytest.mark.parametrize(
+    "plant", [_hard_link_to_env, _link_to_env, _link_to_a_siblings_env], ids=lambda f: f.__name__[1:]
+)
+def test_a_name_swapped_to_a_secret_file_under_the_read_is_refused(
+    plant: Callable[[Path], None], repo: Path, env: dict[str, str]
+) -> None:
+    """`swap/racy.md` is a plain file and, by turns, a hard link to .env, a
+    symlink to it, or a symlink to a sibling project's .env that no walk of
+    this one finds. The gate's check of the path came before the open, so a
+    swap in between attached the secret file (its values redacted, the file
+    itself read: here its comment line). Now the file opened is judged by
+    its descriptor (identity, real name): every block is the plain file's
+    text or a refusal."""
+    (repo / ".env").write_text(ENV)
+    attached = [{"path": "swap/racy.md"}] * 3000
+    with _swapping(repo, plant), hostile_luxe([{"text": "ok"}], "ask", cwd=repo, env=env) as (luxe, server):
+        luxe.send("submit_user_message", {"text": "go", "attachments": attached})
+        assert luxe.expect("turn_ended", timeout=TURN_S)["reason"] == "end_turn"
+        blocks = _attachment_blocks(server.bodies[0])
+        assert len(blocks) == len(attached)
+        assert not [b for b in blocks if "MARKER" in b], "a secret file was attached"
+        allowed = re.compile(
+            r"<attachment path='swap/racy.md'>(\nTEXT\n\n|refused: .*secret file.*"
+            r"|could not be read: .*)</attachment>"
+        )
+        assert all(allowed.fullmatch(block) for block in blocks), {b[:120] for b in blocks}
+        assert luxe.close() == 0
+
+
+def test_a_link_and_a_hard_link_to_env_are_refused(repo: Path, env: dict[str, str]) -> None:
+    """Without a race: each is refused (the path's check; the descriptor's
+    would refuse them too: tests/luxe/test_attachment_reader.py)."""
+    (repo / ".env").write_text(ENV)
+    (repo / "link.md").symlink_to(".env")
+    os.link(repo / ".env", repo / "notes.txt")
+    attached = [{"path": "link.md"}, {"path": "notes.txt"}]
+    with hostile_luxe([{"text": "ok"}], "ask", cwd=repo, env=env) as (luxe, server):
+        luxe.send("submit_user_message", {"text": "go", "attachments": attached})
+        assert luxe.expect("turn_ended", timeout=TURN_S)["reason"] == "end_turn"
+        blocks = _attachment_blocks(server.bodies[0])
+        assert [b.split(">", 1)[1][:8] for b in blocks] == ["refused:", "refused:"], blocks
+        assert "MARKER" not in str(server.bodies[0])
+        assert luxe.close() == 0
+
+
+@pytest.mark.parametrize("plant", [_hard_link_to_env, _link_to_a_siblings_env], ids=lambda f: f.__name__[1:])
+def test_a_read_of_a_name_swapped_to_a_secret_file_is_refused(
+    plant: Callable[[Path], None], repo: Path, env: dict[str, str]
+) -> None:
+    """The `read` and `edit` tools open a file the gate allowed by its path
+    too, so they judge the descriptor the same way."""
+    (repo / ".env").write_text(ENV)
+    calls = [call("read", path="swap/racy.md")] * 150 + [
+        call("edit", path="swap/racy.md", old_string="NOPE", new_string="x")
+    ] * 50
+    steps = [{"tool_calls": calls}, {"text": "done"}]
+    with _swapping(repo, plant), hostile_luxe(steps, "yolo", cwd=repo, env=env) as (luxe, server):
+        luxe.send("submit_user_message", {"text": "go"})
+        frames = luxe.collect_until("turn_ended", timeout=TURN_S)
+        assert frames[-1]["content"]["reason"] == "end_turn", frames[-1]
+        results = [b for b in server.bodies[1]["messages"][-1]["content"] if b["type"] == "tool_result"]
+        assert len(results) == len(calls)
+        assert not [r for r in results if "MARKER" in str(r["content"])], "a secret file was read"
+        # The file's text, the gate's refusal of the path, the refusal of
+        # the file opened; or, for edit, its text without the match.
+        allowed = re.compile(
+            r"     1\tTEXT.*|denied: refused: `swap/racy.md .*|refused: swap/racy.md is a secret file .*"
+            r"|old_string was not found in swap/racy.md.*",
+            re.S,
+        )
+        assert all(allowed.fullmatch(str(r["content"])) for r in results), {
+            str(r["content"])[:60] for r in results
+        }
         assert luxe.close() == 0

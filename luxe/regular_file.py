@@ -10,6 +10,9 @@ checked (fstat) and the one read: no look at the path lets anything
 through. A look before the open only spares opening what is plainly not a
 file (a device's open may act: a tape rewinds, a watchdog arms).
 
+`open_regular_to_write` is the same for a file about to be written (the
+`write` and `edit` tools): never truncated or written before it is checked.
+
 `read_text_file` is what reads the small text files a person or a
 repository configures Luxe with (settings, rules and hooks files, custom
 commands): capped, decoded, and a clause saying why one was not read.
@@ -22,6 +25,7 @@ import stat
 from typing import BinaryIO
 
 _FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
+_WRITE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
 
 
 class NotRegularFile(OSError):
@@ -43,6 +47,23 @@ def open_regular(path: str | os.PathLike[str], *, follow: bool = True) -> Binary
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise NotRegularFile(f"{os.fspath(path)} is not a regular file")
         return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def open_regular_to_write(path: str | os.PathLike[str]) -> BinaryIO:
+    """`path` open for writing, created if missing (mode 0666 less the
+    umask), if it is a regular file; nothing in it is changed yet (the
+    caller truncates once it has judged the file). The open never waits: a
+    FIFO swapped in is refused (ENXIO with no reader, NotRegularFile with
+    one), where a plain open for writing waited for a reader for good."""
+    fd = os.open(path, _WRITE_FLAGS, 0o666)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise NotRegularFile(f"{os.fspath(path)} is not a regular file")
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "wb")
     except BaseException:
         os.close(fd)
         raise

@@ -23,7 +23,7 @@ from luxe.engine.model import ToolSpec
 from luxe.engine.tooling import ToolContext, ToolError, ToolResult
 from luxe.tools.glob_walk import MAX_MATCHES, glob_files
 from luxe.tools.paths import SKIP_DIRS, resolve, shown
-from luxe.tools.text_file import line_window, whole_text
+from luxe.tools.text_file import line_window, whole_text, write_text_file
 
 READ_MAX_BYTES = 256 * 1024
 # Edit writes the whole text back, so it reads the whole file: this much at
@@ -144,10 +144,7 @@ class WriteTool:
         _refuse_special(path, shown(ctx.cwd, path))
         existed = path.exists()
         _make_parent(path, ctx.cwd)
-        try:
-            path.write_text(args["content"], encoding="utf-8")
-        except OSError as exc:
-            raise ToolError(f"cannot write {shown(ctx.cwd, path)}: {exc.strerror}") from None
+        write_text_file(path, shown(ctx.cwd, path), args["content"], ctx.is_secret_opened)
         verb = "overwrote" if existed else "created"
         lines = args["content"].count("\n") + (0 if args["content"].endswith("\n") else 1)
         return ToolResult(
@@ -192,10 +189,7 @@ class EditTool:
                 "file with bash (e.g. sed), which keeps its bytes"
             )
         updated, done = edited(text, args, name)
-        try:
-            path.write_text(updated, encoding="utf-8")
-        except OSError as exc:
-            raise ToolError(f"cannot write {name}: {exc.strerror}") from None
+        write_text_file(path, name, updated, ctx.is_secret_opened)
         return ToolResult(
             f"edited {name}: replaced {done} occurrence{'s' if done > 1 else ''}",
             summary=f"edited {name}",

@@ -1,5 +1,6 @@
 """Reading a text file for the file tools: a whole file (edit, which writes
-it back) or a window of its lines (read), never more than a cap in memory.
+it back) or a window of its lines (read), never more than a cap in memory;
+and writing one (write, edit), the file opened judged before it changes.
 
 A path the model names may be a FIFO, a device or a symlink to one: it is
 opened only if it is a regular file (luxe.regular_file), and, when the
@@ -24,7 +25,7 @@ from typing import BinaryIO
 
 from luxe.engine.tooling import ToolError
 from luxe.record import record
-from luxe.regular_file import NotRegularFile, open_regular
+from luxe.regular_file import NotRegularFile, open_regular, open_regular_to_write
 
 SNIFF_BYTES = 8192
 MOSTLY_NOT_TEXT = 0.3
@@ -54,11 +55,32 @@ def open_text_file(path: Path, name: str, is_secret: SecretCheck | None = None) 
         raise ToolError(f"cannot read {name}: {exc.strerror}") from None
     if is_secret is not None and is_secret(f.fileno()):
         f.close()
-        raise ToolError(
-            f"refused: {name} is a secret file (the file opened is one); reading or writing "
-            "secret files is never allowed"
-        )
+        raise ToolError(_secret_opened(name))
     return f
+
+
+def write_text_file(path: Path, name: str, text: str, is_secret: SecretCheck) -> None:
+    """`text` as the whole of the file `path` (created if missing); a
+    ToolError, with the file unchanged, when what is open there by then is
+    not a regular file (a FIFO's open waited for a reader for good, on the
+    event loop) or is a secret file (a name swapped after the gate's check)."""
+    try:
+        with open_regular_to_write(path) as f:
+            if is_secret(f.fileno()):
+                raise ToolError(_secret_opened(name))
+            f.truncate(0)
+            f.write(text.encode("utf-8"))
+    except NotRegularFile:
+        raise ToolError(f"{name} is not a regular file (a pipe, socket or device)") from None
+    except OSError as exc:
+        raise ToolError(f"cannot write {name}: {exc.strerror}") from None
+
+
+def _secret_opened(name: str) -> str:
+    return (
+        f"refused: {name} is a secret file (the file opened is one); reading or writing "
+        "secret files is never allowed"
+    )
 
 
 def _refuse_binary(head: bytes, name: str) -> None:

@@ -7,18 +7,16 @@ the loopback model server."""
 
 from __future__ import annotations
 
-import ctypes
 import os
 import re
 import socket
-import threading
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
 from tests.helpers.link_chains import LONG_CHAIN, link_chain
+from tests.helpers.swap import swapping_names
 from tests.luxe.policy.hostile import hostile_luxe
 from tests.luxe.rpc_driver import call
 
@@ -142,42 +140,10 @@ def test_a_large_attachment_is_read_to_its_cap_and_says_so(repo: Path, env: dict
         assert luxe.close() == 0
 
 
-_RENAME_EXCHANGE = 2  # renameat2(2): swap two names atomically
-_AT_FDCWD = -100
-
-
-@contextmanager
-def _swapping(repo: Path, plant_other: Callable[[Path], None]) -> Iterator[str]:
-    """`swap/racy.md` in `repo`, a regular file and what `plant_other`
-    puts at `racy.md` in another directory, by turns: the directory `swap`
-    and the other trade places (one atomic renameat2 each), as fast as a
-    thread can, until the block ends."""
-    libc = ctypes.CDLL(None, use_errno=True)
-    (repo / "swap").mkdir()
-    (repo / "swap" / "racy.md").write_text("TEXT\n")
-    (repo / ".other").mkdir()
-    plant_other(repo / ".other" / "racy.md")
-    here, there = bytes(repo / "swap"), bytes(repo / ".other")
-    stop = threading.Event()
-
-    def swap() -> None:
-        while not stop.is_set():
-            if libc.renameat2(_AT_FDCWD, here, _AT_FDCWD, there, _RENAME_EXCHANGE) != 0:
-                raise OSError(ctypes.get_errno(), "renameat2")
-
-    thread = threading.Thread(target=swap, daemon=True)
-    thread.start()
-    try:
-        yield "swap/racy.md"
-    finally:
-        stop.set()
-        thread.join(timeout=10)
-
-
 @pytest.fixture
 def swapping(repo: Path) -> Iterator[str]:
     """`swap/racy.md`: a regular file and a FIFO by turns."""
-    with _swapping(repo, os.mkfifo) as path:
+    with swapping_names(repo, os.mkfifo) as path:
         yield path
 
 
@@ -237,7 +203,7 @@ def test_a_name_swapped_to_a_secret_file_under_the_read_is_refused(
     text or a refusal."""
     (repo / ".env").write_text(ENV)
     attached = [{"path": "swap/racy.md"}] * 3000
-    with _swapping(repo, plant), hostile_luxe([{"text": "ok"}], "ask", cwd=repo, env=env) as (luxe, server):
+    with swapping_names(repo, plant), hostile_luxe([{"text": "ok"}], "ask", cwd=repo, env=env) as (luxe, server):
         luxe.send("submit_user_message", {"text": "go", "attachments": attached})
         assert luxe.expect("turn_ended", timeout=TURN_S)["reason"] == "end_turn"
         blocks = _attachment_blocks(server.bodies[0])
@@ -278,7 +244,7 @@ def test_a_read_of_a_name_swapped_to_a_secret_file_is_refused(
         call("edit", path="swap/racy.md", old_string="NOPE", new_string="x")
     ] * 50
     steps = [{"tool_calls": calls}, {"text": "done"}]
-    with _swapping(repo, plant), hostile_luxe(steps, "yolo", cwd=repo, env=env) as (luxe, server):
+    with swapping_names(repo, plant), hostile_luxe(steps, "yolo", cwd=repo, env=env) as (luxe, server):
         luxe.send("submit_user_message", {"text": "go"})
         frames = luxe.collect_until("turn_ended", timeout=TURN_S)
         assert frames[-1]["content"]["reason"] == "end_turn", frames[-1]

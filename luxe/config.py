@@ -17,8 +17,11 @@ import attrs
 
 from luxe.lsp.servers import LspSettings, parse_lsp_settings
 from luxe.record import record
+from luxe.regular_file import UnreadableFile, read_text_file
 
 DEFAULT_MAX_TURNS = 50
+# settings.json is a few lines; a FIFO or /dev/zero there must not hold the start.
+SETTINGS_MAX_BYTES = 1 << 20
 
 
 @record
@@ -70,11 +73,11 @@ class SettingsError(Exception):
 def load_settings(path: Path) -> Settings:
     """Read settings.json; a missing file means defaults."""
     try:
-        raw = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
+        raw = read_text_file(path, SETTINGS_MAX_BYTES)
+    except UnreadableFile as exc:
+        raise SettingsError(f"{path}: {exc}") from None
+    if raw is None:
         return Settings()
-    except OSError as exc:
-        raise SettingsError(f"{path}: cannot read: {exc.strerror}") from exc
     try:
         data = json.loads(raw)
     except ValueError as exc:

@@ -9,6 +9,13 @@ and never as a controlling terminal, and the descriptor opened is the one
 checked (fstat) and the one read: no look at the path lets anything
 through. A look before the open only spares opening what is plainly not a
 file (a device's open may act: a tape rewinds, a watchdog arms).
+
+`open_regular_to_write` is the same for a file about to be written (the
+`write` and `edit` tools): never truncated or written before it is checked.
+
+`read_text_file` is what reads the small text files a person or a
+repository configures Luxe with (settings, rules and hooks files, custom
+commands): capped, decoded, and a clause saying why one was not read.
 """
 
 from __future__ import annotations
@@ -18,6 +25,7 @@ import stat
 from typing import BinaryIO
 
 _FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
+_WRITE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
 
 
 class NotRegularFile(OSError):
@@ -44,6 +52,23 @@ def open_regular(path: str | os.PathLike[str], *, follow: bool = True) -> Binary
         raise
 
 
+def open_regular_to_write(path: str | os.PathLike[str]) -> BinaryIO:
+    """`path` open for writing, created if missing (mode 0666 less the
+    umask), if it is a regular file; nothing in it is changed yet (the
+    caller truncates once it has judged the file). The open never waits: a
+    FIFO swapped in is refused (ENXIO with no reader, NotRegularFile with
+    one), where a plain open for writing waited for a reader for good."""
+    fd = os.open(path, _WRITE_FLAGS, 0o666)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise NotRegularFile(f"{os.fspath(path)} is not a regular file")
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "wb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
 def read_capped(path: str | os.PathLike[str], cap: int, *, follow: bool = True) -> tuple[bytes, bool]:
     """Up to `cap` bytes of the regular file `path` and whether there was
     more (see open_regular for `follow` and what it raises)."""
@@ -59,3 +84,33 @@ def read_regular(path: str | os.PathLike[str], cap: int) -> tuple[bytes, bool] |
         return read_capped(path, cap)
     except (OSError, ValueError):
         return None
+
+
+class UnreadableFile(Exception):
+    """Why a small text file (a settings file, a custom command) was not
+    read, as a clause to follow its path: `not a regular file`, ..."""
+
+
+def read_text_file(
+    path: str | os.PathLike[str], cap: int, *, errors: str = "strict"
+) -> str | None:
+    """The UTF-8 text of the regular file `path` (symlinks followed), or None
+    when there is none. Raises UnreadableFile when it is not a regular file
+    (a FIFO, a device, a socket, a directory), holds more than `cap` bytes,
+    cannot be read, or (with `errors="strict"`) is not UTF-8."""
+    try:
+        data, more = read_capped(path, cap)
+    except FileNotFoundError:
+        return None
+    except NotRegularFile:
+        raise UnreadableFile("not a regular file (a FIFO, a device, a socket or a directory)") from None
+    except (OSError, ValueError) as exc:
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise UnreadableFile(f"cannot be read: {why}") from None
+    if more:
+        size = f"{cap >> 20} MiB" if cap >= 1 << 20 else f"{cap >> 10} KiB"
+        raise UnreadableFile(f"larger than {size}") from None
+    try:
+        return data.decode("utf-8", errors)
+    except UnicodeDecodeError as exc:
+        raise UnreadableFile(f"not UTF-8 text (byte {exc.start})") from None

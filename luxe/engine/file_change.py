@@ -7,7 +7,9 @@ Plain functions, no trio and no state, each done in a bounded time: a file
 is read only if it is a regular UTF-8 file of at most DIFF_MAX_BYTES (opened
 without blocking, so a FIFO or a device named by a call can hold nothing;
 anything else has no diff), and lines are matched only up to MATCH_LIMIT
-pairs. Callers redact what they send.
+pairs. Which file a path names is asked of the kernel (luxe.real_path): a
+symlink loop, a chain of links or a NUL that a repository or a call plants
+gives no diff, never an exception. Callers redact what they send.
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from luxe.engine.tooling import ToolError, call_path
+from luxe.engine.tooling import ToolError, call_path, path_problem
+from luxe.real_path import real_path
 from luxe.regular_file import read_regular
 
 # Files (and planned contents) larger than this get no diff.
@@ -57,9 +60,13 @@ def edited(text: str, args: Mapping[str, Any], name: str) -> tuple[str, int]:
 
 def read_small(path: Path) -> str | None:
     """A small regular UTF-8 file's content; "" when it does not exist;
-    None when it is anything else."""
-    if not os.path.exists(path):  # a new file (or a link to where one will be)
+    None when it is anything else (a symlink loop included)."""
+    try:
+        os.stat(path)
+    except FileNotFoundError:  # a new file (or a link to where one will be)
         return ""
+    except (OSError, ValueError):
+        return None
     read = read_regular(path, DIFF_MAX_BYTES)
     if read is None or read[1]:
         return None
@@ -148,11 +155,13 @@ def _range(start: int, stop: int) -> str:
 
 
 def target(cwd: Path, tool: str, args: Mapping[str, Any]) -> Path | None:
-    """The file a write or edit call changes, as the tools resolve it."""
+    """The file a write or edit call changes, as the tools resolve it; None
+    for a name no file can have (the tool refuses it)."""
     path = args.get("path") if tool in CHANGING_TOOLS else None
     if not isinstance(path, str) or not path:
         return None
-    return call_path(cwd, path)
+    full = call_path(cwd, path)
+    return None if path_problem(full) else full
 
 
 def planned_diff(cwd: Path, tool: str, args: Mapping[str, Any]) -> str | None:
@@ -179,12 +188,12 @@ def planned_diff(cwd: Path, tool: str, args: Mapping[str, Any]) -> str | None:
 def snapshot(cwd: Path, tool: str, args: Mapping[str, Any]) -> dict[str, str | None]:
     """Before a write or edit: the target's content, for `diff_since`."""
     path = target(cwd, tool, args)
-    return {} if path is None else {str(path.resolve()): read_small(path)}
+    return {} if path is None else {real_path(path): read_small(path)}
 
 
 def diff_since(path: str, before: Mapping[str, str | None]) -> str | None:
     """A unified diff of `path` from its snapshot to now, or None."""
-    old = before.get(str(Path(path).resolve()))
+    old = before.get(real_path(path))
     new = read_small(Path(path))
     if old is None or new is None:
         return None

@@ -105,6 +105,14 @@ class PermissionGate(Protocol):
         tools that walk directories (grep) skip such files."""
         ...
 
+    def is_secret_opened(self, fd: int) -> bool:
+        """Whether the file open on `fd` is a secret: judged on the file
+        itself (its identity, the kernel's name for it), so a path changed
+        between `check` and the open cannot pass one off as another file.
+        Whatever reads a file the gate allowed by its path (an attachment,
+        an instruction file) asks this of the descriptor before reading."""
+        ...
+
     async def tool_ran(self, tool: str) -> None:
         """Told after a call ran, before its output is redacted: the gate may
         look for secret files the call created or changed, so their values

@@ -17,7 +17,7 @@ from pathlib import Path
 from luxe.engine.model import ToolSpec
 from luxe.engine.ports import PermissionGate
 from luxe.git_read import git_read, whole_lines
-from luxe.regular_file import read_regular
+from luxe.regular_file import open_regular
 
 log = logging.getLogger("luxe.session")
 
@@ -60,7 +60,8 @@ async def git_summary(cwd: Path) -> str:
 def project_instructions(cwd: Path, gate: PermissionGate) -> str:
     """AGENTS.md and LUXE.md, read like any other file read: the gate must
     allow reading them (a link to a secret file is refused), only regular
-    files, capped, and redacted. A file the gate refuses is left out."""
+    files, capped, and redacted. A file the gate refuses is left out, and
+    so is one whose opened file is a secret (a name swapped after the check)."""
     parts = []
     for name in PROJECT_FILES:
         verdict = gate.check("read", {"path": str(cwd / name)})
@@ -68,13 +69,28 @@ def project_instructions(cwd: Path, gate: PermissionGate) -> str:
             if (cwd / name).exists():
                 log.warning("%s left out of the system prompt: %s", name, verdict.reason)
             continue
-        read = read_regular(cwd / name, PROJECT_FILE_CAP)
+        read = _read_instructions(cwd / name, gate)
         if read is None:
             continue
         data, cut = read
         text = gate.redact(data.decode("utf-8", "replace"), cut_end=cut)
         parts.append(f"<{name}>\n{text.strip()}\n</{name}>")
     return "\n\n".join(parts)
+
+
+def _read_instructions(path: Path, gate: PermissionGate) -> tuple[bytes, bool] | None:
+    """Up to PROJECT_FILE_CAP bytes of the regular file `path` and whether
+    there was more; None when it is missing, not a regular file, or (judged
+    on the descriptor) a secret file."""
+    try:
+        with open_regular(path) as f:
+            if gate.is_secret_opened(f.fileno()):
+                log.warning("%s left out of the system prompt: the file opened is a secret", path.name)
+                return None
+            data = f.read(PROJECT_FILE_CAP + 1)
+    except (OSError, ValueError):
+        return None
+    return data[:PROJECT_FILE_CAP], len(data) > PROJECT_FILE_CAP
 
 
 def _has_instructions(cwd: Path) -> bool:

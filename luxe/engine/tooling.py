@@ -65,6 +65,13 @@ class ToolContext(Protocol):
         skip such files (the gate may know more than names: hard links)."""
         ...
 
+    def is_secret_opened(self, fd: int) -> bool:
+        """Whether the file open on `fd` is a secret (by its identity or
+        the kernel's name for it): a tool that reads a file the gate
+        allowed by its path asks this before reading. Safe in a worker
+        thread."""
+        ...
+
 
 class Tool(Protocol):
     name: str
@@ -105,6 +112,31 @@ def check_args(spec: ToolSpec, args: Mapping[str, Any]) -> str | None:
         bad_bool = isinstance(value, bool) and expected in ("integer", "number")
         if not isinstance(value, types) or bad_bool:
             return f"{spec.name}: argument `{name}` must be {'an' if expected == 'integer' else 'a'} {expected}"
+    return None
+
+
+# Linux's bounds: a path of at most PATH_MAX bytes with its NUL, a name in
+# it of at most NAME_MAX. A longer one names no file: said once, here.
+PATH_MAX_BYTES = 4095
+NAME_MAX_BYTES = 255
+
+
+def path_problem(path: Path) -> str | None:
+    """Why no file can have the name `path` (a call's path, as call_path
+    made it), for the model; None when one may. (For a NUL the system calls
+    raise ValueError, not OSError, and a tool crashed on it.)"""
+    text = str(path)
+    if "\0" in text:
+        return "the path holds a NUL byte, which no file name can hold"
+    try:
+        encoded = os.fsencode(text)
+    except UnicodeEncodeError:  # a lone surrogate (the wire makes it U+FFFD first)
+        encoded = text.encode("utf-8", "surrogatepass")
+    if len(encoded) > PATH_MAX_BYTES:
+        return f"the path is {len(encoded)} bytes long; a path has at most {PATH_MAX_BYTES}"
+    longest = max(map(len, encoded.split(b"/")))
+    if longest > NAME_MAX_BYTES:
+        return f"a name in the path is {longest} bytes long; a name has at most {NAME_MAX_BYTES}"
     return None
 
 

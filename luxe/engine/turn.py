@@ -288,7 +288,8 @@ def _prompt(host: TurnHost, safe: _Redacting, turn: Turn, hook_context: str | No
             reason = verdict.reason.removeprefix("refused: ")  # the gate's own reasons say it
             content.append(TextBlock(f"<attachment path={path!r}>refused: {reason}</attachment>"))
         else:
-            content.append(TextBlock(safe.text(attachment_text(host.cwd, path))))
+            block = attachment_text(host.cwd, path, host.gate.is_secret_opened)
+            content.append(TextBlock(safe.text(block)))
     for extra in (turn.context, hook_context):
         if extra:
             content.append(TextBlock(f"<context>\n{extra}\n</context>"))
@@ -429,6 +430,9 @@ class _Context:
 
     def is_secret_file(self, path: str) -> bool:
         return self.host.gate.is_secret_file(path)
+
+    def is_secret_opened(self, fd: int) -> bool:
+        return self.host.gate.is_secret_opened(fd)
 
     def redact(self, text: str, *, cut_start: bool = False, cut_end: bool = False) -> str:
         return self.host.gate.redact(text, cut_start=cut_start, cut_end=cut_end)

@@ -17,7 +17,6 @@ call is bounded by the link's timeout. Cancelled, the task just stops.
 from __future__ import annotations
 
 import logging
-import os
 import re
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
@@ -29,6 +28,7 @@ from luxe.git_read import git_read
 from luxe.hosting.link import LauraLink
 from luxe.policy.secrets import is_secret_path
 from luxe.protocol import events as ev
+from luxe.real_path import real_path
 from luxe.record import record
 
 log = logging.getLogger("luxe.hosting")
@@ -80,13 +80,13 @@ def _pane_showing(layout: dict[str, Any] | None, path: str) -> int | None:
     """The id of a file pane that shows `path` (by its real path), if any."""
     if not layout or layout.get("type") != "report":
         return None
-    real = os.path.realpath(path)
+    real = real_path(path)
     for pane in layout.get("panes", []):
         shown = pane.get("path")
         if (
             pane.get("kind") == "panel"
             and isinstance(shown, str)
-            and os.path.realpath(shown) == real
+            and real_path(shown) == real
         ):
             return int(pane["id"])
     return None
@@ -94,7 +94,7 @@ def _pane_showing(layout: dict[str, Any] | None, path: str) -> int | None:
 
 def _secret(path: Path) -> bool:
     """Whether `path` names a secret file, or is a link to one."""
-    return is_secret_path(str(path)) or is_secret_path(os.path.realpath(path))
+    return is_secret_path(str(path)) or is_secret_path(real_path(path))
 
 
 def _pane_ids(layout: dict[str, Any] | None) -> set[int] | None:

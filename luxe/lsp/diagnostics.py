@@ -35,6 +35,7 @@ from luxe.lsp.servers import (
 )
 from luxe.lsp.warm import ServerNotTrusted, ServerStopped, WarmServer
 from luxe.protocol import events as ev
+from luxe.regular_file import read_capped
 
 log = logging.getLogger("luxe.lsp")
 
@@ -75,11 +76,13 @@ class EditDiagnostics:
         # chose the servers and its place the project root).
         file = self._root / path  # (an absolute `path` stays as it is)
         try:
-            raw = await trio.Path(file).read_bytes()
-        except OSError as exc:
+            # Only a regular file, never waited on: the repository may have
+            # put a FIFO or a link to /dev/zero there since the write.
+            raw, more = await trio.to_thread.run_sync(read_capped, file, MAX_FILE_BYTES)
+        except (OSError, ValueError) as exc:
             log.info("diagnostics for %s: cannot read it: %s", path, exc)
             return None
-        if len(raw) > MAX_FILE_BYTES:
+        if more:
             return None
         text = raw.decode("utf-8", errors="replace")
         found: dict[str, list[dict[str, Any]]] = {}

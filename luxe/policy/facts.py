@@ -2,7 +2,8 @@
 
 `gather_facts` resolves every path a call names (relative, `./`, `..`, `~`,
 absolute, symlinks) and, for bash, the words of the command that exist on
-disk or expand as globs. It only stats and lists; it never opens a file.
+disk or expand as globs. It only stats and lists; it never opens a file
+for reading (luxe.real_path asks the kernel through an `O_PATH` descriptor).
 Everything it returns is plain data that `permissions.decide` judges.
 """
 
@@ -19,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from luxe.policy.rules import PathName, path_name
 from luxe.policy.secrets import FileKey, file_key
+from luxe.real_path import real_path
 from luxe.record import record
 
 if TYPE_CHECKING:
@@ -81,10 +83,10 @@ class CallFacts:
 def resolve_path(given: str, *, cwd: str, root: str, home: str) -> ResolvedPath:
     expanded = home + given[1:] if given == "~" or given.startswith("~/") else given
     lexical = os.path.normpath(os.path.join(cwd, expanded))
-    try:
-        real = os.path.realpath(lexical)
-    except (OSError, ValueError):  # a NUL byte, a loop: the tool will refuse the path
-        real = lexical
+    # Asked of the kernel: os.path.realpath recursed once per link, and a
+    # chain of 1,200 raised RecursionError here, ending the turn. A NUL or
+    # a loop resolves no further (the tool refuses such a path).
+    real = real_path(lexical)
     return ResolvedPath(given, path_name(lexical, root), path_name(real, root))
 
 
@@ -197,7 +199,7 @@ def _secret_search(
         if search is None:
             continue
         for root in search.roots or (".",):
-            real_root = os.path.realpath(os.path.join(cwd, root))
+            real_root = real_path(os.path.join(cwd, root))
             for secret in secret_paths:
                 inside = secret == real_root or secret.startswith(real_root.rstrip("/") + "/")
                 name = os.path.basename(secret)

@@ -19,11 +19,15 @@ import attrs
 from luxe.engine.ports import HookPoint
 from luxe.policy.rules_files import config_dir
 from luxe.record import record
+from luxe.regular_file import UnreadableFile, read_text_file
 
 HOOK_POINTS: tuple[str, ...] = get_args(HookPoint)
 OnTimeout = Literal["allow", "deny", "ask"]
 DEFINITION_FIELDS = frozenset({"command", "timeout_ms", "on_timeout"})
 DEFAULT_TIMEOUT_MS = 5000
+
+# A hooks file is a few lines; a FIFO or /dev/zero there must not hold the start.
+HOOKS_FILE_MAX_BYTES = 1 << 20
 
 
 @record
@@ -111,14 +115,6 @@ def parse_hooks(path: str, text: str) -> tuple[dict[str, list[HookDefinition]], 
     return hooks, errors
 
 
-def _read(path: str) -> str | None:
-    try:
-        with open(path, encoding="utf-8") as f:
-            return f.read()
-    except FileNotFoundError:
-        return None
-
-
 def load_hooks(
     *, project_root: str, trust_project: bool, env: Mapping[str, str] | None = None
 ) -> HookConfig:
@@ -131,9 +127,9 @@ def load_hooks(
     files: list[str] = []
     for path in paths:
         try:
-            text = _read(path)
-        except (OSError, UnicodeDecodeError) as e:
-            errors.append(f"{path}:1: cannot read ({e}); every hook in it is skipped")
+            text = read_text_file(path, HOOKS_FILE_MAX_BYTES)
+        except UnreadableFile as e:
+            errors.append(f"{path}:1: {e}; every hook in it is skipped")
             continue
         if text is None:
             continue

@@ -37,6 +37,7 @@ from luxe.policy.secrets import (
     could_name_secret,
     glob_may_name_secret,
     is_secret_path,
+    opened_is_secret,
 )
 from luxe.record import record, state
 
@@ -363,6 +364,13 @@ class PolicyGate:
         if self.secret_files is not None:
             return self.secret_files.is_secret(path)
         return is_secret_path(path)
+
+    def is_secret_opened(self, fd: int) -> bool:
+        """For what reads a file allowed by its path (an attachment): is the
+        file actually opened a secret, by identity or by its real name?"""
+        if self.secret_files is not None:
+            return self.secret_files.is_secret_opened(fd)
+        return opened_is_secret(fd, frozenset())
 
     async def tool_ran(self, tool: str) -> None:
         """After a call that may have written files, look for new or changed

@@ -19,8 +19,11 @@ from collections.abc import Mapping
 from luxe.policy.permissions import MODE_STRICTNESS, PERMISSION_MODES, RuleSet
 from luxe.policy.rules import Rule, RuleError, parse_rule
 from luxe.record import record
+from luxe.regular_file import UnreadableFile, read_text_file
 
 KEYS = ("allow", "ask", "deny", "mode")
+# A rules file is a few lines; a FIFO or /dev/zero there must not hold the start.
+RULES_FILE_MAX_BYTES = 1 << 20
 
 
 class PermissionsFileError(Exception):
@@ -100,15 +103,13 @@ def parse_permissions(path: str, text: str) -> PermissionsFile:
 
 
 def read_permissions_file(path: str) -> PermissionsFile | None:
-    """None when the file does not exist; an unreadable file is an error."""
+    """None when the file does not exist; an unreadable file is an error
+    (also one that is not a regular file, or larger than RULES_FILE_MAX_BYTES)."""
     try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-    except FileNotFoundError:
-        return None
-    except (OSError, UnicodeDecodeError) as e:
-        raise PermissionsFileError(path, 1, f"cannot read: {e}") from None
-    return parse_permissions(path, text)
+        text = read_text_file(path, RULES_FILE_MAX_BYTES)
+    except UnreadableFile as e:
+        raise PermissionsFileError(path, 1, str(e)) from None
+    return None if text is None else parse_permissions(path, text)
 
 
 def load_permissions(

@@ -27,6 +27,7 @@ from luxe.policy.secret_sources import (
     home_secret_files,
 )
 from luxe.policy.secret_values import MIN_SECRET_LENGTH, secret_values_from_file
+from luxe.real_path import real_path
 from luxe.record import record
 from luxe.regular_file import read_regular
 
@@ -413,6 +414,26 @@ def file_key(path: str) -> FileKey | None:
     return (st.st_dev, st.st_ino)
 
 
+def opened_is_secret(fd: int, keys: frozenset[FileKey]) -> bool:
+    """Whether the file open on `fd` is a secret file: its identity is one
+    of `keys` (a hard link under any name, or a known secret swapped in
+    under a name that was checked), or the kernel's name for it (the path
+    it was opened by, every link resolved) names a secret (a link swapped
+    in to a secret nobody walked: a sibling project's `.env`). A descriptor
+    that cannot be judged is a secret."""
+    try:
+        st = os.fstat(fd)
+    except OSError:
+        return True
+    if (st.st_dev, st.st_ino) in keys:
+        return True
+    try:
+        name = os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:
+        return False
+    return is_secret_path(name)
+
+
 def _signature(path: str, *, follow: bool = False) -> _Signature | None:
     try:
         st = os.stat(path, follow_symlinks=follow)
@@ -565,10 +586,10 @@ def _outside(links: list[str], root: str) -> list[str]:
     out of the project (`vend -> ../other`, `up -> ..`) puts the person's
     other secret files within a tool's reach, so they are walked like a
     skipped directory (symlinks in them are not followed)."""
-    inside = os.path.realpath(root).rstrip("/") + "/"
+    inside = real_path(root).rstrip("/") + "/"
     out = []
     for link in links:
-        target = os.path.realpath(link)
+        target = real_path(link)  # a chain of links raised RecursionError
         if not (target + "/").startswith(inside):
             out.append(target)
     return out
@@ -687,6 +708,11 @@ class SecretFiles:
         if is_secret_path(path):
             return True
         return bool(self.keys) and file_key(path) in self.keys
+
+    def is_secret_opened(self, fd: int) -> bool:
+        """True when the file open on `fd` is a known secret file, or the
+        kernel names it as one (opened_is_secret)."""
+        return opened_is_secret(fd, self.keys)
 
     def _home_stats(self) -> dict[str, _Signature]:
         """The user's credential files that exist, by their signatures (and

@@ -23,7 +23,7 @@ from luxe.engine.model import ToolSpec
 from luxe.engine.tooling import ToolContext, ToolError, ToolResult
 from luxe.tools.glob_walk import MAX_MATCHES, glob_files
 from luxe.tools.paths import SKIP_DIRS, resolve, shown
-from luxe.tools.text_file import line_window, whole_text
+from luxe.tools.text_file import line_window, whole_text, write_text_file
 
 READ_MAX_BYTES = 256 * 1024
 # Edit writes the whole text back, so it reads the whole file: this much at
@@ -43,6 +43,20 @@ def _refuse_special(path: Path, name: str) -> None:
         return  # missing: the caller reports it
     if not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
         raise ToolError(f"{name} is not a regular file (a pipe, socket or device)")
+
+
+def _make_parent(path: Path, cwd: Path) -> None:
+    """Create the directories `path` goes in, or say why they cannot be."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        why = exc
+        try:
+            os.stat(path.parent)
+        except OSError as found:  # a symlink loop says so, not "File exists"
+            why = found
+        where = shown(cwd, path.parent)
+        raise ToolError(f"cannot write {shown(cwd, path)}: {where}: {why.strerror}") from None
 
 
 class ReadTool:
@@ -73,7 +87,7 @@ class ReadTool:
             # it, a terabyte in a sparse file; a cancel abandons the thread,
             # which stops at its next chunk.
             window = await trio.to_thread.run_sync(
-                line_window, path, name, offset, limit, READ_MAX_BYTES, stop,
+                line_window, path, name, offset, limit, READ_MAX_BYTES, stop, ctx.is_secret_opened,
                 abandon_on_cancel=True,
             )  # fmt: skip
         finally:
@@ -129,11 +143,8 @@ class WriteTool:
             raise ToolError(f"{shown(ctx.cwd, path)} is a directory")
         _refuse_special(path, shown(ctx.cwd, path))
         existed = path.exists()
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(args["content"], encoding="utf-8")
-        except OSError as exc:
-            raise ToolError(f"cannot write {shown(ctx.cwd, path)}: {exc.strerror}") from None
+        _make_parent(path, ctx.cwd)
+        write_text_file(path, shown(ctx.cwd, path), args["content"], ctx.is_secret_opened)
         verb = "overwrote" if existed else "created"
         lines = args["content"].count("\n") + (0 if args["content"].endswith("\n") else 1)
         return ToolResult(
@@ -165,7 +176,7 @@ class EditTool:
         path = resolve(ctx.cwd, args["path"])
         name = shown(ctx.cwd, path)
         check_edit(args)
-        text, replaced, cut = whole_text(path, name, EDIT_MAX_BYTES)
+        text, replaced, cut = whole_text(path, name, EDIT_MAX_BYTES, ctx.is_secret_opened)
         if cut:
             raise ToolError(
                 f"{name} is over {EDIT_MAX_BYTES >> 20} MB; edit rewrites a file whole and "
@@ -178,10 +189,7 @@ class EditTool:
                 "file with bash (e.g. sed), which keeps its bytes"
             )
         updated, done = edited(text, args, name)
-        try:
-            path.write_text(updated, encoding="utf-8")
-        except OSError as exc:
-            raise ToolError(f"cannot write {name}: {exc.strerror}") from None
+        write_text_file(path, name, updated, ctx.is_secret_opened)
         return ToolResult(
             f"edited {name}: replaced {done} occurrence{'s' if done > 1 else ''}",
             summary=f"edited {name}",

@@ -7,14 +7,19 @@ import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from luxe.engine.tooling import ToolError, call_path
+from luxe.engine.tooling import ToolError, call_path, path_problem
 
 
 def resolve(cwd: Path, path: str) -> Path:
-    """`path` made absolute against `cwd` (`~` expands); never touches disk."""
+    """`path` made absolute against `cwd` (`~` expands); never touches disk.
+    A ToolError when no file can have that name (empty, a NUL, too long)."""
     if not path:
         raise ToolError("empty path")
-    return call_path(cwd, path)
+    full = call_path(cwd, path)
+    problem = path_problem(full)
+    if problem is not None:
+        raise ToolError(problem)
+    return full
 
 
 def shown(cwd: Path, path: Path) -> str:

@@ -1,8 +1,12 @@
 """Reading a text file for the file tools: a whole file (edit, which writes
-it back) or a window of its lines (read), never more than a cap in memory.
+it back) or a window of its lines (read), never more than a cap in memory;
+and writing one (write, edit), the file opened judged before it changes.
 
 A path the model names may be a FIFO, a device or a symlink to one: it is
-opened only if it is a regular file (luxe.regular_file). Binary or text is the rule Laura's file panes use
+opened only if it is a regular file (luxe.regular_file), and, when the
+caller gives `is_secret` (the gate's `is_secret_opened`), the file opened
+is judged a secret or not by its descriptor before a byte of it is read:
+the gate judged the path, and the path may name another file by now. Binary or text is the rule Laura's file panes use
 (laura/render/diff.py): a NUL in the head, or a head mostly not UTF-8, is
 binary; any other file is text, its stray bytes (Latin-1 and other 8-bit
 encodings) shown as U+FFFD and counted. Lines are cut at `\\n` (a `\\r`
@@ -15,12 +19,13 @@ whose skip to an offset reads as far as the file goes, stops when its
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import BinaryIO
 
 from luxe.engine.tooling import ToolError
 from luxe.record import record
-from luxe.regular_file import NotRegularFile, open_regular
+from luxe.regular_file import NotRegularFile, open_regular, open_regular_to_write
 
 SNIFF_BYTES = 8192
 MOSTLY_NOT_TEXT = 0.3
@@ -30,20 +35,52 @@ COUNT_MAX_BYTES = 64 * 1024 * 1024
 _CHUNK = 1 << 16
 
 
-def open_text_file(path: Path, name: str) -> BinaryIO:
+# Whether the file open on a descriptor is a secret (the gate's is_secret_opened).
+SecretCheck = Callable[[int], bool]
+
+
+def open_text_file(path: Path, name: str, is_secret: SecretCheck | None = None) -> BinaryIO:
     """`path` open for reading (luxe.regular_file); a ToolError for a
-    directory, a missing or unreadable file, and anything that is not a
-    regular file."""
+    directory, a missing or unreadable file, anything that is not a regular
+    file, and a file `is_secret` says is a secret."""
     if path.is_dir():
         raise ToolError(f"{name} is a directory; use ls to list it")
     try:
-        return open_regular(path)
+        f = open_regular(path)
     except NotRegularFile:
         raise ToolError(f"{name} is not a regular file (a pipe, socket or device)") from None
     except FileNotFoundError:
         raise ToolError(f"{name} does not exist") from None
     except OSError as exc:
         raise ToolError(f"cannot read {name}: {exc.strerror}") from None
+    if is_secret is not None and is_secret(f.fileno()):
+        f.close()
+        raise ToolError(_secret_opened(name))
+    return f
+
+
+def write_text_file(path: Path, name: str, text: str, is_secret: SecretCheck) -> None:
+    """`text` as the whole of the file `path` (created if missing); a
+    ToolError, with the file unchanged, when what is open there by then is
+    not a regular file (a FIFO's open waited for a reader for good, on the
+    event loop) or is a secret file (a name swapped after the gate's check)."""
+    try:
+        with open_regular_to_write(path) as f:
+            if is_secret(f.fileno()):
+                raise ToolError(_secret_opened(name))
+            f.truncate(0)
+            f.write(text.encode("utf-8"))
+    except NotRegularFile:
+        raise ToolError(f"{name} is not a regular file (a pipe, socket or device)") from None
+    except OSError as exc:
+        raise ToolError(f"cannot write {name}: {exc.strerror}") from None
+
+
+def _secret_opened(name: str) -> str:
+    return (
+        f"refused: {name} is a secret file (the file opened is one); reading or writing "
+        "secret files is never allowed"
+    )
 
 
 def _refuse_binary(head: bytes, name: str) -> None:
@@ -68,10 +105,12 @@ def _decode(data: bytes, cut: bool) -> tuple[str, int]:
     return text, text.count(REPLACEMENT) - data.count(REPLACEMENT.encode("utf-8"))
 
 
-def whole_text(path: Path, name: str, cap: int) -> tuple[str, int, bool]:
+def whole_text(
+    path: Path, name: str, cap: int, is_secret: SecretCheck | None = None
+) -> tuple[str, int, bool]:
     """The file's text (at most `cap` bytes of it), how many of its bytes
     were not UTF-8, and whether there was more than `cap`."""
-    with open_text_file(path, name) as f:
+    with open_text_file(path, name, is_secret) as f:
         data = f.read(cap + 1)
     _refuse_binary(data[:SNIFF_BYTES], name)
     cut = len(data) > cap
@@ -94,8 +133,9 @@ class Window:
 
 
 def line_window(
-    path: Path, name: str, first: int, limit: int, cap: int, stop: threading.Event | None = None
-) -> Window:
+    path: Path, name: str, first: int, limit: int, cap: int,
+    stop: threading.Event | None = None, is_secret: SecretCheck | None = None,
+) -> Window:  # fmt: skip
     """Up to `limit` lines from line `first` on, at most `cap` bytes of them
     (a window ended by the cap says `cut`); the lines after are counted up
     to COUNT_MAX_BYTES further. Once `stop` is set the skip to `first` ends
@@ -105,7 +145,7 @@ def line_window(
     size = 0
     number = 0  # whole lines passed
     cut = partial = False
-    with open_text_file(path, name) as f:
+    with open_text_file(path, name, is_secret) as f:
         _refuse_binary(f.read(SNIFF_BYTES), name)
         f.seek(0)
         while number < first - 1 and _skip_line(f, stop):

@@ -11,7 +11,7 @@ from typing import Any
 import attrs
 
 from luxe.engine.ports import READ_ONLY_TOOLS, AgentMode, PermissionVerdict
-from luxe.policy.secrets import is_secret_path
+from luxe.policy.secrets import is_secret_path, opened_is_secret
 
 EDIT_TOOLS = frozenset({"write", "edit"})
 
@@ -66,6 +66,9 @@ class ModeGate:
 
     def is_secret_file(self, path: str) -> bool:
         return is_secret_path(path)
+
+    def is_secret_opened(self, fd: int) -> bool:
+        return opened_is_secret(fd, frozenset())
 
     async def tool_ran(self, tool: str) -> None:
         return None

@@ -7,17 +7,18 @@ the loopback model server."""
 
 from __future__ import annotations
 
-import ctypes
 import os
 import re
 import socket
-import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.helpers.link_chains import LONG_CHAIN, link_chain
+from tests.helpers.swap import swapping_names
 from tests.luxe.policy.hostile import hostile_luxe
+from tests.luxe.rpc_driver import call
 
 # How long a turn of attachments may take: reading them is instant, so this
 # only bounds a hang (a FIFO's open waits for a writer for good).
@@ -67,6 +68,23 @@ def _link_loop(repo: Path) -> str:
     return "notes.md"
 
 
+def _two_links(repo: Path) -> str:
+    (repo / "a.md").symlink_to("b.md")
+    (repo / "b.md").symlink_to("a.md")
+    return "a.md"
+
+
+def _long_chain(repo: Path) -> str:
+    (repo / "real.md").write_text("REAL\n")
+    return "chain/" + link_chain(repo / "chain", "l", LONG_CHAIN, "../real.md")
+
+
+def _long_chain_to_a_folder(repo: Path) -> str:
+    (repo / "docs").mkdir()
+    (repo / "docs" / "real.md").write_text("REAL\n")
+    return "chain/" + link_chain(repo / "chain", "l", LONG_CHAIN, "../docs") + "/real.md"
+
+
 def _nul(repo: Path) -> str:
     return "notes\0.md"
 
@@ -81,6 +99,9 @@ def _nul(repo: Path) -> str:
         (_directory, "not a regular file"),
         (_socket, "not a regular file"),
         (_link_loop, "could not be read"),
+        (_two_links, "could not be read"),
+        (_long_chain, "could not be read"),
+        (_long_chain_to_a_folder, "could not be read"),
         (_nul, "could not be read"),
     ],
     ids=lambda v: getattr(v, "__name__", "")[1:] or None,
@@ -90,7 +111,8 @@ def test_what_is_not_a_regular_file_is_answered_and_never_read(
 ) -> None:
     """Each is said in its attachment block; the turn and the next go on.
     (A symlink loop and a NUL in the path ended the turn with an internal
-    error, and the prompt was lost.)"""
+    error, and the prompt was lost; so did a chain of 1,200 links, on which
+    os.path.realpath raised RecursionError.)"""
     path = plant(repo)
     steps = [{"text": "read it"}, {"text": "next"}]
     with hostile_luxe(steps, "ask", cwd=repo, env=env) as (luxe, server):
@@ -118,38 +140,11 @@ def test_a_large_attachment_is_read_to_its_cap_and_says_so(repo: Path, env: dict
         assert luxe.close() == 0
 
 
-_RENAME_EXCHANGE = 2  # renameat2(2): swap two names atomically
-_AT_FDCWD = -100
-
-
 @pytest.fixture
 def swapping(repo: Path) -> Iterator[str]:
-    """`swap/racy.md` in `repo`, a regular file and a FIFO by turns: the
-    directory `swap` and another holding a FIFO of that name trade places
-    (one atomic renameat2 each), as fast as a thread can, until the test
-    ends."""
-    libc = ctypes.CDLL(None, use_errno=True)
-    for name, plant in (("swap", "text"), (".other", "fifo")):
-        (repo / name).mkdir()
-        if plant == "text":
-            (repo / name / "racy.md").write_text("TEXT\n")
-        else:
-            os.mkfifo(repo / name / "racy.md")
-    here, there = bytes(repo / "swap"), bytes(repo / ".other")
-    stop = threading.Event()
-
-    def swap() -> None:
-        while not stop.is_set():
-            if libc.renameat2(_AT_FDCWD, here, _AT_FDCWD, there, _RENAME_EXCHANGE) != 0:
-                raise OSError(ctypes.get_errno(), "renameat2")
-
-    thread = threading.Thread(target=swap, daemon=True)
-    thread.start()
-    try:
-        yield "swap/racy.md"
-    finally:
-        stop.set()
-        thread.join(timeout=10)
+    """`swap/racy.md`: a regular file and a FIFO by turns."""
+    with swapping_names(repo, os.mkfifo) as path:
+        yield path
 
 
 def test_a_file_swapped_for_a_fifo_under_the_read_never_holds_the_turn(
@@ -170,4 +165,100 @@ def test_a_file_swapped_for_a_fifo_under_the_read_never_holds_the_turn(
             r"<attachment path='swap/racy.md'>(\nTEXT\n\n|not a regular file)</attachment>"
         )
         assert all(allowed.fullmatch(block) for block in blocks), set(blocks)
+        assert luxe.close() == 0
+
+
+# -- a name swapped to a secret file under the read -------------------------------
+
+ENV = "# ENV FILE MARKER\nAPI_KEY=sk-live-Zr81Qw7Tn3\n"
+
+
+def _hard_link_to_env(at: Path) -> None:
+    os.link(at.parent.parent / ".env", at)
+
+
+def _link_to_env(at: Path) -> None:
+    at.symlink_to("../.env")
+
+
+def _link_to_a_siblings_env(at: Path) -> None:
+    sibling = at.parent.parent.parent / "sibling"
+    sibling.mkdir()
+    (sibling / ".env").write_text(ENV)
+    at.symlink_to(sibling / ".env")
+
+
+@pytest.mark.parametrize(
+    "plant", [_hard_link_to_env, _link_to_env, _link_to_a_siblings_env], ids=lambda f: f.__name__[1:]
+)
+def test_a_name_swapped_to_a_secret_file_under_the_read_is_refused(
+    plant: Callable[[Path], None], repo: Path, env: dict[str, str]
+) -> None:
+    """`swap/racy.md` is a plain file and, by turns, a hard link to .env, a
+    symlink to it, or a symlink to a sibling project's .env that no walk of
+    this one finds. The gate's check of the path came before the open, so a
+    swap in between attached the secret file (its values redacted, the file
+    itself read: here its comment line). Now the file opened is judged by
+    its descriptor (identity, real name): every block is the plain file's
+    text or a refusal."""
+    (repo / ".env").write_text(ENV)
+    attached = [{"path": "swap/racy.md"}] * 3000
+    with swapping_names(repo, plant), hostile_luxe([{"text": "ok"}], "ask", cwd=repo, env=env) as (luxe, server):
+        luxe.send("submit_user_message", {"text": "go", "attachments": attached})
+        assert luxe.expect("turn_ended", timeout=TURN_S)["reason"] == "end_turn"
+        blocks = _attachment_blocks(server.bodies[0])
+        assert len(blocks) == len(attached)
+        assert not [b for b in blocks if "MARKER" in b], "a secret file was attached"
+        allowed = re.compile(
+            r"<attachment path='swap/racy.md'>(\nTEXT\n\n|refused: .*secret file.*"
+            r"|could not be read: .*)</attachment>"
+        )
+        assert all(allowed.fullmatch(block) for block in blocks), {b[:120] for b in blocks}
+        assert luxe.close() == 0
+
+
+def test_a_link_and_a_hard_link_to_env_are_refused(repo: Path, env: dict[str, str]) -> None:
+    """Without a race: each is refused (the path's check; the descriptor's
+    would refuse them too: tests/luxe/test_attachment_reader.py)."""
+    (repo / ".env").write_text(ENV)
+    (repo / "link.md").symlink_to(".env")
+    os.link(repo / ".env", repo / "notes.txt")
+    attached = [{"path": "link.md"}, {"path": "notes.txt"}]
+    with hostile_luxe([{"text": "ok"}], "ask", cwd=repo, env=env) as (luxe, server):
+        luxe.send("submit_user_message", {"text": "go", "attachments": attached})
+        assert luxe.expect("turn_ended", timeout=TURN_S)["reason"] == "end_turn"
+        blocks = _attachment_blocks(server.bodies[0])
+        assert [b.split(">", 1)[1][:8] for b in blocks] == ["refused:", "refused:"], blocks
+        assert "MARKER" not in str(server.bodies[0])
+        assert luxe.close() == 0
+
+
+@pytest.mark.parametrize("plant", [_hard_link_to_env, _link_to_a_siblings_env], ids=lambda f: f.__name__[1:])
+def test_a_read_of_a_name_swapped_to_a_secret_file_is_refused(
+    plant: Callable[[Path], None], repo: Path, env: dict[str, str]
+) -> None:
+    """The `read` and `edit` tools open a file the gate allowed by its path
+    too, so they judge the descriptor the same way."""
+    (repo / ".env").write_text(ENV)
+    calls = [call("read", path="swap/racy.md")] * 150 + [
+        call("edit", path="swap/racy.md", old_string="NOPE", new_string="x")
+    ] * 50
+    steps = [{"tool_calls": calls}, {"text": "done"}]
+    with swapping_names(repo, plant), hostile_luxe(steps, "yolo", cwd=repo, env=env) as (luxe, server):
+        luxe.send("submit_user_message", {"text": "go"})
+        frames = luxe.collect_until("turn_ended", timeout=TURN_S)
+        assert frames[-1]["content"]["reason"] == "end_turn", frames[-1]
+        results = [b for b in server.bodies[1]["messages"][-1]["content"] if b["type"] == "tool_result"]
+        assert len(results) == len(calls)
+        assert not [r for r in results if "MARKER" in str(r["content"])], "a secret file was read"
+        # The file's text, the gate's refusal of the path, the refusal of
+        # the file opened; or, for edit, its text without the match.
+        allowed = re.compile(
+            r"     1\tTEXT.*|denied: refused: `swap/racy.md .*|refused: swap/racy.md is a secret file .*"
+            r"|old_string was not found in swap/racy.md.*",
+            re.S,
+        )
+        assert all(allowed.fullmatch(str(r["content"])) for r in results), {
+            str(r["content"])[:60] for r in results
+        }
         assert luxe.close() == 0

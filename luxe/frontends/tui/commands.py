@@ -1,6 +1,9 @@
 """Slash commands, their completion, `@path` attachments, and
 custom commands (markdown files in ~/.config/luxe/commands/ and, with
---trust-project, the project's .luxe/commands/).
+--trust-project, the project's .luxe/commands/). A command's file is read
+as a regular file of at most MAX_COMMAND_BYTES (luxe.regular_file), when
+the commands are listed and again when one runs: a FIFO, a link to
+/dev/zero, a directory or a huge file there is skipped with a warning.
 
 Every command acts through the controller's `dispatch` (protocol actions) or
 on the interface's own state; none reaches into the engine.
@@ -8,7 +11,6 @@ on the interface's own state; none reaches into the engine.
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -17,7 +19,9 @@ import trio
 
 from luxe.frontends.tui.text import Line, clean, line_width, wrap
 from luxe.protocol import actions as act
+from luxe.real_path import real_path
 from luxe.record import record
+from luxe.regular_file import UnreadableFile, read_text_file
 
 if TYPE_CHECKING:
     from luxe.frontends.tui.controller import Controller
@@ -67,6 +71,13 @@ What this project is, in two sentences.
 """
 
 
+# A command is a prompt: a file larger than this is not one (a sparse
+# terabyte, or /dev/zero, was read whole, and a FIFO waited for good).
+MAX_COMMAND_BYTES = 64 * 1024
+# The most commands taken from one directory (each is read when listed).
+MAX_COMMANDS = 1000
+
+
 @record
 class CustomCommand:
     name: str
@@ -74,9 +85,22 @@ class CustomCommand:
     description: str
 
 
-def custom_commands(cwd: Path, config_dir: Path | None, trust_project: bool) -> dict[str, CustomCommand]:
-    """Custom commands by `/name`; the project's come only with --trust-project."""
+def command_text(path: Path) -> str:
+    """A custom command's file, as text; UnreadableFile says why not (a
+    file gone since it was listed is one that cannot be read)."""
+    text = read_text_file(path, MAX_COMMAND_BYTES, errors="replace")
+    if text is None:
+        raise UnreadableFile("cannot be read: No such file or directory")
+    return text
+
+
+def custom_commands(
+    cwd: Path, config_dir: Path | None, trust_project: bool
+) -> tuple[dict[str, CustomCommand], list[str]]:
+    """Custom commands by `/name` (the project's come only with
+    --trust-project), and a one-line warning for each file skipped."""
     found: dict[str, CustomCommand] = {}
+    warnings: list[str] = []
     dirs = [config_dir / "commands"] if config_dir else []
     if trust_project:
         dirs.append(cwd / ".luxe" / "commands")
@@ -85,24 +109,31 @@ def custom_commands(cwd: Path, config_dir: Path | None, trust_project: bool) -> 
             entries = sorted(directory.glob("*.md"))
         except OSError:
             continue
+        if len(entries) > MAX_COMMANDS:
+            warnings.append(f"custom commands: {directory} holds {len(entries)}; the first {MAX_COMMANDS} are taken")
+            entries = entries[:MAX_COMMANDS]
         for path in entries:
             name = "/" + path.stem
             if name in HELP or not re.fullmatch(r"/[\w.-]+", name):
                 continue
             try:
-                first = path.read_text(encoding="utf-8", errors="replace").strip().split("\n", 1)[0]
-            except OSError:
+                first = command_text(path).strip().split("\n", 1)[0]
+            except UnreadableFile as exc:
+                warnings.append(f"custom command {name} skipped: {path}: {exc}")
                 continue
             found[name] = CustomCommand(name, path, clean(first.lstrip("# "))[:60])
-    return found
+    return found, warnings
 
 
 _custom: dict[str, CustomCommand] = {}
 
 
-def configure(cwd: Path, config_dir: Path | None, trust_project: bool) -> None:
+def configure(cwd: Path, config_dir: Path | None, trust_project: bool) -> list[str]:
+    """Load the custom commands; returns a warning line for each skipped."""
+    found, warnings = custom_commands(cwd, config_dir, trust_project)
     _custom.clear()
-    _custom.update(custom_commands(cwd, config_dir, trust_project))
+    _custom.update(found)
+    return warnings
 
 
 def subcommands() -> dict[str, dict[str, str]]:
@@ -143,12 +174,13 @@ def attachments(text: str, cwd: Path) -> list[str]:
     """`@path` tokens naming a file inside the project: sent as attachments
     (the session's gate reads them, as for any client)."""
     found = []
-    root = os.path.realpath(cwd)
+    root = real_path(cwd)
     for token in re.findall(r"(?:^|\s)@(\S+)", text):
-        # realpath, not Path.resolve: a symlink loop the repository planted
-        # made resolve raise (as a NUL does both).
+        # Asked of the kernel: a symlink loop the repository planted made
+        # Path.resolve raise, a chain of links os.path.realpath (as a NUL
+        # did both).
         try:
-            path = Path(os.path.realpath(cwd / token))
+            path = Path(real_path(cwd / token))
             path.relative_to(root)
             attached = path.is_file()
         except (OSError, ValueError):
@@ -255,9 +287,9 @@ async def run(ctl: Controller, text: str) -> None:
         ctl.running = False
     elif name in _custom:
         try:
-            body = _custom[name].path.read_text(encoding="utf-8", errors="replace")
-        except OSError as exc:
-            s.commit_text(f"{name}: cannot read {_custom[name].path}: {exc.strerror}", "err")
+            body = command_text(_custom[name].path)
+        except UnreadableFile as exc:
+            s.commit_text(f"{name}: {_custom[name].path}: {exc}", "err")
             return
         prompt = body.replace("$ARGUMENTS", arg) if "$ARGUMENTS" in body else (f"{body}\n\n{arg}" if arg else body)
         if s.busy:

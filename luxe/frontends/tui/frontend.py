@@ -302,7 +302,8 @@ class Interface(PersonFace):
 
         self._loop_state()
         await self._loop_state().ready.wait()
-        commands.configure(self.cwd, self.config_dir, self.trust_project)
+        for warning in commands.configure(self.cwd, self.config_dir, self.trust_project):
+            self.state.commit_text(warning, "warn")
         from luxe.frontends.tui.history import History, history_file
 
         history = History.load(history_file(self.state_dir, self.cwd))

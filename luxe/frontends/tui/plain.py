@@ -63,7 +63,7 @@ class PlainInterface(PersonFace):
         self.input_fd = input_fd
         self.out_fd = os.dup(output_fd)
         self._history = History.load(history_file(state_dir, cwd))
-        commands.configure(cwd, config_dir, trust_project)
+        self._command_warnings = commands.configure(cwd, config_dir, trust_project)
         self._stream = BlockStream()
         self._thinking = ""
         self._tools: dict[str, str] = {}
@@ -156,6 +156,8 @@ class PlainInterface(PersonFace):
         s = self.state.status
         if isinstance(event, ev.Ready):
             self.say(f"luxe: ready in {event.cwd}. Type a prompt; /help lists commands.")
+            for warning in self._command_warnings:
+                self.say(f"luxe: {warning}")
         elif isinstance(event, ev.StateChanged):
             after = (s.mode, s.permission_mode, s.model)
             if after != before:

@@ -1,8 +1,9 @@
 """`@path` in a prompt names a file to attach: a symbolic link loop the
 repository planted where a person may mention it made resolving the name
 raise, and the interface ended with an internal error, the prompt lost.
+So did a chain of 1,200 links (os.path.realpath raised RecursionError).
 Now such a name is simply not attached. Through the real `luxe --plain` on
-a pty and the loopback model server."""
+a pty and the loopback model server, and the full interface in tmux."""
 
 from __future__ import annotations
 
@@ -12,7 +13,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers.link_chains import LONG_CHAIN, link_chain
+from tests.luxe.interface.conftest import StartUi
 from tests.luxe.interface.plain_pty import plain_on_fake_model
+from tests.luxe.interface.session_files import luxe_sessions, user_texts
 
 
 def _itself(repo: Path) -> str:
@@ -31,7 +35,22 @@ def _directory_loop(repo: Path) -> str:
     return "docs/guide.md"
 
 
-@pytest.mark.parametrize("plant", [_itself, _two_links, _directory_loop], ids=lambda f: f.__name__[1:])
+def _long_chain(repo: Path) -> str:
+    (repo / "other.md").write_text("OTHER\n")
+    return "chain/" + link_chain(repo / "chain", "l", LONG_CHAIN, "../other.md")
+
+
+def _long_chain_to_a_folder(repo: Path) -> str:
+    (repo / "docs").mkdir()
+    (repo / "docs" / "guide.md").write_text("GUIDE\n")
+    return "links/" + link_chain(repo / "links", "m", LONG_CHAIN, "../docs") + "/guide.md"
+
+
+@pytest.mark.parametrize(
+    "plant",
+    [_itself, _two_links, _directory_loop, _long_chain, _long_chain_to_a_folder],
+    ids=lambda f: f.__name__[1:],
+)
 def test_a_mention_of_a_link_loop_is_not_attached_and_the_prompt_goes(
     plant: Callable[[Path], str], repo: Path, env: dict[str, str]
 ) -> None:
@@ -45,4 +64,21 @@ def test_a_mention_of_a_link_loop_is_not_attached_and_the_prompt_goes(
     texts = [block["text"] for block in content]
     assert texts[0] == f"look at @{name} and @real.md"
     assert [t.split(">", 1)[0] for t in texts[1:]] == ["<attachment path='real.md'"], texts
-    assert os.path.islink(repo / name.split("/")[0])
+    parts = name.split("/")
+    assert any(os.path.islink(repo.joinpath(*parts[:n])) for n in (1, 2))  # still planted
+
+
+def test_mentions_of_link_chains_and_loops_in_the_full_interface(
+    ui: StartUi, repo: Path, env: dict[str, str]
+) -> None:
+    names = [_long_chain(repo), _long_chain_to_a_folder(repo), _two_links(repo)]
+    (repo / "real.md").write_text("REAL TEXT\n")
+    session = ui([{"text": "first answer"}, {"text": "second answer"}])
+    session.type(" ".join(f"@{name}" for name in names) + " and @real.md")
+    session.send_keys("Enter")
+    session.wait_for("first answer")
+    session.type("still here?")
+    session.send_keys("Enter")
+    session.wait_for("second answer")
+    texts = user_texts(luxe_sessions(env))
+    assert [t.split(">", 1)[0] for t in texts if t.startswith("<attachment")] == ["<attachment path='real.md'"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from tests.helpers.special_files import plant, said
 from tests.laura.tmux import wait_until
 from tests.luxe.interface.conftest import StartUi
 from tests.luxe.interface.session_files import luxe_sessions, user_texts
@@ -125,6 +126,40 @@ def test_custom_commands_from_config_and_only_trusted_projects(ui: StartUi, env:
     trusted = ui([], "--trust-project")
     trusted.type("/ev")
     trusted.wait_for("/evil  Project command")
+
+
+def test_a_command_file_that_is_not_a_small_regular_file_is_skipped_with_a_warning(
+    ui: StartUi, env: dict[str, str], repo: Path
+) -> None:
+    """A FIFO among the commands held the interface at its start for good
+    (each file is read when the commands are listed), a link to /dev/zero
+    or a sparse terabyte was read until memory ran out; a directory was
+    passed over without a word. Each is now skipped with one line saying
+    why, and the other commands work."""
+    mine = Path(env["XDG_CONFIG_HOME"]) / "luxe" / "commands"
+    project = repo / ".luxe" / "commands"
+    bad = {"pipe": (mine, "fifo"), "folder": (mine, "directory"),
+           "zero": (project, "dev_zero"), "huge": (project, "huge")}  # fmt: skip
+    for name, (folder, spelling) in bad.items():
+        plant(folder / f"{name}.md", spelling)
+    (mine / "fixit.md").write_text("# Fix an issue\nPlease fix issue $ARGUMENTS carefully.\n")
+    (project / "check.md").write_text("# Check the build\nCheck the build.\n")
+    session = ui([{"text": "on it"}], "--trust-project", width=240, height=30)
+    for name, (folder, spelling) in bad.items():
+        line = f"custom command /{name} skipped: {folder / name}.md: {said(spelling, '64 KiB')}"
+        wait_until(lambda line=line: any(line in row for row in session.history()), what=line)  # type: ignore[misc]
+    session.type("/fi")
+    session.wait_for("/fixit  Fix an issue")
+    session.send_keys("C-u")
+    session.type("/ch")
+    session.wait_for("/check  Check the build")
+    session.send_keys("C-u")
+    for name in bad:
+        _run(session, f"/{name}")
+        session.wait_for(f"unknown command /{name}")
+    _run(session, "/fixit 7")
+    session.wait_for("on it")
+    wait_until(lambda: any("Please fix issue 7 carefully." in t for t in user_texts(luxe_sessions(env))))
 
 
 def test_pr_without_a_github_remote_says_why_and_exit_leaves(ui: StartUi) -> None:

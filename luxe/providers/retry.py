@@ -28,6 +28,7 @@ from luxe.engine.model import (
     ToolCallStarted,
 )
 from luxe.record import record
+from luxe.wording import counted
 
 T = TypeVar("T")
 
@@ -151,7 +152,7 @@ async def call_with_retries(
             if retry >= policy.max_retries:
                 tries = retry + 1
                 raise ProviderError(
-                    f"{error.message} (gave up after {tries} attempt{'s' if tries != 1 else ''})",
+                    f"{error.message} (gave up after {counted(tries, 'attempt')})",
                     status=error.status,
                 ) from error
             retry += 1

@@ -23,6 +23,7 @@ from typing import Any
 from luxe.engine.model import ModelRequest, TextBlock, ToolSpec, UserMessage
 from luxe.review.diffparse import short_hash
 from luxe.review.model import Chapter, Hunk, Review, ReviewFile
+from luxe.wording import counted
 
 
 class ChaptersInvalid(ValueError):
@@ -207,7 +208,7 @@ def _summary(group: Sequence[ReviewFile]) -> str:
     deletions = sum(f.deletions for f in group)
     names = [f.path.rsplit("/", 1)[-1] for f in group]
     shown = ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
-    count = f"{len(group)} file" + ("s" if len(group) != 1 else "")
+    count = counted(len(group), "file")
     return f"{count}, +{additions} -{deletions}: {shown}"
 
 

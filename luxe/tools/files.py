@@ -24,6 +24,7 @@ from luxe.engine.tooling import ToolContext, ToolError, ToolResult
 from luxe.tools.glob_walk import MAX_MATCHES, glob_files
 from luxe.tools.paths import SKIP_DIRS, resolve, shown
 from luxe.tools.text_file import line_window, whole_text, write_text_file
+from luxe.wording import counted
 
 READ_MAX_BYTES = 256 * 1024
 # Edit writes the whole text back, so it reads the whole file: this much at
@@ -111,17 +112,17 @@ class ReadTool:
         elif window.lines_after is None:
             out.append(f"[more lines; read with offset={last + 1}]")
         elif window.lines_after:
-            out.append(f"[{window.lines_after} more lines; read with offset={last + 1}]")
+            out.append(f"[{counted(window.lines_after, 'more line')}; read with offset={last + 1}]")
         if not chosen:
             out.append("[empty file]")
-        summary = f"{name} ({len(chosen)} lines)"
+        summary = f"{name} ({counted(len(chosen), 'line')})"
         if window.replaced:
             out.append(
                 f"[note: {window.replaced} bytes of this file are not UTF-8 (it may use another "
                 "encoding, such as Latin-1) and are shown as \ufffd; edit refuses such a "
                 "file, change it with bash]"
             )
-            summary = f"{name} ({len(chosen)} lines, {window.replaced} bytes not UTF-8)"
+            summary = f"{name} ({counted(len(chosen), 'line')}, {window.replaced} bytes not UTF-8)"
         return ToolResult("\n".join(out), summary=summary)
 
 
@@ -148,7 +149,7 @@ class WriteTool:
         verb = "overwrote" if existed else "created"
         lines = args["content"].count("\n") + (0 if args["content"].endswith("\n") else 1)
         return ToolResult(
-            f"{verb} {shown(ctx.cwd, path)} ({lines} lines)",
+            f"{verb} {shown(ctx.cwd, path)} ({counted(lines, 'line')})",
             summary=f"{verb} {shown(ctx.cwd, path)}",
             changed=((str(path), "write"),),
         )
@@ -191,7 +192,7 @@ class EditTool:
         updated, done = edited(text, args, name)
         write_text_file(path, name, updated, ctx.is_secret_opened)
         return ToolResult(
-            f"edited {name}: replaced {done} occurrence{'s' if done > 1 else ''}",
+            f"edited {name}: replaced {counted(done, 'occurrence')}",
             summary=f"edited {name}",
             changed=((str(path), "edit"),),
         )

@@ -27,6 +27,7 @@ from luxe.engine.model import ToolSpec
 from luxe.engine.tooling import ToolContext, ToolError, ToolResult
 from luxe.regular_file import read_regular
 from luxe.tools.paths import SKIP_DIRS, resolve, shown, walk_files
+from luxe.wording import counted
 from process_group import terminate_group
 
 MAX_MATCHES = 200
@@ -83,7 +84,7 @@ class GrepTool:
             finally:
                 stop.set()  # an abandoned search ends at its next file
         note = (
-            f"[{len(skipped)} secret file{'s' if len(skipped) != 1 else ''} skipped]"
+            f"[{counted(len(skipped), 'secret file')} skipped]"
             if skipped
             else ""
         )

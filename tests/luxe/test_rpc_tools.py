@@ -402,3 +402,33 @@ def test_ls_of_a_huge_directory_reads_a_bounded_part(
         assert listed[-1].startswith(f"[more than {SCAN_MAX} entries: these are the first {LIST_MAX}")
     assert "a/\na.txt\nb.txt" in results
     assert luxe.close() == 0
+
+
+def test_counts_are_said_in_the_singular_for_one(
+    spawn: SpawnLuxe, repo: Path, env: dict[str, str]
+) -> None:
+    """A one-line file reads, writes and edits as "1 line" and "1
+    occurrence", to the client and to the model, not "1 lines"."""
+    (repo / "one.txt").write_text("only\n")
+    (repo / "three.txt").write_text("a\nb\nc\n")
+    luxe = spawn(
+        [
+            {"tool_calls": [call("read", path="one.txt")]},
+            {"tool_calls": [call("read", path="three.txt")]},
+            {"tool_calls": [call("read", path="three.txt", limit=1)]},
+            {"tool_calls": [call("write", path="new.txt", content="hello\n")]},
+            {"tool_calls": [call("edit", path="one.txt", old_string="only", new_string="just")]},
+            {"text": "done"},
+        ],
+        "--yolo",
+    )
+    ready = luxe.handshake()
+    luxe.send("submit_user_message", {"text": "count"})
+    frames = luxe.collect_until("turn_ended")
+    summaries = [f["content"]["summary"] for f in frames if f["kind"] == "tool_finished"]
+    assert summaries[:3] == ["one.txt (1 line)", "three.txt (3 lines)", "three.txt (1 line)"], summaries
+    said = [r["content"] for r in tool_results(env, ready["session_id"])]
+    assert "[2 more lines; read with offset=2]" in said[2], said[2]
+    assert said[3].startswith("created new.txt (1 line)"), said[3]
+    assert said[4] == "edited one.txt: replaced 1 occurrence", said[4]
+    assert luxe.close() == 0

@@ -13,6 +13,7 @@ import re
 import attrs
 
 from luxe.record import state
+from luxe.wording import counted
 
 # A paste longer than this (in lines or characters) becomes a chip.
 CHIP_LINES = 10
@@ -64,7 +65,7 @@ class Editor:
         lines = text.count("\n") + 1
         if lines > CHIP_LINES or len(text) > CHIP_CHARS:
             self._chip_ids += 1
-            label = f"[pasted {lines} lines #{self._chip_ids}]"
+            label = f"[pasted {counted(lines, 'line')} #{self._chip_ids}]"
             self.chips[label] = text
             self.insert(label)
         else:

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from luxe.frontends.tui.text import Line, clean, truncate, wrap
 from luxe.protocol import github as gh
 from luxe.record import state
+from luxe.wording import counted
 
 if TYPE_CHECKING:
     from luxe.frontends.tui.controller import Controller
@@ -337,7 +338,7 @@ def apply_review_preview(state: ViewState, e: gh.PullRequestReviewPreview, now: 
     state.commits.append(render)
     state.github.confirm = Confirmation(
         heading=[("◆ post a review on ", "warn"), (f"#{e.pull_request}", "key"),
-                 (f": {e.verdict}, {count} comment{'s' if count != 1 else ''}{folded}", "bold")],
+                 (f": {e.verdict}, {counted(count, 'comment')}{folded}", "bold")],
         rows=[[("  one GitHub review, as the preview above shows", "dim")]],
         yes="post", action=gh.PostPullRequestReview(e.request_id),
         declined="not posted: nothing was published", doing="posting the review…",
@@ -360,7 +361,7 @@ def apply_restack_planned(state: ViewState, e: gh.RestackPlanned, now: float) ->
     state.commit_lines(lines)
     names = ", ".join(clean(b.name) for b in plan.branches)
     state.github.confirm = Confirmation(
-        heading=[("◆ restack ", "warn"), (f"{len(plan.branches)} branch{'es' if len(plan.branches) != 1 else ''}: ", "bold"),
+        heading=[("◆ restack ", "warn"), (f"{counted(len(plan.branches), 'branch', 'branches')}: ", "bold"),
                  (names, "")],
         rows=[[("  rebases them, force-pushes with lease, retargets their pull requests", "dim")]],
         yes="restack", action=gh.Restack(request_id("restacking"), plan.id),

@@ -18,6 +18,7 @@ import attrs
 
 from luxe.frontends.tui.text import Line, clean, hard_wrap
 from luxe.record import state
+from luxe.wording import counted
 
 if TYPE_CHECKING:
     from luxe.frontends.tui.controller import Controller
@@ -276,7 +277,7 @@ def apply_loaded(state: ViewState, e: rv.GuidedReviewLoaded, now: float) -> None
         state.commit_text(clean(review.get("note") or "nothing to review"), "dim")
         return
     lines: list[Line] = [[], [("Guided Review: ", "heading"),
-                              (f"{len(review.get('files', []))} files, {len(review.get('chapters', []))} chapters", "")]]
+                              (f"{counted(len(review.get('files', [])), 'file')}, {counted(len(review.get('chapters', [])), 'chapter')}", "")]]
     for i, chapter in enumerate(review.get("chapters", []), 1):
         lines.append([(f"  {i}. ", "key"), (clean(chapter.get("title", "")), "")])
     state.commit_lines(lines)

@@ -25,6 +25,7 @@ from luxe.frontends.tui.markdown import BlockStream, render_block
 from luxe.frontends.tui.text import Line, clean, hard_wrap, local_time, wrap
 from luxe.protocol import events as ev
 from luxe.record import state
+from luxe.wording import counted
 
 Commit = Callable[[int], list[Line]]
 
@@ -197,13 +198,13 @@ RESUME_MESSAGES = 20
 def _messages(state: ViewState, e: ev.MessagesListed, now: float) -> None:
     """A resumed session's last messages, drawn as they were."""
     if e.total > len(e.messages):
-        state.commit_text(f"… {e.total - len(e.messages)} earlier messages", "dim")
+        state.commit_text(f"… {counted(e.total - len(e.messages), 'earlier message')}", "dim")
     for message in e.messages:
         text = message.text.strip()
         if message.role == "user":
             if text:
                 first, _, rest = text.partition("\n")
-                more = f" (+{rest.count(chr(10)) + 1} lines)" if rest else ""
+                more = f" (+{counted(rest.count(chr(10)) + 1, 'line')})" if rest else ""
                 state.commit_lines([[], [("› ", "prompt"), (clean(first)[:300], "user"), (more, "dim")]])
             continue
         for block in [b for b in text.split("\n\n") if b.strip()]:
@@ -239,7 +240,7 @@ def _flush_thinking(state: ViewState) -> None:
     else:
         first = text.split("\n", 1)[0]
         state.commit_lines([[("∴ ", "thinking"), (clean(first)[:60], "thinking"),
-                             (f" … ({count} lines, Ctrl+T shows thinking)", "dim")]])
+                             (f" … ({counted(count, 'line')}, Ctrl+T shows thinking)", "dim")]])
     state.thinking = ""
 
 

@@ -18,7 +18,7 @@ def test_review_chapters_question_and_fix(ui: StartUi, repo: Path) -> None:
     ], "--yolo", height=40)
     session.type("/review")
     session.send_keys("Enter")
-    screen = session.wait_for("Guided Review: 1 files, 1 chapters")
+    screen = session.wait_for("Guided Review: 1 file, 1 chapter")
     session.wait_for("+A new line to review.")
     assert "README.md" in screen or "README.md" in session.text()
     session.type("/review ask why this line?")

@@ -212,7 +212,15 @@ class _StreamReader:
                 index = data["index"]
                 block = self.blocks.get(index)
                 if block is not None:
-                    await self._shown(index, block, delta["text"], TextDelta)
+                    # _shown inlined for a piece that fits: calling a coroutine
+                    # for each token cost more than the budget's own work
+                    # (docs/performance.md, "The answer's budget on the stream").
+                    text = delta["text"]
+                    if self.budget.fits(text):
+                        block.parts.add(text)
+                        await self.emit(TextDelta(block=index, text=text))
+                    else:
+                        await self._shown(index, block, text, TextDelta)
                 return False
             await self._delta(data)
         elif kind == "content_block_start":
@@ -237,12 +245,16 @@ class _StreamReader:
     async def _shown(
         self, index: int, block: _Block, piece: str, delta: type[TextDelta | ThinkingDelta]
     ) -> None:
-        """Keep and emit a piece of text or thinking (what fits of it)."""
-        piece = self.budget.take(piece)
+        """Keep and emit a piece of text or thinking; past the bound, what
+        fits of it, then ProviderError."""
+        whole = self.budget.fits(piece)
+        if not whole:
+            piece = self.budget.cut(piece)
         if piece:
             block.parts.add(piece)
             await self.emit(delta(block=index, text=piece))
-        self.budget.check()
+        if not whole:
+            self.budget.over()
 
     async def _start(self, data: dict[str, Any]) -> None:
         index = int(data["index"])
@@ -277,7 +289,12 @@ class _StreamReader:
         if kind == "text_delta":
             await self._shown(index, block, delta["text"], TextDelta)
         elif kind == "thinking_delta":
-            await self._shown(index, block, delta["thinking"], ThinkingDelta)
+            thinking = delta["thinking"]
+            if self.budget.fits(thinking):  # _shown inlined, as for text
+                block.parts.add(thinking)
+                await self.emit(ThinkingDelta(block=index, text=thinking))
+            else:
+                await self._shown(index, block, thinking, ThinkingDelta)
         elif kind == "signature_delta":
             block.signature.add(self.budget.keep(delta["signature"]))
         elif kind == "input_json_delta":

@@ -15,6 +15,10 @@ Pure: no I/O, no trio.
 
 from __future__ import annotations
 
+import io
+from collections.abc import Callable
+from typing import NoReturn
+
 from luxe.engine.model import ProviderError
 
 # The most of one SSE event kept: a model's event is a few tokens, a whole
@@ -31,37 +35,31 @@ MAX_MESSAGE_BLOCKS = 1024
 # recurse, so 600 levels ended the turn with an internal RecursionError.
 MAX_ARGUMENT_DEPTH = 64
 
-# Small pieces joined into one, so a stream of one-character deltas costs
-# its characters and not an object (some 50 bytes) for each.
-_JOIN_EVERY = 256
-
 
 class Pieces:
-    """The text of one block, as it streams: appended piece by piece,
-    joined once at the end."""
+    """The text of one block, as it streams: each piece appended to an
+    io.StringIO, read once at the end. Only ever appended to, it gathers
+    the pieces in C (CPython 3.11 joins them in runs, 3.12 writes them into
+    one string), so a stream of one-character deltas costs about its
+    characters, not an object each, and an append is one C call."""
 
-    __slots__ = ("_joined", "_recent")
+    __slots__ = ("_buffer", "add")
 
     def __init__(self, first: str = "") -> None:
-        self._joined: list[str] = []
-        self._recent: list[str] = [first] if first else []
-
-    def add(self, piece: str) -> None:
-        recent = self._recent
-        recent.append(piece)
-        if len(recent) >= _JOIN_EVERY:
-            self._joined.append("".join(recent))
-            recent.clear()
+        self._buffer = io.StringIO()
+        self.add: Callable[[str], int] = self._buffer.write
+        self.add(first)
 
     def text(self) -> str:
-        return "".join(self._joined) + "".join(self._recent)
+        return self._buffer.getvalue()
 
 
 class MessageBudget:
     """What is left of one assistant message's bounds. A provider's stream
-    reader passes every piece it keeps through `take`, emits what it
-    returns, then calls `check`, which raises once the bound is reached
-    (`keep` does both, for what is not emitted)."""
+    reader counts every piece it keeps: a piece it emits by `fits` (the one
+    call a streamed token costs); when that says no, it emits what `cut`
+    leaves of the piece, then `over` raises. A piece kept but not emitted
+    goes by `keep`, which raises at once."""
 
     __slots__ = ("_what", "blocks", "left")
 
@@ -70,27 +68,35 @@ class MessageBudget:
         self.left = MAX_MESSAGE_CHARS
         self.blocks = 0
 
-    def take(self, piece: str) -> str:
-        """`piece`, or as much of its start as the bound leaves room for."""
-        if len(piece) <= self.left:
-            self.left -= len(piece)
-            return piece
+    def fits(self, piece: str) -> bool:
+        """Whether `piece` fits whole; if so, it is counted."""
+        left = self.left - len(piece)
+        if left < 0:
+            return False
+        self.left = left
+        return True
+
+    def cut(self, piece: str) -> str:
+        """As much of the start of `piece` (one that did not fit) as the
+        bound leaves room for; nothing fits after it."""
         fit, self.left = piece[: max(self.left, 0)], -1
         return fit
 
-    def keep(self, piece: str) -> str:
-        """`take` and `check` for a piece that is kept but not emitted."""
-        piece = self.take(piece)
-        self.check()
-        return piece
+    def over(self) -> NoReturn:
+        """The bound was reached: raise ProviderError naming it."""
+        raise ProviderError(
+            f"{self._what} sent an answer over {MAX_MESSAGE_CHARS >> 20} MiB (its text, "
+            "thinking and tool calls together); it was cut off there"
+        )
 
-    def check(self) -> None:
-        """Raise ProviderError when a piece did not fit whole."""
-        if self.left < 0:
-            raise ProviderError(
-                f"{self._what} sent an answer over {MAX_MESSAGE_CHARS >> 20} MiB (its text, "
-                "thinking and tool calls together); it was cut off there"
-            )
+    def keep(self, piece: str) -> str:
+        """`piece`, counted, for a piece kept but not emitted; `over` if it
+        does not fit whole."""
+        left = self.left - len(piece)  # `fits` written out: one call a piece
+        if left < 0:
+            self.over()
+        self.left = left
+        return piece
 
     def new_block(self) -> None:
         """Count a block; raise ProviderError past MAX_MESSAGE_BLOCKS."""

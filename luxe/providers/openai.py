@@ -224,25 +224,39 @@ class _StreamReader:
             if self.thinking_block is None:
                 self.thinking_block = self._new_block()
                 self.texts[self.thinking_block] = Pieces()
-            await self._shown(self.thinking_block, thinking, ThinkingDelta)
+            # _shown for a piece that fits, inlined (one per streamed token)
+            if self.budget.fits(thinking):
+                self.texts[self.thinking_block].add(thinking)
+                await self.emit(ThinkingDelta(block=self.thinking_block, text=thinking))
+            else:
+                await self._shown(self.thinking_block, thinking, ThinkingDelta)
         content = delta.get("content")
         if isinstance(content, str) and content:
             if self.text_block is None:
                 self.text_block = self._new_block()
                 self.texts[self.text_block] = Pieces()
-            await self._shown(self.text_block, content, TextDelta)
+            # _shown for a piece that fits, inlined (one per streamed token)
+            if self.budget.fits(content):
+                self.texts[self.text_block].add(content)
+                await self.emit(TextDelta(block=self.text_block, text=content))
+            else:
+                await self._shown(self.text_block, content, TextDelta)
         for position, raw in enumerate(delta.get("tool_calls") or []):
             await self._tool_call_delta(position, raw)
         if choice.get("finish_reason"):
             self.finish_reason = choice["finish_reason"]
 
     async def _shown(self, block: int, piece: str, delta: type[TextDelta | ThinkingDelta]) -> None:
-        """Keep and emit a piece of text or thinking (what fits of it)."""
-        piece = self.budget.take(piece)
+        """Keep and emit a piece of text or thinking; past the bound, what
+        fits of it, then ProviderError."""
+        whole = self.budget.fits(piece)
+        if not whole:
+            piece = self.budget.cut(piece)
         if piece:
             self.texts[block].add(piece)
             await self.emit(delta(block=block, text=piece))
-        self.budget.check()
+        if not whole:
+            self.budget.over()
 
     async def _tool_call_delta(self, position: int, raw: dict[str, Any]) -> None:
         index = raw.get("index")

@@ -7,7 +7,8 @@ on the UI loop, and an `open` resolves every open pane's path to find a
 duplicate; a chain of 1,000 links raised RecursionError. The kernel follows
 at most 40 links within PATH_MAX bytes, so the path is opened with `O_PATH`
 (which reads nothing and never blocks: a FIFO or a device is not opened for
-I/O) and the open descriptor's name read back from /proc. A path that does
+I/O) and the open descriptor's name read back from /proc (kernel_path,
+shared with Luxe). A path that does
 not resolve (missing, a loop, too long) is its parent's real name and its
 own last part, or, failing that, its normalised self.
 
@@ -18,26 +19,15 @@ from __future__ import annotations
 
 import os
 
-
-def _resolved(path: str) -> str | None:
-    try:
-        fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
-    except (OSError, ValueError):
-        return None
-    try:
-        return os.readlink(f"/proc/self/fd/{fd}")
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
+from kernel_path import resolved
 
 
 def real_path(path: str) -> str:
     """`path` absolute with every symlink resolved, as the kernel sees it."""
     path = os.path.abspath(path)
-    found = _resolved(path)
+    found = resolved(path)
     if found is not None:
         return found
     parent, name = os.path.split(path)
-    found = _resolved(parent)
+    found = resolved(parent)
     return os.path.join(found, name) if found is not None else path

@@ -8,10 +8,11 @@ loop (`a -> b -> a`, `x -> x`, `d/loop/file`), and both raised on a NUL.
 Here the kernel follows the links (at most 40, within PATH_MAX): the
 longest prefix of the path that resolves is opened with `O_PATH` (which
 reads nothing and never blocks on a FIFO or a device) and its name read
-back from /proc. What lies past that prefix does not exist (yet) or cannot
-be resolved: a dangling symlink there is followed by hand, as realpath
-follows it (a write through it creates its target, so its target is what
-the rules must judge), at most MAX_HOPS times; the rest is kept as given.
+back from /proc (kernel_path, shared with Laura). What lies past that
+prefix does not exist (yet) or cannot be resolved: a dangling symlink
+there is followed by hand, as realpath follows it (a write through it
+creates its target, so its target is what the rules must judge), at most
+MAX_HOPS times; the rest is kept as given.
 
 Like `os.path.realpath`, never strict and never raising; unlike it, `..`
 is folded before anything is resolved (as every tool folds a path before
@@ -24,23 +25,10 @@ from __future__ import annotations
 import os
 import stat
 
+from kernel_path import resolved
+
 # The kernel's own bound on the links one lookup follows (MAXSYMLINKS).
 MAX_HOPS = 40
-
-
-def _resolved(path: str) -> str | None:
-    """The kernel's name for what `path` names, or None (missing, a loop,
-    too long, a component not a directory, no permission)."""
-    try:
-        fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
-    except (OSError, ValueError):
-        return None
-    try:
-        return os.readlink(f"/proc/self/fd/{fd}")
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
 
 
 def _longest_prefix(parts: list[str]) -> tuple[str, int]:
@@ -48,14 +36,14 @@ def _longest_prefix(parts: list[str]) -> tuple[str, int]:
     path's components, `parts[0]` the root) that resolves, and its length.
     A prefix resolves only if every shorter one does, so a binary search
     finds it in a handful of opens whatever the depth."""
-    found = _resolved(os.path.join(*parts))
+    found = resolved(os.path.join(*parts))
     if found is not None:
         return found, len(parts)
     good, known = 1, "/"  # the root always resolves
     bad = len(parts)
     while bad - good > 1:
         middle = (good + bad) // 2
-        here = _resolved(os.path.join(*parts[:middle]))
+        here = resolved(os.path.join(*parts[:middle]))
         if here is None:
             bad = middle
         else:

@@ -16,7 +16,13 @@ from pathlib import Path
 import pytest
 
 from tests.helpers.link_chains import LONG_CHAIN, link_chain
-from tests.helpers.swap import swapping_names
+from tests.helpers.swap import (
+    ENV,
+    hard_link_to_env,
+    link_to_a_siblings_env,
+    link_to_env,
+    swapping_names,
+)
 from tests.luxe.policy.hostile import hostile_luxe
 from tests.luxe.rpc_driver import call
 
@@ -170,26 +176,10 @@ def test_a_file_swapped_for_a_fifo_under_the_read_never_holds_the_turn(
 
 # -- a name swapped to a secret file under the read -------------------------------
 
-ENV = "# ENV FILE MARKER\nAPI_KEY=sk-live-Zr81Qw7Tn3\n"
-
-
-def _hard_link_to_env(at: Path) -> None:
-    os.link(at.parent.parent / ".env", at)
-
-
-def _link_to_env(at: Path) -> None:
-    at.symlink_to("../.env")
-
-
-def _link_to_a_siblings_env(at: Path) -> None:
-    sibling = at.parent.parent.parent / "sibling"
-    sibling.mkdir()
-    (sibling / ".env").write_text(ENV)
-    at.symlink_to(sibling / ".env")
 
 
 @pytest.mark.parametrize(
-    "plant", [_hard_link_to_env, _link_to_env, _link_to_a_siblings_env], ids=lambda f: f.__name__[1:]
+    "plant", [hard_link_to_env, link_to_env, link_to_a_siblings_env], ids=lambda f: f.__name__
 )
 def test_a_name_swapped_to_a_secret_file_under_the_read_is_refused(
     plant: Callable[[Path], None], repo: Path, env: dict[str, str]
@@ -217,7 +207,7 @@ def test_a_name_swapped_to_a_secret_file_under_the_read_is_refused(
         assert luxe.close() == 0
 
 
-def test_a_link_and_a_hard_link_to_env_are_refused(repo: Path, env: dict[str, str]) -> None:
+def test_a_link_and_ahardlink_to_env_are_refused(repo: Path, env: dict[str, str]) -> None:
     """Without a race: each is refused (the path's check; the descriptor's
     would refuse them too: tests/luxe/test_attachment_reader.py)."""
     (repo / ".env").write_text(ENV)
@@ -233,7 +223,7 @@ def test_a_link_and_a_hard_link_to_env_are_refused(repo: Path, env: dict[str, st
         assert luxe.close() == 0
 
 
-@pytest.mark.parametrize("plant", [_hard_link_to_env, _link_to_a_siblings_env], ids=lambda f: f.__name__[1:])
+@pytest.mark.parametrize("plant", [hard_link_to_env, link_to_a_siblings_env], ids=lambda f: f.__name__)
 def test_a_read_of_a_name_swapped_to_a_secret_file_is_refused(
     plant: Callable[[Path], None], repo: Path, env: dict[str, str]
 ) -> None:

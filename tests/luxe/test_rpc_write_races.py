@@ -17,13 +17,18 @@ from typing import Any
 
 import pytest
 
-from tests.helpers.swap import swapping_names
+from tests.helpers.swap import (
+    ENV,
+    hard_link_to_env,
+    link_to_a_siblings_env,
+    link_to_env,
+    swapping_names,
+)
 from tests.luxe.policy.hostile import hostile_luxe
 from tests.luxe.rpc_driver import call
 
 # The calls are instant; this bounds the freeze they once were.
 TURN_S = 60.0
-ENV = "# ENV FILE MARKER\nAPI_KEY=sk-live-Zr81Qw7Tn3\n"
 
 WRITES = [call("write", path="swap/racy.md", content="TEXT\n")] * 300
 EDITS = [call("edit", path="swap/racy.md", old_string="TEXT\n", new_string="TEXT\n\n", replace_all=True)] * 300
@@ -61,23 +66,8 @@ def test_a_fifo_swapped_in_under_a_write_never_freezes_the_session(
         assert luxe.close() == 0
 
 
-def _hard_link_to_env(at: Path) -> None:
-    os.link(at.parent.parent / ".env", at)
-
-
-def _link_to_env(at: Path) -> None:
-    at.symlink_to("../.env")
-
-
-def _link_to_a_siblings_env(at: Path) -> None:
-    sibling = at.parent.parent.parent / "sibling"
-    sibling.mkdir()
-    (sibling / ".env").write_text(ENV)
-    at.symlink_to(sibling / ".env")
-
-
 @pytest.mark.parametrize(
-    "plant", [_hard_link_to_env, _link_to_env, _link_to_a_siblings_env], ids=lambda f: f.__name__[1:]
+    "plant", [hard_link_to_env, link_to_env, link_to_a_siblings_env], ids=lambda f: f.__name__
 )
 def test_a_secret_file_swapped_in_under_a_write_is_never_written(
     plant: Callable[[Path], None], repo: Path, tmp_path: Path, env: dict[str, str]

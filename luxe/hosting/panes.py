@@ -7,7 +7,7 @@ many edits in a turn move one pane, never open one each, and a pane the
 person closed stays closed until the next turn. `follow` is the same one
 pane per role for any face (the interface's Guided Review follows its
 chapters in a "review" pane). A secret file (by its name or its real
-path's, luxe.policy.secrets) is never opened in a pane: the person would
+path's, luxe.policy.secret_names) is never opened in a pane: the person would
 see it whole, and a comment on it would quote its line to the model; the
 review hides such a file's hunks, and so does this its pane. Nothing here blocks a turn
 or the interface: events are handed over without waiting, and every socket
@@ -26,7 +26,7 @@ import trio
 
 from luxe.git_read import git_read
 from luxe.hosting.link import LauraLink
-from luxe.policy.secrets import is_secret_path
+from luxe.policy.secret_names import is_secret_path
 from luxe.protocol import events as ev
 from luxe.real_path import real_path
 from luxe.record import record

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
 from luxe.policy.rules import PathName, path_name
-from luxe.policy.secrets import FileKey, file_key
+from luxe.policy.secret_identity import FileKey, file_key
 from luxe.real_path import real_path
 from luxe.record import record
 

@@ -30,15 +30,10 @@ from luxe.engine.ports import AgentMode, PermissionVerdict
 from luxe.policy.facts import DEFAULT_CATEGORIES, CallFacts, Category, ResolvedPath, gather_facts
 from luxe.policy.publishing import publishes
 from luxe.policy.rules import Rule, path_matches, rules_for, text_matches
-from luxe.policy.secrets import (
-    Redactor,
-    SecretFiles,
-    StreamRedactor,
-    could_name_secret,
-    glob_may_name_secret,
-    is_secret_path,
-    opened_is_secret,
-)
+from luxe.policy.secret_identity import opened_is_secret
+from luxe.policy.secret_names import could_name_secret, glob_may_name_secret, is_secret_path
+from luxe.policy.secret_redaction import Redactor, StreamRedactor
+from luxe.policy.secrets import SecretFiles
 from luxe.record import record, state
 
 if TYPE_CHECKING:

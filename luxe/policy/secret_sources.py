@@ -65,7 +65,7 @@ def home_secret_files(home: str) -> list[str]:
 
 # -- git history ---------------------------------------------------------------
 
-# Pathspecs of every secret file name (see secrets.is_secret_path).
+# Pathspecs of every secret file name (see secret_names.is_secret_path).
 SECRET_PATHSPECS = (
     ":(glob,icase)**/.env",
     ":(glob,icase)**/.envrc",

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import attrs
 
-from luxe.policy.secrets import is_secret_path
+from luxe.policy.secret_names import is_secret_path
 from luxe.protocol.review import SECRET_HUNK_HEADER
 from luxe.record import record
 from luxe.review.model import DiffLine, Hunk, Review

@@ -11,7 +11,8 @@ from typing import Any
 import attrs
 
 from luxe.engine.ports import READ_ONLY_TOOLS, AgentMode, PermissionVerdict
-from luxe.policy.secrets import is_secret_path, opened_is_secret
+from luxe.policy.secret_identity import opened_is_secret
+from luxe.policy.secret_names import is_secret_path
 
 EDIT_TOOLS = frozenset({"write", "edit"})
 

@@ -385,7 +385,7 @@ def test_project_hooks_only_with_trust_and_appended(tmp_path: Path) -> None:
 async def test_a_failing_hooks_stderr_is_redacted(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    from luxe.policy.secrets import Redactor
+    from luxe.policy.secret_redaction import Redactor
 
     (tmp_path / "leak").write_text("token=sk-abcdef123456\n")
     finished: list[HookFinished] = []

@@ -13,13 +13,10 @@ from _pytest.monkeypatch import MonkeyPatch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from luxe.policy.secret_names import is_secret_name
+from luxe.policy.secret_redaction import Redactor, StreamRedactor
 from luxe.policy.secret_values import secret_values_from_env, secret_values_from_file
-from luxe.policy.secrets import (
-    Redactor,
-    SecretFiles,
-    StreamRedactor,
-    is_secret_name,
-)
+from luxe.policy.secrets import SecretFiles
 from tests.helpers.wait import wait_until
 
 VALUES = (("API_KEY", "sk-live-abc123xyz"), ("DB", "hunter2hunter2"), ("PEM", "MIIEowIBAAKCAQEA7x"))
@@ -238,9 +235,9 @@ def _past_racy(root: Path) -> None:
 
 def _settled_tree(root: Path, monkeypatch: MonkeyPatch) -> SecretFiles:
     """A checkout walked once, every listing of it kept."""
-    import luxe.policy.secrets as secrets
+    import luxe.policy.secret_walk as secret_walk
 
-    monkeypatch.setattr(secrets, "RACY_NS", SHORT_RACY_NS)
+    monkeypatch.setattr(secret_walk, "RACY_NS", SHORT_RACY_NS)
     (root / "src" / "pkg" / "deep").mkdir(parents=True)
     (root / "config").mkdir()
     (root / "config" / ".env").write_text("DB_PASSWORD=first-secret-Ab12\n")
@@ -259,7 +256,7 @@ def _mtime_put_back(directory: Path, before: os.stat_result) -> None:
 
 def _listed(monkeypatch: MonkeyPatch) -> list[str]:
     """The directories the walk reads from now on."""
-    import luxe.policy.secrets as secrets
+    import luxe.policy.secret_walk as secret_walk
 
     read: list[str] = []
     real = os.scandir
@@ -268,7 +265,7 @@ def _listed(monkeypatch: MonkeyPatch) -> list[str]:
         read.append(str(path))
         return real(path)
 
-    monkeypatch.setattr(secrets.os, "scandir", scandir)
+    monkeypatch.setattr(secret_walk.os, "scandir", scandir)
     return read
 
 
@@ -353,9 +350,9 @@ def test_a_directory_changed_just_before_its_listing_is_read_again(tmp_path: Pat
     # A change in the same clock tick as the listing would leave the
     # directory's ctime as it was: such a listing is never reused.
     files = _settled_tree(tmp_path, monkeypatch)
-    import luxe.policy.secrets as secrets
+    import luxe.policy.secret_walk as secret_walk
 
-    monkeypatch.setattr(secrets, "RACY_NS", 60_000_000_000)  # every change is recent
+    monkeypatch.setattr(secret_walk, "RACY_NS", 60_000_000_000)  # every change is recent
     fresh = tmp_path / "src" / "fresh"
     fresh.mkdir()
     files.rescan()  # lists `fresh`, changed a moment ago

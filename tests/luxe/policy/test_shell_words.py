@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from luxe.policy.secret_redaction import Redactor
 from luxe.policy.secret_values import secret_values_from_env
-from luxe.policy.secrets import Redactor
 from luxe.policy.shell import analyse, may_mutate
 from luxe.policy.shell_git import git_reads_only
 

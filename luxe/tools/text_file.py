@@ -26,7 +26,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import BinaryIO
 
-from luxe.engine.tooling import ToolError
+from luxe.engine.tooling import ToolError, secret_opened
 from luxe.record import record
 from luxe.regular_file import (
     NotRegularFile,
@@ -67,7 +67,7 @@ def open_text_file(
         raise ToolError(f"cannot {'write' if to_edit else 'read'} {name}: {exc.strerror}") from None
     if is_secret is not None and is_secret(f.fileno()):
         f.close()
-        raise ToolError(_secret_opened(name))
+        raise ToolError(secret_opened(name))
     return f
 
 
@@ -79,7 +79,7 @@ def write_text_file(path: Path, name: str, text: str, is_secret: SecretCheck) ->
     try:
         with open_regular_to_write(path) as f:
             if is_secret(f.fileno()):
-                raise ToolError(_secret_opened(name))
+                raise ToolError(secret_opened(name))
             rewrite(f, name, text)
     except NotRegularFile:
         raise ToolError(f"{name} is not a regular file (a pipe, socket or device)") from None
@@ -96,13 +96,6 @@ def rewrite(f: BinaryIO, name: str, text: str) -> None:
         f.flush()
     except OSError as exc:
         raise ToolError(f"cannot write {name}: {exc.strerror}") from None
-
-
-def _secret_opened(name: str) -> str:
-    return (
-        f"refused: {name} is a secret file (the file opened is one); reading or writing "
-        "secret files is never allowed"
-    )
 
 
 def _refuse_binary(head: bytes, name: str) -> None:

@@ -6,12 +6,15 @@ build it started) can do between any look at a path and the open.
         ...  # a regular file (TEXT) and a FIFO by turns
 
 The directory `swap` and another (`.other`) trade places, one atomic
-renameat2(RENAME_EXCHANGE) each, until the block ends.
+renameat2(RENAME_EXCHANGE) each, until the block ends. `hard_link_to_env`,
+`link_to_env` and `link_to_a_siblings_env` plant a secret file (ENV, in the
+repository's .env or a sibling project's) as the other name.
 """
 
 from __future__ import annotations
 
 import ctypes
+import os
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -47,3 +50,26 @@ def swapping_names(repo: Path, plant_other: Callable[[Path], None]) -> Iterator[
     finally:
         stop.set()
         thread.join(timeout=10)
+
+
+# A .env's text: what a test writes as the repository's (or a sibling's) secret file.
+ENV = "# ENV FILE MARKER\nAPI_KEY=sk-live-Zr81Qw7Tn3\n"
+
+
+def hard_link_to_env(at: Path) -> None:
+    """`at` (in the other directory) a hard link to the repository's .env."""
+    os.link(at.parent.parent / ".env", at)
+
+
+def link_to_env(at: Path) -> None:
+    """`at` a symlink to the repository's .env."""
+    at.symlink_to("../.env")
+
+
+def link_to_a_siblings_env(at: Path) -> None:
+    """`at` a symlink to a sibling project's .env, which no walk of this
+    repository finds."""
+    sibling = at.parent.parent.parent / "sibling"
+    sibling.mkdir()
+    (sibling / ".env").write_text(ENV)
+    at.symlink_to(sibling / ".env")

@@ -11,7 +11,10 @@ through. A look before the open only spares opening what is plainly not a
 file (a device's open may act: a tape rewinds, a watchdog arms).
 
 `open_regular_to_write` is the same for a file about to be written (the
-`write` and `edit` tools): never truncated or written before it is checked.
+`write` tool): never truncated or written before it is checked.
+`open_regular_to_edit` opens an existing file once for reading and writing
+(the `edit` tool): what it reads and what it then writes are the same file
+by construction, however the name changes in between.
 
 `read_text_file` is what reads the small text files a person or a
 repository configures Luxe with (settings, rules and hooks files, custom
@@ -22,10 +25,12 @@ from __future__ import annotations
 
 import os
 import stat
-from typing import BinaryIO
+from typing import BinaryIO, Literal
 
 _FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
 _WRITE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
+_EDIT_FLAGS = os.O_RDWR | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
+_Mode = Literal["rb", "wb", "r+b"]
 
 
 class NotRegularFile(OSError):
@@ -36,20 +41,7 @@ def open_regular(path: str | os.PathLike[str], *, follow: bool = True) -> Binary
     """`path` open for reading, if it is a regular file. Symlinks are
     followed; with `follow=False` a symlink as the last component is refused
     (ELOOP). Raises NotRegularFile, FileNotFoundError or another OSError."""
-    try:
-        looked = os.stat(path, follow_symlinks=follow)
-    except OSError:
-        looked = None  # the open says why, or finds a file there after all
-    if looked is not None and not stat.S_ISREG(looked.st_mode) and not stat.S_ISLNK(looked.st_mode):
-        raise NotRegularFile(f"{os.fspath(path)} is not a regular file")
-    fd = os.open(path, _FLAGS if follow else _FLAGS | os.O_NOFOLLOW)
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise NotRegularFile(f"{os.fspath(path)} is not a regular file")
-        return os.fdopen(fd, "rb")
-    except BaseException:
-        os.close(fd)
-        raise
+    return _open_checked(path, _FLAGS, "rb", follow=follow, look=True)
 
 
 def open_regular_to_write(path: str | os.PathLike[str]) -> BinaryIO:
@@ -58,12 +50,42 @@ def open_regular_to_write(path: str | os.PathLike[str]) -> BinaryIO:
     caller truncates once it has judged the file). The open never waits: a
     FIFO swapped in is refused (ENXIO with no reader, NotRegularFile with
     one), where a plain open for writing waited for a reader for good."""
-    fd = os.open(path, _WRITE_FLAGS, 0o666)
+    return _open_checked(path, _WRITE_FLAGS, "wb", follow=True, look=False)
+
+
+def open_regular_to_edit(path: str | os.PathLike[str]) -> BinaryIO:
+    """The existing regular file `path` open for reading and writing
+    (symlinks followed, as open_regular does), positioned at its start;
+    nothing in it is changed yet. The caller judges the descriptor, reads
+    it, then truncates and writes through it: a name swapped after the open
+    cannot send the result into another file. Never created; raises
+    NotRegularFile, FileNotFoundError or another OSError (EACCES for a file
+    it may read but not write)."""
+    return _open_checked(path, _EDIT_FLAGS, "r+b", follow=True, look=True)
+
+
+def _open_checked(
+    path: str | os.PathLike[str], flags: int, mode: _Mode, *, follow: bool, look: bool
+) -> BinaryIO:
+    """The one open all of the above share: `path` opened once with `flags`
+    (non-blocking, no controlling terminal, close-on-exec; O_NOFOLLOW unless
+    `follow`), refused unless the descriptor (fstat) is a regular file, then
+    made blocking and wrapped as `mode`. With `look`, a stat first spares
+    opening what is plainly not a file (a device's open may act)."""
+    if look:
+        try:
+            looked = os.stat(path, follow_symlinks=follow)
+        except OSError:
+            looked = None  # the open says why, or finds a file there after all
+        if looked is not None and not stat.S_ISREG(looked.st_mode) and not stat.S_ISLNK(looked.st_mode):
+            raise NotRegularFile(f"{os.fspath(path)} is not a regular file")
+    fd = os.open(path, flags if follow else flags | os.O_NOFOLLOW, 0o666)
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise NotRegularFile(f"{os.fspath(path)} is not a regular file")
-        os.set_blocking(fd, True)
-        return os.fdopen(fd, "wb")
+        if mode != "rb":
+            os.set_blocking(fd, True)
+        return os.fdopen(fd, mode)
     except BaseException:
         os.close(fd)
         raise

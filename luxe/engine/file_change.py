@@ -10,23 +10,39 @@ anything else has no diff), and lines are matched only up to MATCH_LIMIT
 pairs. Which file a path names is asked of the kernel (luxe.real_path): a
 symlink loop, a chain of links or a NUL that a repository or a call plants
 gives no diff, never an exception. Callers redact what they send.
+
+The gate judged the call's path, and a repository may swap that name for
+a secret file (a hard link to `.env`, a symlink to it or to a sibling
+project's) before the diff reads it. So the file is opened once
+(luxe.regular_file.open_regular) and the caller's `is_secret` (the gate's
+`is_secret_opened`) judges the descriptor before a byte is read: a secret
+gives no lines. `planned_diff` raises SecretOpened (the caller refuses
+the call, as edit and write refuse such a file); `snapshot` and
+`diff_since` give no diff.
 """
 
 from __future__ import annotations
 
-import os
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 from luxe.engine.tooling import ToolError, call_path, path_problem
 from luxe.real_path import real_path
-from luxe.regular_file import read_regular
+from luxe.regular_file import open_regular
 
 # Files (and planned contents) larger than this get no diff.
 DIFF_MAX_BYTES = 256 * 1024
 CHANGING_TOOLS = ("write", "edit")
+
+# Whether the file open on a descriptor is a secret (the gate's is_secret_opened).
+SecretCheck = Callable[[int], bool]
+
+
+class SecretOpened(Exception):
+    """The file opened for a diff is a secret file (its name was swapped
+    for one after the gate's check): nothing of it was read."""
 
 
 def check_edit(args: Mapping[str, Any]) -> None:
@@ -58,20 +74,28 @@ def edited(text: str, args: Mapping[str, Any], name: str) -> tuple[str, int]:
     return text.replace(old, new, 1), 1
 
 
-def read_small(path: Path) -> str | None:
+def read_small(path: Path, is_secret: SecretCheck) -> str | None:
     """A small regular UTF-8 file's content; "" when it does not exist;
-    None when it is anything else (a symlink loop included)."""
+    None when it is anything else (a symlink loop included). Opened once,
+    and the descriptor judged by `is_secret` before it is read: raises
+    SecretOpened, with nothing read, for a secret file."""
     try:
-        os.stat(path)
+        f = open_regular(path)
     except FileNotFoundError:  # a new file (or a link to where one will be)
         return ""
     except (OSError, ValueError):
         return None
-    read = read_regular(path, DIFF_MAX_BYTES)
-    if read is None or read[1]:
+    with f:
+        if is_secret(f.fileno()):
+            raise SecretOpened(str(path))
+        try:
+            data = f.read(DIFF_MAX_BYTES + 1)
+        except OSError:
+            return None
+    if len(data) > DIFF_MAX_BYTES:
         return None
     try:
-        return read[0].decode("utf-8")
+        return data.decode("utf-8")
     except UnicodeDecodeError:
         return None
 
@@ -164,13 +188,14 @@ def target(cwd: Path, tool: str, args: Mapping[str, Any]) -> Path | None:
     return None if path_problem(full) else full
 
 
-def planned_diff(cwd: Path, tool: str, args: Mapping[str, Any]) -> str | None:
+def planned_diff(cwd: Path, tool: str, args: Mapping[str, Any], is_secret: SecretCheck) -> str | None:
     """The diff the call would make if it ran now, or None: not a write or
-    edit, an edit that would not apply, or a file (or content) with no diff."""
+    edit, an edit that would not apply, or a file (or content) with no diff.
+    Raises SecretOpened when the file its name leads to now is a secret."""
     path = target(cwd, tool, args)
     if path is None:
         return None
-    old = read_small(path)
+    old = read_small(path, is_secret)
     if old is None:
         return None
     if tool == "write":
@@ -185,16 +210,28 @@ def planned_diff(cwd: Path, tool: str, args: Mapping[str, Any]) -> str | None:
     return unified(path.name, old, new)
 
 
-def snapshot(cwd: Path, tool: str, args: Mapping[str, Any]) -> dict[str, str | None]:
-    """Before a write or edit: the target's content, for `diff_since`."""
+def snapshot(cwd: Path, tool: str, args: Mapping[str, Any], is_secret: SecretCheck) -> dict[str, str | None]:
+    """Before a write or edit: the target's content, for `diff_since`
+    (None, so no diff, for a secret file)."""
     path = target(cwd, tool, args)
-    return {} if path is None else {real_path(path): read_small(path)}
+    return {} if path is None else {real_path(path): _no_secret(path, is_secret)}
 
 
-def diff_since(path: str, before: Mapping[str, str | None]) -> str | None:
-    """A unified diff of `path` from its snapshot to now, or None."""
+def diff_since(path: str, before: Mapping[str, str | None], is_secret: SecretCheck) -> str | None:
+    """A unified diff of `path` from its snapshot to now, or None (also
+    when the file there, then or now, is a secret)."""
     old = before.get(real_path(path))
-    new = read_small(Path(path))
-    if old is None or new is None:
+    if old is None:
+        return None
+    new = _no_secret(Path(path), is_secret)
+    if new is None:
         return None
     return unified(Path(path).name, old, new)
+
+
+def _no_secret(path: Path, is_secret: SecretCheck) -> str | None:
+    """read_small, with None for a secret file."""
+    try:
+        return read_small(path, is_secret)
+    except SecretOpened:
+        return None

@@ -22,6 +22,15 @@ class ToolError(Exception):
     """A tool failed in a way the model should read (bad path, no match, ...)."""
 
 
+def secret_opened(name: str) -> str:
+    """Why a call was refused when the file opened at `name` is a secret
+    file (a name swapped for one after the gate's check)."""
+    return (
+        f"refused: {name} is a secret file (the file opened is one); reading or writing "
+        "secret files is never allowed"
+    )
+
+
 @record
 class ToolResult:
     content: str  # what the model reads

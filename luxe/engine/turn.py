@@ -59,7 +59,7 @@ from luxe.engine.ports import (
     tool_use_event,
 )
 from luxe.engine.prompts import Prompts
-from luxe.engine.tooling import Tool, ToolError, ToolResult, check_args
+from luxe.engine.tooling import Tool, ToolError, ToolResult, check_args, secret_opened
 from luxe.protocol import events as ev
 from luxe.protocol.laura_review import REVIEW_HEADER
 from luxe.record import record
@@ -496,11 +496,18 @@ async def _decide_and_run(host: TurnHost, hooks: HookRunner, call: ToolUseBlock)
     if verdict.decision == "ask":
         # In a worker thread, like every file read and diff here: bounded
         # (256 KiB, MATCH_LIMIT), but some tens of ms the loop need not wait.
+        # The file opened for the preview is judged by its descriptor: a
+        # name swapped for a secret file after the gate's check is refused
+        # here, as write and edit refuse it, and shows no line of it.
         preview = None
         if call.name in file_change.CHANGING_TOOLS:
-            preview = await trio.to_thread.run_sync(
-                file_change.planned_diff, host.cwd, call.name, call.input
-            )
+            try:
+                preview = await trio.to_thread.run_sync(
+                    file_change.planned_diff, host.cwd, call.name, call.input, host.gate.is_secret_opened
+                )
+            except file_change.SecretOpened:
+                why = secret_opened(str(call.input["path"]))
+                return ToolResult(why, True, why), True
         answer = await host.prompts.ask_permission(
             call.id, call.name, call.input, verdict.reason, _redacted(host, preview)
         )
@@ -512,7 +519,9 @@ async def _decide_and_run(host: TurnHost, hooks: HookRunner, call: ToolUseBlock)
     ctx = _Context(host, call.id)
     before: dict[str, str | None] = {}
     if call.name in file_change.CHANGING_TOOLS:
-        before = await trio.to_thread.run_sync(file_change.snapshot, host.cwd, call.name, call.input)
+        before = await trio.to_thread.run_sync(
+            file_change.snapshot, host.cwd, call.name, call.input, host.gate.is_secret_opened
+        )
     try:
         result = await tool.run(call.input, ctx)
     except ToolError as exc:
@@ -522,7 +531,7 @@ async def _decide_and_run(host: TurnHost, hooks: HookRunner, call: ToolUseBlock)
         result = ToolResult(f"the {call.name} tool crashed: {type(exc).__name__}: {exc}", True, "crashed")
     await ctx.flush_output()
     for path, operation in result.changed:
-        diff = await trio.to_thread.run_sync(file_change.diff_since, path, before)
+        diff = await trio.to_thread.run_sync(file_change.diff_since, path, before, host.gate.is_secret_opened)
         await host.emit(ev.FileChanged(path, operation, _redacted(host, diff), call.id))
         await hooks.run("FileChanged", file_changed_event(path, operation))
         if host.diagnostics is not None and operation in ("write", "edit"):

@@ -23,7 +23,7 @@ from luxe.engine.model import ToolSpec
 from luxe.engine.tooling import ToolContext, ToolError, ToolResult
 from luxe.tools.glob_walk import MAX_MATCHES, glob_files
 from luxe.tools.paths import SKIP_DIRS, resolve, shown
-from luxe.tools.text_file import line_window, whole_text, write_text_file
+from luxe.tools.text_file import line_window, open_text_file, read_whole, rewrite, write_text_file
 from luxe.wording import counted
 
 READ_MAX_BYTES = 256 * 1024
@@ -177,20 +177,25 @@ class EditTool:
         path = resolve(ctx.cwd, args["path"])
         name = shown(ctx.cwd, path)
         check_edit(args)
-        text, replaced, cut = whole_text(path, name, EDIT_MAX_BYTES, ctx.is_secret_opened)
-        if cut:
-            raise ToolError(
-                f"{name} is over {EDIT_MAX_BYTES >> 20} MB; edit rewrites a file whole and "
-                "refuses one this big. Change it with bash (e.g. sed)"
-            )
-        if replaced:
-            raise ToolError(
-                f"{name} is not UTF-8 text ({replaced} bytes in another encoding, such as "
-                "Latin-1); edit would replace them with U+FFFD, so it refuses. Change this "
-                "file with bash (e.g. sed), which keeps its bytes"
-            )
-        updated, done = edited(text, args, name)
-        write_text_file(path, name, updated, ctx.is_secret_opened)
+        # One open, read and write: the text written back is computed from
+        # the very file it goes to, judged by its descriptor first (a name
+        # swapped after the gate's check, or between the read and the write,
+        # cannot send it into another file).
+        with open_text_file(path, name, ctx.is_secret_opened, to_edit=True) as f:
+            text, replaced, cut = read_whole(f, name, EDIT_MAX_BYTES)
+            if cut:
+                raise ToolError(
+                    f"{name} is over {EDIT_MAX_BYTES >> 20} MB; edit rewrites a file whole and "
+                    "refuses one this big. Change it with bash (e.g. sed)"
+                )
+            if replaced:
+                raise ToolError(
+                    f"{name} is not UTF-8 text ({replaced} bytes in another encoding, such as "
+                    "Latin-1); edit would replace them with U+FFFD, so it refuses. Change this "
+                    "file with bash (e.g. sed), which keeps its bytes"
+                )
+            updated, done = edited(text, args, name)
+            rewrite(f, name, updated)
         return ToolResult(
             f"edited {name}: replaced {counted(done, 'occurrence')}",
             summary=f"edited {name}",

@@ -25,7 +25,7 @@ import trio
 from luxe import children
 from luxe.engine.model import ToolSpec
 from luxe.engine.tooling import ToolContext, ToolError, ToolResult
-from luxe.regular_file import read_regular
+from luxe.regular_file import open_regular
 from luxe.tools.paths import SKIP_DIRS, resolve, shown, walk_files
 from luxe.wording import counted
 from process_group import terminate_group
@@ -35,6 +35,8 @@ MAX_LINE = 300
 RG_OUTPUT_CAP = 4 * 1024 * 1024
 # How much of a matching line is kept for redaction before the cut to MAX_LINE.
 MAX_SCANNED_LINE = 64 * 1024
+# How much of one file luxe's own search reads.
+FILE_CAP = 4 * 1024 * 1024
 
 
 class GrepTool:
@@ -79,6 +81,7 @@ class GrepTool:
             try:
                 lines = await trio.to_thread.run_sync(
                     _python_grep, regex, root, glob, ctx.cwd, stop, is_secret, skipped,
+                    ctx.is_secret_opened,
                     abandon_on_cancel=True,
                 )
             finally:
@@ -199,9 +202,11 @@ def _python_grep(
     stop: threading.Event,
     is_secret: Callable[[str], bool],
     skipped: set[str],
+    is_secret_opened: Callable[[int], bool],
 ) -> list[str]:
     """Matches under `root`; secret files are not opened (their names go to
-    `skipped`)."""
+    `skipped`), and a file whose name was swapped for a secret's after that
+    look is judged again by its descriptor, before a byte of it is read."""
     found: list[str] = []
     files: Iterable[Path] = [root] if root.is_file() else _walk(root)
     for path in files:
@@ -216,10 +221,14 @@ def _python_grep(
             continue
         # Only a regular file is read (a FIFO a repository ships would hold
         # the open for good; a link to /dev/zero never ends).
-        read = read_regular(path, 4 * 1024 * 1024)
-        if read is None:
-            continue
-        data = read[0]
+        try:
+            with open_regular(path) as f:
+                if is_secret_opened(f.fileno()):
+                    skipped.add(shown(cwd, path))
+                    continue
+                data = f.read(FILE_CAP)
+        except (OSError, ValueError):
+            continue  # missing, unreadable or not a regular file
         if b"\0" in data[:8192]:
             continue
         text = data.decode("utf-8", "replace")

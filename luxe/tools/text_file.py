@@ -1,6 +1,9 @@
 """Reading a text file for the file tools: a whole file (edit, which writes
 it back) or a window of its lines (read), never more than a cap in memory;
 and writing one (write, edit), the file opened judged before it changes.
+Edit opens its file once, for reading and writing, and writes back through
+the descriptor it read: a name swapped in between cannot make it write a
+text computed from one file into another.
 
 A path the model names may be a FIFO, a device or a symlink to one: it is
 opened only if it is a regular file (luxe.regular_file), and, when the
@@ -23,9 +26,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import BinaryIO
 
-from luxe.engine.tooling import ToolError
+from luxe.engine.tooling import ToolError, secret_opened
 from luxe.record import record
-from luxe.regular_file import NotRegularFile, open_regular, open_regular_to_write
+from luxe.regular_file import (
+    NotRegularFile,
+    open_regular,
+    open_regular_to_edit,
+    open_regular_to_write,
+)
 
 SNIFF_BYTES = 8192
 MOSTLY_NOT_TEXT = 0.3
@@ -39,23 +47,27 @@ _CHUNK = 1 << 16
 SecretCheck = Callable[[int], bool]
 
 
-def open_text_file(path: Path, name: str, is_secret: SecretCheck | None = None) -> BinaryIO:
-    """`path` open for reading (luxe.regular_file); a ToolError for a
-    directory, a missing or unreadable file, anything that is not a regular
-    file, and a file `is_secret` says is a secret."""
+def open_text_file(
+    path: Path, name: str, is_secret: SecretCheck | None = None, *, to_edit: bool = False
+) -> BinaryIO:
+    """`path` open for reading (luxe.regular_file), or with `to_edit` for
+    reading and writing (an existing file only); a ToolError for a
+    directory, a missing or unreadable (with `to_edit`, unwritable) file,
+    anything that is not a regular file, and a file `is_secret` says is a
+    secret."""
     if path.is_dir():
         raise ToolError(f"{name} is a directory; use ls to list it")
     try:
-        f = open_regular(path)
+        f = open_regular_to_edit(path) if to_edit else open_regular(path)
     except NotRegularFile:
         raise ToolError(f"{name} is not a regular file (a pipe, socket or device)") from None
     except FileNotFoundError:
         raise ToolError(f"{name} does not exist") from None
     except OSError as exc:
-        raise ToolError(f"cannot read {name}: {exc.strerror}") from None
+        raise ToolError(f"cannot {'write' if to_edit else 'read'} {name}: {exc.strerror}") from None
     if is_secret is not None and is_secret(f.fileno()):
         f.close()
-        raise ToolError(_secret_opened(name))
+        raise ToolError(secret_opened(name))
     return f
 
 
@@ -67,20 +79,23 @@ def write_text_file(path: Path, name: str, text: str, is_secret: SecretCheck) ->
     try:
         with open_regular_to_write(path) as f:
             if is_secret(f.fileno()):
-                raise ToolError(_secret_opened(name))
-            f.truncate(0)
-            f.write(text.encode("utf-8"))
+                raise ToolError(secret_opened(name))
+            rewrite(f, name, text)
     except NotRegularFile:
         raise ToolError(f"{name} is not a regular file (a pipe, socket or device)") from None
     except OSError as exc:
         raise ToolError(f"cannot write {name}: {exc.strerror}") from None
 
 
-def _secret_opened(name: str) -> str:
-    return (
-        f"refused: {name} is a secret file (the file opened is one); reading or writing "
-        "secret files is never allowed"
-    )
+def rewrite(f: BinaryIO, name: str, text: str) -> None:
+    """`text` as the whole of the file open (for writing) on `f`, flushed."""
+    try:
+        f.seek(0)
+        f.truncate(0)
+        f.write(text.encode("utf-8"))
+        f.flush()
+    except OSError as exc:
+        raise ToolError(f"cannot write {name}: {exc.strerror}") from None
 
 
 def _refuse_binary(head: bytes, name: str) -> None:
@@ -105,13 +120,10 @@ def _decode(data: bytes, cut: bool) -> tuple[str, int]:
     return text, text.count(REPLACEMENT) - data.count(REPLACEMENT.encode("utf-8"))
 
 
-def whole_text(
-    path: Path, name: str, cap: int, is_secret: SecretCheck | None = None
-) -> tuple[str, int, bool]:
-    """The file's text (at most `cap` bytes of it), how many of its bytes
-    were not UTF-8, and whether there was more than `cap`."""
-    with open_text_file(path, name, is_secret) as f:
-        data = f.read(cap + 1)
+def read_whole(f: BinaryIO, name: str, cap: int) -> tuple[str, int, bool]:
+    """The text of the file open (and judged) on `f`, at most `cap` bytes of
+    it, how many of its bytes were not UTF-8, and whether there was more."""
+    data = f.read(cap + 1)
     _refuse_binary(data[:SNIFF_BYTES], name)
     cut = len(data) > cap
     text, replaced = _decode(data[:cap], cut)

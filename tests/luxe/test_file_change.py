@@ -100,3 +100,27 @@ def test_texts_built_to_be_slow_get_one_hunk_that_applies(
     diff = unified("f", old, new)
     assert diff.count("\n@@ ") == 1
     assert applied(tmp_path, old, diff) == new
+
+
+def test_a_file_judged_a_secret_once_opened_gives_no_line(tmp_path: Path) -> None:
+    # The descriptor is judged before a byte is read: the preview refuses
+    # (SecretOpened), the snapshot and the diff after the call have none.
+    (tmp_path / "notes.md").write_text("# ENV FILE MARKER\nAPI_KEY=x\n")
+    args = {"path": "notes.md", "content": "TEXT\n"}
+    judged: list[int] = []
+
+    def secret(fd: int) -> bool:
+        judged.append(fd)
+        return True
+
+    with pytest.raises(file_change.SecretOpened):
+        file_change.planned_diff(tmp_path, "write", args, secret)
+    before = file_change.snapshot(tmp_path, "write", args, secret)
+    assert list(before.values()) == [None]
+    plain = file_change.snapshot(tmp_path, "write", args, lambda fd: False)
+    assert file_change.diff_since(str(tmp_path / "notes.md"), plain, secret) is None
+    assert "ENV FILE MARKER" in str(plain)  # a plain file is read
+    assert len(judged) == 3
+    # A new file is not opened: nothing to judge, an empty "before".
+    assert file_change.planned_diff(tmp_path, "write", {"path": "new.md", "content": "a\n"}, secret)
+    assert len(judged) == 3

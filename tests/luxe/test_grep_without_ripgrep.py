@@ -7,11 +7,18 @@ from __future__ import annotations
 import os
 import shutil
 import socket
+from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from tests.helpers.deep_tree import deep_tree
+from tests.helpers.swap import swapping_names
 from tests.luxe.conftest import SpawnLuxe
+from tests.luxe.policy.hostile import hostile_luxe
 from tests.luxe.rpc_driver import call, tool_results
+
+ENV = "# ENV FILE MARKER\nAPI_KEY=sk-live-Q7v2Lm9Xc4\n"
 
 
 def test_grep_passes_over_fifos_devices_and_sockets(
@@ -47,15 +54,64 @@ def test_grep_finds_a_file_1500_folders_deep_and_one_beside_a_linked_loop(
 def _grep_without_ripgrep(spawn: SpawnLuxe, env: dict[str, str], tmp_path: Path) -> list[str]:
     """What the grep tool answered for `needle` with no rg on PATH (only
     git), so luxe searched by itself."""
-    bin_dir = tmp_path / "bin-without-rg"
-    bin_dir.mkdir()
-    (bin_dir / "git").symlink_to(shutil.which("git") or "/usr/bin/git")
     luxe = spawn(
         [{"tool_calls": [call("grep", pattern="needle")]}, {"text": "done"}],
-        env_extra={"PATH": str(bin_dir)},
+        env_extra={"PATH": _bin_without_ripgrep(tmp_path)},
     )
     ready = luxe.handshake()
     luxe.send("submit_user_message", {"text": "find it"})
     luxe.collect_until("turn_ended")
     assert luxe.close() == 0
     return [r["content"] for r in tool_results(env, ready["session_id"])]
+
+
+def _hard_link_to_env(at: Path) -> None:
+    os.link(at.parent.parent / ".env", at)
+
+
+def _link_to_env(at: Path) -> None:
+    at.symlink_to("../.env")
+
+
+def _link_to_a_siblings_env(at: Path) -> None:
+    sibling = at.parent.parent.parent / "sibling"
+    sibling.mkdir()
+    (sibling / ".env").write_text(ENV)
+    at.symlink_to(sibling / ".env")
+
+
+@pytest.mark.parametrize(
+    "plant", [_hard_link_to_env, _link_to_env, _link_to_a_siblings_env], ids=lambda f: f.__name__[1:]
+)
+def test_grep_never_reads_a_secret_file_swapped_in_after_its_name_was_checked(
+    plant: Callable[[Path], None], repo: Path, env: dict[str, str], tmp_path: Path
+) -> None:
+    # The search skipped secret files by their path, then opened the path:
+    # a name swapped for a link to `.env` in between had its lines shown
+    # (the value redacted, every other word of the file not).
+    (repo / ".env").write_text(ENV)
+    # The pattern never spells what it finds, so the model's own call
+    # arguments (in every later request) cannot count as a leak.
+    greps = [call("grep", pattern="M.RKER|API.KEY|TEXT")] * 300
+    steps = [{"tool_calls": greps}, {"text": "done"}]
+    without_rg = {**env, "PATH": _bin_without_ripgrep(tmp_path)}
+    with (
+        swapping_names(repo, plant),
+        hostile_luxe(steps, "yolo", cwd=repo, env=without_rg) as (luxe, server),
+    ):
+        luxe.send("submit_user_message", {"text": "go"})
+        frames = luxe.collect_until("turn_ended", timeout=60.0)
+        assert frames[-1]["content"]["text"] == "done", frames[-1]
+        assert luxe.close() == 0
+    shown = str([f for f in luxe.frames if f["kind"] != "tool_started"]) + str(server.bodies)
+    assert "TEXT" in shown  # the plain file was searched
+    assert "MARKER" not in shown
+    assert "API_KEY" not in shown
+
+
+def _bin_without_ripgrep(tmp_path: Path) -> str:
+    """A PATH of git alone, so luxe searches by itself."""
+    bin_dir = tmp_path / "bin-without-rg"
+    bin_dir.mkdir()
+    (bin_dir / "git").symlink_to(shutil.which("git") or "/usr/bin/git")
+    return str(bin_dir)

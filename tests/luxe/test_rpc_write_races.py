@@ -82,3 +82,49 @@ def test_a_secret_file_swapped_in_under_a_write_is_never_written(
     assert (repo / ".env").read_text() == ENV
     if (tmp_path / "sibling").exists():
         assert (tmp_path / "sibling" / ".env").read_text() == ENV
+
+
+OTHER = "OTHER FILE\n"
+# Each edit of the plain file adds a line; on the other file it finds no TEXT.
+GROWS = [call("edit", path="swap/racy.md", old_string="TEXT\n", new_string="TEXT\nEDITED\n")] * 1000
+
+
+def _another_plain_file(at: Path) -> None:
+    at.write_text(OTHER)
+
+
+def _hard_link_to_another_file(at: Path) -> None:
+    (at.parent.parent / "other.txt").write_text(OTHER)
+    os.link(at.parent.parent / "other.txt", at)
+
+
+def _link_to_another_file(at: Path) -> None:
+    (at.parent.parent / "other.txt").write_text(OTHER)
+    at.symlink_to("../other.txt")
+
+
+@pytest.mark.parametrize(
+    "plant",
+    [_another_plain_file, _hard_link_to_another_file, _link_to_another_file],
+    ids=lambda f: f.__name__[1:],
+)
+def test_an_edit_never_writes_what_it_read_from_one_file_into_another(
+    plant: Callable[[Path], None], repo: Path, env: dict[str, str]
+) -> None:
+    # Edit read the file, then opened the name again to write: a swap in
+    # between wrote the text computed from the plain file into the other.
+    steps = [{"tool_calls": GROWS}, {"text": "done"}]
+    with swapping_names(repo, plant), hostile_luxe(steps, "yolo", cwd=repo, env=env) as (luxe, _):
+        luxe.send("submit_user_message", {"text": "go"})
+        frames = luxe.collect_until("turn_ended", timeout=TURN_S)
+        assert frames[-1]["content"]["text"] == "done", frames[-1]
+        assert luxe.close() == 0
+    summaries = [f["content"]["summary"] for f in frames if f["kind"] == "tool_finished"]
+    edits = summaries.count("edited swap/racy.md")
+    allowed = re.compile(r"edited swap/racy\.md|old_string was not found in swap/racy\.md.*")
+    assert all(allowed.fullmatch(s) for s in summaries), set(summaries)
+    # The plain file holds every edit made (each one its own), the other none
+    # (for a link, the file it leads to: other.txt).
+    texts = {(repo / d / "racy.md").read_text() for d in ("swap", ".other")}
+    seen = sorted((t.count("TEXT"), t.count("EDITED"), t.count("OTHER")) for t in texts)
+    assert texts == {"TEXT\n" + "EDITED\n" * edits, OTHER}, (seen, edits)

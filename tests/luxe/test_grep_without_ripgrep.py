@@ -13,12 +13,16 @@ from pathlib import Path
 import pytest
 
 from tests.helpers.deep_tree import deep_tree
-from tests.helpers.swap import swapping_names
+from tests.helpers.swap import (
+    ENV,
+    hard_link_to_env,
+    link_to_a_siblings_env,
+    link_to_env,
+    swapping_names,
+)
 from tests.luxe.conftest import SpawnLuxe
 from tests.luxe.policy.hostile import hostile_luxe
 from tests.luxe.rpc_driver import call, tool_results
-
-ENV = "# ENV FILE MARKER\nAPI_KEY=sk-live-Q7v2Lm9Xc4\n"
 
 
 def test_grep_passes_over_fifos_devices_and_sockets(
@@ -65,23 +69,8 @@ def _grep_without_ripgrep(spawn: SpawnLuxe, env: dict[str, str], tmp_path: Path)
     return [r["content"] for r in tool_results(env, ready["session_id"])]
 
 
-def _hard_link_to_env(at: Path) -> None:
-    os.link(at.parent.parent / ".env", at)
-
-
-def _link_to_env(at: Path) -> None:
-    at.symlink_to("../.env")
-
-
-def _link_to_a_siblings_env(at: Path) -> None:
-    sibling = at.parent.parent.parent / "sibling"
-    sibling.mkdir()
-    (sibling / ".env").write_text(ENV)
-    at.symlink_to(sibling / ".env")
-
-
 @pytest.mark.parametrize(
-    "plant", [_hard_link_to_env, _link_to_env, _link_to_a_siblings_env], ids=lambda f: f.__name__[1:]
+    "plant", [hard_link_to_env, link_to_env, link_to_a_siblings_env], ids=lambda f: f.__name__
 )
 def test_grep_never_reads_a_secret_file_swapped_in_after_its_name_was_checked(
     plant: Callable[[Path], None], repo: Path, env: dict[str, str], tmp_path: Path

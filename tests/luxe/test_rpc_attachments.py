@@ -15,7 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers.link_chains import LONG_CHAIN, link_chain
+from tests.helpers.link_chains import (
+    long_chain,
+    long_chain_to_a_folder,
+    two_links,
+)
 from tests.helpers.swap import (
     ENV,
     hard_link_to_env,
@@ -74,23 +78,6 @@ def _link_loop(repo: Path) -> str:
     return "notes.md"
 
 
-def _two_links(repo: Path) -> str:
-    (repo / "a.md").symlink_to("b.md")
-    (repo / "b.md").symlink_to("a.md")
-    return "a.md"
-
-
-def _long_chain(repo: Path) -> str:
-    (repo / "real.md").write_text("REAL\n")
-    return "chain/" + link_chain(repo / "chain", "l", LONG_CHAIN, "../real.md")
-
-
-def _long_chain_to_a_folder(repo: Path) -> str:
-    (repo / "docs").mkdir()
-    (repo / "docs" / "real.md").write_text("REAL\n")
-    return "chain/" + link_chain(repo / "chain", "l", LONG_CHAIN, "../docs") + "/real.md"
-
-
 def _nul(repo: Path) -> str:
     return "notes\0.md"
 
@@ -105,12 +92,12 @@ def _nul(repo: Path) -> str:
         (_directory, "not a regular file"),
         (_socket, "not a regular file"),
         (_link_loop, "could not be read"),
-        (_two_links, "could not be read"),
-        (_long_chain, "could not be read"),
-        (_long_chain_to_a_folder, "could not be read"),
+        (two_links, "could not be read"),
+        (long_chain, "could not be read"),
+        (long_chain_to_a_folder, "could not be read"),
         (_nul, "could not be read"),
     ],
-    ids=lambda v: getattr(v, "__name__", "")[1:] or None,
+    ids=lambda v: getattr(v, "__name__", "").lstrip("_") or None,
 )
 def test_what_is_not_a_regular_file_is_answered_and_never_read(
     plant: Callable[[Path], str], answer: str, repo: Path, env: dict[str, str]

@@ -19,18 +19,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers.link_chains import LONG_CHAIN, link_chain
+from tests.helpers.link_chains import LONG_CHAIN, link_chain, long_chain, two_links
 from tests.luxe.policy.hostile import hostile_luxe
 from tests.luxe.rpc_driver import call
 
 TURN_S = 60.0
 LOOP = "Too many levels of symbolic links"
-
-
-def _two_links(repo: Path) -> str:
-    (repo / "a.md").symlink_to("b.md")
-    (repo / "b.md").symlink_to("a.md")
-    return "a.md"
 
 
 def _itself(repo: Path) -> str:
@@ -42,11 +36,6 @@ def _loop_in_the_middle(repo: Path) -> str:
     (repo / "d").mkdir()
     (repo / "d" / "loop").symlink_to("loop")
     return "d/loop/file.md"
-
-
-def _long_chain(repo: Path) -> str:
-    (repo / "notes.md").write_text("a note\n")
-    return "chain/" + link_chain(repo / "chain", "l", LONG_CHAIN, "../notes.md")
 
 
 def _nul(repo: Path) -> str:
@@ -64,10 +53,10 @@ def _long_name(repo: Path) -> str:
 # What each tool says, as a pattern: the system's reason, or why no file
 # can have that name.
 CASES: list[tuple[Callable[[Path], str], str]] = [
-    (_two_links, LOOP),
+    (two_links, LOOP),
     (_itself, LOOP),
     (_loop_in_the_middle, LOOP),
-    (_long_chain, LOOP),
+    (long_chain, LOOP),
     (_nul, "the path holds a NUL byte, which no file name can hold"),
     (_long_path, r"the path is 6\d\d\d bytes long; a path has at most 4095"),
     (_long_name, "a name in the path is 303 bytes long; a name has at most 255"),
@@ -86,7 +75,7 @@ def _tree(repo: Path) -> list[tuple[str, str]]:
     return sorted(out)
 
 
-@pytest.mark.parametrize(("plant", "says"), CASES, ids=[plant.__name__[1:] for plant, _ in CASES])
+@pytest.mark.parametrize(("plant", "says"), CASES, ids=[plant.__name__.lstrip("_") for plant, _ in CASES])
 def test_a_path_no_file_has_is_a_tool_error_and_the_session_goes_on(
     plant: Callable[[Path], str], says: str, repo: Path, env: dict[str, str]
 ) -> None:

@@ -13,7 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers.link_chains import LONG_CHAIN, link_chain
+from tests.helpers.link_chains import (
+    long_chain,
+    long_chain_to_a_folder,
+    two_links,
+)
 from tests.luxe.interface.conftest import StartUi
 from tests.luxe.interface.plain_pty import plain_on_fake_model
 from tests.luxe.interface.session_files import luxe_sessions, user_texts
@@ -24,32 +28,15 @@ def _itself(repo: Path) -> str:
     return "notes.md"
 
 
-def _two_links(repo: Path) -> str:
-    (repo / "a.md").symlink_to("b.md")
-    (repo / "b.md").symlink_to("a.md")
-    return "a.md"
-
-
 def _directory_loop(repo: Path) -> str:
     (repo / "docs").symlink_to("docs")
     return "docs/guide.md"
 
 
-def _long_chain(repo: Path) -> str:
-    (repo / "other.md").write_text("OTHER\n")
-    return "chain/" + link_chain(repo / "chain", "l", LONG_CHAIN, "../other.md")
-
-
-def _long_chain_to_a_folder(repo: Path) -> str:
-    (repo / "docs").mkdir()
-    (repo / "docs" / "guide.md").write_text("GUIDE\n")
-    return "links/" + link_chain(repo / "links", "m", LONG_CHAIN, "../docs") + "/guide.md"
-
-
 @pytest.mark.parametrize(
     "plant",
-    [_itself, _two_links, _directory_loop, _long_chain, _long_chain_to_a_folder],
-    ids=lambda f: f.__name__[1:],
+    [_itself, two_links, _directory_loop, long_chain, long_chain_to_a_folder],
+    ids=lambda f: f.__name__.lstrip("_"),
 )
 def test_a_mention_of_a_link_loop_is_not_attached_and_the_prompt_goes(
     plant: Callable[[Path], str], repo: Path, env: dict[str, str]
@@ -71,7 +58,7 @@ def test_a_mention_of_a_link_loop_is_not_attached_and_the_prompt_goes(
 def test_mentions_of_link_chains_and_loops_in_the_full_interface(
     ui: StartUi, repo: Path, env: dict[str, str]
 ) -> None:
-    names = [_long_chain(repo), _long_chain_to_a_folder(repo), _two_links(repo)]
+    names = [long_chain(repo), long_chain_to_a_folder(repo), two_links(repo)]
     (repo / "real.md").write_text("REAL TEXT\n")
     session = ui([{"text": "first answer"}, {"text": "second answer"}])
     session.type(" ".join(f"@{name}" for name in names) + " and @real.md")

@@ -22,14 +22,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from luxe.engine.tooling import secret_opened
 from luxe.real_path import real_path
 from luxe.regular_file import NotRegularFile, open_regular
 
 MAX_ATTACHMENT_BYTES = 64 * 1024
-SECRET_OPENED = (
-    "is a secret file (the file opened is one); reading or writing secret files is never "
-    "allowed (no mode, rule, approval or hook can change this)"
-)
 
 
 def attachment_text(cwd: Path, path: str, is_secret_opened: Callable[[int], bool]) -> str:
@@ -38,7 +35,7 @@ def attachment_text(cwd: Path, path: str, is_secret_opened: Callable[[int], bool
     try:
         with open_regular(real_path(cwd / path), follow=False) as f:
             if is_secret_opened(f.fileno()):
-                return f"<attachment path={path!r}>refused: `{path}` {SECRET_OPENED}</attachment>"
+                return f"<attachment path={path!r}>{secret_opened(f'`{path}`')}</attachment>"
             data = f.read(MAX_ATTACHMENT_BYTES + 1)
     except NotRegularFile:
         return f"<attachment path={path!r}>not a regular file</attachment>"

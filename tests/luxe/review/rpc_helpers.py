@@ -61,3 +61,19 @@ def topic_pull_request(repo: Repo, github: FakeGitHub) -> PullRequest:
     repo.commit("second")
     checkout.git("push", "-q", "-u", "origin", "topic")
     return github.world.open_pull(checkout.remote, title="T", body="", head="topic", base="main")
+
+
+def pull_request_load_fails(luxe: LuxeProcess, number: int, reason: str) -> None:
+    """A Guided Review of pull request `number` fails saying `reason`."""
+    luxe.send("load_guided_review",
+              {"request_id": "p", "target": {"kind": "pull_request", "number": number}})
+    failed = luxe.expect("guided_review_load_failed", timeout=30)
+    assert failed["request_id"] == "p" and reason in failed["reason"], failed
+
+
+def next_load_is_answered(luxe: LuxeProcess, repo: Repo) -> None:
+    """The review is free again: a working-tree load of `topic_pull_request`'s
+    repository (a.py changed once more) is answered."""
+    repo.write("a.py", "A = 3\n")
+    review, _ = load(luxe, "w", {"kind": "working_tree"})
+    assert [f["path"] for f in review["files"]] == ["a.py"]

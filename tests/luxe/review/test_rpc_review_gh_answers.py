@@ -16,7 +16,12 @@ from tests.fakes.github.server import FakeGitHub
 from tests.helpers.github import needs_gh
 from tests.helpers.gitrepo import Repo
 from tests.luxe.conftest import SpawnLuxe
-from tests.luxe.review.rpc_helpers import NO_CHAPTERS, load, topic_pull_request
+from tests.luxe.review.rpc_helpers import (
+    NO_CHAPTERS,
+    next_load_is_answered,
+    pull_request_load_fails,
+    topic_pull_request,
+)
 
 HUGE = 8 << 20
 
@@ -51,16 +56,9 @@ def test_a_commit_id_answer_too_long_fails_the_load_and_the_session_goes_on(
         real = shutil.which("gh", path=env["PATH"])
         assert real
         asked = '"pr view"' if "head" in answer else '"api "*'
-
         extra["PATH"] = f"{endless_gh(tmp_path / 'bin', real, asked)}:{env['PATH']}"
     luxe = spawn([NO_CHAPTERS] * 4, cwd=repo.path, env_extra=extra)
     luxe.expect("ready")
-    luxe.send("load_guided_review",
-              {"request_id": "p", "target": {"kind": "pull_request", "number": pull.number}})
-    failed = luxe.expect("guided_review_load_failed", timeout=30)
-    assert failed["request_id"] == "p" and "unexpected answer (over 4096 bytes)" in failed["reason"], failed
-    # The session goes on: the next load is answered.
-    repo.write("a.py", "A = 3\n")
-    review, _ = load(luxe, "w", {"kind": "working_tree"})
-    assert [f["path"] for f in review["files"]] == ["a.py"]
+    pull_request_load_fails(luxe, pull.number, "unexpected answer (over 4096 bytes)")
+    next_load_is_answered(luxe, repo)
     assert luxe.close() == 0

@@ -19,7 +19,12 @@ from tests.helpers.github import needs_gh
 from tests.helpers.gitrepo import Repo
 from tests.helpers.procs import command_name
 from tests.luxe.conftest import SpawnLuxe
-from tests.luxe.review.rpc_helpers import NO_CHAPTERS, load, topic_pull_request
+from tests.luxe.review.rpc_helpers import (
+    NO_CHAPTERS,
+    next_load_is_answered,
+    pull_request_load_fails,
+    topic_pull_request,
+)
 from tests.luxe.rpc_driver import processes_with_marker
 
 
@@ -60,14 +65,8 @@ def test_a_pull_request_review_that_gh_never_answers_fails_and_frees_the_review(
     if stall == "github never answers":
         luxe.expect("workspace_updated")  # the workspace's own gh has had its answer
         github.api.delay_s = 600.0  # the fixture's teardown ends the stall
-    luxe.send("load_guided_review",
-              {"request_id": "p", "target": {"kind": "pull_request", "number": pull.number}})
-    failed = luxe.expect("guided_review_load_failed", timeout=30)
-    assert failed["request_id"] == "p" and "did not answer in 3 s" in failed["reason"], failed
-    # The review is free again: the next load is answered.
-    repo.write("a.py", "A = 3\n")
-    review, _ = load(luxe, "w", {"kind": "working_tree"})
-    assert [f["path"] for f in review["files"]] == ["a.py"]
+    pull_request_load_fails(luxe, pull.number, "did not answer in 3 s")
+    next_load_is_answered(luxe, repo)
     assert luxe.close() == 0
     left = [p for p in processes_with_marker("", scope=env) if command_name(p) in ("gh", "sleep")]
     assert left == []

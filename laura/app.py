@@ -35,6 +35,7 @@ from collections.abc import Awaitable, Callable
 
 import trio
 
+import hidden_environ
 from laura import chrome, commands, layout, memory
 from laura.alerts import outer_alerts
 from laura.bindings import Bindings
@@ -421,6 +422,14 @@ async def run_host(command: list[str] | None) -> int:
     # each). At 1 ms, keys while 400 KB of markdown list items opened and
     # laid out: p99 29-35 ms, against 43-56 at 5 ms (docs/performance.md).
     sys.setswitchinterval(SWITCH_INTERVAL)
+    # Before any tab's program runs: no process of the user reads Laura's
+    # environment or memory (/proc/<laura>/environ, mem; ptrace). A hosted
+    # agent's tool call would find the provider's key there, and the files
+    # and review comments of every pane. Tabs still get the key. In this
+    # order: a non-dumpable process may no longer write its own memory
+    # through /proc, which blanking the key's original value does.
+    hidden_environ.hide(hidden_environ.credential_variables(os.environ))
+    hidden_environ.not_dumpable()
     async with open_console() as console:
         host = Host(console, command or default_shell())
         code = await host.run()

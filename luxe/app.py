@@ -242,13 +242,13 @@ def _start(options: Options, env: Mapping[str, str], paths: Paths) -> Startup:
         gate = make_gate(options, cwd, env)
     except PermissionsFileError as exc:
         raise _Refused(f"refusing to start: invalid permissions file: {exc}") from exc
-    from luxe.policy.environ_scrub import forget_variables
-    from luxe.policy.secret_sources import provider_variables
+    import hidden_environ
 
     # The provider has its key (ModelChoice keeps a copy of `env`); no tool,
     # hook or language server gets it, and /proc/<luxe>/environ no longer
     # shows it. The redactor knows its value (make_gate).
-    forget_variables(provider_variables(env))
+    if not hidden_environ.forget(hidden_environ.credential_variables(env)):
+        log.info("could not blank the original environment")
     from luxe.policy.setup import build_hook_config
 
     hook_config = build_hook_config(cwd=cwd, trust_project=options.trust_project, env=env)
@@ -427,11 +427,11 @@ class _LazyDiagnostics:
     async def after_edit(self, path: str) -> str | None:
         async with self._starting:
             if not self._started:
+                from hidden_environ import credential_variables
                 from luxe.lsp.diagnostics import serve_edit_diagnostics
-                from luxe.policy.secret_sources import provider_variables
 
                 startup = self.startup
-                keys = provider_variables(startup.env)
+                keys = credential_variables(startup.env)
                 self._real = await self.nursery.start(
                     partial(
                         serve_edit_diagnostics,

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 
 from luxe.git_quoting import unquote_path
 from luxe.policy.secret_values import MIN_SECRET_LENGTH, is_token, secret_values_from_file
@@ -212,16 +212,3 @@ def git_url_credentials(root: str, home: str | None) -> list[tuple[str, str]]:
             if len(secret) >= MIN_SECRET_LENGTH and (colon or is_token(secret)):
                 values.append(("git-url", secret))
     return values
-
-
-# -- the provider's credentials ------------------------------------------------
-
-# Environment variables that hold a model provider's credentials
-# (ANTHROPIC_API_KEY, OPENAI_API_KEY, GROQ_API_KEY, ANTHROPIC_AUTH_TOKEN...).
-PROVIDER_VARIABLE = re.compile(r"^[A-Z0-9_]*_(API_KEY|AUTH_TOKEN)$")
-
-
-def provider_variables(env: Mapping[str, str]) -> dict[str, str]:
-    """The provider credentials in `env`: removed from every tool's and
-    hook's environment, and redacted wherever they would appear."""
-    return {k: v for k, v in env.items() if PROVIDER_VARIABLE.match(k) and v}

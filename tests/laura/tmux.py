@@ -2,8 +2,10 @@
 
 API (reusable by every Laura test):
 
-    session = LauraSession(tmp_path, command=None, width=120, height=40)
-        Not started yet. `command` is what tab 1 hosts (`laura -- CMD`); None
+    session = LauraSession(tmp_path, command=None, width=120, height=40,
+                           as_user=None)
+        Not started yet. `as_user` runs laura as that uid (root only;
+        tmp_path must be reachable by it). `command` is what tab 1 hosts (`laura -- CMD`); None
         hosts $SHELL, which is /bin/sh with PS1='$ '. Everything the session
         spawns gets a private HOME, XDG_*_HOME, XDG_RUNTIME_DIR and
         LAURA_RUNTIME under tmp_path, and PATH starts with the venv's bin
@@ -184,7 +186,9 @@ class LauraSession(PrivateTmux):
         width: int = 120,
         height: int = 40,
         env: dict[str, str] | None = None,
+        as_user: int | None = None,
     ) -> None:
+        self.as_user = as_user
         self.root = tmp_path / f"laura-{uuid.uuid4().hex[:8]}"
         self.root.mkdir(parents=True)
         self.socket = f"lt-{uuid.uuid4().hex[:12]}"
@@ -217,11 +221,14 @@ class LauraSession(PrivateTmux):
 
     def start(self) -> LauraSession:
         laura = [LAURA] if self.command is None else [LAURA, "--", *self.command]
+        own_tty = ""
+        if self.as_user is not None:
+            laura, own_tty = self._as_user(self.as_user, laura)
         after = shlex.quote(str(self.after_path))
         # After laura exits the wrapper records what a user would notice: its
         # status, the tty modes and whether tmux still sees alt-screen/mouse on.
         script = (
-            f"{shlex.join(laura)}; status=$?; "
+            f"{own_tty}{shlex.join(laura)}; status=$?; "
             f"stty -a > {after}.stty 2>&1; "
             f"tmux -L {self.socket} display -p "
             f"'alt=#{{alternate_on}} mouse=#{{mouse_any_flag}} sgr=#{{mouse_sgr_flag}}' > {after}.flags; "
@@ -233,6 +240,15 @@ class LauraSession(PrivateTmux):
         self.started = True
         self.wait_for(lambda screen: "Ctrl+P panes" in screen or "locked" in screen)
         return self
+
+    def _as_user(self, uid: int, laura: list[str]) -> tuple[list[str], str]:
+        """laura run as `uid` (which then owns the session's files and its
+        terminal, as a person owns theirs), and the shell step that gives
+        it the terminal. tmux and the test stay root."""
+        for path in [self.root, *self.root.rglob("*")]:
+            os.chown(path, uid, uid, follow_symlinks=False)
+        user = ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups"]
+        return [*user, *laura], f'chown {uid} "$(tty)"; '
 
     # --- the host -------------------------------------------------------------
 

@@ -1,6 +1,7 @@
 """Where secret values live besides the project's secret files: the user's
-well-known credential files in their home, the project's git history, and
-the credentials written into git's remote URLs.
+well-known credential files in their home, the project's git history, the
+credentials written into git's remote URLs, and the environment Luxe was
+started with.
 
 `home_secret_files` only lists and stats. `git_history_secrets` runs git
 once (bounded in time and output) and parses what it prints; the caller
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from luxe.git_quoting import unquote_path
 from luxe.policy.secret_values import MIN_SECRET_LENGTH, is_token, secret_values_from_file
@@ -206,9 +207,47 @@ def git_url_credentials(root: str, home: str | None) -> list[tuple[str, str]]:
         read = read_regular(path, MAX_CONFIG_BYTES)
         if read is None:
             continue
-        for userinfo in _URL_USERINFO.findall(read[0].decode("utf-8", "replace")):
-            user, colon, password = userinfo.partition(":")
-            secret = password if colon else user  # a user name is a secret only token-like
-            if len(secret) >= MIN_SECRET_LENGTH and (colon or is_token(secret)):
-                values.append(("git-url", secret))
+        values += [("git-url", secret) for secret in url_credentials(read[0].decode("utf-8", "replace"))]
+    return values
+
+
+def url_credentials(text: str) -> list[str]:
+    """The passwords in the URLs in `text` (`scheme://user:PASSWORD@host`),
+    and the tokens given as a user name (`https://TOKEN@host`)."""
+    found = []
+    for userinfo in _URL_USERINFO.findall(text):
+        user, colon, password = userinfo.partition(":")
+        secret = password if colon else user  # a user name is a secret only token-like
+        if len(secret) >= MIN_SECRET_LENGTH and (colon or is_token(secret)):
+            found.append(secret)
+    return found
+
+
+# -- the environment Luxe was started with -------------------------------------
+
+# Names that say a variable holds a credential: GITHUB_TOKEN, GH_TOKEN,
+# NPM_TOKEN, AWS_SECRET_ACCESS_KEY, DB_PASSWORD, STRIPE_SECRET_KEY,
+# OPENAI_API_KEY, DEPLOY_PRIVATE_KEY, GOOGLE_APPLICATION_CREDENTIALS...
+_CREDENTIAL_NAME = re.compile(
+    r"TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIAL",
+    re.IGNORECASE,
+)
+
+
+def environment_credentials(env: Mapping[str, str]) -> list[tuple[str, str]]:
+    """The credentials in the environment Luxe was started with: the value
+    of each variable whose name says it holds one (and each line of a value
+    of several, such as a PEM key), and the password in any variable's URL
+    (`DATABASE_URL=postgres://app:PASSWORD@db`). Tools keep them all (gh,
+    aws and npm need theirs); these are what redaction takes out of what a
+    tool prints. A path is no credential (`SSH_AUTH_SOCK`, a credentials
+    file's name), nor a plain word or a short value (`SECRET_SCANNING=
+    enabled`, `DB_PASSWORD=postgres`): redacting those would garble every
+    output that holds the word."""
+    values: list[tuple[str, str]] = []
+    for name, value in env.items():
+        if _CREDENTIAL_NAME.search(name) and not value.startswith("/"):
+            forms = dict.fromkeys([value.strip(), *(line.strip() for line in value.splitlines())])
+            values += [(name, form) for form in forms if is_token(form)]
+        values += [(name, secret) for secret in url_credentials(value)]
     return values

@@ -66,8 +66,8 @@ class SecretFiles:
     credential files in `home` (`~/.ssh/*`, `~/.aws/credentials`, ...), each
     known by its identity (device, inode) so a hard link to it anywhere is
     recognised; and the values of all of them, plus those git can show from
-    the project's history and `extra_values` (the provider's API key), for
-    redaction.
+    the project's history and `extra_values` (the credentials in Luxe's
+    environment, the provider's API key among them), for redaction.
 
     Kept fresh cheaply: `refresh_known` re-stats the files already known (one
     `stat` each, before every redaction pass); `rescan` walks the project again
@@ -109,7 +109,9 @@ class SecretFiles:
         # (a turn, the system prompt, a review), or for the first redaction
         # if that comes first. A big checkout no longer delays the first frame.
         self._deferred = True
-        self._update(self._home_stats())
+        # Forced: with no credential file at all the stats match the empty
+        # ones above, and the extra values would wait for a file to appear.
+        self._update(self._home_stats(), force=True)
 
     def is_secret(self, path: str) -> bool:
         """True when `path` names a secret file by its name or is (a hard link

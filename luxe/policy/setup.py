@@ -12,10 +12,10 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from hidden_environ import credential_variables
 from luxe.policy.hooks_config import HookConfig, load_hooks
 from luxe.policy.permissions import PolicyGate
 from luxe.policy.rules_files import effective_mode, load_permissions
+from luxe.policy.secret_sources import environment_credentials
 from luxe.policy.secrets import SecretFiles
 
 
@@ -33,7 +33,7 @@ def build_gate(
     root = project_root(cwd)
     home = env.get("HOME") or os.path.expanduser("~")
     secret_files = SecretFiles(
-        str(root), home=home, extra_values=tuple(credential_variables(env).items())
+        str(root), home=home, extra_values=tuple(environment_credentials(env))
     )
     loaded = load_permissions(project_root=str(root), trust_project=trust_project, env=env)
     return PolicyGate(

@@ -142,10 +142,10 @@ def forget(pid: int) -> None:
 
 
 def forget_keeps(spent: Mapping[str, Iterable[str]]) -> None:
-    """No process holds these (variable -> tokens) marks any more, nor can
-    one again (a process gets one only from a parent that holds it): sweeps
-    need not spare them (luxe.orphans prunes them so, or one would stay for
-    every hook run of a session)."""
+    """Forget these marks (variable -> tokens): no process holds them any
+    more, so none can again (a process gets one only from a parent holding
+    it) and no sweep needs them. luxe.orphans finds them at each sweep;
+    else a session would keep one for every hook run."""
     with _lock:
         for var, tokens in spent.items():
             left = _keeps.get(var)

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import subprocess
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
 import trio
@@ -106,8 +106,9 @@ def popen(
     """`subprocess.Popen(argv, **options)`, registered; from any thread (on
     the loop's, it blocks at most while another thread forks). `keeps`
     (variable, token): a process whose environment holds it was left
-    running on purpose (a hook's daemon), and sweeps leave it alone. The
-    caller owns the process: it reaps it, then calls `forget`."""
+    running on purpose (a hook's daemon), and sweeps leave it alone; the
+    mark is kept until no process holds it (`forget_keeps`). The caller
+    owns the process: it reaps it, then calls `forget`."""
     with _lock:
         process = subprocess.Popen(list(argv), **options)
         _register(process.pid, command, keeps)
@@ -138,6 +139,21 @@ def forget(pid: int) -> None:
     """The owner has reaped child `pid`: it is no longer Luxe's."""
     with _lock:
         _children.pop(pid, None)
+
+
+def forget_keeps(spent: Mapping[str, Iterable[str]]) -> None:
+    """Forget these marks (variable -> tokens): no process holds them any
+    more, so none can again (a process gets one only from a parent holding
+    it) and no sweep needs them. luxe.orphans finds them at each sweep;
+    else a session would keep one for every hook run."""
+    with _lock:
+        for var, tokens in spent.items():
+            left = _keeps.get(var)
+            if left is None:
+                continue
+            left.difference_update(tokens)
+            if not left:
+                del _keeps[var]
 
 
 async def look(view: Callable[[Registered], T], *, wait_s: float = START_WAIT_S) -> T | None:

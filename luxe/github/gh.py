@@ -95,8 +95,21 @@ async def run(
                 raise GhUnavailable("gh_missing", "gh is not installed or not on PATH") from None
             raise GhUnavailable(f"error: {argv[0]} is not installed", f"{argv[0]} is missing") from None
     if result is None:
-        raise GhUnavailable("offline", f"{argv[0]} {argv[1]} did not answer in {timeout_s:g} s")
+        raise GhUnavailable("offline", _did_not_answer(argv, timeout_s))
     return result
+
+
+def _did_not_answer(argv: tuple[str, ...], timeout_s: float) -> str:
+    """Why `argv` was ended at its timeout, for a person: the command as far
+    as its first option (`gh pr view 42`, `git push`), and for gh the likely
+    cause."""
+    words = [argv[0]]
+    for word in argv[1:4]:
+        if word.startswith("-"):
+            break
+        words.append(word)
+    said = f"{' '.join(words)} did not answer in {timeout_s:g} s"
+    return said + " (GitHub may be unreachable)" if argv[0] == "gh" else said
 
 
 async def gh(*args: str, cwd: Path, timeout_s: float = READ_TIMEOUT_S,

@@ -7,7 +7,9 @@ raises ReviewLoadError with a reason for a person; nothing is changed in
 the repository (untracked files are listed through a temporary index).
 
 Cancelling a read kills the git or gh process it is waiting on (see
-`child_process.run`).
+`child_process.run`); gh is run by the GitHub layer's runner
+(`luxe.github.gh.run`), with its deadline and its words for a gh that is
+missing or does not answer.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from pathlib import Path
 import trio
 
 from luxe import child_process
-from luxe.github.gh import READ_TIMEOUT_S, GhFailed, checked_repository
+from luxe.github import gh
 from luxe.record import record
 from luxe.review.diffparse import DiffParseError, ParsedDiff, parse_diff, short_hash
 from luxe.review.model import (
@@ -251,19 +253,27 @@ GH_TIMEOUT_ENV = "LUXE_REVIEW_GH_TIMEOUT_S"
 OID_ANSWER_CAP = 4096
 
 
-async def _gh(cwd: Path, *args: str, cap: int | None = None) -> child_process.Completed:
-    """Run gh under the deadline (its process group is ended there)."""
-    timeout_s = float(os.environ.get(GH_TIMEOUT_ENV) or READ_TIMEOUT_S)
-    with trio.move_on_after(timeout_s):
-        try:
-            return await child_process.run(("gh", *args), cwd=cwd, stdout_cap=cap)
-        except FileNotFoundError:
-            raise ReviewLoadError(
-                "gh is not installed or not on PATH; pull requests are read through the GitHub CLI"
-            ) from None
-    raise ReviewLoadError(
-        f"gh {args[0]} {args[1]} did not answer in {timeout_s:g} s (GitHub may be unreachable)"
-    )
+async def _gh(root: Path, *args: str, cap: int) -> child_process.Completed:
+    """gh's answer (at most `cap` bytes), run by the GitHub layer
+    (luxe.github.gh.run: the deadline, the process group ended on a timeout
+    or a cancel); gh missing or past the deadline is a ReviewLoadError in
+    the GitHub layer's words."""
+    timeout_s = float(os.environ.get(GH_TIMEOUT_ENV) or gh.READ_TIMEOUT_S)
+    try:
+        return await gh.gh(*args, cwd=root, timeout_s=timeout_s, stdout_cap=cap)
+    except gh.GhUnavailable as unavailable:
+        raise ReviewLoadError(unavailable.message) from None
+
+
+async def _gh_commit_id(root: Path, *args: str, what: str) -> str:
+    """gh's short answer to `args` (a commit id, or JSON holding one);
+    ReviewLoadError naming `what` when gh refuses or says too much."""
+    done = await _gh(root, *args, cap=OID_ANSWER_CAP)
+    if done.truncated:
+        raise ReviewLoadError(f"{what}: unexpected answer (over {OID_ANSWER_CAP} bytes)")
+    if done.returncode != 0:
+        raise ReviewLoadError(f"{what}: {done.error_line}")
+    return done.text
 
 
 async def _read_pull_request(cwd: Path, target: PullRequestTarget) -> DiffRead:
@@ -279,39 +289,39 @@ async def _read_pull_request(cwd: Path, target: PullRequestTarget) -> DiffRead:
         raise ReviewLoadError(f"{target.number} is not a pull request number")
     if target.repository is not None:
         try:
-            checked_repository(target.repository)
-        except GhFailed as refused:
+            gh.checked_repository(target.repository)
+        except gh.GhFailed as refused:
             raise ReviewLoadError(refused.message) from None
     repo_args = ("--repo", target.repository) if target.repository else ()
     number = str(target.number)
-    # `baseRefOid` is not a `gh pr view` field before gh 2.4x (Debian ships
-    # 2.23): the head comes from `gh pr view`, the base from the REST API.
-    view = await _gh(root, "pr", "view", number, "--json", "headRefOid", *repo_args, cap=OID_ANSWER_CAP)
-    if view.truncated:
-        raise ReviewLoadError(f"gh pr view {number}: unexpected answer (over {OID_ANSWER_CAP} bytes)")
-    if view.returncode != 0:
-        raise ReviewLoadError(f"gh pr view {number}: {view.error_line}")
-    slug = target.repository or "{owner}/{repo}"
-    rest = await _gh(root, "api", f"repos/{slug}/pulls/{number}", "--jq", ".base.sha", cap=OID_ANSWER_CAP)
-    if rest.truncated:
-        raise ReviewLoadError(
-            f"gh api repos/{slug}/pulls/{number}: unexpected answer (over {OID_ANSWER_CAP} bytes)"
-        )
-    if rest.returncode != 0:
-        raise ReviewLoadError(f"gh api repos/{slug}/pulls/{number}: {rest.error_line}")
-    try:
-        head = str(json.loads(view.text)["headRefOid"])
-        base = rest.text.strip()
-    except (ValueError, KeyError, TypeError):
-        raise ReviewLoadError(f"gh pr view {number}: unexpected answer") from None
-    if not base:
-        raise ReviewLoadError(f"gh api repos/{slug}/pulls/{number}: no base commit")
+    base, head = await _pull_request_commits(root, target, repo_args)
     diff = await _gh(root, "pr", "diff", number, "--color", "never", *repo_args, cap=DIFF_CAP)
     if diff.truncated:
         raise _too_large(f"pull request {number}'s diff")
     if diff.returncode != 0:
         raise ReviewLoadError(f"gh pr diff {number}: {diff.error_line}")
     return DiffRead(root, target, base, head, diff.text)
+
+
+async def _pull_request_commits(
+    root: Path, target: PullRequestTarget, repo_args: tuple[str, ...]
+) -> tuple[str, str]:
+    """The pull request's (base, head) commit ids. `baseRefOid` is not a
+    `gh pr view` field before gh 2.4x (Debian ships 2.23): the head comes
+    from `gh pr view`, the base from the REST API."""
+    number = str(target.number)
+    view = await _gh_commit_id(
+        root, "pr", "view", number, "--json", "headRefOid", *repo_args, what=f"gh pr view {number}"
+    )
+    try:
+        head = str(json.loads(view)["headRefOid"])
+    except (ValueError, KeyError, TypeError):
+        raise ReviewLoadError(f"gh pr view {number}: unexpected answer") from None
+    pull_path = f"repos/{target.repository or '{owner}/{repo}'}/pulls/{number}"
+    base = await _gh_commit_id(root, "api", pull_path, "--jq", ".base.sha", what=f"gh api {pull_path}")
+    if not base.strip():
+        raise ReviewLoadError(f"gh api {pull_path}: no base commit")
+    return base.strip(), head
 
 
 def parse_read(read: DiffRead) -> ParsedDiff:

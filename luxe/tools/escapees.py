@@ -73,14 +73,44 @@ def reap(pids: list[int], wait_s: float = 0.0) -> None:
 
 def children_of_self() -> list[int] | None:
     """Our children (of every thread), or None where Linux does not list them."""
+    return _children_of("self")
+
+
+def _children_of(pid: int | str) -> list[int] | None:
+    """`pid`'s children (of every thread); None where Linux does not list
+    them, or once `pid` is gone."""
     out: list[int] = []
     try:
-        for task in os.listdir("/proc/self/task"):
-            with open(f"/proc/self/task/{task}/children") as f:
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{task}/children") as f:
                 out += [int(p) for p in f.read().split()]
     except (OSError, ValueError):
         return None
     return out
+
+
+def our_subtree() -> list[int] | None:
+    """Our descendants, walked down the kernel's lists of children (a pass
+    costs what they number, not all of /proc); None where Linux does not
+    list children. A pass can miss the child of one that forks and exits
+    meanwhile (it is reparented behind the walk): the next pass meets it."""
+    found = children_of_self()
+    if found is None:
+        return None
+    seen = set(found)
+    for pid in found:  # grows as it is walked: breadth first
+        below = [child for child in _children_of(pid) or () if child not in seen]
+        seen.update(below)
+        found += below
+    return found
+
+
+def is_ours(pid: int) -> bool:
+    """Whether `pid` runs as our user (its environment is ours to read)."""
+    try:
+        return os.stat(f"/proc/{pid}").st_uid == os.getuid()
+    except OSError:
+        return False
 
 
 def kill_tagged(var: str, token: str, *, children_only: bool = True) -> list[int]:

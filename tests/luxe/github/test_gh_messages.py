@@ -1,10 +1,14 @@
-"""gh's complaints, as gh 2.23 words them, become workspace_updated.github."""
+"""gh's complaints, as gh 2.23 words them, become workspace_updated.github;
+a gh or git past its timeout is named for a person."""
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import pytest
 
-from luxe.github.gh import classify
+from luxe.github.gh import GhUnavailable, classify, run
 
 
 @pytest.mark.parametrize(
@@ -27,3 +31,29 @@ from luxe.github.gh import classify
 )
 def test_classify(message: str, status: str) -> None:
     assert classify(message) == status
+
+
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (("gh", "pr", "view", "7", "--json", "headRefOid"),
+         "gh pr view 7 did not answer in 0.3 s (GitHub may be unreachable)"),
+        (("gh", "api", "repos/acme/widgets/pulls/7", "--jq", ".base.sha"),
+         "gh api repos/acme/widgets/pulls/7 did not answer in 0.3 s (GitHub may be unreachable)"),
+        (("git", "push", "-u", "origin", "topic"), "git push did not answer in 0.3 s"),
+    ],
+)
+async def test_a_command_past_its_timeout_is_named_as_far_as_its_first_option(
+    argv: tuple[str, ...], said: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The words a person reads, from the GitHub layer and Guided Review
+    alike (both run gh through gh.run)."""
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    for name in ("gh", "git"):
+        (folder / name).write_text("#!/bin/sh\nexec sleep 600\n")
+        (folder / name).chmod(0o755)
+    monkeypatch.setenv("PATH", f"{folder}:{os.environ['PATH']}")
+    with pytest.raises(GhUnavailable) as raised:
+        await run(argv, cwd=tmp_path, timeout_s=0.3)
+    assert (raised.value.status, raised.value.message) == ("offline", said)

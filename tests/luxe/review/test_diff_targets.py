@@ -269,7 +269,8 @@ async def test_pull_request_without_gh_or_unknown(
     assert git is not None
     (only_git / "git").symlink_to(git)
     monkeypatch.setenv("PATH", str(only_git))
-    with pytest.raises(ReviewLoadError, match="gh is not installed"):
+    # The GitHub layer's words (Guided Review runs gh through luxe.github.gh.run).
+    with pytest.raises(ReviewLoadError, match=r"^gh is not installed or not on PATH$"):
         await load(base_repo.path, PullRequestTarget(number))
 
 

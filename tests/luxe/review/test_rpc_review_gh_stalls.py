@@ -2,10 +2,11 @@
 GitHub as long as GitHub makes it: a GitHub that never answers, or a gh that
 hangs, once held the review's owner task for good, so that load and every
 review action sent after it (a working-tree load, an edit) went unanswered
-until the session closed. The read now has the GitHub layer's deadline;
-tests shorten it (LUXE_REVIEW_GH_TIMEOUT_S). A gh that has printed part of
-its answer has not answered: the deadline holds there too. The real
-`luxe --rpc`, the real gh and the fake GitHub."""
+until the session closed. The read now has the GitHub layer's deadline
+and words (gh is run by luxe.github.gh.run); tests shorten the deadline
+(LUXE_REVIEW_GH_TIMEOUT_S). A gh that has printed part of its answer has not
+answered: the deadline holds there too. The real `luxe --rpc`, the real gh
+and the fake GitHub."""
 
 from __future__ import annotations
 
@@ -47,10 +48,13 @@ def hanging_gh(folder: Path, real: str | None = None) -> str:
 
 
 @needs_gh
-@pytest.mark.parametrize("stall", ["github never answers", "gh hangs", "gh hangs half-way"])
+@pytest.mark.parametrize(
+    ("stall", "waited_on"),
+    [("github never answers", "pr view"), ("gh hangs", "pr view"), ("gh hangs half-way", "pr diff")],
+)
 def test_a_pull_request_review_that_gh_never_answers_fails_and_frees_the_review(
     spawn: SpawnLuxe, repo: Repo, github: FakeGitHub, env: dict[str, str], tmp_path: Path,
-    stall: str,
+    stall: str, waited_on: str,
 ) -> None:
     pull = topic_pull_request(repo, github)
     extra = {**github.env(), "LUXE_REVIEW_GH_TIMEOUT_S": "3"}
@@ -65,7 +69,10 @@ def test_a_pull_request_review_that_gh_never_answers_fails_and_frees_the_review(
     if stall == "github never answers":
         luxe.expect("workspace_updated")  # the workspace's own gh has had its answer
         github.api.delay_s = 600.0  # the fixture's teardown ends the stall
-    pull_request_load_fails(luxe, pull.number, "did not answer in 3 s")
+    pull_request_load_fails(
+        luxe, pull.number,
+        f"gh {waited_on} {pull.number} did not answer in 3 s (GitHub may be unreachable)",
+    )
     next_load_is_answered(luxe, repo)
     assert luxe.close() == 0
     left = [p for p in processes_with_marker("", scope=env) if command_name(p) in ("gh", "sleep")]

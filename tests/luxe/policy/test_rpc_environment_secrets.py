@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from .e2e import call, tool_results
-from .hostile import MODES, PROVIDER_KEY, one_turn_leaks_nothing
+from .hostile import MODES, PROVIDER_KEY, everything_written, one_turn_leaks_nothing
 
 GITHUB_TOKEN = "ghp_Vt3kR9mQ2xL7wN4pZ8sB1cY6"
 AWS_SECRET = "aws-Q8zT2vM5nK9rX3bW7yL1"
@@ -55,6 +55,8 @@ def test_exported_credentials_never_reach_the_model_or_a_client(
     assert "/tmp/ssh-agent-sock-1234" in results and "release-candidate" in results
     assert "\\nenabled\\n" in results  # a plain word, though its name says secret
     assert "postgres://app:" in results and "@db.internal:5432/app" in results
+    written = everything_written(env)  # the session file and the log
+    assert written and not [value for value in SECRETS if value in written]
 
 
 def test_a_tool_still_has_the_credentials_it_was_given(repo: Path, env: dict[str, str]) -> None:

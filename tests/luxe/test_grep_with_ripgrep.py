@@ -16,8 +16,33 @@ from tests.helpers.swap import (
     link_to_a_siblings_env,
     link_to_env,
 )
+from tests.luxe.conftest import SpawnLuxe
 from tests.luxe.grep_swap import grep_while_swapping
 from tests.luxe.policy.hostile import ripgrep_dir
+from tests.luxe.rpc_driver import call, tool_results
+
+
+def test_grep_shows_the_lines_ripgrep_found_as_the_file_holds_them(
+    spawn: SpawnLuxe, repo: Path, env: dict[str, str]
+) -> None:
+    # Each line is shown once Luxe's own read of its file finds it there:
+    # a CRLF file's, a last line with no newline, a name with a colon and a
+    # space, a match 200,000 lines (and many reads) in, and a long line.
+    (repo / "crlf.txt").write_bytes(b"the needle 1\r\nplain\r\nthe needle 3\r\n")
+    (repo / "last.txt").write_bytes(b"plain\nthe needle at the end")
+    (repo / "odd name").mkdir()
+    (repo / "odd name" / "a:b.txt").write_text("the needle: 1:2:\n")
+    (repo / "deep.txt").write_text("plain\n" * 200_000 + "the needle deep\n")
+    (repo / "long.txt").write_text("y" * 100_000 + " the needle\n")
+    lines = sorted(_grep_with_ripgrep(spawn, env).split("\n"))
+    assert lines == [
+        "crlf.txt:1:the needle 1",
+        "crlf.txt:3:the needle 3",
+        "deep.txt:200001:the needle deep",
+        "last.txt:2:the needle at the end",
+        "long.txt:1:" + "y" * 289,  # (the line is cut for the model)
+        "odd name/a:b.txt:1:the needle: 1:2:",
+    ]
 
 
 @pytest.mark.parametrize(
@@ -50,3 +75,20 @@ def test_grep_never_shows_a_line_ripgrep_read_while_the_name_was_a_secret(
     assert "TEXT" in shown  # the plain file was searched
     assert "MARKER" not in shown
     assert "API_KEY" not in shown
+
+
+def _grep_with_ripgrep(spawn: SpawnLuxe, env: dict[str, str]) -> str:
+    """What the grep tool answered for `needle` with rg on PATH."""
+    rg = ripgrep_dir()
+    if rg is None:
+        pytest.skip("ripgrep is not installed (.ci/run installs it)")
+    luxe = spawn(
+        [{"tool_calls": [call("grep", pattern="needle")]}, {"text": "done"}],
+        env_extra={"PATH": f"{rg}:{env.get('PATH', '')}"},
+    )
+    ready = luxe.handshake()
+    luxe.send("submit_user_message", {"text": "find it"})
+    luxe.collect_until("turn_ended")
+    assert luxe.close() == 0
+    [result] = tool_results(env, ready["session_id"])
+    return str(result["content"])

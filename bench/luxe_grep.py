@@ -13,12 +13,17 @@ weighs on both alike, for each tree and pattern:
 Trees: this checkout, and the interpreter's standard library (thousands of
 files). Patterns: one matching in a few files, and one matching past the
 tool's cap of 200 lines (the most files it opens again).
-Run: .venv/bin/python bench/luxe_grep.py [--rounds 10]
+
+With --against CHECKOUT, that checkout's luxe/tools/search.py (loaded
+beside this tree's luxe, which it imports from) is measured too, in the
+same loop: `against` and the ratio this tree / against.
+Run: .venv/bin/python bench/luxe_grep.py [--rounds 10] [--against /path/to/other/checkout]
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import shutil
 import statistics
@@ -86,21 +91,38 @@ def floor_seconds(rg: str, tree: Path, pattern: str) -> float:
     return time.perf_counter() - start
 
 
-def measure(rg: str, tree: Path, pattern: str, rounds: int) -> dict[str, Any]:
-    tool = GrepTool(rg)
-    tool_seconds(tool, tree, pattern)  # warm the page cache and the imports
-    tools, floors, summary = [], [], ""
+def grep_tool_of(checkout: str) -> Any:
+    """The GrepTool class of another checkout's luxe/tools/search.py."""
+    path = Path(checkout, "luxe", "tools", "search.py")
+    spec = importlib.util.spec_from_file_location("against_search", path)
+    assert spec is not None and spec.loader is not None, path
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.GrepTool
+
+
+def measure(rg: str, tree: Path, pattern: str, rounds: int, against: Any) -> dict[str, Any]:
+    """Medians of `rounds` runs of the tool, the floor and (if given) the
+    other checkout's tool, one of each per round."""
+    tools = {"tool": GrepTool(rg), **({"against": against(rg)} if against else {})}
+    times: dict[str, list[float]] = {name: [] for name in [*tools, "floor"]}
+    summary = ""
+    for tool in tools.values():
+        tool_seconds(tool, tree, pattern)  # warm the page cache and the imports
     for _ in range(rounds):
-        seconds, summary = tool_seconds(tool, tree, pattern)
-        tools.append(seconds)
-        floors.append(floor_seconds(rg, tree, pattern))
-    return {"tool": statistics.median(tools), "floor": statistics.median(floors), "summary": summary}
+        for name, tool in tools.items():
+            seconds, summary = tool_seconds(tool, tree, pattern)
+            times[name].append(seconds)
+        times["floor"].append(floor_seconds(rg, tree, pattern))
+    return {"summary": summary, **{name: statistics.median(t) for name, t in times.items()}}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=10)
+    parser.add_argument("--against", default="", help="another checkout, measured side by side")
     args = parser.parse_args()
+    against = grep_tool_of(args.against) if args.against else None
     rg = shutil.which("rg")
     if rg is None:
         sys.exit("ripgrep is not installed")
@@ -108,12 +130,15 @@ def main() -> None:
     for tree_name, tree in trees.items():
         files = sum(len(names) for _, _, names in os.walk(tree))
         for label, pattern in PATTERNS.items():
-            m = measure(rg, tree, pattern, args.rounds)
-            print(
+            m = measure(rg, tree, pattern, args.rounds, against)
+            line = (
                 f"{tree_name:8} ({files:>6} files) {label:4} {m['summary']:>12}: "
                 f"tool {m['tool'] * 1000:7.1f} ms  floor {m['floor'] * 1000:7.1f} ms  "
-                f"ratio {m['tool'] / m['floor']:.2f}"
+                f"tool/floor {m['tool'] / m['floor']:.2f}"
             )
+            if against:
+                line += f"  against {m['against'] * 1000:7.1f} ms  tool/against {m['tool'] / m['against']:.2f}"
+            print(line)
 
 
 if __name__ == "__main__":

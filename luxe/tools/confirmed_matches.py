@@ -9,7 +9,7 @@ judged (`is_secret_opened`), and a line is kept only when what Luxe read
 through it holds the same text at the same line number. A line ripgrep
 read from a secret file is then either in the file Luxe refuses, or not in
 the file Luxe read, and is dropped either way. Luxe reads a file only as
-far as its last reported line, and never past the cap it is given.
+far as its furthest reported line, and never past the cap it is given.
 """
 
 from __future__ import annotations

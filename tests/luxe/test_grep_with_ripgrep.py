@@ -17,8 +17,7 @@ from tests.helpers.swap import (
     link_to_env,
 )
 from tests.luxe.conftest import SpawnLuxe
-from tests.luxe.grep_swap import grep_while_swapping
-from tests.luxe.policy.hostile import ripgrep_dir
+from tests.luxe.policy.hostile import grep_while_swapping, ripgrep_dir
 from tests.luxe.rpc_driver import call, tool_results
 
 

@@ -15,7 +15,7 @@ import pytest
 from tests.helpers.deep_tree import deep_tree
 from tests.helpers.swap import hard_link_to_env, link_to_a_siblings_env, link_to_env
 from tests.luxe.conftest import SpawnLuxe
-from tests.luxe.grep_swap import grep_while_swapping
+from tests.luxe.policy.hostile import grep_while_swapping
 from tests.luxe.rpc_driver import call, tool_results
 
 

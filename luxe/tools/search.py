@@ -123,8 +123,8 @@ class GrepTool:
         of its file (see confirmed_matches). Every secret file the listing
         finds in the search's scope goes to `skipped`, whether or not it
         matched: a count that moved with the pattern would let a model guess
-        a value. A file refused only when its lines are confirmed is not
-        counted, for the same reason."""
+        a value. A file refused only by that read (its descriptor a secret)
+        is not counted, for the same reason: it is read only if it matched."""
         assert self.ripgrep is not None
         # The same files as the Python search: hidden ones too (a `.env` is
         # found, then skipped and counted), minus the same skipped directories.

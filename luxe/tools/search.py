@@ -1,7 +1,10 @@
 """The grep tool: ripgrep when installed, a Python fallback otherwise.
 
 Both give `path:line:text` lines relative to the cwd, capped; each line is
-redacted before it is cut. The model's arguments reach ripgrep only as the
+redacted before it is cut. Luxe judges every file it reads by the
+descriptor it opened: its own search's, and, behind ripgrep, its own read
+of each file ripgrep reported a line from (a line is shown only when that
+read holds it). The model's arguments reach ripgrep only as the
 values of `--regexp=`/`--glob=` and as a path after `--`, never as options
 (a file named `--pre=sh` is a path). The fallback
 walks the tree in a worker thread (skipping .git, virtualenvs and binary
@@ -26,6 +29,7 @@ from luxe import children
 from luxe.engine.model import ToolSpec
 from luxe.engine.tooling import ToolContext, ToolError, ToolResult
 from luxe.regular_file import open_regular
+from luxe.tools.confirmed_matches import confirmed_lines, reported_lines
 from luxe.tools.paths import SKIP_DIRS, resolve, shown, walk_files
 from luxe.wording import counted
 from process_group import terminate_group
@@ -75,7 +79,9 @@ class GrepTool:
         is_secret: Callable[[str], bool] = ctx.is_secret_file
         skipped: set[str] = set()
         if self.ripgrep:
-            lines = await self._ripgrep(pattern, root, glob, ctx.cwd, is_secret, skipped)
+            lines = await self._ripgrep(
+                pattern, root, glob, ctx.cwd, is_secret, skipped, ctx.is_secret_opened
+            )
         else:
             stop = threading.Event()
             try:
@@ -110,11 +116,15 @@ class GrepTool:
         cwd: Path,
         is_secret: Callable[[str], bool],
         skipped: set[str],
+        is_secret_opened: Callable[[int], bool],
     ) -> list[str]:
         """ripgrep's matches, minus every line from a secret file (`--null`
-        makes the file name unambiguous). Every secret file in the search's
-        scope goes to `skipped`, whether or not it matched: a count that
-        moved with the pattern would let a model guess a value."""
+        makes the file name unambiguous), each confirmed by Luxe's own read
+        of its file (see confirmed_matches). Every secret file the listing
+        finds in the search's scope goes to `skipped`, whether or not it
+        matched: a count that moved with the pattern would let a model guess
+        a value. A file refused only by that read (its descriptor a secret)
+        is not counted, for the same reason: it is read only if it matched."""
         assert self.ripgrep is not None
         # The same files as the Python search: hidden ones too (a `.env` is
         # found, then skipped and counted), minus the same skipped directories.
@@ -139,21 +149,14 @@ class GrepTool:
                 ],
                 cwd,
             )
-        text = data.decode("utf-8", "replace")
-        lines: list[str] = []
-        for line in text.splitlines():
-            name, sep, rest = line.partition("\0")
-            if not sep:
-                continue
-            # The root is named `.` (never an option-looking word): rg then
-            # prefixes every match with `./`, which the model need not see.
-            name = name.removeprefix("./")
-            if name in skipped or is_secret(str(cwd / name)):
-                continue
-            lines.append(f"{name}:{rest[:MAX_SCANNED_LINE]}")
-            if len(lines) > MAX_MATCHES:
-                break
-        return lines
+        stop = threading.Event()
+        try:
+            return await trio.to_thread.run_sync(
+                _confirmed_ripgrep_lines, data, cwd, is_secret, skipped, is_secret_opened, stop,
+                abandon_on_cancel=True,
+            )
+        finally:
+            stop.set()  # an abandoned check ends at its next file
 
     async def _run(self, argv: list[str], cwd: Path) -> bytes:
         """rg's output, capped at RG_OUTPUT_CAP (a line cut by the cap is
@@ -182,6 +185,30 @@ class GrepTool:
         if size >= RG_OUTPUT_CAP:
             data = data[: max(data.rfind(b"\n"), data.rfind(b"\0")) + 1]
         return data
+
+
+def _confirmed_ripgrep_lines(
+    output: bytes,
+    cwd: Path,
+    is_secret: Callable[[str], bool],
+    skipped: set[str],
+    is_secret_opened: Callable[[int], bool],
+    stop: threading.Event,
+) -> list[str]:
+    """`path:line:text` for each line of rg's `output` that Luxe's own read
+    of its file confirms, up to one past MAX_MATCHES. A file named in
+    `skipped`, or secret by its name now, is not opened."""
+
+    def refused(name: str) -> bool:
+        return name in skipped or is_secret(str(cwd / name))
+
+    lines: list[str] = []
+    reported = reported_lines(output)
+    for name, number, text in confirmed_lines(reported, str(cwd), refused, is_secret_opened, stop, FILE_CAP):
+        lines.append(f"{name}:{number}:{text[:MAX_SCANNED_LINE]}")
+        if len(lines) > MAX_MATCHES:
+            break
+    return lines
 
 
 def _gitignore_literal(name: str) -> str:

@@ -8,7 +8,10 @@ build it started) can do between any look at a path and the open.
 The directory `swap` and another (`.other`) trade places, one atomic
 renameat2(RENAME_EXCHANGE) each, until the block ends. `hard_link_to_env`,
 `link_to_env` and `link_to_a_siblings_env` plant a secret file (ENV, in the
-repository's .env or a sibling project's) as the other name.
+repository's .env or a sibling project's) as the other name;
+`folder_holding_a_link_to_env` and `link_to_a_folder_holding_a_link_to_env`
+plant a folder (or a symlink to one) holding a hard link to the .env under a
+plain name.
 """
 
 from __future__ import annotations
@@ -73,3 +76,20 @@ def link_to_a_siblings_env(at: Path) -> None:
     sibling.mkdir()
     (sibling / ".env").write_text(ENV)
     at.symlink_to(sibling / ".env")
+
+
+def folder_holding_a_link_to_env(at: Path) -> None:
+    """`at` a folder holding `notes.md`, a hard link to the repository's
+    .env: a search walking the swapped name finds `racy.md/notes.md`."""
+    at.mkdir()
+    os.link(at.parent.parent / ".env", at / "notes.md")
+
+
+def link_to_a_folder_holding_a_link_to_env(at: Path) -> None:
+    """`at` a symlink to a sibling folder holding `notes.md`, a hard link
+    to the repository's .env: a search given the swapped name as its path
+    follows the link (a walk from above never does)."""
+    vault = at.parent.parent.parent / "vault"
+    vault.mkdir()
+    os.link(at.parent.parent / ".env", vault / "notes.md")
+    at.symlink_to(vault)

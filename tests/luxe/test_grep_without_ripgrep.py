@@ -13,15 +13,9 @@ from pathlib import Path
 import pytest
 
 from tests.helpers.deep_tree import deep_tree
-from tests.helpers.swap import (
-    ENV,
-    hard_link_to_env,
-    link_to_a_siblings_env,
-    link_to_env,
-    swapping_names,
-)
+from tests.helpers.swap import hard_link_to_env, link_to_a_siblings_env, link_to_env
 from tests.luxe.conftest import SpawnLuxe
-from tests.luxe.policy.hostile import hostile_luxe
+from tests.luxe.policy.hostile import grep_while_swapping
 from tests.luxe.rpc_driver import call, tool_results
 
 
@@ -78,21 +72,8 @@ def test_grep_never_reads_a_secret_file_swapped_in_after_its_name_was_checked(
     # The search skipped secret files by their path, then opened the path:
     # a name swapped for a link to `.env` in between had its lines shown
     # (the value redacted, every other word of the file not).
-    (repo / ".env").write_text(ENV)
-    # The pattern never spells what it finds, so the model's own call
-    # arguments (in every later request) cannot count as a leak.
-    greps = [call("grep", pattern="M.RKER|API.KEY|TEXT")] * 300
-    steps = [{"tool_calls": greps}, {"text": "done"}]
     without_rg = {**env, "PATH": _bin_without_ripgrep(tmp_path)}
-    with (
-        swapping_names(repo, plant),
-        hostile_luxe(steps, "yolo", cwd=repo, env=without_rg) as (luxe, server),
-    ):
-        luxe.send("submit_user_message", {"text": "go"})
-        frames = luxe.collect_until("turn_ended", timeout=60.0)
-        assert frames[-1]["content"]["text"] == "done", frames[-1]
-        assert luxe.close() == 0
-    shown = str([f for f in luxe.frames if f["kind"] != "tool_started"]) + str(server.bodies)
+    shown = grep_while_swapping(plant, repo, without_rg)
     assert "TEXT" in shown  # the plain file was searched
     assert "MARKER" not in shown
     assert "API_KEY" not in shown

@@ -1,17 +1,20 @@
 """Helpers for the hostile-repository tests (issue 17): a real `luxe --rpc`
-on the loopback model server in any permission mode, and what it leaked."""
+on the loopback model server in any permission mode, and what it leaked;
+`grep_while_swapping`, the grep tool searching while a name swaps for a
+secret file."""
 
 from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from tests.fakes.llm_server import FakeLLMServer
-from tests.luxe.rpc_driver import LuxeProcess
+from tests.helpers.swap import ENV, swapping_names
+from tests.luxe.rpc_driver import LuxeProcess, call
 
 from .e2e import MODEL
 
@@ -97,3 +100,28 @@ def one_turn_leaks_nothing(
         assert luxe.close() == 0
         done = [f["content"] for f in frames if f["kind"] == "tool_finished"]
         return done, server.bodies[-1]
+
+
+def grep_while_swapping(
+    plant: Callable[[Path], None],
+    repo: Path,
+    env: dict[str, str],
+    *,
+    path: str = ".",
+    searches: int = 300,
+) -> str:
+    """Every frame but the model's own calls, and every request to the
+    model, of one turn making `searches` grep calls under `path` at once while
+    `swap/racy.md` (TEXT) and what `plant` plants trade places; the
+    repository's `.env` holds ENV. The pattern never spells what it finds,
+    so the model's own call arguments (in every later request) cannot
+    count as a leak."""
+    (repo / ".env").write_text(ENV)
+    greps = [call("grep", pattern="M.RKER|API.KEY|TEXT", path=path)] * searches
+    steps = [{"tool_calls": greps}, {"text": "done"}]
+    with swapping_names(repo, plant), hostile_luxe(steps, "yolo", cwd=repo, env=env) as (luxe, server):
+        luxe.send("submit_user_message", {"text": "go"})
+        frames = luxe.collect_until("turn_ended", timeout=60.0)
+        assert frames[-1]["content"]["text"] == "done", frames[-1]
+        assert luxe.close() == 0
+    return str([f for f in luxe.frames if f["kind"] != "tool_started"]) + str(server.bodies)

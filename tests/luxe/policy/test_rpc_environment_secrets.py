@@ -19,19 +19,22 @@ AWS_SECRET = "aws-Q8zT2vM5nK9rX3bW7yL1"
 DB_PASSWORD = "pg-pass-4H7kR2xV9"
 URL_PASSWORD = "url-pw-6M3qZ8tN1"
 PRIVATE_KEY_LINE = "MIIEvQIBADANBgkqhkiG9w0BAQEFAASC"
+NPM_TOKEN = "npm_Rz4Tq8Lm2Xv6Kb9Wc3Yh"
 
 EXPORTED = {
     "GITHUB_TOKEN": GITHUB_TOKEN,
     "AWS_SECRET_ACCESS_KEY": AWS_SECRET,
     "DB_PASSWORD": DB_PASSWORD,
     "DATABASE_URL": f"postgres://app:{URL_PASSWORD}@db.internal:5432/app",
+    # npm's own spelling: lower case, with the registry in the name.
+    "npm_config_//registry.npmjs.org/:_authToken": NPM_TOKEN,
     "DEPLOY_PRIVATE_KEY": f"-----BEGIN PRIVATE KEY-----\n{PRIVATE_KEY_LINE}\n-----END PRIVATE KEY-----",
     # Not credentials: shown as they are.
     "SSH_AUTH_SOCK": "/tmp/ssh-agent-sock-1234",
     "BUILD_FLAVOUR": "release-candidate",
     "SECRET_SCANNING": "enabled",
 }
-SECRETS = (GITHUB_TOKEN, AWS_SECRET, DB_PASSWORD, URL_PASSWORD, PRIVATE_KEY_LINE)
+SECRETS = (GITHUB_TOKEN, AWS_SECRET, DB_PASSWORD, URL_PASSWORD, PRIVATE_KEY_LINE, NPM_TOKEN)
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -51,6 +54,8 @@ def test_exported_credentials_never_reach_the_model_or_a_client(
     _done, body = one_turn_leaks_nothing(calls, mode, SECRETS, cwd=repo, env={**env, **EXPORTED})
     results = str(tool_results(body))
     assert "[REDACTED:" in results
+    if mode != "read-only":  # where `env` and a program of the repository's may run
+        assert "GITHUB_TOKEN=[REDACTED:" in results and "_authToken=[REDACTED:" in results
     # What is not a credential reads as it is.
     assert "/tmp/ssh-agent-sock-1234" in results and "release-candidate" in results
     assert "\\nenabled\\n" in results  # a plain word, though its name says secret

@@ -91,12 +91,20 @@ async def run(
         try:
             result = await child_process.run(argv, cwd=cwd, stdin=stdin, env=env, stdout_cap=stdout_cap)
         except FileNotFoundError:
-            if argv[0] == "gh":
-                raise GhUnavailable("gh_missing", "gh is not installed or not on PATH") from None
-            raise GhUnavailable(f"error: {argv[0]} is not installed", f"{argv[0]} is missing") from None
+            raise _missing(argv[0]) from None
     if result is None:
         raise GhUnavailable("offline", _did_not_answer(argv, timeout_s))
     return result
+
+
+def _missing(program: str) -> GhUnavailable:
+    """`program` (gh or git) is not installed: the status and the words for
+    a person (gh named as the GitHub CLI: not everyone knows it by its
+    command)."""
+    if program == "gh":
+        return GhUnavailable("gh_missing", "gh (the GitHub CLI) is not installed or not on PATH")
+    return GhUnavailable(f"error: {program} is not installed",
+                         f"{program} is not installed or not on PATH")
 
 
 def _did_not_answer(argv: tuple[str, ...], timeout_s: float) -> str:

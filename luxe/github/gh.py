@@ -3,18 +3,21 @@ its own process group, with a timeout and a cap on what of gh's answer is
 read (JSON_CAP), and say in one word why GitHub is not reachable when it is
 not.
 
-`run_gh` owns the process it starts (through `luxe.child_process.run`):
-a timeout or a cancel ends the whole group with the shared
-`terminate_group` before the caller sees `GhUnavailable` or Cancelled. The
-caller's task lives in the session's nursery, so closing the session kills
-every gh still running.
+`run` owns the process it starts (through `luxe.child_process.run`): a
+timeout or a cancel ends the whole group with the shared `terminate_group`
+before the caller sees `GhUnavailable` or Cancelled. The caller's task lives
+in the session's nursery, so closing the session kills every gh still
+running. It is the one way Luxe runs gh: the workspace, the pull-request
+actions, Guided Review's reads (luxe.review.diff) and, before the session
+starts, `--issue`/`--from-pr`/`--worktree` (luxe.github.start, in a trio run
+of its own) all say gh missing or silent in its words.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -136,13 +139,9 @@ async def git(
 async def gh_json(*args: str, cwd: Path, timeout_s: float = READ_TIMEOUT_S) -> Any:
     """gh's JSON answer; raises GhFailed with gh's message when it fails, or
     when the answer is past JSON_CAP (gh is stopped there)."""
-    done = await gh(*args, cwd=cwd, timeout_s=timeout_s)
-    if done.truncated:
-        raise GhFailed(too_large(f"gh {args[0]} {args[1]}"))
-    if done.returncode != 0:
-        raise GhFailed(done.error_line)
+    text = answer(("gh", *args), await gh(*args, cwd=cwd, timeout_s=timeout_s))
     try:
-        return json.loads(done.text)
+        return json.loads(text)
     except ValueError:
         raise GhFailed(f"gh {args[0]} {args[1]}: unexpected answer") from None
 
@@ -159,9 +158,15 @@ async def checked(*args: str, cwd: Path, timeout_s: float = WRITE_TIMEOUT_S,
                   stdin: bytes | None = None) -> str:
     """Run gh; its stdout, or GhFailed with its complaint (or when its
     answer is past JSON_CAP)."""
-    done = await gh(*args, cwd=cwd, timeout_s=timeout_s, stdin=stdin)
+    return answer(("gh", *args), await gh(*args, cwd=cwd, timeout_s=timeout_s, stdin=stdin))
+
+
+def answer(argv: Sequence[str], done: child_process.Completed) -> str:
+    """What `argv` (gh or git, run to `done`) printed; GhFailed with its
+    complaint when it failed, or when its answer passed the cap it was read
+    to (it was stopped there)."""
     if done.truncated:
-        raise GhFailed(too_large(f"gh {args[0]} {args[1]}"))
+        raise GhFailed(too_large(f"{argv[0]} {argv[1]}"))
     if done.returncode != 0:
         raise GhFailed(done.error_line)
     return done.text

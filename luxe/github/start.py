@@ -6,26 +6,28 @@ starts after the handshake): every gh and git child goes through the GitHub
 layer's runner (luxe.github.gh.run: its own process group, the deadline
 TIMEOUT_S with the group ended when it passes, gh's answer read to
 gh.JSON_CAP, the same words for gh missing or silent), and nothing is left
-running when it returns. It reads the issue or pull request through gh,
-refuses a dirty tree a checkout would lose work in, creates the worktree and
-branch, checks out the pull request's head, and returns the session's cwd
-and the GitHub content to give the model (marked as GitHub content, not the
-person's instructions). Any failure is a `StartError` whose message Luxe
-prints before exiting 2.
+running when it returns, nor when a stop signal ends it (the signal then
+takes its usual action: luxe.stop_signals). It reads the issue or pull
+request through gh, refuses a dirty tree a checkout would lose work in,
+creates the worktree and branch, checks out the pull request's head, and
+returns the session's cwd and the GitHub content to give the model (marked
+as GitHub content, not the person's instructions). Any failure is a
+`StartError` whose message Luxe prints before exiting 2.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+import signal
+from collections.abc import Awaitable, Callable, Mapping
 from functools import partial
 from pathlib import Path
 from typing import Any
 
 import trio
 
-from luxe import child_process
+from luxe import child_process, stop_signals
 from luxe.github import gh
 from luxe.record import record
 
@@ -205,7 +207,48 @@ def prepare(
     """Decide the session's cwd and GitHub context (see the module docstring),
     each child given the deadline `env` sets (timeout_from)."""
     run = _Runner(timeout_from(env))
-    return trio.run(partial(_prepare, run, cwd, issue=issue, from_pr=from_pr, worktree=worktree))
+    work = partial(_prepare, run, cwd, issue=issue, from_pr=from_pr, worktree=worktree)
+    outcome = trio.run(_stoppable, work)
+    if isinstance(outcome, Start):
+        return outcome
+    # A stop signal ended the start, its children first: now the signal's
+    # own action (the handler from before the run is back), as if it had
+    # come before the start.
+    signal.raise_signal(outcome)
+    raise SystemExit(128 + outcome)
+
+
+async def _stoppable(work: Callable[[], Awaitable[Start]]) -> Start | int:
+    """`work()`, or the stop signal that came first (luxe.stop_signals; one
+    ignored when luxe started is left so). The signal cancels the work, so
+    a child running then has its process group ended (luxe.child_process)
+    before this returns: killed by its action, luxe would have left it
+    running, in its own session."""
+    watched = [s for s in stop_signals.STOP_SIGNALS if signal.getsignal(s) != signal.SIG_IGN]
+    stopped: int | None = None
+    outcome: Start | StartError | None = None
+    with trio.open_signal_receiver(*watched) as received:
+        async with trio.open_nursery() as nursery:
+
+            async def watch() -> None:
+                nonlocal stopped
+                async for signum in received:
+                    stopped = signum
+                    nursery.cancel_scope.cancel()
+                    return
+
+            nursery.start_soon(watch)
+            try:
+                outcome = await work()
+            except StartError as refused:  # raised below, not in the nursery's group
+                outcome = refused
+            nursery.cancel_scope.cancel()
+    if stopped is not None:
+        return stopped
+    if isinstance(outcome, StartError):
+        raise outcome
+    assert outcome is not None
+    return outcome
 
 
 async def _prepare(
@@ -238,12 +281,13 @@ async def _prepare(
         branch = ["--branch", name] if worktree is not None else []
         try:
             await run.checked(["gh", "pr", "checkout", str(from_pr), *branch], where, what)
-        except StartError:
+        except BaseException:  # refused, or a stop signal (_stoppable) cancelled it
             if worktree is not None:  # change nothing: the new worktree goes
-                try:
-                    await run.child(["git", "worktree", "remove", "--force", str(where)], cwd,
-                                    "--worktree")
-                except StartError:
-                    pass  # the checkout's failure is what the person needs to read
+                with trio.CancelScope(shield=True):
+                    try:
+                        await run.child(["git", "worktree", "remove", "--force", str(where)],
+                                        cwd, "--worktree")
+                    except StartError:
+                        pass  # the checkout's failure is what the person needs to read
             raise
     return Start(where, "\n\n".join(context) or None)

@@ -7,7 +7,9 @@ the GitHub layer's words), leaving no gh running and no worktree behind."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import signal
 from pathlib import Path
 
 import pytest
@@ -17,6 +19,7 @@ from tests.fakes.github.server import FakeGitHub
 from tests.fakes.llm_server import FakeLLMServer
 from tests.helpers.github import Checkout, hanging_gh, needs_gh, open_fix_retry
 from tests.helpers.procs import command_name
+from tests.helpers.wait import wait_until
 from tests.luxe.conftest import SpawnLuxe
 from tests.luxe.rpc_driver import LuxeProcess, processes_with_marker, provider_env
 
@@ -109,10 +112,14 @@ def test_no_git_fails_before_ready(spawn: SpawnLuxe, checkout: Checkout, tmp_pat
     assert not (checkout.path.parent / "repo.worktrees").exists()
 
 
+def _gh_running(env: dict[str, str]) -> list[int]:
+    """This test's gh and what it started (the fake gh's sleeps), from /proc."""
+    return [p for p in processes_with_marker("", scope=env) if command_name(p) in ("gh", "sleep")]
+
+
 def _nothing_left(env: dict[str, str]) -> None:
-    """No gh, nor anything it started, outlived the refused start (/proc)."""
-    left = [p for p in processes_with_marker("", scope=env) if command_name(p) in ("gh", "sleep")]
-    assert left == []
+    """No gh, nor anything it started, outlived the refused start."""
+    assert _gh_running(env) == []
 
 
 def test_a_gh_that_never_answers_at_start_is_ended_and_refused(
@@ -127,6 +134,36 @@ def test_a_gh_that_never_answers_at_start_is_ended_and_refused(
     assert ("luxe: --issue 42: gh issue view 42 did not answer in 2 s "
             "(GitHub may be unreachable)") in message, message
     _nothing_left(env)
+
+
+@pytest.mark.parametrize("start", ["--issue", "--from-pr --worktree"])
+def test_a_stop_signal_during_the_start_ends_gh_with_luxe(
+    spawn: SpawnLuxe, github: FakeGitHub, checkout: Checkout, env: dict[str, str],
+    tmp_path: Path, start: str,
+) -> None:
+    """SIGTERM while gh reads the issue, or checks the pull request out into
+    a new worktree, ends luxe as it did (by the signal, before ready), and
+    now gh's process group first, and the new worktree goes: luxe used to
+    die at once and leave gh running in its own session."""
+    if start == "--issue":
+        stalling = hanging_gh(tmp_path / "bin", stubborn=True)
+        flags = ["--issue", "42"]
+    else:
+        number = _pull_with_thread(github, checkout)
+        real = shutil.which("gh", path=env["PATH"])
+        assert real
+        stalling = hanging_gh(tmp_path / "bin", real, hangs_on="pr checkout", stubborn=True)
+        flags = ["--from-pr", str(number), "--worktree"]
+    luxe = spawn([], *flags, env_extra={"PATH": f"{stalling}:{env['PATH']}"})
+    # The fake gh's sleeps: the one that hangs has started.
+    wait_until(lambda: any(command_name(p) == "sleep" for p in _gh_running(env)),
+               what="the start's gh to hang")
+    os.kill(luxe.pid, signal.SIGTERM)
+    assert luxe.process.wait(timeout=60) == -signal.SIGTERM
+    assert luxe.read_to_eof() == []  # not even ready
+    _nothing_left(env)
+    assert not (checkout.path.parent / "repo.worktrees" / "luxe-pr-1-retry-twice").exists()
+    assert checkout.git("worktree", "list").count("\n") == 0
 
 
 def test_a_pull_request_checkout_that_never_ends_leaves_no_worktree(

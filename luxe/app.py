@@ -228,11 +228,17 @@ def _start(options: Options, env: Mapping[str, str], paths: Paths) -> Startup:
     context: str | None = None
     if options.issue is not None or options.from_pr is not None or options.worktree is not None:
         # Decided before the first frame: the session may live in a new worktree.
+        # Its gh and git run in a trio run of their own, trio imported without
+        # the subprocess a plain import starts (luxe.trio_loader).
+        from luxe.trio_loader import import_trio
+
+        import_trio()
         from luxe.github.start import StartError, prepare
 
         try:
             start = prepare(
-                cwd, issue=options.issue, from_pr=options.from_pr, worktree=options.worktree
+                cwd, issue=options.issue, from_pr=options.from_pr, worktree=options.worktree,
+                env=env,
             )
         except StartError as exc:
             raise _Refused(str(exc)) from exc

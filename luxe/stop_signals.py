@@ -8,6 +8,11 @@ before the session's event loop runs, where trio's watcher takes them.
 - From the handshake to the loop (luxe.app): `remember` keeps the signal,
   and the loop's watcher honours it as soon as it runs (a client may stop
   luxe right after `ready`).
+
+While `--issue`/`--from-pr`/`--worktree` prepare the session (before the
+handshake, luxe.github.start), that start's trio run takes them: it ends
+its gh or git (the process group) and then gives the signal the action
+above.
 """
 
 from __future__ import annotations

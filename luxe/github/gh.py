@@ -3,18 +3,21 @@ its own process group, with a timeout and a cap on what of gh's answer is
 read (JSON_CAP), and say in one word why GitHub is not reachable when it is
 not.
 
-`run_gh` owns the process it starts (through `luxe.child_process.run`):
-a timeout or a cancel ends the whole group with the shared
-`terminate_group` before the caller sees `GhUnavailable` or Cancelled. The
-caller's task lives in the session's nursery, so closing the session kills
-every gh still running.
+`run` owns the process it starts (through `luxe.child_process.run`): a
+timeout or a cancel ends the whole group with the shared `terminate_group`
+before the caller sees `GhUnavailable` or Cancelled. The caller's task lives
+in the session's nursery, so closing the session kills every gh still
+running. It is the one way Luxe runs gh: the workspace, the pull-request
+actions, Guided Review's reads (luxe.review.diff) and, before the session
+starts, `--issue`/`--from-pr`/`--worktree` (luxe.github.start, in a trio run
+of its own) all say gh missing or silent in its words.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -91,12 +94,20 @@ async def run(
         try:
             result = await child_process.run(argv, cwd=cwd, stdin=stdin, env=env, stdout_cap=stdout_cap)
         except FileNotFoundError:
-            if argv[0] == "gh":
-                raise GhUnavailable("gh_missing", "gh is not installed or not on PATH") from None
-            raise GhUnavailable(f"error: {argv[0]} is not installed", f"{argv[0]} is missing") from None
+            raise _missing(argv[0]) from None
     if result is None:
         raise GhUnavailable("offline", _did_not_answer(argv, timeout_s))
     return result
+
+
+def _missing(program: str) -> GhUnavailable:
+    """`program` (gh or git) is not installed: the status and the words for
+    a person (gh named as the GitHub CLI: not everyone knows it by its
+    command)."""
+    if program == "gh":
+        return GhUnavailable("gh_missing", "gh (the GitHub CLI) is not installed or not on PATH")
+    return GhUnavailable(f"error: {program} is not installed",
+                         f"{program} is not installed or not on PATH")
 
 
 def _did_not_answer(argv: tuple[str, ...], timeout_s: float) -> str:
@@ -128,13 +139,9 @@ async def git(
 async def gh_json(*args: str, cwd: Path, timeout_s: float = READ_TIMEOUT_S) -> Any:
     """gh's JSON answer; raises GhFailed with gh's message when it fails, or
     when the answer is past JSON_CAP (gh is stopped there)."""
-    done = await gh(*args, cwd=cwd, timeout_s=timeout_s)
-    if done.truncated:
-        raise GhFailed(too_large(f"gh {args[0]} {args[1]}"))
-    if done.returncode != 0:
-        raise GhFailed(done.error_line)
+    text = answer(("gh", *args), await gh(*args, cwd=cwd, timeout_s=timeout_s))
     try:
-        return json.loads(done.text)
+        return json.loads(text)
     except ValueError:
         raise GhFailed(f"gh {args[0]} {args[1]}: unexpected answer") from None
 
@@ -151,9 +158,15 @@ async def checked(*args: str, cwd: Path, timeout_s: float = WRITE_TIMEOUT_S,
                   stdin: bytes | None = None) -> str:
     """Run gh; its stdout, or GhFailed with its complaint (or when its
     answer is past JSON_CAP)."""
-    done = await gh(*args, cwd=cwd, timeout_s=timeout_s, stdin=stdin)
+    return answer(("gh", *args), await gh(*args, cwd=cwd, timeout_s=timeout_s, stdin=stdin))
+
+
+def answer(argv: Sequence[str], done: child_process.Completed) -> str:
+    """What `argv` (gh or git, run to `done`) printed; GhFailed with its
+    complaint when it failed, or when its answer passed the cap it was read
+    to (it was stopped there)."""
     if done.truncated:
-        raise GhFailed(too_large(f"gh {args[0]} {args[1]}"))
+        raise GhFailed(too_large(f"{argv[0]} {argv[1]}"))
     if done.returncode != 0:
         raise GhFailed(done.error_line)
     return done.text

@@ -12,6 +12,7 @@ leave loopback or the fake raised while answering.
 from __future__ import annotations
 
 import os
+import shlex
 import subprocess
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -124,3 +125,25 @@ def github(tmp_path: Path) -> Iterator[FakeGitHub]:
         yield fake
         assert fake.refused_connects == [], "something tried to leave loopback"
         assert fake.errors == []
+
+
+def hanging_gh(
+    folder: Path, real: str | None = None, *, hangs_on: str = "", prints: str = "",
+    stubborn: bool = False,
+) -> str:
+    """`folder` (created), holding a `gh` that never answers (and never
+    exits); given the `real` gh, one that answers everything but
+    `gh <hangs_on>` (its first two words), which prints `prints` and then
+    hangs. `stubborn`: the hanging gh leaves a member of its process group
+    that ignores SIGTERM, so only the group's SIGKILL ends it."""
+    folder.mkdir()
+    hang = "(trap '' TERM; exec sleep 600) &\n" if stubborn else ""
+    hang += f"printf %s {shlex.quote(prints)}\nexec sleep 600\n" if prints else "exec sleep 600\n"
+    script = folder / "gh"
+    if real is None:
+        script.write_text(f"#!/bin/sh\n{hang}")
+    else:
+        script.write_text(f'#!/bin/sh\nif [ "$1 $2" = {shlex.quote(hangs_on)} ]; then\n'
+                          f'{hang}fi\nexec {shlex.quote(real)} "$@"\n')
+    script.chmod(0o755)
+    return str(folder)

@@ -291,9 +291,10 @@ def test_without_gh_a_write_says_so_in_one_line(
         (bin_dir / tool).symlink_to(found)
     session = ui([DRAFT], "--github-writes", env_extra={"PATH": str(bin_dir)})
     _run(session, "/pr comment hello")
-    session.wait_for("GitHub: gh is not installed or not on PATH")
+    said = "GitHub: gh (the GitHub CLI) is not installed or not on PATH"
+    session.wait_for(said)
     _run(session, "/pr open")
-    wait_until(lambda: _count(session, "GitHub: gh is not installed or not on PATH") == 2)
+    wait_until(lambda: _count(session, said) == 2)
     assert "◆" not in session.text() and _writes(github) == []
     assert checkout.remote_sha("fix-retry") is None
 

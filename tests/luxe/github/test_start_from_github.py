@@ -1,11 +1,15 @@
 """--issue, --from-pr and --worktree decide the session before its first
 frame: the GitHub content reaches the model marked as such, the pull
 request's head is checked out, a worktree holds the session, and every
-failure exits 2 before ready with a clear message."""
+failure exits 2 before ready with a clear message (gh missing or silent in
+the GitHub layer's words), leaving no gh running and no worktree behind."""
 
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import signal
 from pathlib import Path
 
 import pytest
@@ -13,9 +17,11 @@ import pytest
 from tests.fakes.github.model import Comment, Issue, Thread
 from tests.fakes.github.server import FakeGitHub
 from tests.fakes.llm_server import FakeLLMServer
-from tests.helpers.github import Checkout, needs_gh, open_fix_retry
+from tests.helpers.github import Checkout, hanging_gh, needs_gh, open_fix_retry
+from tests.helpers.procs import command_name
+from tests.helpers.wait import wait_until
 from tests.luxe.conftest import SpawnLuxe
-from tests.luxe.rpc_driver import LuxeProcess, provider_env
+from tests.luxe.rpc_driver import LuxeProcess, processes_with_marker, provider_env
 
 pytestmark = needs_gh
 
@@ -90,11 +96,95 @@ def test_a_missing_issue_fails_before_ready_and_changes_nothing(
 
 
 def test_no_gh_fails_before_ready(spawn: SpawnLuxe, tmp_path: Path) -> None:
+    """In the GitHub layer's words (luxe.github.gh.run runs the start's gh)."""
     bin_dir = tmp_path / "bin-without-gh"
     bin_dir.mkdir()
     (bin_dir / "git").symlink_to("/usr/bin/git")
     message = _refused(spawn([], "--issue", "1", env_extra={"PATH": str(bin_dir)}))
-    assert "--issue 1 needs gh" in message
+    assert "luxe: --issue 1: gh (the GitHub CLI) is not installed or not on PATH" in message
+
+
+def test_no_git_fails_before_ready(spawn: SpawnLuxe, checkout: Checkout, tmp_path: Path) -> None:
+    empty = tmp_path / "bin-without-git"
+    empty.mkdir()
+    message = _refused(spawn([], "--worktree", env_extra={"PATH": str(empty)}))
+    assert "luxe: --worktree: git is not installed or not on PATH" in message
+    assert not (checkout.path.parent / "repo.worktrees").exists()
+
+
+def _gh_running(env: dict[str, str]) -> list[int]:
+    """This test's gh and what it started (the fake gh's sleeps), from /proc."""
+    return [p for p in processes_with_marker("", scope=env) if command_name(p) in ("gh", "sleep")]
+
+
+def _nothing_left(env: dict[str, str]) -> None:
+    """No gh, nor anything it started, outlived the refused start."""
+    assert _gh_running(env) == []
+
+
+def test_a_gh_that_never_answers_at_start_is_ended_and_refused(
+    spawn: SpawnLuxe, env: dict[str, str], tmp_path: Path
+) -> None:
+    """The start's deadline (shortened here) ends gh's whole process group,
+    a member that ignores SIGTERM too, and says so as the GitHub layer does."""
+    stalling = hanging_gh(tmp_path / "bin", stubborn=True)
+    luxe = spawn([], "--issue", "42", env_extra={
+        "PATH": f"{stalling}:{env['PATH']}", "LUXE_START_TIMEOUT_S": "2"})
+    message = _refused(luxe)
+    assert ("luxe: --issue 42: gh issue view 42 did not answer in 2 s "
+            "(GitHub may be unreachable)") in message, message
+    _nothing_left(env)
+
+
+@pytest.mark.parametrize("start", ["--issue", "--from-pr --worktree"])
+def test_a_stop_signal_during_the_start_ends_gh_with_luxe(
+    spawn: SpawnLuxe, github: FakeGitHub, checkout: Checkout, env: dict[str, str],
+    tmp_path: Path, start: str,
+) -> None:
+    """SIGTERM while gh reads the issue, or checks the pull request out into
+    a new worktree, ends luxe as it did (by the signal, before ready), and
+    now gh's process group first, and the new worktree goes: luxe used to
+    die at once and leave gh running in its own session."""
+    if start == "--issue":
+        stalling = hanging_gh(tmp_path / "bin", stubborn=True)
+        flags = ["--issue", "42"]
+    else:
+        number = _pull_with_thread(github, checkout)
+        real = shutil.which("gh", path=env["PATH"])
+        assert real
+        stalling = hanging_gh(tmp_path / "bin", real, hangs_on="pr checkout", stubborn=True)
+        flags = ["--from-pr", str(number), "--worktree"]
+    luxe = spawn([], *flags, env_extra={"PATH": f"{stalling}:{env['PATH']}"})
+    # The fake gh's sleeps: the one that hangs has started.
+    wait_until(lambda: any(command_name(p) == "sleep" for p in _gh_running(env)),
+               what="the start's gh to hang")
+    os.kill(luxe.pid, signal.SIGTERM)
+    assert luxe.process.wait(timeout=60) == -signal.SIGTERM
+    assert luxe.read_to_eof() == []  # not even ready
+    _nothing_left(env)
+    assert not (checkout.path.parent / "repo.worktrees" / "luxe-pr-1-retry-twice").exists()
+    assert checkout.git("worktree", "list").count("\n") == 0
+
+
+def test_a_pull_request_checkout_that_never_ends_leaves_no_worktree(
+    spawn: SpawnLuxe, github: FakeGitHub, checkout: Checkout, env: dict[str, str],
+    tmp_path: Path,
+) -> None:
+    """`gh pr checkout` past the deadline: gh's group is ended, the new
+    worktree goes, the checkout is as it was."""
+    number = _pull_with_thread(github, checkout)
+    real = shutil.which("gh", path=env["PATH"])
+    assert real
+    stalling = hanging_gh(tmp_path / "bin", real, hangs_on="pr checkout", stubborn=True)
+    luxe = spawn([], "--from-pr", str(number), "--worktree", env_extra={
+        "PATH": f"{stalling}:{env['PATH']}", "LUXE_START_TIMEOUT_S": "10"})
+    message = _refused(luxe)
+    assert (f"luxe: --from-pr {number}: gh pr checkout {number} did not answer in 10 s "
+            "(GitHub may be unreachable)") in message, message
+    _nothing_left(env)
+    assert not (checkout.path.parent / "repo.worktrees" / "luxe-pr-1-retry-twice").exists()
+    assert checkout.git("worktree", "list").count("\n") == 0
+    assert checkout.git("branch", "--show-current") == "main"
 
 
 def test_from_pr_checks_out_the_head_and_loads_threads(

@@ -270,7 +270,8 @@ async def test_pull_request_without_gh_or_unknown(
     (only_git / "git").symlink_to(git)
     monkeypatch.setenv("PATH", str(only_git))
     # The GitHub layer's words (Guided Review runs gh through luxe.github.gh.run).
-    with pytest.raises(ReviewLoadError, match=r"^gh is not installed or not on PATH$"):
+    with pytest.raises(ReviewLoadError,
+                       match=r"^gh \(the GitHub CLI\) is not installed or not on PATH$"):
         await load(base_repo.path, PullRequestTarget(number))
 
 

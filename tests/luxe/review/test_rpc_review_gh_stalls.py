@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.fakes.github.server import FakeGitHub
-from tests.helpers.github import needs_gh
+from tests.helpers.github import hanging_gh, needs_gh
 from tests.helpers.gitrepo import Repo
 from tests.helpers.procs import command_name
 from tests.luxe.conftest import SpawnLuxe
@@ -28,23 +28,8 @@ from tests.luxe.review.rpc_helpers import (
 )
 from tests.luxe.rpc_driver import processes_with_marker
 
-
-def hanging_gh(folder: Path, real: str | None = None) -> str:
-    """A folder whose `gh` never answers (and never exits); given the `real`
-    gh, one that answers everything but `gh pr diff`, which prints the start
-    of a diff and then hangs."""
-    folder.mkdir()
-    script = folder / "gh"
-    if real is None:
-        script.write_text("#!/bin/sh\nexec sleep 600\n")
-    else:
-        script.write_text(
-            '#!/bin/sh\nif [ "$1 $2" = "pr diff" ]; then\n'
-            "  printf 'diff --git a/a.py b/a.py\\n--- a/a.py\\n'\n  exec sleep 600\nfi\n"
-            f'exec "{real}" "$@"\n'
-        )
-    script.chmod(0o755)
-    return str(folder)
+# What the half-way gh prints of `gh pr diff` before it hangs.
+DIFF_START = "diff --git a/a.py b/a.py\n--- a/a.py\n"
 
 
 @needs_gh
@@ -63,7 +48,8 @@ def test_a_pull_request_review_that_gh_never_answers_fails_and_frees_the_review(
     elif stall == "gh hangs half-way":  # the pull request is read, its diff starts, then nothing
         real = shutil.which("gh", path=env["PATH"])
         assert real
-        extra["PATH"] = f"{hanging_gh(tmp_path / 'bin', real)}:{env['PATH']}"
+        stalling = hanging_gh(tmp_path / "bin", real, hangs_on="pr diff", prints=DIFF_START)
+        extra["PATH"] = f"{stalling}:{env['PATH']}"
     luxe = spawn([NO_CHAPTERS] * 4, cwd=repo.path, env_extra=extra)
     luxe.expect("ready")
     if stall == "github never answers":

@@ -88,13 +88,16 @@ async def run(
 ) -> child_process.Completed:
     """Run `argv` (gh or git) with a timeout (and at most `stdout_cap` bytes
     of output: see luxe.child_process). Raises GhUnavailable when the
-    program is missing or the timeout passes (the group is killed first)."""
+    program is missing or cannot start, or the timeout passes (the group is
+    killed first)."""
     result: child_process.Completed | None = None
     with trio.move_on_after(timeout_s):
         try:
             result = await child_process.run(argv, cwd=cwd, stdin=stdin, env=env, stdout_cap=stdout_cap)
         except FileNotFoundError:
             raise _missing(argv[0]) from None
+        except OSError as exc:  # there, but not a program this system runs
+            raise _cannot_start(argv[0], exc) from None
     if result is None:
         raise GhUnavailable("offline", _did_not_answer(argv, timeout_s))
     return result
@@ -108,6 +111,13 @@ def _missing(program: str) -> GhUnavailable:
         return GhUnavailable("gh_missing", "gh (the GitHub CLI) is not installed or not on PATH")
     return GhUnavailable(f"error: {program} is not installed",
                          f"{program} is not installed or not on PATH")
+
+
+def _cannot_start(program: str, exc: OSError) -> GhUnavailable:
+    """`program` is on PATH but would not start (not executable, not a
+    program for this machine): the status and the words for a person."""
+    said = f"{program} could not start: {exc.strerror or exc}"
+    return GhUnavailable(f"error: {said}", said)
 
 
 def _did_not_answer(argv: tuple[str, ...], timeout_s: float) -> str:

@@ -104,6 +104,33 @@ def test_no_gh_fails_before_ready(spawn: SpawnLuxe, tmp_path: Path) -> None:
     assert "luxe: --issue 1: gh (the GitHub CLI) is not installed or not on PATH" in message
 
 
+@pytest.mark.parametrize(
+    ("planted", "why"),
+    [
+        ("not executable", "Permission denied"),
+        ("not a program", "Exec format error"),
+        ("a directory", "Permission denied"),
+    ],
+)
+def test_a_gh_that_cannot_start_fails_before_ready_in_words(
+    spawn: SpawnLuxe, tmp_path: Path, planted: str, why: str
+) -> None:
+    """A `gh` on PATH that is not a program this machine runs: a clear
+    refusal (exit 2), never a traceback."""
+    bin_dir = tmp_path / "bin-with-a-broken-gh"
+    bin_dir.mkdir()
+    (bin_dir / "git").symlink_to("/usr/bin/git")
+    gh = bin_dir / "gh"
+    if planted == "a directory":
+        gh.mkdir()
+    else:
+        gh.write_bytes(b"\x00\x01 not an executable\n")
+        gh.chmod(0o644 if planted == "not executable" else 0o755)
+    message = _refused(spawn([], "--issue", "1", env_extra={"PATH": str(bin_dir)}))
+    assert f"luxe: --issue 1: gh could not start: {why}" in message
+    assert "Traceback" not in message
+
+
 def test_no_git_fails_before_ready(spawn: SpawnLuxe, checkout: Checkout, tmp_path: Path) -> None:
     empty = tmp_path / "bin-without-git"
     empty.mkdir()

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.fakes.github.model import Check
 from tests.fakes.github.server import FakeGitHub
 from tests.helpers.github import Checkout, needs_gh, open_fix_retry
@@ -83,6 +85,28 @@ def test_without_gh(spawn: SpawnLuxe, tmp_path: Path) -> None:
     assert [f for f in luxe.frames if f["kind"] == "workspace_updated"] == [
         {"kind": "workspace_updated", "content": update}
     ]
+
+
+@pytest.mark.parametrize("planted", ["not executable", "a directory"])
+def test_a_gh_that_cannot_start_is_a_status_not_the_end(
+    spawn: SpawnLuxe, tmp_path: Path, planted: str
+) -> None:
+    """A `gh` on PATH that will not start: the workspace says why, and the
+    session answers the next request."""
+    bin_dir = tmp_path / "bin-with-a-broken-gh"
+    bin_dir.mkdir()
+    (bin_dir / "git").symlink_to("/usr/bin/git")
+    if planted == "a directory":
+        (bin_dir / "gh").mkdir()
+    else:
+        (bin_dir / "gh").write_text("not a program\n")
+    luxe = spawn([], env_extra={"PATH": str(bin_dir)})
+    luxe.handshake()
+    update = luxe.expect("workspace_updated")
+    assert update["github"] == "error: gh could not start: Permission denied"
+    luxe.send("refresh_workspace")
+    assert luxe.expect("workspace_updated")["branch"] == "main"
+    assert luxe.close() == 0
 
 
 def test_unauthenticated(spawn: SpawnLuxe, github: FakeGitHub) -> None:

@@ -28,6 +28,7 @@ from typing import Any
 import trio
 
 from luxe import child_process, stop_signals
+from luxe.env_seconds import seconds_from
 from luxe.github import gh
 from luxe.record import record
 
@@ -189,11 +190,7 @@ async def _add_worktree(
 def timeout_from(env: Mapping[str, str]) -> float:
     """TIMEOUT_ENV's deadline for each child, in seconds (default
     TIMEOUT_S; a value that is not a positive number means the default)."""
-    try:
-        value = float(env.get(TIMEOUT_ENV, ""))
-    except ValueError:
-        return TIMEOUT_S
-    return value if 0 < value < float("inf") else TIMEOUT_S
+    return seconds_from(env, TIMEOUT_ENV, TIMEOUT_S)
 
 
 def prepare(

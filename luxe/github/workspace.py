@@ -25,6 +25,7 @@ from pathlib import Path
 
 import trio
 
+from luxe.env_seconds import seconds_from
 from luxe.github import gh, pulls
 from luxe.protocol import events as ev
 from luxe.protocol import github as gp
@@ -132,7 +133,7 @@ class Workspace:
         self.cwd = cwd
         self.emit = emit
         if poll_start_s is None:
-            poll_start_s = float(os.environ.get(POLL_ENV) or POLL_START_S)
+            poll_start_s = seconds_from(os.environ, POLL_ENV, POLL_START_S)
         self.poll_start_s = poll_start_s
         self._wake = trio.Event()
         self._asked = True  # the first frame after ready is always sent

@@ -19,6 +19,7 @@ from typing import Any
 
 import attrs
 
+from luxe.env_seconds import seconds_from
 from luxe.record import record
 
 AFTER_EDIT_TIMEOUT_S = 5.0
@@ -312,8 +313,4 @@ def session_servers(settings: LspSettings, env: Mapping[str, str]) -> list[Serve
 def timeout_from(env: Mapping[str, str]) -> float:
     """`LUXE_LSP_TIMEOUT_S`: how long an edit waits for its diagnostics
     (default 5 s; a value that is not a positive number means the default)."""
-    try:
-        value = float(env.get("LUXE_LSP_TIMEOUT_S", ""))
-    except ValueError:
-        return AFTER_EDIT_TIMEOUT_S
-    return value if 0 < value < float("inf") else AFTER_EDIT_TIMEOUT_S
+    return seconds_from(env, "LUXE_LSP_TIMEOUT_S", AFTER_EDIT_TIMEOUT_S)

@@ -31,6 +31,7 @@ from luxe.engine.model import (
     UsageUpdate,
     UserMessage,
 )
+from luxe.env_seconds import seconds_from
 from luxe.providers.bounds import MAX_ARGUMENT_DEPTH, MessageBudget, Pieces
 from luxe.providers.http_stream import SSEPoster
 from luxe.providers.retry import RetryableError, RetryPolicy, call_with_retries
@@ -45,12 +46,8 @@ CACHE = {"type": "ephemeral"}
 
 
 def idle_timeout_from_env(env: Mapping[str, str], default: float = 60.0) -> float:
-    raw = env.get("LUXE_STREAM_IDLE_TIMEOUT_S", "")
-    try:
-        value = float(raw)
-    except ValueError:
-        return default
-    return value if value > 0 else default
+    """How long a stream may stay silent (`LUXE_STREAM_IDLE_TIMEOUT_S`)."""
+    return seconds_from(env, "LUXE_STREAM_IDLE_TIMEOUT_S", default)
 
 
 class AnthropicProvider:

@@ -11,6 +11,7 @@ fails instead. The last failure becomes a `ProviderError` a person can act on.
 from __future__ import annotations
 
 import email.utils
+import math
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TypeVar
@@ -85,7 +86,7 @@ def _number(env: Mapping[str, str], name: str) -> float | None:
         value = float(raw)
     except ValueError:
         return None
-    return value if value >= 0 else None
+    return value if value >= 0 and math.isfinite(value) else None
 
 
 def parse_retry_after(headers: Mapping[str, str]) -> float | None:

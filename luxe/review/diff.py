@@ -24,6 +24,7 @@ from pathlib import Path
 import trio
 
 from luxe import child_process
+from luxe.env_seconds import seconds_from
 from luxe.github import gh
 from luxe.record import record
 from luxe.review.diffparse import DiffParseError, ParsedDiff, parse_diff, short_hash
@@ -258,7 +259,7 @@ async def _gh(root: Path, *args: str, cap: int) -> child_process.Completed:
     (luxe.github.gh.run: the deadline, the process group ended on a timeout
     or a cancel); gh missing or past the deadline is a ReviewLoadError in
     the GitHub layer's words."""
-    timeout_s = float(os.environ.get(GH_TIMEOUT_ENV) or gh.READ_TIMEOUT_S)
+    timeout_s = seconds_from(os.environ, GH_TIMEOUT_ENV, gh.READ_TIMEOUT_S)
     try:
         return await gh.gh(*args, cwd=root, timeout_s=timeout_s, stdout_cap=cap)
     except gh.GhUnavailable as unavailable:

@@ -41,6 +41,27 @@ HOME_SECRET_FILES = (
     ".m2/settings-security.xml",
     ".vault-token",
 )
+# Where the environment moves a tool's credentials out of the home: a
+# directory variable and the files in it, or a variable naming files (a
+# list, for KUBECONFIG).
+RELOCATED_IN_DIRECTORY = (
+    ("XDG_CONFIG_HOME", ("gh/hosts.yml", "git/credentials",
+                         "gcloud/application_default_credentials.json")),
+    ("GH_CONFIG_DIR", ("hosts.yml",)),
+    ("DOCKER_CONFIG", ("config.json",)),
+    ("CARGO_HOME", ("credentials", "credentials.toml")),
+    ("CLOUDSDK_CONFIG", ("application_default_credentials.json",)),
+)
+RELOCATED_FILES = (
+    "AWS_SHARED_CREDENTIALS_FILE",
+    "GOOGLE_APPLICATION_CREDENTIALS",
+    "NPM_CONFIG_USERCONFIG",
+    "PGPASSFILE",
+    "NETRC",
+    "KUBECONFIG",
+)
+MAX_RELOCATED = 64
+
 # In ~/.ssh every file is a private key except these.
 SSH_PUBLIC_FILES = frozenset({"known_hosts", "known_hosts.old", "config", "authorized_keys", "environment"})
 
@@ -62,6 +83,22 @@ def home_secret_files(home: str) -> list[str]:
         if os.path.isfile(path := os.path.join(ssh, name)):
             found.append(path)
     return found
+
+
+def relocated_secret_files(env: Mapping[str, str]) -> list[str]:
+    """The user's credential files where `env` moved them (gh's hosts.yml
+    under $GH_CONFIG_DIR, a service account at
+    $GOOGLE_APPLICATION_CREDENTIALS, each file of $KUBECONFIG...): absolute
+    paths only, whether or not they exist yet (the caller stats them)."""
+    paths = [
+        os.path.join(env[var], name)
+        for var, names in RELOCATED_IN_DIRECTORY
+        if env.get(var)
+        for name in names
+    ]
+    for var in RELOCATED_FILES:
+        paths += (env.get(var) or "").split(os.pathsep)
+    return [p for p in dict.fromkeys(paths) if os.path.isabs(p)][:MAX_RELOCATED]
 
 
 # -- git history ---------------------------------------------------------------

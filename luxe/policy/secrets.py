@@ -63,7 +63,8 @@ def _read_values(path: str) -> list[tuple[str, str]]:
 class SecretFiles:
     """The secret files Luxe guards: the project's (named as secrets, and the
     hard links to them under other names) and the user's well-known
-    credential files in `home` (`~/.ssh/*`, `~/.aws/credentials`, ...), each
+    credential files in `home` (`~/.ssh/*`, `~/.aws/credentials`, ...) and
+    `elsewhere` (where the environment moved them), each
     known by its identity (device, inode) so a hard link to it anywhere is
     recognised; and the values of all of them, plus those git can show from
     the project's history and `extra_values` (the credentials in Luxe's
@@ -85,10 +86,12 @@ class SecretFiles:
         root: str,
         *,
         home: str | None = None,
+        elsewhere: tuple[str, ...] = (),
         extra_values: tuple[tuple[str, str], ...] = (),
     ) -> None:
         self.root = root
         self.home = home
+        self.elsewhere = elsewhere
         self.extra_values = tuple((n, v) for n, v in extra_values if len(v) >= MIN_SECRET_LENGTH)
         self._stats: dict[str, FileSignature] = {}
         self._home_paths: frozenset[str] = frozenset()
@@ -128,7 +131,7 @@ class SecretFiles:
     def _home_stats(self) -> dict[str, FileSignature]:
         """The user's credential files that exist, by their signatures (and
         kept as the ones whose values come first)."""
-        files = home_secret_files(self.home) if self.home else []
+        files = [*(home_secret_files(self.home) if self.home else []), *self.elsewhere]
         found = {p: s for p in files if (s := file_signature(p, follow=True)) is not None}
         self._home_paths = frozenset(found)
         return found

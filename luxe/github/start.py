@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import signal
 from collections.abc import Awaitable, Callable, Mapping
 from functools import partial
@@ -183,8 +184,34 @@ async def _add_worktree(
         argv = ["git", "worktree", "add", "-q", str(path), name]
     else:
         argv = ["git", "worktree", "add", "-q", "-b", name, str(path)]
-    await run.checked(argv, root, what)
+    try:
+        await run.checked(argv, root, what)
+    except BaseException:  # refused, past the deadline, or a stop signal
+        new_branch = None if detached or found.returncode == 0 else name
+        await _undo_worktree(run, root, path, new_branch)
+        raise
     return path
+
+
+async def _undo_worktree(run: _Runner, root: Path, path: Path, new_branch: str | None) -> None:
+    """Leave the repository as it was before a worktree was added at `path`
+    (and `new_branch` made for it), whatever the add or what followed got
+    through: the worktree unregistered, its directory gone, the branch
+    deleted. Shielded (a stop signal may be why); each step bounded by the
+    deadline, and one that fails does not stop the next: the refusal the
+    person reads is the add's, or the signal."""
+    steps = [["git", "worktree", "remove", "--force", str(path)], ["git", "worktree", "prune"]]
+    if new_branch is not None:
+        steps.append(["git", "branch", "-D", new_branch])
+    with trio.CancelScope(shield=True):
+        for argv in steps:
+            try:
+                await run.child(argv, root, "--worktree")
+            except StartError:
+                pass
+        # What git had written before it was stopped, unregistered: the
+        # directory did not exist before (checked above).
+        await trio.to_thread.run_sync(partial(shutil.rmtree, path, ignore_errors=True))
 
 
 def timeout_from(env: Mapping[str, str]) -> float:
@@ -280,11 +307,6 @@ async def _prepare(
             await run.checked(["gh", "pr", "checkout", str(from_pr), *branch], where, what)
         except BaseException:  # refused, or a stop signal (_stoppable) cancelled it
             if worktree is not None:  # change nothing: the new worktree goes
-                with trio.CancelScope(shield=True):
-                    try:
-                        await run.child(["git", "worktree", "remove", "--force", str(where)],
-                                        cwd, "--worktree")
-                    except StartError:
-                        pass  # the checkout's failure is what the person needs to read
+                await _undo_worktree(run, cwd, where, None)
             raise
     return Start(where, "\n\n".join(context) or None)

@@ -214,6 +214,52 @@ def test_a_pull_request_checkout_that_never_ends_leaves_no_worktree(
     assert checkout.git("branch", "--show-current") == "main"
 
 
+def _git_that_hangs_after_adding_a_worktree(folder: Path) -> str:
+    """`folder` holding a `git` that is the real one, except that `git
+    worktree add` hangs once it has written the worktree and its branch (a
+    checkout of a big tree, or a slow disk), with a member that ignores
+    SIGTERM."""
+    folder.mkdir()
+    real = shutil.which("git")
+    assert real
+    script = folder / "git"
+    script.write_text(
+        f'#!/bin/sh\n"{real}" "$@"\nstatus=$?\n'
+        'if [ "$1 $2" = "worktree add" ]; then (trap \'\' TERM; exec sleep 600) & exec sleep 600; fi\n'
+        "exit $status\n"
+    )
+    script.chmod(0o755)
+    return str(folder)
+
+
+@pytest.mark.parametrize("ended_by", ["the deadline", "SIGTERM", "SIGINT"])
+def test_a_worktree_add_that_does_not_finish_leaves_the_repository_as_it_was(
+    spawn: SpawnLuxe, checkout: Checkout, env: dict[str, str], tmp_path: Path, ended_by: str
+) -> None:
+    """`--worktree topic/x` stopped while git adds the worktree: no
+    directory, no registered worktree, no new branch, no git or sleep left."""
+    slow = _git_that_hangs_after_adding_a_worktree(tmp_path / "bin")
+    extra = {"PATH": f"{slow}:{env['PATH']}", "LUXE_START_TIMEOUT_S": "3" if ended_by == "the deadline" else "60"}
+    luxe = spawn([], "--worktree", "topic/x", env_extra=extra)
+    worktree = checkout.path.parent / "repo.worktrees" / "topic-x"
+    if ended_by == "the deadline":
+        message = _refused(luxe)
+        assert "luxe: --worktree: git worktree add did not answer in 3 s" in message, message
+    else:
+        wait_until(lambda: (worktree / ".git").exists()
+                   and any(command_name(p) == "sleep" for p in processes_with_marker("", scope=env)),
+                   what="git to have written the worktree and hung")
+        signum = signal.SIGTERM if ended_by == "SIGTERM" else signal.SIGINT
+        os.kill(luxe.pid, signum)
+        assert luxe.process.wait(timeout=60) == -signum  # ended by it, as before
+        assert luxe.read_to_eof() == []  # not even ready
+    assert not worktree.exists()
+    assert checkout.git("worktree", "list").count("\n") == 0
+    assert "topic/x" not in checkout.git("branch", "--list")
+    assert [p for p in processes_with_marker("", scope=env)
+            if command_name(p) in ("git", "sleep")] == []
+
+
 def test_from_pr_checks_out_the_head_and_loads_threads(
     spawn: SpawnLuxe, github: FakeGitHub, checkout: Checkout
 ) -> None:

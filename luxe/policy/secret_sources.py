@@ -227,27 +227,54 @@ def url_credentials(text: str) -> list[str]:
 
 # Names that say a variable holds a credential: GITHUB_TOKEN, GH_TOKEN,
 # NPM_TOKEN, AWS_SECRET_ACCESS_KEY, DB_PASSWORD, STRIPE_SECRET_KEY,
-# OPENAI_API_KEY, DEPLOY_PRIVATE_KEY, GOOGLE_APPLICATION_CREDENTIALS...
+# OPENAI_API_KEY, DEPLOY_PRIVATE_KEY, GOOGLE_APPLICATION_CREDENTIALS; and as a
+# word of the name: a personal access token (GITHUB_PAT, AZURE_DEVOPS_EXT_PAT),
+# a bare key (STRIPE_KEY, RELEASE_SIGNING_KEY), a JWT (CI_JOB_JWT), npm's
+# `_auth`, a webhook URL (SLACK_WEBHOOK_URL: its secret is in the path).
 _CREDENTIAL_NAME = re.compile(
-    r"TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIAL",
+    r"TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIAL"
+    r"|WEBHOOK|(?:^|_)(?:PAT|KEY|JWT|AUTH)$",
     re.IGNORECASE,
 )
+# The password of a connection string that is no URL: libpq's
+# `password=…`, .NET's `Password=…;`, Azure's `AccountKey=…;`.
+_KEYWORD_PASSWORD = re.compile(
+    r"(?:^|[\s;])(?:password|pwd|accountkey|sharedaccesskey)\s*=\s*"
+    r"""('[^']*'|"[^"]*"|[^\s;'"]+)""",
+    re.IGNORECASE,
+)
+_QUOTES = ("\"", "'")
 
 
 def environment_credentials(env: Mapping[str, str]) -> list[tuple[str, str]]:
     """The credentials in the environment Luxe was started with: the value
     of each variable whose name says it holds one (and each line of a value
-    of several, such as a PEM key), and the password in any variable's URL
-    (`DATABASE_URL=postgres://app:PASSWORD@db`). Tools keep them all (gh,
-    aws and npm need theirs); these are what redaction takes out of what a
-    tool prints. A path is no credential (`SSH_AUTH_SOCK`, a credentials
-    file's name), nor a plain word or a short value (`SECRET_SCANNING=
-    enabled`, `DB_PASSWORD=postgres`): redacting those would garble every
-    output that holds the word."""
+    of several, such as a PEM key, and a value without the quotes
+    `export $(cat .env)` left around it), and in any variable the password
+    of a URL (`DATABASE_URL=postgres://app:PASSWORD@db`) or of a connection
+    string (`password=…`, `Password=…;`, `AccountKey=…;`). Tools keep them
+    all (gh, aws and npm need theirs); these are what redaction takes out
+    of what a tool prints. A path is no credential (`SSH_AUTH_SOCK`, a
+    credentials file's name), nor a plain word or a short value
+    (`SECRET_SCANNING=enabled`, `DB_PASSWORD=postgres`): redacting those
+    would garble every output that holds the word."""
     values: list[tuple[str, str]] = []
     for name, value in env.items():
         if _CREDENTIAL_NAME.search(name) and not value.startswith("/"):
-            forms = dict.fromkeys([value.strip(), *(line.strip() for line in value.splitlines())])
-            values += [(name, form) for form in forms if is_token(form)]
+            values += [(name, form) for form in _value_forms(value) if is_token(form)]
         values += [(name, secret) for secret in url_credentials(value)]
+        values += [(name, secret) for secret in keyword_passwords(value)]
     return values
+
+
+def _value_forms(value: str) -> list[str]:
+    """`value` trimmed, without its surrounding quotes, and each of its lines."""
+    forms = [value.strip(), *(line.strip() for line in value.splitlines())]
+    forms += [f[1:-1].strip() for f in forms if len(f) > 1 and f[0] == f[-1] and f[0] in _QUOTES]
+    return list(dict.fromkeys(forms))
+
+
+def keyword_passwords(text: str) -> list[str]:
+    """The passwords of the `key=value` connection strings in `text`."""
+    found = [m.strip("'\"") for m in _KEYWORD_PASSWORD.findall(text)]
+    return [secret for secret in found if len(secret) >= MIN_SECRET_LENGTH]

@@ -1,7 +1,7 @@
 """Where secret values live besides the project's secret files: the user's
 well-known credential files in their home, the project's git history, the
 credentials written into git's remote URLs, and the environment Luxe was
-started with.
+started with (the values it holds, and the credentials files it names).
 
 `home_secret_files` only lists and stats. `git_history_secrets` runs git
 once (bounded in time and output) and parses what it prints; the caller
@@ -278,3 +278,20 @@ def keyword_passwords(text: str) -> list[str]:
     """The passwords of the `key=value` connection strings in `text`."""
     found = [m.strip("'\"") for m in _KEYWORD_PASSWORD.findall(text)]
     return [secret for secret in found if len(secret) >= MIN_SECRET_LENGTH]
+
+
+# Variables that name a credentials file though their name says no
+# credential: kubectl's (a list), libpq's password file, curl's netrc.
+_CREDENTIAL_FILE_VARIABLES = frozenset({"KUBECONFIG", "PGPASSFILE", "NETRC"})
+
+
+def environment_credential_files(env: Mapping[str, str]) -> list[str]:
+    """The regular files that the environment names as credentials: each
+    absolute path (of a list, as KUBECONFIG gives) in a variable whose name
+    says credential (`GOOGLE_APPLICATION_CREDENTIALS`, `*_PRIVATE_KEY_PATH`)
+    or that a tool reads its credentials from (`KUBECONFIG`, `PGPASSFILE`)."""
+    found: list[str] = []
+    for name, value in env.items():
+        if name in _CREDENTIAL_FILE_VARIABLES or _CREDENTIAL_NAME.search(name):
+            found += [p for p in value.split(os.pathsep) if os.path.isabs(p) and os.path.isfile(p)]
+    return list(dict.fromkeys(found))

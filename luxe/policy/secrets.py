@@ -68,6 +68,8 @@ class SecretFiles:
     recognised; and the values of all of them, plus those git can show from
     the project's history and `extra_values` (the credentials in Luxe's
     environment, the provider's API key among them), for redaction.
+    `extra_files` (the credentials files the environment names, such as
+    `GOOGLE_APPLICATION_CREDENTIALS`) count as the user's own.
 
     Kept fresh cheaply: `refresh_known` re-stats the files already known (one
     `stat` each, before every redaction pass); `rescan` walks the project again
@@ -86,9 +88,11 @@ class SecretFiles:
         *,
         home: str | None = None,
         extra_values: tuple[tuple[str, str], ...] = (),
+        extra_files: tuple[str, ...] = (),
     ) -> None:
         self.root = root
         self.home = home
+        self.extra_files = extra_files
         self.extra_values = tuple((n, v) for n, v in extra_values if len(v) >= MIN_SECRET_LENGTH)
         self._stats: dict[str, FileSignature] = {}
         self._home_paths: frozenset[str] = frozenset()
@@ -128,7 +132,7 @@ class SecretFiles:
     def _home_stats(self) -> dict[str, FileSignature]:
         """The user's credential files that exist, by their signatures (and
         kept as the ones whose values come first)."""
-        files = home_secret_files(self.home) if self.home else []
+        files = [*(home_secret_files(self.home) if self.home else []), *self.extra_files]
         found = {p: s for p in files if (s := file_signature(p, follow=True)) is not None}
         self._home_paths = frozenset(found)
         return found

@@ -15,7 +15,7 @@ from pathlib import Path
 from luxe.policy.hooks_config import HookConfig, load_hooks
 from luxe.policy.permissions import PolicyGate
 from luxe.policy.rules_files import effective_mode, load_permissions
-from luxe.policy.secret_sources import environment_credentials
+from luxe.policy.secret_sources import environment_credential_files, environment_credentials
 from luxe.policy.secrets import SecretFiles
 
 
@@ -33,7 +33,10 @@ def build_gate(
     root = project_root(cwd)
     home = env.get("HOME") or os.path.expanduser("~")
     secret_files = SecretFiles(
-        str(root), home=home, extra_values=tuple(environment_credentials(env))
+        str(root),
+        home=home,
+        extra_values=tuple(environment_credentials(env)),
+        extra_files=tuple(environment_credential_files(env)),
     )
     loaded = load_permissions(project_root=str(root), trust_project=trust_project, env=env)
     return PolicyGate(

@@ -18,7 +18,12 @@ import re
 from collections.abc import Callable, Mapping
 
 from luxe.git_quoting import unquote_path
-from luxe.policy.secret_values import MIN_SECRET_LENGTH, is_token, secret_values_from_file
+from luxe.policy.secret_values import (
+    MIN_SECRET_LENGTH,
+    is_token,
+    secret_values_from_file,
+    secret_values_from_other,
+)
 from luxe.regular_file import read_regular
 
 # Credential files of well-known tools, relative to the home directory.
@@ -248,9 +253,9 @@ _QUOTES = ("\"", "'")
 
 def environment_credentials(env: Mapping[str, str]) -> list[tuple[str, str]]:
     """The credentials in the environment Luxe was started with: the value
-    of each variable whose name says it holds one (and each line of a value
-    of several, such as a PEM key, and a value without the quotes
-    `export $(cat .env)` left around it), and in any variable the password
+    of each variable whose name says it holds one (and that value without
+    the quotes `export $(cat .env)` left around it, and each word of a
+    document: a PEM key's lines, a JSON key's), and in any variable the password
     of a URL (`DATABASE_URL=postgres://app:PASSWORD@db`) or of a connection
     string (`password=…`, `Password=…;`, `AccountKey=…;`). Tools keep them
     all (gh, aws and npm need theirs); these are what redaction takes out
@@ -261,16 +266,23 @@ def environment_credentials(env: Mapping[str, str]) -> list[tuple[str, str]]:
     values: list[tuple[str, str]] = []
     for name, value in env.items():
         if _CREDENTIAL_NAME.search(name) and not value.startswith("/"):
-            values += [(name, form) for form in _value_forms(value) if is_token(form)]
+            values += [(name, form) for form in _value_forms(name, value) if is_token(form)]
         values += [(name, secret) for secret in url_credentials(value)]
         values += [(name, secret) for secret in keyword_passwords(value)]
     return values
 
 
-def _value_forms(value: str) -> list[str]:
-    """`value` trimmed, without its surrounding quotes, and each of its lines."""
-    forms = [value.strip(), *(line.strip() for line in value.splitlines())]
-    forms += [f[1:-1].strip() for f in forms if len(f) > 1 and f[0] == f[-1] and f[0] in _QUOTES]
+def _value_forms(name: str, value: str) -> list[str]:
+    """`value` trimmed, and without the quotes around it; of a document (a
+    value of several lines, or JSON) each word a credentials file's would
+    be (secret_values_from_other): a PEM key's lines but not its markers,
+    a JSON string's lines, never a whole line such as `"type": "…",`."""
+    whole = value.strip()
+    forms = [whole]
+    if len(whole) > 1 and whole[0] == whole[-1] and whole[0] in _QUOTES and whole[0] not in whole[1:-1]:
+        forms.append(whole[1:-1].strip())
+    if "\n" in whole or whole.startswith("{"):
+        forms += [word for _, word in secret_values_from_other(name, whole)]
     return list(dict.fromkeys(forms))
 
 

@@ -235,10 +235,11 @@ def url_credentials(text: str) -> list[str]:
 # OPENAI_API_KEY, DEPLOY_PRIVATE_KEY, GOOGLE_APPLICATION_CREDENTIALS; and as a
 # word of the name: a personal access token (GITHUB_PAT, AZURE_DEVOPS_EXT_PAT),
 # a bare key (STRIPE_KEY, RELEASE_SIGNING_KEY), a JWT (CI_JOB_JWT), npm's
-# `_auth`, a webhook URL (SLACK_WEBHOOK_URL: its secret is in the path).
+# `_auth`, a webhook URL (SLACK_WEBHOOK_URL: its secret is in the path), a
+# password by a short name (SMTP_PASS, sshpass's SSHPASS, mysql's MYSQL_PWD).
 _CREDENTIAL_NAME = re.compile(
     r"TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIAL"
-    r"|WEBHOOK|(?:^|_)(?:PAT|KEY|JWT|AUTH)$",
+    r"|WEBHOOK|PASS$|(?:^|_)(?:PAT|KEY|JWT|AUTH|PWD)$",
     re.IGNORECASE,
 )
 # The password of a connection string that is no URL: libpq's

@@ -3,7 +3,8 @@ beyond the words TOKEN, SECRET, PASSWORD and KEY in API_KEY: a personal
 access token (`GITHUB_PAT`, az devops's `AZURE_DEVOPS_EXT_PAT`), a bare
 `*_KEY`, a webhook URL (its secret is in the path), a CI job's JWT, npm's
 `_auth`, the password of a connection string that is no URL (libpq's
-`password=`, .NET's `Password=`, Azure's `AccountKey=`), and a value
+`password=`, .NET's `Password=`, Azure's `AccountKey=`), a password by
+its short names (`SMTP_PASS`, mysql's `MYSQL_PWD`, sshpass's `SSHPASS`), and a value
 exported with its quotes. Through the real `luxe --rpc`: what `env`,
 `printenv` or a program prints of them never reaches the model or a
 client, and the tool still has them."""
@@ -30,6 +31,9 @@ LIBPQ_PASSWORD = "hunter2-Secret9"
 DOTNET_PASSWORD = "P@ssw0rd!Db77"
 AZURE_ACCOUNT_KEY = "q1W2e3R4t5Y6u7I8o9P0aSdFgHjKl=="
 QUOTED_KEY = "sk-quoted-AbCdEf123456"
+SMTP_PASS = "smtp-Kq7Wz3Vn"
+MYSQL_PWD = "my-Rt5Yp8Lx2"
+SSHPASS = "ssh-Hb4Nc9Dm"
 
 EXPORTED = {
     "GITHUB_PAT": GITHUB_PAT,
@@ -46,15 +50,21 @@ EXPORTED = {
         "DefaultEndpointsProtocol=https;AccountName=acct;"
         f"AccountKey={AZURE_ACCOUNT_KEY};EndpointSuffix=core.windows.net"
     ),
+    # A password by its short names: mysql reads MYSQL_PWD, sshpass SSHPASS.
+    "SMTP_PASS": SMTP_PASS,
+    "MYSQL_PWD": MYSQL_PWD,
+    "SSHPASS": SSHPASS,
     # `export $(cat .env)` keeps a .env file's quotes in the value.
     "SEARCH_TOKEN": f'"{QUOTED_KEY}"',
     # Not credentials: shown as they are.
     "PATH_PATTERN": "src-*-generated",
     "KEYBOARD_LAYOUT": "dvorak-programmer",
+    "PASSENGER_APP_ENV": "staging-eu-2",
 }
 SECRETS = (
     GITHUB_PAT, AZURE_PAT, STRIPE_KEY, SIGNING_KEY, SLACK_SECRET, DISCORD_SECRET, JOB_JWT,
-    NPM_AUTH, LIBPQ_PASSWORD, DOTNET_PASSWORD, AZURE_ACCOUNT_KEY, QUOTED_KEY,
+    NPM_AUTH, LIBPQ_PASSWORD, DOTNET_PASSWORD, AZURE_ACCOUNT_KEY, QUOTED_KEY, SMTP_PASS,
+    MYSQL_PWD, SSHPASS,
 )
 
 
@@ -79,6 +89,7 @@ def test_credentials_under_their_tools_names_never_reach_the_model(
         # What is not a credential reads as it is, and so does the rest of a
         # connection string.
         assert "src-*-generated" in results and "dvorak-programmer" in results
+        assert "staging-eu-2" in results
         assert "host=db.internal user=app password=[REDACTED:" in results
         assert "AccountName=acct;AccountKey=[REDACTED:" in results
     written = everything_written(env)

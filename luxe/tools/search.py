@@ -212,8 +212,11 @@ def _confirmed_ripgrep_lines(
 
 
 def _gitignore_literal(name: str) -> str:
-    """`name` as a gitignore pattern matching only itself."""
+    """`name` as a gitignore pattern matching itself: only itself, unless it
+    holds a line break, which no pattern can say: each is then `?` (any
+    character), so that the one line still covers the name."""
     escaped = re.sub(r"([\\*?\[\]!#])", r"\\\1", name)
+    escaped = escaped.replace("\n", "?").replace("\r", "?")
     return escaped[:-1] + "\\ " if escaped.endswith(" ") else escaped
 
 

@@ -91,3 +91,19 @@ def _grep_with_ripgrep(spawn: SpawnLuxe, env: dict[str, str]) -> str:
     assert luxe.close() == 0
     [result] = tool_results(env, ready["session_id"])
     return str(result["content"])
+
+
+@pytest.mark.parametrize("separator", ["\n", "\r", "\n\n"])
+def test_a_secret_files_name_with_a_line_break_still_keeps_ripgrep_out(
+    spawn: SpawnLuxe, repo: Path, env: dict[str, str], separator: str
+) -> None:
+    # Luxe names every secret file in an ignore file, one a line, so that
+    # ripgrep never opens one. A name with a line break in it was two
+    # patterns: ripgrep read the secret file, and passed over the ordinary
+    # file named by the part after the break.
+    (repo / f".env.{separator}notes.txt").write_text("API_KEY=needle-value-4Kq9Zt\n")
+    (repo / "notes.txt").write_text("the needle in plain notes\n")
+    shown = _grep_with_ripgrep(spawn, env)
+    assert "notes.txt:1:the needle in plain notes" in shown
+    assert "needle-value" not in shown and "API_KEY" not in shown
+    assert "[1 secret file skipped]" in shown

@@ -54,18 +54,31 @@ def encoded_forms(value: str) -> tuple[list[str], list[str]]:
 Trie = dict[str, "Trie"]
 
 
+# A word enters the trie by its first TRIE_DEPTH characters, its rest a
+# literal after them: building and compiling the regex recurse once per level,
+# and a credential of a thousand characters (a PEM key, an AWS session token,
+# a JSON document) or a ladder of values each one longer than the last ended
+# Luxe with a RecursionError.
+TRIE_DEPTH = 64
+_TAILS = "tails"  # a key no character is: the rests of the longer words
+
+
 def _trie_regex(words: set[str] | frozenset[str]) -> str:
     """A regex matching any of `words`, longest first, built as a trie."""
     trie: Trie = {}
     for word in words:
         node = trie
-        for ch in word:
+        for ch in word[:TRIE_DEPTH]:
             node = node.setdefault(ch, {})
-        node[""] = {}  # the end of a word
+        if len(word) > TRIE_DEPTH:
+            node.setdefault(_TAILS, {})[word[TRIE_DEPTH:]] = {}
+        else:
+            node[""] = {}  # the end of a word
 
     def build(node: Trie) -> str:
         ends = "" in node
-        children = [re.escape(ch) + build(child) for ch, child in sorted(node.items()) if ch]
+        children = [re.escape(ch) + build(child) for ch, child in sorted(node.items()) if len(ch) == 1]
+        children += [re.escape(tail) for tail in sorted(node.get(_TAILS, {}), key=len, reverse=True)]
         if not children:
             return ""
         body = children[0] if len(children) == 1 else "(?:" + "|".join(children) + ")"

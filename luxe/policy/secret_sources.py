@@ -263,28 +263,39 @@ def environment_credentials(env: Mapping[str, str]) -> list[tuple[str, str]]:
     of what a tool prints. A path is no credential (`SSH_AUTH_SOCK`, a
     credentials file's name), nor a plain word or a short value
     (`SECRET_SCANNING=enabled`, `DB_PASSWORD=postgres`): redacting those
-    would garble every output that holds the word."""
+    would garble every output that holds the word. Every variable's own
+    values come before any document's words: redaction takes a bounded
+    number of values, and a document of thousands of words must not push
+    another credential out."""
     values: list[tuple[str, str]] = []
+    words: list[tuple[str, str]] = []
     for name, value in env.items():
         if _CREDENTIAL_NAME.search(name) and not value.startswith("/"):
-            values += [(name, form) for form in _value_forms(name, value) if is_token(form)]
+            values += [(name, form) for form in _whole_forms(value) if is_token(form)]
+            words += [(name, word) for word in _document_words(name, value)]
         values += [(name, secret) for secret in url_credentials(value)]
         values += [(name, secret) for secret in keyword_passwords(value)]
-    return values
+    return values + words
 
 
-def _value_forms(name: str, value: str) -> list[str]:
-    """`value` trimmed, and without the quotes around it; of a document (a
-    value of several lines, or JSON) each word a credentials file's would
-    be (secret_values_from_other): a PEM key's lines but not its markers,
-    a JSON string's lines, never a whole line such as `"type": "…",`."""
+def _whole_forms(value: str) -> list[str]:
+    """`value` trimmed, and without the quotes around it."""
     whole = value.strip()
     forms = [whole]
     if len(whole) > 1 and whole[0] == whole[-1] and whole[0] in _QUOTES and whole[0] not in whole[1:-1]:
         forms.append(whole[1:-1].strip())
-    if "\n" in whole or whole.startswith("{"):
-        forms += [word for _, word in secret_values_from_other(name, whole)]
-    return list(dict.fromkeys(forms))
+    return forms
+
+
+def _document_words(name: str, value: str) -> list[str]:
+    """Of a document (a value of several lines, or JSON), each word a
+    credentials file's would be (secret_values_from_other): a PEM key's
+    lines but not its markers, a JSON string's lines, never a whole line
+    such as `"type": "…",`. Nothing of a value of one line."""
+    whole = value.strip()
+    if "\n" not in whole and not whole.startswith("{"):
+        return []
+    return [word for _, word in secret_values_from_other(name, whole)]
 
 
 def keyword_passwords(text: str) -> list[str]:

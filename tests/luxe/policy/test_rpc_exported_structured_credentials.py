@@ -69,3 +69,19 @@ def test_what_is_no_secret_of_it_reads_as_it_is(
         env={**env, variable: value},
     )
     assert FIXTURE.rstrip("\n") in str(tool_results(body)[0]).replace("\\n", "\n")
+
+
+def test_a_big_documents_words_never_push_another_credential_out(
+    repo: Path, env: dict[str, str]
+) -> None:
+    """Redaction takes a bounded number of values; a credential document of
+    thousands of words, exported before the person's token, once took them
+    all, and the token went through."""
+    words = {f"k{n}": f"value-{n:05d}-Xq" for n in range(3000)}
+    token = "ghp_Mz8Kq2Wv7Rt4Yn6Lp3Xc9Bd1"
+    exported = {"BULK_CREDENTIALS": json.dumps(words), "GITHUB_TOKEN": token}
+    _done, body = one_turn_leaks_nothing(
+        [call("bash", command="printenv GITHUB_TOKEN")], "yolo", (token,), cwd=repo,
+        env={**exported, **env},
+    )
+    assert "[REDACTED:GITHUB_TOKEN]" in str(tool_results(body))

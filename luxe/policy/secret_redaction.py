@@ -39,9 +39,10 @@ def encoded_forms(value: str) -> tuple[list[str], list[str]]:
     base64 at the three alignments. Forms shorter than `MIN_SECRET_LENGTH`
     are dropped (they would garble unrelated output). A value of
     ENCODED_UP_TO characters or more (a line of a key's body) is matched as
-    itself only: a key's lines are not shown one by one in hex."""
+    itself only: a key's lines are not shown one by one in hex; one longer
+    than MAX_FORM as pieces of about equal length (see `_pieces`)."""
     if len(value) >= ENCODED_UP_TO:
-        return [value], []
+        return _pieces(value), []
     raw = value.encode()
     loose = [value, value[::-1], raw.hex()]
     exact = _base64_forms(raw)
@@ -49,6 +50,22 @@ def encoded_forms(value: str) -> tuple[list[str], list[str]]:
         [f for f in loose if len(f) >= MIN_SECRET_LENGTH],
         [f for f in exact if len(f) >= MIN_SECRET_LENGTH],
     )
+
+
+# The longest form matched whole. The pieces of every form a stream may hold
+# back, or a cut edge show, are kept in sets: of all lengths, so a form of n
+# characters costs n*n/2 of them, and a 100 KB value in a repository's
+# `.env` would take gigabytes at the first bash call.
+MAX_FORM = 1024
+
+
+def _pieces(value: str) -> list[str]:
+    """`value` as pieces of at most MAX_FORM characters and about equal
+    length (none short), each matched on its own: the whole value, printed,
+    is redacted piece by piece."""
+    count = -(-len(value) // MAX_FORM)
+    size = -(-len(value) // count)
+    return [value[i : i + size] for i in range(0, len(value), size)]
 
 
 Trie = dict[str, "Trie"]

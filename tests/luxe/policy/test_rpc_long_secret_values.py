@@ -3,7 +3,9 @@
 value in a repository's `.env`, and a ladder of values each one character
 longer than the last. Redaction builds one regex of every value; it once
 recursed once per character, and Luxe ended with a RecursionError at start
-(an exported value) or at its first look at the project (a `.env`). Through
+(an exported value) or at its first look at the project (a `.env`); and a
+stream's hold-back kept every prefix of every value, gigabytes for one of
+200 KB. Through
 the real `luxe --rpc`: Luxe runs, and each value is redacted."""
 
 from __future__ import annotations
@@ -48,12 +50,15 @@ def test_a_long_exported_credential_is_redacted_and_luxe_runs(
     assert "pasted: [REDACTED:" in str(tool_results(body))
 
 
-@pytest.mark.parametrize("values", ["one long value", "a ladder"])
+@pytest.mark.parametrize("values", ["one long value", "a ladder", "a value of 200 KB"])
 def test_a_repositorys_long_env_values_are_redacted_and_luxe_runs(
     values: str, repo: Path, env: dict[str, str]
 ) -> None:
     if values == "one long value":
         secret = "Zk7" + _random(3000)
+        (repo / ".env").write_text(f"API_KEY={secret}\n")
+    elif values == "a value of 200 KB":  # matched in pieces: no set of all its prefixes
+        secret = "Wx4" + _random(200_000)
         (repo / ".env").write_text(f"API_KEY={secret}\n")
     else:  # each value the one before and one character more
         secret = "Lq9" + _random(1500)

@@ -32,6 +32,7 @@ from typing import Any
 import attrs
 import trio
 
+import hidden_environ
 from laura.filecheck import human_size
 from laura.git_hunks import Hunks, decoded, hunk_steps
 from laura.realpath import real_path
@@ -172,7 +173,11 @@ def _spawn_options() -> dict[str, Any]:
 
 
 def _environment() -> dict[str, str]:
-    env = dict(os.environ)
+    """Laura's environment without the provider's key: a git is dumpable,
+    so any process of the user reads its /proc/<git>/environ while it runs
+    (tests/laura/test_environ_closed_helpers.py)."""
+    hidden = hidden_environ.credential_variables(os.environ)
+    env = {name: value for name, value in os.environ.items() if name not in hidden}
     env.update(GIT_PAGER="cat", GIT_OPTIONAL_LOCKS="0", GIT_TERMINAL_PROMPT="0", LC_ALL="C")
     env.pop("GIT_EXTERNAL_DIFF", None)
     return env

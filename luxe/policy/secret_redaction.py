@@ -39,9 +39,10 @@ def encoded_forms(value: str) -> tuple[list[str], list[str]]:
     base64 at the three alignments. Forms shorter than `MIN_SECRET_LENGTH`
     are dropped (they would garble unrelated output). A value of
     ENCODED_UP_TO characters or more (a line of a key's body) is matched as
-    itself only: a key's lines are not shown one by one in hex."""
+    itself only: a key's lines are not shown one by one in hex; one longer
+    than MAX_FORM as pieces of about equal length (see `_pieces`)."""
     if len(value) >= ENCODED_UP_TO:
-        return [value], []
+        return _pieces(value), []
     raw = value.encode()
     loose = [value, value[::-1], raw.hex()]
     exact = _base64_forms(raw)
@@ -51,7 +52,32 @@ def encoded_forms(value: str) -> tuple[list[str], list[str]]:
     )
 
 
+# The longest form matched whole. The pieces of every form a stream may hold
+# back, or a cut edge show, are kept in sets: of all lengths, so a form of n
+# characters costs n*n/2 of them, and a 100 KB value in a repository's
+# `.env` would take gigabytes at the first bash call.
+MAX_FORM = 1024
+
+
+def _pieces(value: str) -> list[str]:
+    """`value` as pieces of at most MAX_FORM characters and about equal
+    length (none short), each matched on its own: the whole value, printed,
+    is redacted piece by piece."""
+    count = -(-len(value) // MAX_FORM)
+    size = -(-len(value) // count)
+    return [value[i : i + size] for i in range(0, len(value), size)]
+
+
 Trie = dict[str, "Trie"]
+
+
+# A word enters the trie by its first TRIE_DEPTH characters, its rest a
+# literal after them: building and compiling the regex recurse once per level,
+# and a credential of a thousand characters (a PEM key, an AWS session token,
+# a JSON document) or a ladder of values each one longer than the last ended
+# Luxe with a RecursionError.
+TRIE_DEPTH = 64
+_TAILS = "tails"  # a key no character is: the rests of the longer words
 
 
 def _trie_regex(words: set[str] | frozenset[str]) -> str:
@@ -59,13 +85,17 @@ def _trie_regex(words: set[str] | frozenset[str]) -> str:
     trie: Trie = {}
     for word in words:
         node = trie
-        for ch in word:
+        for ch in word[:TRIE_DEPTH]:
             node = node.setdefault(ch, {})
-        node[""] = {}  # the end of a word
+        if len(word) > TRIE_DEPTH:
+            node.setdefault(_TAILS, {})[word[TRIE_DEPTH:]] = {}
+        else:
+            node[""] = {}  # the end of a word
 
     def build(node: Trie) -> str:
         ends = "" in node
-        children = [re.escape(ch) + build(child) for ch, child in sorted(node.items()) if ch]
+        children = [re.escape(ch) + build(child) for ch, child in sorted(node.items()) if len(ch) == 1]
+        children += [re.escape(tail) for tail in sorted(node.get(_TAILS, {}), key=len, reverse=True)]
         if not children:
             return ""
         body = children[0] if len(children) == 1 else "(?:" + "|".join(children) + ")"

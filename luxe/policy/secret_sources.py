@@ -1,7 +1,7 @@
 """Where secret values live besides the project's secret files: the user's
 well-known credential files in their home, the project's git history, the
 credentials written into git's remote URLs, and the environment Luxe was
-started with.
+started with (the values it holds, and the credentials files it names).
 
 `home_secret_files` only lists and stats. `git_history_secrets` runs git
 once (bounded in time and output) and parses what it prints; the caller
@@ -18,7 +18,12 @@ import re
 from collections.abc import Callable, Mapping
 
 from luxe.git_quoting import unquote_path
-from luxe.policy.secret_values import MIN_SECRET_LENGTH, is_token, secret_values_from_file
+from luxe.policy.secret_values import (
+    MIN_SECRET_LENGTH,
+    is_token,
+    secret_values_from_file,
+    secret_values_from_other,
+)
 from luxe.regular_file import read_regular
 
 # Credential files of well-known tools, relative to the home directory.
@@ -42,8 +47,8 @@ HOME_SECRET_FILES = (
     ".vault-token",
 )
 # Where the environment moves a tool's credentials out of the home: a
-# directory variable and the files in it, or a variable naming files (a
-# list, for KUBECONFIG).
+# directory variable and the files in it (a variable naming the file itself
+# is environment_credential_files').
 RELOCATED_IN_DIRECTORY = (
     ("XDG_CONFIG_HOME", ("gh/hosts.yml", "git/credentials",
                          "gcloud/application_default_credentials.json")),
@@ -51,14 +56,6 @@ RELOCATED_IN_DIRECTORY = (
     ("DOCKER_CONFIG", ("config.json",)),
     ("CARGO_HOME", ("credentials", "credentials.toml")),
     ("CLOUDSDK_CONFIG", ("application_default_credentials.json",)),
-)
-RELOCATED_FILES = (
-    "AWS_SHARED_CREDENTIALS_FILE",
-    "GOOGLE_APPLICATION_CREDENTIALS",
-    "NPM_CONFIG_USERCONFIG",
-    "PGPASSFILE",
-    "NETRC",
-    "KUBECONFIG",
 )
 MAX_RELOCATED = 64
 
@@ -96,8 +93,7 @@ def relocated_secret_files(env: Mapping[str, str]) -> list[str]:
         if env.get(var)
         for name in names
     ]
-    for var in RELOCATED_FILES:
-        paths += (env.get(var) or "").split(os.pathsep)
+    paths += environment_credential_files(env)
     return [p for p in dict.fromkeys(paths) if os.path.isabs(p)][:MAX_RELOCATED]
 
 
@@ -264,27 +260,91 @@ def url_credentials(text: str) -> list[str]:
 
 # Names that say a variable holds a credential: GITHUB_TOKEN, GH_TOKEN,
 # NPM_TOKEN, AWS_SECRET_ACCESS_KEY, DB_PASSWORD, STRIPE_SECRET_KEY,
-# OPENAI_API_KEY, DEPLOY_PRIVATE_KEY, GOOGLE_APPLICATION_CREDENTIALS...
+# OPENAI_API_KEY, DEPLOY_PRIVATE_KEY, GOOGLE_APPLICATION_CREDENTIALS; and as a
+# word of the name: a personal access token (GITHUB_PAT, AZURE_DEVOPS_EXT_PAT),
+# a bare key (STRIPE_KEY, RELEASE_SIGNING_KEY), a JWT (CI_JOB_JWT), npm's
+# `_auth`, a webhook URL (SLACK_WEBHOOK_URL: its secret is in the path), a
+# password by a short name (SMTP_PASS, sshpass's SSHPASS, mysql's MYSQL_PWD).
 _CREDENTIAL_NAME = re.compile(
-    r"TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIAL",
+    r"TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIAL"
+    r"|WEBHOOK|PASS$|(?:^|_)(?:PAT|KEY|JWT|AUTH|PWD)$",
     re.IGNORECASE,
 )
+# The password of a connection string that is no URL: libpq's
+# `password=…`, .NET's `Password=…;`, Azure's `AccountKey=…;`.
+_KEYWORD_PASSWORD = re.compile(
+    r"(?:^|[\s;])(?:password|pwd|accountkey|sharedaccesskey)\s*=\s*"
+    r"""('[^']*'|"[^"]*"|[^\s;'"]+)""",
+    re.IGNORECASE,
+)
+_QUOTES = ("\"", "'")
 
 
 def environment_credentials(env: Mapping[str, str]) -> list[tuple[str, str]]:
     """The credentials in the environment Luxe was started with: the value
-    of each variable whose name says it holds one (and each line of a value
-    of several, such as a PEM key), and the password in any variable's URL
-    (`DATABASE_URL=postgres://app:PASSWORD@db`). Tools keep them all (gh,
-    aws and npm need theirs); these are what redaction takes out of what a
-    tool prints. A path is no credential (`SSH_AUTH_SOCK`, a credentials
-    file's name), nor a plain word or a short value (`SECRET_SCANNING=
-    enabled`, `DB_PASSWORD=postgres`): redacting those would garble every
-    output that holds the word."""
+    of each variable whose name says it holds one (and that value without
+    the quotes `export $(cat .env)` left around it, and each word of a
+    document: a PEM key's lines, a JSON key's), and in any variable the password
+    of a URL (`DATABASE_URL=postgres://app:PASSWORD@db`) or of a connection
+    string (`password=…`, `Password=…;`, `AccountKey=…;`). Tools keep them
+    all (gh, aws and npm need theirs); these are what redaction takes out
+    of what a tool prints. A path is no credential (`SSH_AUTH_SOCK`, a
+    credentials file's name), nor a plain word or a short value
+    (`SECRET_SCANNING=enabled`, `DB_PASSWORD=postgres`): redacting those
+    would garble every output that holds the word. Every variable's own
+    values come before any document's words: redaction takes a bounded
+    number of values, and a document of thousands of words must not push
+    another credential out."""
     values: list[tuple[str, str]] = []
+    words: list[tuple[str, str]] = []
     for name, value in env.items():
         if _CREDENTIAL_NAME.search(name) and not value.startswith("/"):
-            forms = dict.fromkeys([value.strip(), *(line.strip() for line in value.splitlines())])
-            values += [(name, form) for form in forms if is_token(form)]
+            values += [(name, form) for form in _whole_forms(value) if is_token(form)]
+            words += [(name, word) for word in _document_words(name, value)]
         values += [(name, secret) for secret in url_credentials(value)]
-    return values
+        values += [(name, secret) for secret in keyword_passwords(value)]
+    return values + words
+
+
+def _whole_forms(value: str) -> list[str]:
+    """`value` trimmed, and without the quotes around it."""
+    whole = value.strip()
+    forms = [whole]
+    if len(whole) > 1 and whole[0] == whole[-1] and whole[0] in _QUOTES and whole[0] not in whole[1:-1]:
+        forms.append(whole[1:-1].strip())
+    return forms
+
+
+def _document_words(name: str, value: str) -> list[str]:
+    """Of a document (a value of several lines, or JSON), each word a
+    credentials file's would be (secret_values_from_other): a PEM key's
+    lines but not its markers, a JSON string's lines, never a whole line
+    such as `"type": "…",`. Nothing of a value of one line."""
+    whole = value.strip()
+    if "\n" not in whole and not whole.startswith("{"):
+        return []
+    return [word for _, word in secret_values_from_other(name, whole)]
+
+
+def keyword_passwords(text: str) -> list[str]:
+    """The passwords of the `key=value` connection strings in `text`."""
+    found = [m.strip("'\"") for m in _KEYWORD_PASSWORD.findall(text)]
+    return [secret for secret in found if len(secret) >= MIN_SECRET_LENGTH]
+
+
+# Variables that name a credentials file though their name says no
+# credential: kubectl's (a list), libpq's password file, curl's netrc, npm's
+# user config.
+_CREDENTIAL_FILE_VARIABLES = frozenset({"KUBECONFIG", "PGPASSFILE", "NETRC", "NPM_CONFIG_USERCONFIG"})
+
+
+def environment_credential_files(env: Mapping[str, str]) -> list[str]:
+    """The regular files that the environment names as credentials: each
+    absolute path (of a list, as KUBECONFIG gives) in a variable whose name
+    says credential (`GOOGLE_APPLICATION_CREDENTIALS`, `*_PRIVATE_KEY_PATH`)
+    or that a tool reads its credentials from (`KUBECONFIG`, `PGPASSFILE`)."""
+    found: list[str] = []
+    for name, value in env.items():
+        if name in _CREDENTIAL_FILE_VARIABLES or _CREDENTIAL_NAME.search(name):
+            found += [p for p in value.split(os.pathsep) if os.path.isabs(p) and os.path.isfile(p)]
+    return list(dict.fromkeys(found))

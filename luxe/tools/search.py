@@ -128,16 +128,18 @@ class GrepTool:
         assert self.ripgrep is not None
         # The same files as the Python search: hidden ones too (a `.env` is
         # found, then skipped and counted), minus the same skipped directories.
-        scope = ["--hidden", "--no-config", *(f"--glob=!{name}/" for name in sorted(SKIP_DIRS))]
-        if glob:
-            scope.append(f"--glob={glob}")
+        # A later glob overrides an earlier one: the model's comes first.
+        skip_dirs = [f"--glob=!{name}/" for name in sorted(SKIP_DIRS)]
+        scope = ["--hidden", "--no-config", *([f"--glob={glob}"] if glob else []), *skip_dirs]
         where = ["--", shown(cwd, root)]
         listing = await self._run([self.ripgrep, "--files", "--null", *scope, *where], cwd)
         for raw in listing.split(b"\0"):
             shown_name = raw.decode("utf-8", "replace").removeprefix("./")
             if shown_name and is_secret(str(cwd / shown_name)):
                 skipped.add(shown_name)
-        # The search never opens them: an ignore file names each one.
+        # The search never opens them: an ignore file names each one, and so
+        # does a glob after the model's (any glob overrides ignore files).
+        excluded = [f"--glob=!/{_gitignore_literal(n)}" for n in sorted(skipped)] if glob else []
         with tempfile.TemporaryDirectory(prefix="luxe-grep-") as scratch:
             ignore = trio.Path(scratch, "ignore")
             await ignore.write_text("".join(f"/{_gitignore_literal(n)}\n" for n in skipped))
@@ -145,7 +147,7 @@ class GrepTool:
                 [
                     self.ripgrep, "--line-number", "--no-heading", "--color=never", "--null",
                     "--with-filename", f"--ignore-file={ignore}", f"--regexp={pattern}",
-                    *scope, *where,
+                    *scope, *excluded, *where,
                 ],
                 cwd,
             )
@@ -212,8 +214,11 @@ def _confirmed_ripgrep_lines(
 
 
 def _gitignore_literal(name: str) -> str:
-    """`name` as a gitignore pattern matching only itself."""
-    escaped = re.sub(r"([\\*?\[\]!#])", r"\\\1", name)
+    """`name` as a gitignore pattern (or a glob) matching itself: only itself, unless it
+    holds a line break, which no pattern can say: each is then `?` (any
+    character), so that the one line still covers the name."""
+    escaped = re.sub(r"([\\*?\[\]{}!#])", r"\\\1", name)
+    escaped = escaped.replace("\n", "?").replace("\r", "?")
     return escaped[:-1] + "\\ " if escaped.endswith(" ") else escaped
 
 

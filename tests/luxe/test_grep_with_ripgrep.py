@@ -4,6 +4,8 @@ secret file while it reads must not get that file's lines to the model."""
 
 from __future__ import annotations
 
+import re
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 
@@ -76,14 +78,19 @@ def test_grep_never_shows_a_line_ripgrep_read_while_the_name_was_a_secret(
     assert "API_KEY" not in shown
 
 
-def _grep_with_ripgrep(spawn: SpawnLuxe, env: dict[str, str]) -> str:
-    """What the grep tool answered for `needle` with rg on PATH."""
+def _grep_with_ripgrep(
+    spawn: SpawnLuxe, env: dict[str, str], glob: str | None = None, path_first: str | None = None
+) -> str:
+    """What the grep tool answered for `needle` (in files matching `glob`)
+    with rg on PATH (`path_first` before it)."""
     rg = ripgrep_dir()
     if rg is None:
         pytest.skip("ripgrep is not installed (.ci/run installs it)")
+    args = {"pattern": "needle", **({"glob": glob} if glob else {})}
+    path = ":".join(filter(None, (path_first, rg, env.get("PATH", ""))))
     luxe = spawn(
-        [{"tool_calls": [call("grep", pattern="needle")]}, {"text": "done"}],
-        env_extra={"PATH": f"{rg}:{env.get('PATH', '')}"},
+        [{"tool_calls": [call("grep", **args)]}, {"text": "done"}],
+        env_extra={"PATH": path},
     )
     ready = luxe.handshake()
     luxe.send("submit_user_message", {"text": "find it"})
@@ -91,3 +98,56 @@ def _grep_with_ripgrep(spawn: SpawnLuxe, env: dict[str, str]) -> str:
     assert luxe.close() == 0
     [result] = tool_results(env, ready["session_id"])
     return str(result["content"])
+
+
+@pytest.mark.parametrize("separator", ["\n", "\r", "\n\n"])
+def test_a_secret_files_name_with_a_line_break_still_keeps_ripgrep_out(
+    spawn: SpawnLuxe, repo: Path, env: dict[str, str], separator: str
+) -> None:
+    # Luxe names every secret file in an ignore file, one a line, so that
+    # ripgrep never opens one. A name with a line break in it was two
+    # patterns: ripgrep read the secret file, and passed over the ordinary
+    # file named by the part after the break.
+    (repo / f".env.{separator}notes.txt").write_text("API_KEY=needle-value-4Kq9Zt\n")
+    (repo / "notes.txt").write_text("the needle in plain notes\n")
+    shown = _grep_with_ripgrep(spawn, env)
+    assert "notes.txt:1:the needle in plain notes" in shown
+    assert "needle-value" not in shown and "API_KEY" not in shown
+    assert "[1 secret file skipped]" in shown
+
+
+GLOBS = ["*", "{*.txt,.env}", "[.]env", "*.js"]
+
+
+@pytest.mark.parametrize("glob", GLOBS)
+def test_the_models_glob_never_widens_what_ripgrep_opens(
+    spawn: SpawnLuxe, repo: Path, env: dict[str, str], tmp_path: Path, glob: str
+) -> None:
+    # ripgrep lets a glob given on its command line override every ignore
+    # file, Luxe's own list of the secret files included, and a later glob
+    # override an earlier one: the model's glob (`*`, `.env*`) had ripgrep
+    # open `.env`, and search the folders Luxe skips (node_modules). An
+    # `rg` first on PATH runs the real one under strace, to see what it opened.
+    strace = shutil.which("strace")
+    if strace is None or ripgrep_dir() is None:
+        pytest.skip("needs strace and ripgrep")
+    log = tmp_path / "opened"
+    spy = tmp_path / "spy"
+    spy.mkdir()
+    real = str(Path(str(ripgrep_dir())) / "rg")
+    (spy / "rg").write_text(
+        f'#!/bin/sh\nexec {strace} -f -qq -e trace=openat -o "{log}.$$" {real} "$@"\n'
+    )
+    (spy / "rg").chmod(0o755)
+    (repo / ".env").write_text("API_KEY=needle-value-8Hq2Lw\n")
+    (repo / "notes.txt").write_text("the needle in notes\n")
+    (repo / "node_modules").mkdir()
+    (repo / "node_modules" / "dep.js").write_text("the needle in a dependency\n")
+    (repo / "app.js").write_text("the needle in the app\n")
+    shown = _grep_with_ripgrep(spawn, env, glob=glob, path_first=str(spy))
+    assert "node_modules" not in shown
+    assert "needle-value" not in shown
+    opened = "".join(p.read_text() for p in tmp_path.glob("opened.*"))
+    assert opened, "the spy never ran"
+    assert not re.search(r'"(\./)?\.env"', opened)
+    assert "node_modules/dep.js" not in opened

@@ -175,7 +175,7 @@ def _spawn_options() -> dict[str, Any]:
 def _environment() -> dict[str, str]:
     """Laura's environment without the provider's key: a git is dumpable,
     so any process of the user reads its /proc/<git>/environ while it runs
-    (tests/laura/test_environ_closed_helpers.py)."""
+    (tests/laura/test_git_gets_no_provider_key.py)."""
     hidden = hidden_environ.credential_variables(os.environ)
     env = {name: value for name, value in os.environ.items() if name not in hidden}
     env.update(GIT_PAGER="cat", GIT_OPTIONAL_LOCKS="0", GIT_TERMINAL_PROMPT="0", LC_ALL="C")

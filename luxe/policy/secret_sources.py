@@ -44,7 +44,29 @@ HOME_SECRET_FILES = (
     ".cargo/credentials.toml",
     ".gem/credentials",
     ".m2/settings-security.xml",
+    ".m2/settings.xml",
     ".vault-token",
+    ".terraform.d/credentials.tfrc.json",
+    ".azure/msal_token_cache.json",
+    ".azure/accessTokens.json",
+    ".azure/service_principal_entries.json",
+    ".config/gcloud/credentials.db",
+    ".config/gcloud/access_tokens.db",
+    ".gradle/gradle.properties",
+    ".config/rclone/rclone.conf",
+    ".s3cfg",
+    ".boto",
+    ".composer/auth.json",
+    ".config/composer/auth.json",
+    ".fly/config.yml",
+    ".config/doctl/config.yaml",
+    ".nuget/NuGet/NuGet.Config",
+    ".config/hub",
+    ".databrickscfg",
+    ".cache/huggingface/token",
+    ".huggingface/token",
+    ".claude/.credentials.json",
+    ".codex/auth.json",
 )
 # Where the environment moves a tool's credentials out of the home: a
 # directory variable and the files in it (a variable naming the file itself
@@ -62,23 +84,26 @@ MAX_RELOCATED = 64
 # In ~/.ssh every file is a private key except these.
 SSH_PUBLIC_FILES = frozenset({"known_hosts", "known_hosts.old", "config", "authorized_keys", "environment"})
 
-MAX_SSH_FILES = 64
+MAX_FOLDER_FILES = 64
+# Folders of the home whose every file is a secret (but these public ones).
+HOME_SECRET_FOLDERS: tuple[tuple[str, Callable[[str], bool]], ...] = (
+    (".ssh", lambda name: name.endswith(".pub") or name in SSH_PUBLIC_FILES),
+    (".gnupg/private-keys-v1.d", lambda name: False),
+)
 
 
 def home_secret_files(home: str) -> list[str]:
     """The user's well-known secret files that exist (regular files, symlinks
     followed: a link into a password store is still the secret)."""
     found = [p for rel in HOME_SECRET_FILES if os.path.isfile(p := os.path.join(home, rel))]
-    ssh = os.path.join(home, ".ssh")
-    try:
-        names = sorted(os.listdir(ssh))[:MAX_SSH_FILES]
-    except OSError:
-        names = []
-    for name in names:
-        if name.endswith(".pub") or name in SSH_PUBLIC_FILES:
-            continue
-        if os.path.isfile(path := os.path.join(ssh, name)):
-            found.append(path)
+    for folder, public in HOME_SECRET_FOLDERS:
+        where = os.path.join(home, folder)
+        try:
+            names = sorted(os.listdir(where))[:MAX_FOLDER_FILES]
+        except OSError:
+            names = []
+        found += [p for name in names
+                  if not public(name) and os.path.isfile(p := os.path.join(where, name))]
     return found
 
 

@@ -93,10 +93,11 @@ def secret_values_from_env(text: str) -> list[tuple[str, str]]:
 
 
 # A word of a credentials file: split on whitespace and the punctuation of
-# INI, netrc, JSON and YAML, and on JSON's escaped line breaks (a service
+# INI, netrc, JSON, YAML and XML (Maven's `<password>…</password>`, whose
+# value a program that parses it prints alone), and on JSON's escaped line breaks (a service
 # account's private key is one JSON string: `"-----BEGIN…\nMIIE…\n…"`, whose
 # lines a program that parses it prints alone).
-_TOKEN_SPLIT = re.compile(r"(?:[\s:=,\"'{}\[\]]|\\[nrt])+")
+_TOKEN_SPLIT = re.compile(r"(?:[\s:=,\"'{}\[\]<>]|\\[nrt])+")
 _HOSTISH = re.compile(r"^[\w.-]*\.[A-Za-z]{2,}(/[\w./-]*)?$")
 
 

@@ -292,9 +292,12 @@ def url_credentials(text: str) -> list[str]:
 # password by a short name (SMTP_PASS, sshpass's SSHPASS, mysql's MYSQL_PWD).
 _CREDENTIAL_NAME = re.compile(
     r"TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIAL"
-    r"|WEBHOOK|PASS$|(?:^|_)(?:PAT|KEY|JWT|AUTH|PWD)$",
+    r"|WEBHOOK|PASS$|(?:^|_)(?:PAT|KEY|JWT|AUTH|PWD)$|_AUTH_CONFIG$",
     re.IGNORECASE,
 )
+# Bundler's credentials for a gem server: BUNDLE_GEMS__EXAMPLE__COM=user:pass
+# (the host's dots written as `__`).
+_BUNDLER_HOST = re.compile(r"^BUNDLE_\w+__\w+$", re.IGNORECASE)
 # The password of a connection string that is no URL: libpq's
 # `password=…`, .NET's `Password=…;`, Azure's `AccountKey=…;`.
 _KEYWORD_PASSWORD = re.compile(
@@ -326,6 +329,8 @@ def environment_credentials(env: Mapping[str, str]) -> list[tuple[str, str]]:
         if _CREDENTIAL_NAME.search(name) and not value.startswith("/"):
             values += [(name, form) for form in _whole_forms(value) if is_token(form)]
             words += [(name, word) for word in _document_words(name, value)]
+        if _BUNDLER_HOST.match(name):
+            values += [(name, form) for form in (value, value.partition(":")[2]) if is_token(form)]
         values += [(name, secret) for secret in url_credentials(value)]
         values += [(name, secret) for secret in keyword_passwords(value)]
     return values + words

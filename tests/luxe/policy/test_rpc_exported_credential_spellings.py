@@ -34,6 +34,8 @@ QUOTED_KEY = "sk-quoted-AbCdEf123456"
 SMTP_PASS = "smtp-Kq7Wz3Vn"
 MYSQL_PWD = "my-Rt5Yp8Lx2"
 SSHPASS = "ssh-Hb4Nc9Dm"
+DOCKER_AUTH = "ZG9ja2VyOnB3LTlLbTJYcTdU"
+BUNDLER_PASSWORD = "gem-pw-8Tq3Zx6V"
 
 EXPORTED = {
     "GITHUB_PAT": GITHUB_PAT,
@@ -54,6 +56,9 @@ EXPORTED = {
     "SMTP_PASS": SMTP_PASS,
     "MYSQL_PWD": MYSQL_PWD,
     "SSHPASS": SSHPASS,
+    # GitLab CI's registry login, a JSON document; Bundler's per-host login.
+    "DOCKER_AUTH_CONFIG": f'{{"auths": {{"registry.example.com": {{"auth": "{DOCKER_AUTH}"}}}}}}',
+    "BUNDLE_GEMS__CONTRIBSYS__COM": f"ci-user:{BUNDLER_PASSWORD}",
     # `export $(cat .env)` keeps a .env file's quotes in the value.
     "SEARCH_TOKEN": f'"{QUOTED_KEY}"',
     # Not credentials: shown as they are.
@@ -64,7 +69,7 @@ EXPORTED = {
 SECRETS = (
     GITHUB_PAT, AZURE_PAT, STRIPE_KEY, SIGNING_KEY, SLACK_SECRET, DISCORD_SECRET, JOB_JWT,
     NPM_AUTH, LIBPQ_PASSWORD, DOTNET_PASSWORD, AZURE_ACCOUNT_KEY, QUOTED_KEY, SMTP_PASS,
-    MYSQL_PWD, SSHPASS,
+    MYSQL_PWD, SSHPASS, DOCKER_AUTH, BUNDLER_PASSWORD,
 )
 
 

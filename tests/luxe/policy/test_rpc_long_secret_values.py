@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from .e2e import call, tool_results
-from .hostile import one_turn_leaks_nothing
+from .hostile import hostile_luxe, one_turn_leaks_nothing, run_turn
 
 
 def _random(length: int) -> str:
@@ -68,3 +68,38 @@ def test_a_repositorys_long_env_values_are_redacted_and_luxe_runs(
         [call("bash", command="cat copy.txt")], "yolo", (secret,), cwd=repo, env=env
     )
     assert "pasted: [REDACTED:" in str(tool_results(body))
+
+
+def _peak_resident_mb(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) // 1024
+    raise AssertionError(f"no VmHWM for {pid}")
+
+
+@pytest.mark.parametrize(
+    ("count", "length"),
+    [(1000, 1000), (2000, 400), (4, 250_000)],
+    ids=["a thousand values of 1,000", "two thousand of 400", "four of 250,000"],
+)
+def test_a_dotenv_of_long_values_costs_memory_in_proportion(
+    repo: Path, env: dict[str, str], count: int, length: int
+) -> None:
+    """A repository's `.env` of about a megabyte, every value long: the
+    stream's hold-back kept every prefix of every value in a set, which grew
+    with the square of their length (luxe's peak was 620-630 MB for the
+    first two spellings at the first bash call). Now it stays near what a
+    session costs anyway (118-139 MB measured), and the value is still
+    redacted."""
+    values = [_random(length) for _ in range(count)]
+    (repo / ".env").write_text("".join(f"V{i}={v}\n" for i, v in enumerate(values)))
+    (repo / "notes.txt").write_text(f"first {values[0]} last\n")
+    with hostile_luxe(
+        [{"tool_calls": [call("bash", command="cat notes.txt")]}, {"text": "done"}],
+        "yolo", "--auto-approve", cwd=repo, env=env,
+    ) as (luxe, server):
+        run_turn(luxe)
+        assert values[0][:40] not in str(server.bodies)
+        assert "first [REDACTED:" in str(tool_results(server.bodies[-1]))
+        assert _peak_resident_mb(luxe.pid) < 300
+        assert luxe.close() == 0

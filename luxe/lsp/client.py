@@ -124,7 +124,7 @@ class LspClient:
         `after`). With `quiet_s`, keep waiting until the server has sent
         nothing more for `uri` for that long: servers that publish in waves
         (syntax first, then types) send the full list last."""
-        while not self._is_current(uri, version, after):
+        while not self.is_current(uri, version, after):
             await self._next_publish()
         if quiet_s > 0:
             while True:
@@ -136,11 +136,20 @@ class LspClient:
                     break
         return self.published[uri].items
 
-    def _is_current(self, uri: str, version: int, after: int) -> bool:
+    def is_current(self, uri: str, version: int, after: int) -> bool:
+        """Whether what was pushed for `uri` answers `version` (see
+        wait_published)."""
         known = self.published.get(uri)
         if known is None or known.seq <= after:
             return False
         return known.version is None or known.version >= version
+
+    async def read_to_end(self, wait_s: float) -> None:
+        """Wait (at most `wait_s`) until everything the server wrote before
+        it ended has been read: a write that failed because it exited may
+        have crossed its last answer."""
+        with trio.move_on_after(wait_s):
+            await self.exited.wait()
 
     async def _next_publish(self) -> None:
         if self.closed:

@@ -35,6 +35,8 @@ log = logging.getLogger("luxe.lsp")
 
 MAX_RESTARTS = 2
 PULL_RETRIES = 3
+# How long a server that ended is given to have its last words read.
+ENDED_READ_S = 1.0
 
 
 class ServerStopped(Exception):
@@ -224,7 +226,14 @@ class WarmServer:
             )
         # The tool saved the file: servers that check on save (rust-analyzer's
         # cargo check) start now.
-        await client.notify("textDocument/didSave", {"textDocument": {"uri": uri}})
+        try:
+            await client.notify("textDocument/didSave", {"textDocument": {"uri": uri}})
+        except LspError:
+            # A server may answer the change, then end before the save
+            # reaches it: what it published for this version stands.
+            await client.read_to_end(ENDED_READ_S)
+            if self._pull or not client.is_current(uri, version, published_before):
+                raise
         if self._pull:
             items = await self._pull_diagnostics(client, uri)
         else:

@@ -152,8 +152,22 @@ def is_env_name(name: str) -> bool:
     return lower in (".env", ".envrc") or lower.startswith(".env.")
 
 
+# A key of a Java properties file that holds a credential: Gradle's
+# `signing.password`, `mavenCentralPassword`, `gpr.key`, `gpr.token`...
+_PROPERTIES_CREDENTIAL = re.compile(r"pass|secret|token|key|auth|credential", re.IGNORECASE)
+
+
+def secret_values_from_properties(text: str) -> list[tuple[str, str]]:
+    """The values of a properties file's credential keys only: the rest of
+    it (`org.gradle.jvmargs=-Xmx2048m`) is settings, whose words would
+    garble every output that shows them."""
+    return [(k, v) for k, v in secret_values_from_env(text) if _PROPERTIES_CREDENTIAL.search(k)]
+
+
 def secret_values_from_file(path: str, text: str) -> list[tuple[str, str]]:
     name = os.path.basename(path)
     if is_env_name(name):
         return secret_values_from_env(text)
+    if name.endswith(".properties"):
+        return secret_values_from_properties(text)
     return secret_values_from_other(name, text)

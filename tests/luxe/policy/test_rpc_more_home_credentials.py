@@ -57,3 +57,34 @@ def test_a_password_a_program_parses_out_of_mavens_xml_is_redacted(
     calls = [call("bash", command=f'python3 -c "{program}"')]
     _done, body = one_turn_leaks_nothing(calls, "yolo", (TOKEN,), cwd=repo, env=env)
     assert "[REDACTED:" in str(tool_results(body))
+
+
+def test_gradles_settings_read_as_they_are_its_credentials_redacted(
+    repo: Path, env: dict[str, str]
+) -> None:
+    """gradle.properties holds settings beside the credentials: only the
+    credential keys' values are redaction values (a JVM flag there was
+    redacted wherever it showed)."""
+    path = Path(env["HOME"]) / ".gradle" / "gradle.properties"
+    path.parent.mkdir(parents=True)
+    path.write_text(
+        "org.gradle.jvmargs=-Xmx2048m -XX:MaxMetaspaceSize=512m\n"
+        f"signing.password={TOKEN}\n"
+        "gpr.key=ghp_GradleGpr0Key9Token8\n"
+    )
+    calls = [
+        call("bash", command="echo building with -Xmx2048m and MaxMetaspaceSize=512m"),
+        # A program of the repository's reads it by a name no reading of the
+        # command line sees (`cat` of the path is refused outright).
+        call("bash", command=(
+            "python3 -c \"import os; print(open(os.path.join(os.environ['HOME'], "
+            "'.gra' + 'dle', 'gradle.prop' + 'erties')).read())\""
+        )),
+    ]
+    _done, body = one_turn_leaks_nothing(
+        calls, "yolo", (TOKEN, "ghp_GradleGpr0Key9Token8"), cwd=repo, env=env
+    )
+    echoed, shown = (str(result) for result in tool_results(body))
+    assert "building with -Xmx2048m and MaxMetaspaceSize=512m" in echoed
+    assert "org.gradle.jvmargs=-Xmx2048m" in shown
+    assert "signing.password=[REDACTED:" in shown and "gpr.key=[REDACTED:" in shown

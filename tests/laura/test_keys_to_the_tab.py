@@ -41,4 +41,7 @@ def test_a_key_reaches_the_tabs_program_as_the_terminal_sent_it(
     session.wait_for("ready")
     session.send_keys(*keys)
     session.type(".")
-    session.wait_for(f"got {bytes_hex}")
+    screen = session.wait_for("got ")
+    # The whole report, not a prefix of it: "got 0a" is also in "got 0a0d".
+    [got] = [line.strip("│ ") for line in screen.splitlines() if "got " in line]
+    assert got == f"got {bytes_hex}", screen

@@ -336,9 +336,16 @@ def test_a_long_word_wraps_in_time_linear_in_its_length() -> None:
         rows = wrap([(text, "")], 80, [("> ", "dim")], [("  ", "")])
         return time.perf_counter() - start, rows
 
+    # The best of five runs each, interleaved: one run can meet a collection
+    # or a busy neighbour (CI once saw 0.125 s against 0.025 s); the slow
+    # walk this guards against costs hundreds of times more on every run.
     timed(words)
-    long_s, rows = timed(word)
-    words_s, _ = timed(words)
-    assert long_s < 3 * words_s + 0.05, (long_s, words_s)
+    long_runs, words_runs = [], []
+    for _ in range(5):
+        long_s, rows = timed(word)
+        long_runs.append(long_s)
+        words_runs.append(timed(words)[0])
+    long_s, words_s = min(long_runs), min(words_runs)
+    assert long_s < 3 * words_s + 0.05, (long_runs, words_runs)
     assert rows[0] == [("> ", "dim"), ("A" * 78, "")] and rows[1] == [("  ", ""), ("A" * 78, "")]
     assert "".join(text for row in rows for text, role in row if not role and text != "  ") == word

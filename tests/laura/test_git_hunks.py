@@ -164,8 +164,12 @@ def test_a_big_files_changes_cost_about_its_size(laura_session: Make, tmp_path: 
     session.wait_for("[diff]", timeout=60)
     session.send_keys("End")
     session.wait_for(lambda screen: "LAST" in screen and "reaching" not in screen, timeout=120)
+    # Resident memory after the work holds what malloc kept of its peaks as
+    # well as what Laura keeps: 4 to 8.25 times the file over many runs
+    # (once 66 MB in CI). Twice the worst seen still catches the old keeping
+    # (70 times) with room to spare.
     grown = session.resident_bytes() - before
-    assert grown < 8 * size, f"{grown / MB:.0f} MB for a {size / MB:.0f} MB file and its changes"
+    assert grown < 16 * size, f"{grown / MB:.0f} MB for a {size / MB:.0f} MB file and its changes"
 
 
 # Output no git writes: a hunk above the one before it, one over the lines

@@ -107,19 +107,21 @@ def home_secret_files(home: str) -> list[str]:
     return found
 
 
-def relocated_secret_files(env: Mapping[str, str]) -> list[str]:
+def relocated_secret_files(env: Mapping[str, str], cwd: str) -> list[str]:
     """The user's credential files where `env` moved them (gh's hosts.yml
     under $GH_CONFIG_DIR, a service account at
-    $GOOGLE_APPLICATION_CREDENTIALS, each file of $KUBECONFIG...): absolute
-    paths only, whether or not they exist yet (the caller stats them)."""
+    $GOOGLE_APPLICATION_CREDENTIALS, each file of $KUBECONFIG...), whether
+    or not they exist yet (the caller stats them). A relative path is where
+    a tool started beside Luxe finds it: under `cwd`, the directory Luxe
+    started in (`KUBECONFIG=kube/config` in an infrastructure checkout)."""
     paths = [
-        os.path.join(env[var], name)
+        os.path.join(cwd, env[var], name)
         for var, names in RELOCATED_IN_DIRECTORY
         if env.get(var)
         for name in names
     ]
-    paths += environment_credential_files(env)
-    return [p for p in dict.fromkeys(paths) if os.path.isabs(p)][:MAX_RELOCATED]
+    paths += environment_credential_files(env, cwd)
+    return [os.path.normpath(p) for p in dict.fromkeys(paths)][:MAX_RELOCATED]
 
 
 # -- git history ---------------------------------------------------------------
@@ -368,13 +370,15 @@ def keyword_passwords(text: str) -> list[str]:
 _CREDENTIAL_FILE_VARIABLES = frozenset({"KUBECONFIG", "PGPASSFILE", "NETRC", "NPM_CONFIG_USERCONFIG"})
 
 
-def environment_credential_files(env: Mapping[str, str]) -> list[str]:
+def environment_credential_files(env: Mapping[str, str], cwd: str) -> list[str]:
     """The regular files that the environment names as credentials: each
-    absolute path (of a list, as KUBECONFIG gives) in a variable whose name
-    says credential (`GOOGLE_APPLICATION_CREDENTIALS`, `*_PRIVATE_KEY_PATH`)
-    or that a tool reads its credentials from (`KUBECONFIG`, `PGPASSFILE`)."""
+    path (of a list, as KUBECONFIG gives; a relative one under `cwd`) in a
+    variable whose name says credential (`GOOGLE_APPLICATION_CREDENTIALS`,
+    `*_PRIVATE_KEY_PATH`) or that a tool reads its credentials from
+    (`KUBECONFIG`, `PGPASSFILE`)."""
     found: list[str] = []
     for name, value in env.items():
         if name in _CREDENTIAL_FILE_VARIABLES or _CREDENTIAL_NAME.search(name):
-            found += [p for p in value.split(os.pathsep) if os.path.isabs(p) and os.path.isfile(p)]
+            paths = (os.path.join(cwd, p) for p in value.split(os.pathsep) if p)
+            found += [p for p in paths if os.path.isfile(p)]
     return list(dict.fromkeys(found))

@@ -35,7 +35,7 @@ def build_gate(
     secret_files = SecretFiles(
         str(root),
         home=home,
-        elsewhere=tuple(relocated_secret_files(env)),
+        elsewhere=tuple(relocated_secret_files(env, str(cwd))),
         extra_values=tuple(environment_credentials(env)),
     )
     loaded = load_permissions(project_root=str(root), trust_project=trust_project, env=env)

@@ -87,3 +87,27 @@ def test_an_ordinary_file_named_by_an_ordinary_variable_reads_as_it_is(
         env={**env, "RELEASE_NOTES": str(notes), "SSH_AUTH_SOCK": str(notes)},
     )
     assert "release-candidate-0042" in str(tool_results(body))
+
+
+@pytest.mark.parametrize(
+    ("variable", "spelling"),
+    [
+        ("KUBECONFIG", "ops/cluster.yaml"),
+        ("PGPASSFILE", "./ops/pg.conf"),
+        ("GOOGLE_APPLICATION_CREDENTIALS", "../keys/ci-runner.json"),
+    ],
+)
+def test_a_relative_path_is_taken_from_where_luxe_started(
+    variable: str, spelling: str, repo: Path, env: dict[str, str], tmp_path: Path
+) -> None:
+    """`KUBECONFIG=ops/cluster.yaml` in an infrastructure checkout: kubectl
+    run beside Luxe reads it from there, and so may a bash call."""
+    plant(tmp_path / "keys")  # the third spelling reaches out of the project to it
+    (repo / "ops").mkdir()
+    for name in ("cluster.yaml", "pg.conf"):
+        (repo / "ops" / name).write_bytes((tmp_path / "keys" / name).read_bytes())
+    _done, body = one_turn_leaks_nothing(
+        [call("bash", command=f'cat "${variable}"')], "yolo", SECRETS, cwd=repo,
+        env={**env, variable: spelling},
+    )
+    assert "[REDACTED:" in str(tool_results(body))

@@ -374,9 +374,9 @@ def run_host(command: list[str] | None) -> int:
 
 def find_luxe() -> str | None:
     """The `luxe` to host: on PATH, else installed beside this laura."""
-    import shutil  # only here: it costs every client verb a few ms
+    import program_path
 
-    found = shutil.which("luxe")
+    found = program_path.which("luxe")
     if found is None:
         beside = os.path.join(os.path.dirname(sys.argv[0] or ""), "luxe")
         if os.path.isfile(beside) and os.access(beside, os.X_OK):

@@ -33,6 +33,7 @@ import attrs
 import trio
 
 import hidden_environ
+import program_path
 from laura.filecheck import human_size
 from laura.git_hunks import Hunks, decoded, hunk_steps
 from laura.realpath import real_path
@@ -173,11 +174,12 @@ def _spawn_options() -> dict[str, Any]:
 
 
 def _environment() -> dict[str, str]:
-    """Laura's environment without the provider's key: a git is dumpable,
-    so any process of the user reads its /proc/<git>/environ while it runs
-    (tests/laura/test_git_gets_no_provider_key.py)."""
+    """Laura's environment without the provider's key (a git is dumpable,
+    so any process of the user reads its /proc/<git>/environ while it runs:
+    tests/laura/test_git_gets_no_provider_key.py), and with PATH cut to its
+    absolute entries (program_path): never the repository's own `./git`."""
     hidden = hidden_environ.credential_variables(os.environ)
-    env = {name: value for name, value in os.environ.items() if name not in hidden}
+    env = {name: value for name, value in program_path.environment().items() if name not in hidden}
     env.update(GIT_PAGER="cat", GIT_OPTIONAL_LOCKS="0", GIT_TERMINAL_PROMPT="0", LC_ALL="C")
     env.pop("GIT_EXTERNAL_DIFF", None)
     return env

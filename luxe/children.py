@@ -6,7 +6,8 @@ Every child (a bash call, a command hook, a language server, rg, git and
 gh, the editor) is started by `open_process` (trio), `popen` (any thread)
 or `run` (to completion, in the caller's thread), and is in the registry
 from the moment its pid exists until its owner has reaped it and calls
-`forget`. Nothing else in Luxe starts a process.
+`forget`. Nothing else in Luxe starts a process. Each starts with PATH
+cut to its absolute entries (program_path): never a repository's `./git`.
 
 `look` (a sweep's one view of the registry) never sees a child that exists
 but is not registered yet:
@@ -34,6 +35,7 @@ from typing import Any, TypeVar
 
 import trio
 
+import program_path
 from luxe.record import record
 
 T = TypeVar("T")
@@ -77,6 +79,13 @@ def _register(pid: int, command: bool, keeps: tuple[str, str] | None) -> None:
         _keeps.setdefault(keeps[0], set()).add(keeps[1])
 
 
+def _absolute_path(options: dict[str, Any]) -> dict[str, Any]:
+    """`options` with the child's environment's PATH cut to its absolute
+    entries: the child is looked up there, and so is every program it
+    starts (program_path)."""
+    return {**options, "env": program_path.environment(options.get("env"))}
+
+
 async def open_process(
     argv: Sequence[str], *, command: bool = False, **options: Any
 ) -> trio.Process:
@@ -87,7 +96,7 @@ async def open_process(
         _starting += 1
     process: trio.Process | None = None
     try:
-        process = await trio.lowlevel.open_process(list(argv), **options)
+        process = await trio.lowlevel.open_process(list(argv), **_absolute_path(options))
     finally:
         with _lock:
             if process is not None:
@@ -110,7 +119,7 @@ def popen(
     mark is kept until no process holds it (`forget_keeps`). The caller
     owns the process: it reaps it, then calls `forget`."""
     with _lock:
-        process = subprocess.Popen(list(argv), **options)
+        process = subprocess.Popen(list(argv), **_absolute_path(options))
         _register(process.pid, command, keeps)
     return process
 

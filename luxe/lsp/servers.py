@@ -19,6 +19,7 @@ from typing import Any
 
 import attrs
 
+import program_path
 from luxe.env_seconds import seconds_from
 from luxe.record import record
 
@@ -220,9 +221,9 @@ def _apply(spec: ServerSpec, override: ServerOverride) -> ServerSpec:
 def search_path(env: Mapping[str, str]) -> str:
     """Where programs are looked up: PATH's absolute entries, then the
     directory of Luxe's interpreter."""
-    entries = [p for p in (env.get("PATH") or "").split(os.pathsep) if os.path.isabs(p)]
-    entries.append(os.path.dirname(sys.executable))
-    return os.pathsep.join(entries)
+    return os.pathsep.join(
+        p for p in (program_path.absolute_entries(env.get("PATH")), os.path.dirname(sys.executable)) if p
+    )
 
 
 def server_env(env: Mapping[str, str]) -> dict[str, str]:

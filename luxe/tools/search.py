@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import fnmatch
 import re
-import shutil
 import subprocess
 import tempfile
 import threading
@@ -25,6 +24,7 @@ from typing import Any
 
 import trio
 
+import program_path
 from luxe import children
 from luxe.engine.model import ToolSpec
 from luxe.engine.tooling import ToolContext, ToolError, ToolResult
@@ -61,7 +61,7 @@ class GrepTool:
     )
 
     def __init__(self, ripgrep: str | None = None) -> None:
-        self.ripgrep = ripgrep if ripgrep is not None else shutil.which("rg")
+        self.ripgrep = ripgrep if ripgrep is not None else program_path.which("rg")
 
     async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
         pattern = args["pattern"]

@@ -22,13 +22,13 @@ from __future__ import annotations
 
 import codecs
 import os
-import shutil
 import subprocess
 from collections.abc import Mapping
 from typing import Any
 
 import trio
 
+import program_path
 from luxe import children, orphans
 from luxe.engine.model import ToolSpec
 from luxe.engine.ports import StreamRedaction
@@ -87,7 +87,7 @@ class BashTool:
     )
 
     def __init__(self) -> None:
-        self.shell = shutil.which("bash") or "/bin/sh"
+        self.shell = program_path.which("bash") or "/bin/sh"
 
     async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
         command = args["command"]

@@ -187,8 +187,10 @@ class LauraSession(PrivateTmux):
         height: int = 40,
         env: dict[str, str] | None = None,
         as_user: int | None = None,
+        cwd: Path | None = None,
     ) -> None:
         self.as_user = as_user
+        self.cwd = cwd
         self.root = tmp_path / f"laura-{uuid.uuid4().hex[:8]}"
         self.root.mkdir(parents=True)
         self.socket = f"lt-{uuid.uuid4().hex[:12]}"
@@ -234,8 +236,10 @@ class LauraSession(PrivateTmux):
             f"'alt=#{{alternate_on}} mouse=#{{mouse_any_flag}} sgr=#{{mouse_sgr_flag}}' > {after}.flags; "
             f"echo $status > {after}; exec sleep 600"
         )
+        where = ["-c", str(self.cwd)] if self.cwd else []
         self.tmux(
-            "new-session", "-d", "-x", str(self.width), "-y", str(self.height), "sh", "-c", script
+            "new-session", "-d", *where, "-x", str(self.width), "-y", str(self.height),
+            "sh", "-c", script,
         )
         self.started = True
         self.wait_for(lambda screen: "Ctrl+P panes" in screen or "locked" in screen)

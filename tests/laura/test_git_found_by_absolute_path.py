@@ -1,0 +1,44 @@
+"""Laura started in a clone that ships its own `git`, by a person whose PATH
+has a relative entry (`.`, `bin`, or the empty entry a stray colon makes):
+the `git diff` Laura runs for a file pane is the person's git, never the
+clone's. Before, opening any file ran the clone's `git`. The real `laura`
+in tmux, started in the clone."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.laura.git_helpers import committed
+from tests.laura.tmux import BIN, LauraSession
+
+SPELLINGS = {
+    "an empty entry (a leading colon)": ("", ":{path}"),
+    "a dot": ("", ".:{path}"),
+    "a relative directory": ("bin", "bin:{path}"),
+}
+
+
+@pytest.mark.tmux
+@pytest.mark.parametrize("spelling", list(SPELLINGS))
+def test_a_file_panes_git_is_never_the_clones(tmp_path: Path, spelling: str) -> None:
+    path = committed(tmp_path, "notes.txt", "one\ntwo\n")
+    path.write_text("one\nTWO\n")
+    clone = path.parent
+    folder, path_value = SPELLINGS[spelling]
+    ran = tmp_path / "ran"
+    planted = clone / folder / "git"
+    planted.parent.mkdir(exist_ok=True)
+    planted.write_text(f'#!/bin/sh\necho "git $*" >> {ran}\nexec /usr/bin/git "$@"\n')
+    planted.chmod(0o755)
+    env = {"PATH": path_value.format(path=f"{BIN}:/usr/local/bin:/usr/bin:/bin")}
+    session = LauraSession(tmp_path, command=["cat"], env=env, cwd=clone)
+    try:
+        session.start()
+        opened = session.cli("open", str(path))
+        assert opened.returncode == 0, opened.stderr
+        session.wait_for("+1 -1")  # the person's git answered: the marks show
+    finally:
+        session.close()
+    assert not ran.exists(), ran.read_text()

@@ -147,10 +147,14 @@ _git_missing = False
 def _command(path: Path) -> list[str]:
     # No pager, no external diff driver, no colour, whatever the user's config;
     # and never a bare repository found by walking up from the file (one that
-    # a checkout planted in a folder: its config's commands would run).
+    # a checkout planted in a folder: its config's commands would run); and
+    # no write of the index after the diff (a file whose times changed but
+    # not its content made every open and reload rewrite .git/index, and
+    # hold its lock against the person's own `git commit`).
     return [
         "git",
         "-c", "safe.bareRepository=explicit",
+        "-c", "diff.autoRefreshIndex=false",
         "-c", "core.pager=cat",
         "-c", "color.ui=never",
         "-c", "core.quotepath=off",

@@ -170,12 +170,12 @@ def run(
 ) -> int:
     """Run a session behind `front` (default `luxe --rpc`'s); returns the exit
     status (2: refused at startup; otherwise the front end's)."""
-    from luxe.policy.git_discovery import only_named_bare_repositories
+    from luxe.policy.git_settings import apply_git_settings
 
     # Before any git runs: luxe's own, and every child's (they inherit it).
-    only_named_bare_repositories(os.environ)
+    apply_git_settings(os.environ)
     env = dict(os.environ if env is None else env)
-    only_named_bare_repositories(env)
+    apply_git_settings(env)
     # Nothing but frames may reach stdout: a stray print goes to stderr.
     sys.stdout = sys.stderr
     paths = paths_from_env(env)

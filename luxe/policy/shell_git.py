@@ -32,9 +32,12 @@ READ_ONLY_GIT = frozenset(
 # Long options (any unambiguous abbreviation of them) that write a file or
 # run a program in some reading subcommand.
 _WRITING_LONG = ("output", "open-files-in-pager", "ext-diff", "textconv", "exec")
+# `git describe --dirty` (and `--broken`) refreshes the index and writes it
+# back, whatever GIT_OPTIONAL_LOCKS says.
+_DESCRIBE_WRITING = ("dirty", "broken")
 # Global options that name a repository: git opens it even where it would
 # not find one by itself, so a repository a checkout planted in a folder
-# would run its config's commands (luxe/policy/git_discovery.py).
+# would run its config's commands (luxe/policy/git_settings.py).
 _NAMES_A_REPOSITORY = frozenset({"--git-dir", "--bare"})
 _REFLOG_READS = frozenset({"show", "exists"})
 _REMOTE_FLAGS = frozenset({"-v", "--verbose"})
@@ -49,11 +52,16 @@ _CONFIG_READS = frozenset(
 )
 
 
+def _names(arg: str, options: tuple[str, ...]) -> bool:
+    """`arg` is one of the long `options`, by any prefix GNU getopt takes."""
+    given = arg[2:].split("=", 1)[0] if arg.startswith("--") else ""
+    return bool(given) and any(name.startswith(given) for name in options)
+
+
 def _writes(arg: str) -> bool:
     # Any prefix, one letter too: `git cat-file --t` is `--textconv`.
     if arg.startswith("--") and len(arg) > 2:
-        given = arg[2:].split("=", 1)[0]
-        return any(name.startswith(given) for name in _WRITING_LONG)
+        return _names(arg, _WRITING_LONG)
     # `git grep -O`: short clusters with O.
     return arg.startswith("-") and not arg.startswith("--") and "O" in arg[1:]
 
@@ -89,6 +97,8 @@ def git_reads_only(args: tuple[str, ...]) -> bool:
     if any(_writes(a) for a in rest):
         return False
     if any(a.split("=", 1)[0] in _NAMES_A_REPOSITORY for a in args[: len(args) - len(rest) - 1]):
+        return False
+    if sub == "describe" and any(_names(a, _DESCRIBE_WRITING) for a in rest):
         return False
     if sub in READ_ONLY_GIT:
         return True

@@ -26,6 +26,8 @@ READERS = [
     "uniq -c data.csv",
     "git grep -n hello",
     "git log --oneline",
+    "git describe --always --tags",
+    "git describe --debug --all",
     "date",
 ]
 WRITERS = [
@@ -46,6 +48,11 @@ WRITERS = [
     "git grep --open=touch hello",
     "git -c core.fsmonitor=touch status",
     "git log --outp=x",
+    "git describe --dirty",
+    "git describe --always --dirty=-modified",
+    "git describe --dir",
+    "git --no-pager describe --broken",
+    "git describe --br=-x",
     "sort -o out x",
     "sort --out=o x",
     "sort --compress-program=sh x",

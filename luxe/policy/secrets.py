@@ -33,6 +33,7 @@ from luxe.policy.secret_sources import (
 )
 from luxe.policy.secret_values import MIN_SECRET_LENGTH, secret_values_from_file
 from luxe.policy.secret_walk import Listings, SkippedCache, walk_project
+from luxe.policy.stored_tokens import StoredTokens
 from luxe.regular_file import read_regular
 
 MAX_SECRET_FILE_BYTES = 1 << 20
@@ -67,8 +68,9 @@ class SecretFiles:
     `elsewhere` (where the environment moved them), each
     known by its identity (device, inode) so a hard link to it anywhere is
     recognised; and the values of all of them, plus those git can show from
-    the project's history and `extra_values` (the credentials in Luxe's
-    environment, the provider's API key among them), for redaction.
+    the project's history, `extra_values` (the credentials in Luxe's
+    environment, the provider's API key among them) and what `stored` finds
+    (gh's tokens in the keyring), for redaction.
 
     Kept fresh cheaply: `refresh_known` re-stats the files already known (one
     `stat` each, before every redaction pass); `rescan` walks the project again
@@ -88,10 +90,12 @@ class SecretFiles:
         home: str | None = None,
         elsewhere: tuple[str, ...] = (),
         extra_values: tuple[tuple[str, str], ...] = (),
+        stored: StoredTokens | None = None,
     ) -> None:
         self.root = root
         self.home = home
         self.elsewhere = elsewhere
+        self.stored = stored
         self.extra_values = tuple((n, v) for n, v in extra_values if len(v) >= MIN_SECRET_LENGTH)
         self._stats: dict[str, FileSignature] = {}
         self._home_paths: frozenset[str] = frozenset()
@@ -145,7 +149,15 @@ class SecretFiles:
             if not self._deferred:
                 return False
             self._deferred = False
-            return self.rescan()
+            if self.stored is None:
+                return self.rescan()
+            self.stored.start()  # gh answers while the project is walked
+            changed = self.rescan()
+            learned = tuple(self.stored.collect())
+            if not learned:
+                return changed
+            self.extra_values = (*self.extra_values, *learned)
+            return self._update(self._stats, force=True)
 
     def rescan(self, *, history: bool = True, deep: bool = True) -> bool:
         """Walk the project for secret files (and, with `history`, ask git

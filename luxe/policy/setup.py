@@ -17,6 +17,7 @@ from luxe.policy.permissions import PolicyGate
 from luxe.policy.rules_files import effective_mode, load_permissions
 from luxe.policy.secret_sources import environment_credentials, relocated_secret_files
 from luxe.policy.secrets import SecretFiles
+from luxe.policy.stored_tokens import StoredTokens
 
 
 def project_root(cwd: Path) -> Path:
@@ -37,6 +38,7 @@ def build_gate(
         home=home,
         elsewhere=tuple(relocated_secret_files(env, str(cwd))),
         extra_values=tuple(environment_credentials(env)),
+        stored=StoredTokens(env, home),
     )
     loaded = load_permissions(project_root=str(root), trust_project=trust_project, env=env)
     return PolicyGate(

@@ -1,0 +1,103 @@
+"""The credentials the person's tools hold where no file shows them: gh's
+tokens in the system keyring (gh's default since 2.40; its hosts.yml then
+names the hosts and users, not the tokens). `gh auth token`, `gh auth
+status -t` and gh as git's credential helper print such a token, and
+redaction, which knows a credential only by a file or a variable holding
+it, did not know it.
+
+`StoredTokens.start` asks gh, one `gh auth token` per host (those gh's
+hosts.yml names, or gh's default host), in children that run while the
+caller goes on (SecretFiles walks the project meanwhile); `collect` reads
+their answers under one deadline and ends every group still running (a
+keyring that waits for someone to unlock it answers nothing). Nothing runs
+when gh is not installed. Blocking; run in a worker thread.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import time
+from collections.abc import Mapping
+
+import program_path
+from luxe import children
+from luxe.policy.secret_values import MIN_SECRET_LENGTH
+from process_group import terminate_group_blocking
+
+TIMEOUT_S = 3.0
+MAX_HOSTS = 8
+MAX_ANSWER_BYTES = 4096
+# A top-level key of hosts.yml: a host name, alone on its line.
+_HOST_LINE = re.compile(r"^([A-Za-z0-9][A-Za-z0-9.-]*(?::[0-9]+)?):\s*$", re.MULTILINE)
+
+
+def gh_hosts_file(env: Mapping[str, str], home: str) -> str:
+    """Where gh keeps hosts.yml: $GH_CONFIG_DIR, else $XDG_CONFIG_HOME/gh,
+    else ~/.config/gh."""
+    if env.get("GH_CONFIG_DIR"):
+        return os.path.join(env["GH_CONFIG_DIR"], "hosts.yml")
+    config = env.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
+    return os.path.join(config, "gh", "hosts.yml")
+
+
+def gh_hosts(env: Mapping[str, str], home: str) -> list[str]:
+    """The hosts gh is logged in to, by its hosts.yml (at most MAX_HOSTS)."""
+    try:
+        with open(gh_hosts_file(env, home), "rb") as file:
+            text = file.read(1 << 16).decode("utf-8", "replace")
+    except OSError:
+        return []
+    return list(dict.fromkeys(_HOST_LINE.findall(text)))[:MAX_HOSTS]
+
+
+class StoredTokens:
+    """One round of asking gh for its tokens: `start`, then `collect`."""
+
+    def __init__(self, env: Mapping[str, str], home: str) -> None:
+        self.env = env
+        self.home = home
+        self._asked: list[tuple[str, subprocess.Popen[bytes]]] = []
+        self._deadline = 0.0
+
+    def start(self) -> None:
+        gh = program_path.which("gh", self.env)
+        if gh is None:
+            return
+        hosts = gh_hosts(self.env, self.home)
+        for host in hosts or [""]:
+            argv = [gh, "auth", "token", *(["--hostname", host] if host else [])]
+            try:
+                process = children.popen(
+                    argv,
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.DEVNULL,
+                    env={**self.env, "GH_PROMPT_DISABLED": "1", "GH_NO_UPDATE_NOTIFIER": "1"},
+                    cwd=self.home if os.path.isdir(self.home) else "/",
+                    start_new_session=True,
+                )
+            except OSError:
+                break  # gh will not start: it holds nothing Luxe could ask for
+            self._asked.append((host or "default", process))
+        self._deadline = time.monotonic() + TIMEOUT_S
+
+    def collect(self) -> list[tuple[str, str]]:
+        """(where, token) for each token gh printed; every child reaped."""
+        found: list[tuple[str, str]] = []
+        for host, process in self._asked:
+            try:
+                out, _ = process.communicate(timeout=max(self._deadline - time.monotonic(), 0.01))
+            except subprocess.TimeoutExpired:
+                out = b""
+            finally:
+                terminate_group_blocking(process)
+                children.forget(process.pid)
+            token = out[:MAX_ANSWER_BYTES].decode("utf-8", "replace").strip()
+            if process.returncode == 0 and len(token) >= MIN_SECRET_LENGTH and not any(
+                c.isspace() for c in token
+            ):
+                found.append((f"gh auth token ({host})", token))
+        self._asked = []
+        return found

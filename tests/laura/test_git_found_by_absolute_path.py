@@ -6,6 +6,7 @@ in tmux, started in the clone."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -42,3 +43,23 @@ def test_a_file_panes_git_is_never_the_clones(tmp_path: Path, spelling: str) -> 
     finally:
         session.close()
     assert not ran.exists(), ran.read_text()
+
+
+@pytest.mark.parametrize("spelling", list(SPELLINGS))
+def test_laura_agent_never_hosts_the_clones_luxe(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, spelling: str
+) -> None:
+    """`laura --agent` run in a clone that ships a `luxe`: the one found is
+    the person's (or none), never the clone's."""
+    from laura.cli import find_luxe
+
+    folder, path_value = SPELLINGS[spelling]
+    clone = tmp_path / "clone"
+    planted = clone / folder / "luxe"
+    planted.parent.mkdir(parents=True, exist_ok=True)
+    planted.write_text("#!/bin/sh\necho planted\n")
+    planted.chmod(0o755)
+    monkeypatch.chdir(clone)
+    monkeypatch.setenv("PATH", path_value.format(path="/usr/local/bin:/usr/bin:/bin"))
+    found = find_luxe()
+    assert found is None or (os.path.isabs(found) and not found.startswith(str(clone))), found

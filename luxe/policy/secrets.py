@@ -6,8 +6,8 @@ It composes the rest of the family: secret_names.py (which paths are
 secrets), secret_walk.py (walking the project for them, bounded, symlinks
 not followed), secret_identity.py (their keys and signatures),
 secret_sources.py (the user's credential files, git's history and remote
-URLs), secret_values.py (the values in a file's text) and
-secret_redaction.py (the redactor).
+URLs), stored_tokens.py (gh's tokens in the keyring), secret_values.py (the
+values in a file's text) and secret_redaction.py (the redactor).
 """
 
 from __future__ import annotations

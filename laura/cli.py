@@ -377,8 +377,9 @@ def find_luxe() -> str | None:
     import program_path
 
     found = program_path.which("luxe")
-    if found is None:
-        beside = os.path.join(os.path.dirname(sys.argv[0] or ""), "luxe")
+    where = os.path.dirname(sys.argv[0] or "")
+    if found is None and os.path.isabs(where):  # never the working directory's
+        beside = os.path.join(where, "luxe")
         if os.path.isfile(beside) and os.access(beside, os.X_OK):
             found = beside
     return found

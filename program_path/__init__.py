@@ -9,8 +9,12 @@ Luxe in a clone ran the clone's own `git` five times before any turn, and a
 read-only `cat README.md` ran its `cat`. So every child is started with
 PATH cut to its absolute entries (its own lookups and its children's too),
 and each program Luxe looks up itself (bash, rg, a language server) is
-looked for there. A tab's own shell keeps the person's PATH: what they type
-there is theirs.
+looked for there; the other search paths a child resolves the same way
+(PYTHONPATH, LD_LIBRARY_PATH...) are cut alike. A tab's own shell keeps the
+person's environment: what they type there is theirs.
+
+Luxe's and Laura's own imports are guarded by their packages' `__init__`
+(it runs before they import anything else, so it cannot import this).
 
 Imports nothing of either program; pure.
 """
@@ -26,13 +30,29 @@ def absolute_entries(path: str | None) -> str:
     return os.pathsep.join(p for p in (path or "").split(os.pathsep) if os.path.isabs(p))
 
 
+# The search paths a child resolves against its working directory: its
+# programs, Python's modules (a `json.py` of the repository's imported by a
+# hook's Python script), the dynamic loader's libraries, Node's, Perl's and
+# Ruby's modules.
+SEARCH_PATHS = ("PATH", "PYTHONPATH", "LD_LIBRARY_PATH", "NODE_PATH", "PERL5LIB", "RUBYLIB")
+
+
 def environment(env: Mapping[str, str] | None = None) -> dict[str, str]:
-    """A copy of `env` (default: this process's) for a child: PATH cut to
-    its absolute entries. A missing PATH stays missing (the system's
-    default path is absolute)."""
+    """A copy of `env` (default: this process's) for a child: each of
+    SEARCH_PATHS cut to its absolute entries. A missing one stays missing
+    (PATH's system default is absolute). One left empty would name the
+    working directory itself: PATH becomes the system default, any other
+    is removed."""
     copy = dict(os.environ if env is None else env)
-    if "PATH" in copy:
-        copy["PATH"] = absolute_entries(copy["PATH"])
+    for name in SEARCH_PATHS:
+        if name in copy:
+            cut = absolute_entries(copy[name])
+            if cut:
+                copy[name] = cut
+            elif name == "PATH":
+                copy[name] = os.defpath
+            else:
+                del copy[name]
     return copy
 
 

@@ -63,3 +63,36 @@ def test_laura_agent_never_hosts_the_clones_luxe(
     monkeypatch.setenv("PATH", path_value.format(path="/usr/local/bin:/usr/bin:/bin"))
     found = find_luxe()
     assert found is None or (os.path.isabs(found) and not found.startswith(str(clone))), found
+
+
+MODULE_SPELLINGS = {
+    "an empty entry (a leading colon)": ("", ":{checkout}"),
+    "a dot": ("", ".:{checkout}"),
+    "a relative folder": ("lib", "lib:{checkout}"),
+}
+
+
+@pytest.mark.tmux
+@pytest.mark.parametrize("spelling", list(MODULE_SPELLINGS))
+def test_no_module_of_the_clone_runs_in_laura(tmp_path: Path, spelling: str) -> None:
+    """A clone that ships `trio.py` and `attrs.py`, and a PYTHONPATH with a
+    relative entry: Laura started there imports its own, and opens a file."""
+    from tests.laura.tmux import CHECKOUT
+
+    path = committed(tmp_path, "notes.txt", "one\ntwo\n")
+    clone = path.parent
+    folder, value = MODULE_SPELLINGS[spelling]
+    ran = tmp_path / "ran"
+    (clone / folder).mkdir(exist_ok=True)
+    for name in ("trio", "attrs", "blessed"):
+        (clone / folder / f"{name}.py").write_text(f"open({str(ran)!r}, 'a').write('{name}\\n')\n")
+    session = LauraSession(
+        tmp_path, command=["cat"], env={"PYTHONPATH": value.format(checkout=CHECKOUT)}, cwd=clone
+    )
+    try:
+        session.start()
+        assert session.cli("open", str(path)).returncode == 0
+        session.wait_for("two")
+    finally:
+        session.close()
+    assert not ran.exists(), ran.read_text()

@@ -63,9 +63,13 @@ class LspClient:
     """One server's connection. Not shared between tasks except through
     its methods; `closed` is set once the server's stdout has ended."""
 
-    def __init__(self, proc: trio.Process, name: str) -> None:
+    def __init__(
+        self, proc: trio.Process, name: str, configuration: Mapping[str, Any] | None = None
+    ) -> None:
         self.proc = proc
         self.name = name
+        # What `workspace/configuration` is answered, by section.
+        self.configuration = dict(configuration or {})
         self._ids = 0
         self._pending: dict[int, tuple[trio.Event, list[Any]]] = {}
         self._send_lock = trio.Lock()
@@ -201,7 +205,7 @@ class LspClient:
                 pending[0].set()
             return
         if "id" in message:  # a request from the server: answer, never block it
-            await self._write({"id": message["id"], "result": _answer(message)})
+            await self._write({"id": message["id"], "result": _answer(message, self.configuration)})
             return
         if message["method"] == "textDocument/publishDiagnostics":
             params = message.get("params")
@@ -223,13 +227,19 @@ class LspClient:
         woken.set()
 
 
-def _answer(request: dict[str, Any]) -> Any:
-    """Our reply to a request from the server: no settings of our own (one
-    null per item asked), and yes to anything it wants to register."""
+def _answer(request: dict[str, Any], configuration: Mapping[str, Any]) -> Any:
+    """Our reply to a request from the server: for each configuration item,
+    the section `configuration` holds (else null), and yes to anything it
+    wants to register."""
     if request["method"] == "workspace/configuration":
         params = request.get("params")
         items = params.get("items") if isinstance(params, dict) else None
-        return [None] * len(items) if isinstance(items, list) else []
+        if not isinstance(items, list):
+            return []
+        return [
+            configuration.get(str(item.get("section"))) if isinstance(item, dict) else None
+            for item in items
+        ]
     return None
 
 
@@ -262,9 +272,15 @@ async def _read_message(stream: trio.abc.ReceiveStream, buf: bytearray) -> Any:
 
 @asynccontextmanager
 async def open_lsp_client(
-    command: Sequence[str], *, cwd: str, env: Mapping[str, str] | None = None, name: str = ""
+    command: Sequence[str],
+    *,
+    cwd: str,
+    env: Mapping[str, str] | None = None,
+    name: str = "",
+    configuration: Mapping[str, Any] | None = None,
 ) -> AsyncIterator[LspClient]:
     """Start a server and its reader; on exit end its process group.
+    `configuration`: the settings it is given when it asks, by section.
     Raises OSError when the program cannot be started."""
     proc = await children.open_process(
         command,
@@ -275,7 +291,7 @@ async def open_lsp_client(
         cwd=cwd,
         env=dict(env) if env is not None else None,
     )
-    client = LspClient(proc, name or os.path.basename(command[0]))
+    client = LspClient(proc, name or os.path.basename(command[0]), configuration)
     try:
         async with trio.open_nursery() as nursery:
             nursery.start_soon(client.serve_reader)

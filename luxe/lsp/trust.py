@@ -14,7 +14,14 @@ repository ships. Unless Luxe was started with `--trust-project`:
 - clangd is not started: LLVM does not treat source it parses as a security
   boundary (https://llvm.org/docs/Security.html), and the project's
   `compile_commands.json` and `.clangd` choose the flags it parses with
-  (vscode-clangd turns it off in untrusted workspaces for the same reason).
+  (vscode-clangd turns it off in untrusted workspaces for the same reason);
+- basedpyright and pyright run the project's `.venv/bin/python` (found by
+  themselves) to learn its import paths, and that Python runs the `.pth`
+  files of its site-packages: a `.venv` the repository ships is any program
+  it likes. Unless the `.venv` is the person's own (untracked in the git
+  work tree: made here, not cloned), the server is told to use an installed
+  Python instead (`python.pythonPath`, asked for by `workspace/configuration`),
+  and is not started when there is none.
 """
 
 from __future__ import annotations
@@ -24,7 +31,14 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import trio
+
+from luxe.git_read import git_read
 from luxe.lsp.servers import NEED_TRUST, ServerSpec, find_program
+
+# Servers that run the Python of a `.venv` they find at the project's root.
+RUN_PROJECT_PYTHON = frozenset({"basedpyright", "pyright"})
+GIT_TIMEOUT_S = 5.0
 
 
 class NeedsTrust(Exception):
@@ -66,3 +80,37 @@ def installed_tsserver(env: Mapping[str, str]) -> str | None:
         return None
     library = Path(os.path.realpath(program)).parent.parent / "lib" / "tsserver.js"
     return str(library) if library.is_file() else None
+
+
+async def configuration(
+    spec: ServerSpec, root: Path, env: Mapping[str, str], trust_project: bool
+) -> dict[str, Any]:
+    """The settings `spec` is answered when it asks (by section) so that it
+    runs none of the project's code: for a Python type checker in a project
+    that ships its `.venv`, an installed Python. Raises NeedsTrust when
+    there is none."""
+    if trust_project or spec.name not in RUN_PROJECT_PYTHON:
+        return {}
+    shipped = await trio.to_thread.run_sync(os.path.lexists, root / ".venv")
+    if not shipped or await _persons_own(root, ".venv"):
+        return {}
+    python = find_program("python3", env) or find_program("python", env)
+    if python is None:
+        raise NeedsTrust(
+            "not started: the only Python is the project's own (.venv, part of the repository); "
+            "install Python, or start Luxe with --trust-project to run the project's"
+        )
+    return {"python": {"pythonPath": python}}
+
+
+async def _persons_own(root: Path, name: str) -> bool:
+    """`root/name` is no part of what git tracks in the work tree at `root`
+    (so it was made here, by the person or their tools). False outside a
+    work tree, or when git cannot say in time."""
+    try:
+        done = await git_read(
+            "ls-files", "-z", "--", name, cwd=root, timeout_s=GIT_TIMEOUT_S, stdout_cap=1 << 12
+        )
+    except OSError:
+        return False
+    return done is not None and done.returncode == 0 and not done.stdout

@@ -29,7 +29,7 @@ import trio
 
 from luxe.lsp.client import SERVER_CANCELLED, LspClient, LspError, open_lsp_client
 from luxe.lsp.servers import ServerSpec, language_id
-from luxe.lsp.trust import NeedsTrust, initialization_options
+from luxe.lsp.trust import NeedsTrust, configuration, initialization_options
 
 log = logging.getLogger("luxe.lsp")
 
@@ -120,8 +120,13 @@ class WarmServer:
         try:
             await self._set_state("starting", None)
             options = initialization_options(self.spec, self.root, self._env, self._trust_project)
+            settings = await configuration(self.spec, self.root, self._env, self._trust_project)
             async with open_lsp_client(
-                self.spec.command, cwd=str(self.root), env=self._env, name=self.spec.name
+                self.spec.command,
+                cwd=str(self.root),
+                env=self._env,
+                name=self.spec.name,
+                configuration=settings,
             ) as client:
                 result = await client.request("initialize", self._initialize_params(options))
                 await client.notify("initialized", {})

@@ -108,9 +108,14 @@ def git_reads_only(args: tuple[str, ...]) -> bool:
     if sub == "remote":
         if not words:
             return all(a in _REMOTE_FLAGS for a in rest)
-        return words[0] in ("show", "get-url")
+        # `remote show NAME` asks the remote (the network, or the
+        # `git-remote-*` helper a `helper::address` names); `-n` does not.
+        before_dashes = rest[: rest.index("--")] if "--" in rest else rest
+        return words[0] == "get-url" or (words[0] == "show" and "-n" in before_dashes)
     if sub == "stash":
-        return bool(words) and words[0] in ("list", "show")
+        # The subcommand must come first: `git stash -m list` is a
+        # `stash push` with the message "list".
+        return rest[:1] in (("list",), ("show",))
     if sub == "branch":
         return all(a in _BRANCH_FLAGS for a in rest)
     if sub == "tag":

@@ -29,6 +29,13 @@ READERS = [
     "git describe --always --tags",
     "git describe --debug --all",
     "date",
+    "git stash list",
+    "git stash show -p stash@{0}",
+    "git stash list --format=%h",
+    "git remote show -n origin",
+    "git remote -v show -n origin",
+    "git remote show origin -n",
+    "git remote get-url origin",
 ]
 WRITERS = [
     "sed -n 'w pw' README.md",
@@ -62,6 +69,18 @@ WRITERS = [
     "LESSOPEN='|touch x %s' less f",
     "date -s now",
     "hostname evil",
+    # `git stash` runs `push` unless its first word is the subcommand: these
+    # stashed (and reverted) the person's changes.
+    "git stash -m list",
+    "git stash -m show",
+    "git stash -- show",
+    "git stash -q -m list",
+    # `git remote show` asks the remote: a `helper::address` runs
+    # git-remote-helper, an ssh address ssh.
+    "git remote show origin",
+    "git remote show 'evil::x'",
+    "git remote -v show evil::x",
+    "git remote show -- -n evil::x",
 ]
 
 

@@ -30,11 +30,21 @@ READ_ONLY_GIT = frozenset(
     }
 )
 # Long options (any unambiguous abbreviation of them) that write a file or
-# run a program in some reading subcommand.
-_WRITING_LONG = ("output", "open-files-in-pager", "ext-diff", "textconv", "exec")
+# run a program in some reading subcommand: `--show-signature` runs gpg (which
+# creates ~/.gnupg and its keyring).
+_WRITING_LONG = (
+    "output", "open-files-in-pager", "ext-diff", "textconv", "exec", "show-signature",
+)
+# Format placeholders that verify a signature (run gpg): `%G?`, `%GS`, `%GK`...
+# in `--format`/`--pretty`, and `%(signature...)` of for-each-ref.
+_VERIFYING_PLACEHOLDERS = ("%G", "%(signature")
 # `git describe --dirty` (and `--broken`) refreshes the index and writes it
 # back, whatever GIT_OPTIONAL_LOCKS says.
 _DESCRIBE_WRITING = ("dirty", "broken")
+# `git cat-file --filters` runs the filter drivers a repository's
+# .gitattributes names for a path: the person's own, such as git-lfs's smudge,
+# which downloads into .git/lfs. (`rev-list --filter=` is only a reader.)
+_CAT_FILE_WRITING = ("filters",)
 # Global options that name a repository: git opens it even where it would
 # not find one by itself, so a repository a checkout planted in a folder
 # would run its config's commands (luxe/policy/git_settings.py).
@@ -59,6 +69,8 @@ def _names(arg: str, options: tuple[str, ...]) -> bool:
 
 
 def _writes(arg: str) -> bool:
+    if any(p in arg for p in _VERIFYING_PLACEHOLDERS):
+        return True
     # Any prefix, one letter too: `git cat-file --t` is `--textconv`.
     if arg.startswith("--") and len(arg) > 2:
         return _names(arg, _WRITING_LONG)
@@ -99,6 +111,8 @@ def git_reads_only(args: tuple[str, ...]) -> bool:
     if any(a.split("=", 1)[0] in _NAMES_A_REPOSITORY for a in args[: len(args) - len(rest) - 1]):
         return False
     if sub == "describe" and any(_names(a, _DESCRIBE_WRITING) for a in rest):
+        return False
+    if sub == "cat-file" and any(_names(a, _CAT_FILE_WRITING) for a in rest):
         return False
     if sub in READ_ONLY_GIT:
         return True

@@ -6,11 +6,18 @@ approved:
   takes the first word for the subcommand and `push` when it is an option,
   so the person's changes were stashed away and the files reverted;
 - `git remote show NAME` asks the remote: a `helper::address` runs the
-  `git-remote-helper` program (`-n` asks nothing, and stays a reader).
+  `git-remote-helper` program (`-n` asks nothing, and stays a reader);
+- verifying a signature (`--show-signature`, `%G?`/`%GS`/`%GK` in a format)
+  runs gpg, which creates `~/.gnupg` and a keyring in the person's home;
+- `git cat-file --filters` runs the filter a repository's .gitattributes
+  names for the path, from the person's own config (git-lfs's smudge, which
+  downloads into .git/lfs).
 """
 
 from __future__ import annotations
 
+import os
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -18,6 +25,30 @@ import pytest
 
 from .e2e import call, tool_results
 from .hostile import hostile_luxe, run_turn
+
+# A commit signed with a throwaway key (its public key is nowhere: gpg still
+# runs, and says it cannot check the signature).
+SIGNED_COMMIT = """\
+tree 4b825dc642cb6eb9a060e54bf8d69288fbee4904
+author Signer <signer@example.invalid> 1767225600 +0000
+committer Signer <signer@example.invalid> 1767225600 +0000
+gpgsig -----BEGIN PGP SIGNATURE-----
+{blank}
+ iQG4BAABCgAiFiEEclmnUfRjaeaj/eeUhKlw5GibIf0FAmsXQ4wEHHhAeQAKCRCE
+ qXDkaJsh/cBzC/4riOEzpmK2EYa+lfIQ0UyDgMzvwyRNaCVNSaOHTDwBLPPr8b7S
+ 9Y9mmjO0rS5goRYNwZL+Ai9vr/2R76s/XWOA9X4/6cp+aQMeilpgVXHUaSmOsPuJ
+ KHG2Gz+JZ1jNlGWcqbztP8N//dTzg4A0MMOz7VRTE0zHlysEFMCBVreRZW1UJtmI
+ dQWo5ifHdvDeZu9LMSZvJ5qBgbekj3kKTNECAFqt16LO1NZlzErcyNh90B8oVyml
+ AxQlZ10wPP12RkODPooz9c0UvW6ZF2KPIjVis2L++ZNlmr9ZwjleAYwf7nOdem9N
+ 87ezVj/BW1wRU8OGgNGaicBfS6+TLp8tBpo6pY4koVYwuf2wtD2ixbi6Y95rdxAl
+ t5T8vCO/h9jgaU2+qp7WRBnpALoigTikcu+t/LLGm6Om1HX5Hw8DLSjWPuw9ZbPr
+ Oq4BnbhlukUBfYtWDkIjrlQN3c7l28esngIq29M0oHCtF27otbpT8eTUExQhbFph
+ KKFpMo/vgyFUkYU=
+ =2O84
+ -----END PGP SIGNATURE-----
+
+A signed commit
+""".format(blank=" ")  # a line of one space: no trailing blank in the source
 
 
 def git(repo: Path, *args: str, stdin: str | None = None) -> str:
@@ -101,3 +132,52 @@ def test_remote_show_without_asking_stays_a_reader(
         assert luxe.close() == 0
     assert "Fetch URL: luxetest::c" in results[0], results
     assert not mark.exists()
+
+
+@pytest.mark.skipif(shutil.which("gpg") is None, reason="needs gpg")
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git log --show-signature -1 signed",
+        "git show -s --format='%G? %GS' signed",
+        "git log -1 --pretty=format:%GK signed",
+    ],
+)
+def test_verifying_a_signature_is_refused_and_the_home_keeps_no_gnupg(
+    command: str, repo: Path, env: dict[str, str]
+) -> None:
+    signed = git(repo, "hash-object", "-t", "commit", "-w", "--stdin", stdin=SIGNED_COMMIT)
+    git(repo, "update-ref", "refs/heads/signed", signed)
+    env = {k: v for k, v in env.items() if k != "GNUPGHOME"}
+    home = Path(env["HOME"])
+    assert not (home / ".gnupg").exists()
+    done = one_call(command, repo, env)
+    assert not (home / ".gnupg").exists(), os.listdir(home / ".gnupg")
+    assert done["denied"], done
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git cat-file --filters HEAD:README.md",
+        "git cat-file --filt HEAD:README.md",
+        "git cat-file --path=README.md --filters {blob}",
+    ],
+)
+def test_cat_file_filters_is_refused_and_runs_no_filter(
+    command: str, tmp_path: Path, repo: Path, env: dict[str, str]
+) -> None:
+    mark = tmp_path / "smudge-ran"
+    smudge = tmp_path / "smudge"
+    smudge.write_text(f"#!/bin/sh\necho ran >> '{mark}'\nexec cat\n")
+    smudge.chmod(0o755)
+    # The person's own filter (as `git lfs install` writes one), which the
+    # repository's .gitattributes applies to its README.
+    (Path(env["HOME"]) / ".gitconfig").write_text(f'[filter "mine"]\n\tsmudge = {smudge}\n')
+    (repo / ".gitattributes").write_text("README.md filter=mine\n")
+    git(repo, "add", ".gitattributes")
+    git(repo, "-c", "user.name=T", "-c", "user.email=t@example.invalid", "commit", "-qm", "attrs")
+    blob = git(repo, "rev-parse", "HEAD:README.md")
+    done = one_call(command.format(blob=blob), repo, env)
+    assert not mark.exists()
+    assert done["denied"], done

@@ -36,6 +36,15 @@ READERS = [
     "git remote -v show -n origin",
     "git remote show origin -n",
     "git remote get-url origin",
+    "git log --format=%h%n%an%n%s",
+    "git log --pretty=fuller --stat",
+    "git log --no-show-signature -1",
+    "git log --follow --format=%ad -- README.md",
+    "git log --first-parent --full-history",
+    "git cat-file -p HEAD:README.md",
+    "git cat-file --batch-check",
+    "git rev-list --objects --filter=blob:none HEAD",
+    "git grep -n -G x",
 ]
 WRITERS = [
     "sed -n 'w pw' README.md",
@@ -81,6 +90,17 @@ WRITERS = [
     "git remote show 'evil::x'",
     "git remote -v show evil::x",
     "git remote show -- -n evil::x",
+    # Verifying a signature runs gpg, which creates ~/.gnupg and a keyring.
+    "git log --show-signature",
+    "git show --show-sig HEAD",
+    "git log '--format=%G?' -1",
+    "git log --pretty='format:%h %GS'",
+    "git show -s --format=tformat:%GK HEAD",
+    "git for-each-ref --format='%(signature)'",
+    # Filters are the person's programs (git-lfs's), run on a repository's say.
+    "git cat-file --filters HEAD:README.md",
+    "git cat-file --batch --filt",
+    "git cat-file --path=x --filters 45b983be",
 ]
 
 

@@ -153,10 +153,18 @@ READ_ONLY_GH = {
 }
 
 
+def _opens_browser(arg: str) -> bool:
+    """`--web`, `--web=true`, and `-w` alone or in a cluster (`-cw`): gh
+    parses flags with pflag, which takes a bool's value after `=` and joins
+    short flags."""
+    if arg.startswith("--"):
+        return arg[2:].split("=", 1)[0] == "web"
+    return arg.startswith("-") and "w" in arg[1:]
+
+
 def gh_reads_only(args: tuple[str, ...]) -> bool:
     """`gh pr view`, `gh issue list`...: never `--web` (starts a browser)."""
-    return (
-        len(args) >= 2
-        and args[1] in READ_ONLY_GH.get(args[0], set())
-        and not any(a in ("--web", "-w") for a in args)
-    )
+    if len(args) < 2 or args[1] not in READ_ONLY_GH.get(args[0], set()):
+        return False
+    words = args[: args.index("--")] if "--" in args else args
+    return not any(_opens_browser(a) for a in words)

@@ -45,6 +45,13 @@ READERS = [
     "git cat-file --batch-check",
     "git rev-list --objects --filter=blob:none HEAD",
     "git grep -n -G x",
+    "gh pr view 12 --comments",
+    "gh pr list --state=open -L 5",
+    "gh pr view --repo=owner/name 7",
+    "gh pr diff 3 --patch",
+    "tree -L 2 -a src",
+    "tree -d -I node_modules",
+    "sort -S 1M -k2,2 -t: data.csv",
 ]
 WRITERS = [
     "sed -n 'w pw' README.md",
@@ -101,6 +108,21 @@ WRITERS = [
     "git cat-file --filters HEAD:README.md",
     "git cat-file --batch --filt",
     "git cat-file --path=x --filters 45b983be",
+    # gh takes a bool's value after `=` and joins short flags: a browser.
+    "gh pr view --web=true",
+    "gh pr view -cw",
+    "gh pr view -wc 12",
+    "gh issue list --web=1",
+    "gh repo view --web=T",
+    # tree -R runs tree again in every directory with `-o 00Tree.html`.
+    "tree -R -H . -L 1",
+    "tree -aR -H . -L 2 src",
+    "tree -L 1 -dR -H x",
+    # sort -T puts its temporary files where it is told: .git, the project.
+    "sort -T .git big.txt",
+    "sort -S 16K -nT. big.txt",
+    "sort --temporary-directory=src big.txt",
+    "sort --temp . big.txt",
 ]
 
 

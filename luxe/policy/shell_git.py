@@ -30,11 +30,21 @@ READ_ONLY_GIT = frozenset(
     }
 )
 # Long options (any unambiguous abbreviation of them) that write a file or
-# run a program in some reading subcommand.
-_WRITING_LONG = ("output", "open-files-in-pager", "ext-diff", "textconv", "exec")
+# run a program in some reading subcommand: `--show-signature` runs gpg (which
+# creates ~/.gnupg and its keyring).
+_WRITING_LONG = (
+    "output", "open-files-in-pager", "ext-diff", "textconv", "exec", "show-signature",
+)
+# Format placeholders that verify a signature (run gpg): `%G?`, `%GS`, `%GK`...
+# in `--format`/`--pretty`, and `%(signature...)` of for-each-ref.
+_VERIFYING_PLACEHOLDERS = ("%G", "%(signature")
 # `git describe --dirty` (and `--broken`) refreshes the index and writes it
 # back, whatever GIT_OPTIONAL_LOCKS says.
 _DESCRIBE_WRITING = ("dirty", "broken")
+# `git cat-file --filters` runs the filter drivers a repository's
+# .gitattributes names for a path: the person's own, such as git-lfs's smudge,
+# which downloads into .git/lfs. (`rev-list --filter=` is only a reader.)
+_CAT_FILE_WRITING = ("filters",)
 # Global options that name a repository: git opens it even where it would
 # not find one by itself, so a repository a checkout planted in a folder
 # would run its config's commands (luxe/policy/git_settings.py).
@@ -59,6 +69,8 @@ def _names(arg: str, options: tuple[str, ...]) -> bool:
 
 
 def _writes(arg: str) -> bool:
+    if any(p in arg for p in _VERIFYING_PLACEHOLDERS):
+        return True
     # Any prefix, one letter too: `git cat-file --t` is `--textconv`.
     if arg.startswith("--") and len(arg) > 2:
         return _names(arg, _WRITING_LONG)
@@ -100,6 +112,8 @@ def git_reads_only(args: tuple[str, ...]) -> bool:
         return False
     if sub == "describe" and any(_names(a, _DESCRIBE_WRITING) for a in rest):
         return False
+    if sub == "cat-file" and any(_names(a, _CAT_FILE_WRITING) for a in rest):
+        return False
     if sub in READ_ONLY_GIT:
         return True
     words = [a for a in rest if not a.startswith("-")]
@@ -108,9 +122,14 @@ def git_reads_only(args: tuple[str, ...]) -> bool:
     if sub == "remote":
         if not words:
             return all(a in _REMOTE_FLAGS for a in rest)
-        return words[0] in ("show", "get-url")
+        # `remote show NAME` asks the remote (the network, or the
+        # `git-remote-*` helper a `helper::address` names); `-n` does not.
+        before_dashes = rest[: rest.index("--")] if "--" in rest else rest
+        return words[0] == "get-url" or (words[0] == "show" and "-n" in before_dashes)
     if sub == "stash":
-        return bool(words) and words[0] in ("list", "show")
+        # The subcommand must come first: `git stash -m list` is a
+        # `stash push` with the message "list".
+        return rest[:1] in (("list",), ("show",))
     if sub == "branch":
         return all(a in _BRANCH_FLAGS for a in rest)
     if sub == "tag":
@@ -134,10 +153,18 @@ READ_ONLY_GH = {
 }
 
 
+def _opens_browser(arg: str) -> bool:
+    """`--web`, `--web=true`, and `-w` alone or in a cluster (`-cw`): gh
+    parses flags with pflag, which takes a bool's value after `=` and joins
+    short flags."""
+    if arg.startswith("--"):
+        return arg[2:].split("=", 1)[0] == "web"
+    return arg.startswith("-") and "w" in arg[1:]
+
+
 def gh_reads_only(args: tuple[str, ...]) -> bool:
     """`gh pr view`, `gh issue list`...: never `--web` (starts a browser)."""
-    return (
-        len(args) >= 2
-        and args[1] in READ_ONLY_GH.get(args[0], set())
-        and not any(a in ("--web", "-w") for a in args)
-    )
+    if len(args) < 2 or args[1] not in READ_ONLY_GH.get(args[0], set()):
+        return False
+    words = args[: args.index("--")] if "--" in args else args
+    return not any(_opens_browser(a) for a in words)

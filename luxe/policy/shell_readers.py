@@ -214,11 +214,15 @@ def uniq_reads_only(args: tuple[str, ...]) -> bool:
 
 
 def sort_reads_only(args: tuple[str, ...]) -> bool:
+    """`sort -o FILE` writes FILE, `--compress-program` runs one, and
+    `-T DIR` puts sort's temporary files (thousands, for a big input and a
+    small `-S`) in DIR: the project, or .git."""
     for a in args:
-        if _long_matches(a, "output", "compress-program"):
+        if _long_matches(a, "output", "compress-program", "temporary-directory"):
             return False
-        # `-o FILE` in any cluster (`-no x`); `-t o` is refused too: unsure.
-        if _short_cluster_has(a, "o"):
+        # `-o FILE` or `-T DIR` in any cluster (`-no x`, `-nT.`); `-t o` is
+        # refused too: unsure.
+        if _short_cluster_has(a, "oT"):
             return False
     return True
 
@@ -254,8 +258,9 @@ def rg_reads_only(args: tuple[str, ...]) -> bool:
 
 
 def tree_reads_only(args: tuple[str, ...]) -> bool:
-    """`tree -o FILE` writes FILE."""
-    return not any(_short_cluster_has(a, "o") or a.startswith("--output") for a in args)
+    """`tree -o FILE` writes FILE; `tree -R` (with `-H` and `-L`) runs tree
+    again in every directory at the depth limit with `-o 00Tree.html`."""
+    return not any(_short_cluster_has(a, "oR") or a.startswith("--output") for a in args)
 
 
 def date_reads_only(args: tuple[str, ...]) -> bool:

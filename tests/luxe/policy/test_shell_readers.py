@@ -29,6 +29,29 @@ READERS = [
     "git describe --always --tags",
     "git describe --debug --all",
     "date",
+    "git stash list",
+    "git stash show -p stash@{0}",
+    "git stash list --format=%h",
+    "git remote show -n origin",
+    "git remote -v show -n origin",
+    "git remote show origin -n",
+    "git remote get-url origin",
+    "git log --format=%h%n%an%n%s",
+    "git log --pretty=fuller --stat",
+    "git log --no-show-signature -1",
+    "git log --follow --format=%ad -- README.md",
+    "git log --first-parent --full-history",
+    "git cat-file -p HEAD:README.md",
+    "git cat-file --batch-check",
+    "git rev-list --objects --filter=blob:none HEAD",
+    "git grep -n -G x",
+    "gh pr view 12 --comments",
+    "gh pr list --state=open -L 5",
+    "gh pr view --repo=owner/name 7",
+    "gh pr diff 3 --patch",
+    "tree -L 2 -a src",
+    "tree -d -I node_modules",
+    "sort -S 1M -k2,2 -t: data.csv",
 ]
 WRITERS = [
     "sed -n 'w pw' README.md",
@@ -62,6 +85,44 @@ WRITERS = [
     "LESSOPEN='|touch x %s' less f",
     "date -s now",
     "hostname evil",
+    # `git stash` runs `push` unless its first word is the subcommand: these
+    # stashed (and reverted) the person's changes.
+    "git stash -m list",
+    "git stash -m show",
+    "git stash -- show",
+    "git stash -q -m list",
+    # `git remote show` asks the remote: a `helper::address` runs
+    # git-remote-helper, an ssh address ssh.
+    "git remote show origin",
+    "git remote show 'evil::x'",
+    "git remote -v show evil::x",
+    "git remote show -- -n evil::x",
+    # Verifying a signature runs gpg, which creates ~/.gnupg and a keyring.
+    "git log --show-signature",
+    "git show --show-sig HEAD",
+    "git log '--format=%G?' -1",
+    "git log --pretty='format:%h %GS'",
+    "git show -s --format=tformat:%GK HEAD",
+    "git for-each-ref --format='%(signature)'",
+    # Filters are the person's programs (git-lfs's), run on a repository's say.
+    "git cat-file --filters HEAD:README.md",
+    "git cat-file --batch --filt",
+    "git cat-file --path=x --filters 45b983be",
+    # gh takes a bool's value after `=` and joins short flags: a browser.
+    "gh pr view --web=true",
+    "gh pr view -cw",
+    "gh pr view -wc 12",
+    "gh issue list --web=1",
+    "gh repo view --web=T",
+    # tree -R runs tree again in every directory with `-o 00Tree.html`.
+    "tree -R -H . -L 1",
+    "tree -aR -H . -L 2 src",
+    "tree -L 1 -dR -H x",
+    # sort -T puts its temporary files where it is told: .git, the project.
+    "sort -T .git big.txt",
+    "sort -S 16K -nT. big.txt",
+    "sort --temporary-directory=src big.txt",
+    "sort --temp . big.txt",
 ]
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -41,6 +42,18 @@ def hostile_path(env: dict[str, str], spelling: str) -> dict[str, str]:
     return {**env, "PATH": SPELLINGS[spelling][1].format(path=path)}
 
 
+def one_turn(
+    calls: list[dict[str, Any]], mode: str, *flags: str, repo: Path, env: dict[str, str]
+) -> list[str]:
+    """The tool results of one turn making `calls`; luxe closed cleanly."""
+    steps = [{"tool_calls": calls}, {"text": "done"}]
+    with hostile_luxe(steps, mode, *flags, cwd=repo, env=env) as (luxe, server):
+        run_turn(luxe)
+        results = tool_results(server.bodies[-1])
+        assert luxe.close() == 0
+    return results
+
+
 @pytest.mark.parametrize("spelling", list(SPELLINGS))
 def test_a_read_only_session_runs_none_of_the_clones_programs(
     spelling: str, repo: Path, env: dict[str, str], tmp_path: Path
@@ -52,11 +65,7 @@ def test_a_read_only_session_runs_none_of_the_clones_programs(
         call("bash", command="cat README.md; ls; git log --oneline -1"),
         call("grep", pattern="real readme"),
     ]
-    steps = [{"tool_calls": calls}, {"text": "done"}]
-    with hostile_luxe(steps, "read-only", "--auto-approve", cwd=repo, env=hostile_path(env, spelling)) as (luxe, server):
-        run_turn(luxe)
-        results = tool_results(server.bodies[-1])
-        assert luxe.close() == 0
+    results = one_turn(calls, "read-only", "--auto-approve", repo=repo, env=hostile_path(env, spelling))
     assert "the real readme" in results[0] and "README.md:1:the real readme" in results[1], results
     assert not ran.exists(), ran.read_text()
 
@@ -69,11 +78,7 @@ def test_a_hook_and_a_yolo_command_find_only_the_persons_programs(
     plant(repo, SPELLINGS[spelling][0], ran)
     hook = ["sh", "-c", "cat >/dev/null; git --version > /dev/null"]
     write_json(global_config(env) / "hooks.json", {"BeforeToolUse": [{"command": hook}]})
-    steps = [{"tool_calls": [call("bash", command="git status --short; head -1 README.md")]},
-             {"text": "done"}]
-    with hostile_luxe(steps, "yolo", cwd=repo, env=hostile_path(env, spelling)) as (luxe, server):
-        run_turn(luxe)
-        results = tool_results(server.bodies[-1])
-        assert luxe.close() == 0
+    calls = [call("bash", command="git status --short; head -1 README.md")]
+    results = one_turn(calls, "yolo", repo=repo, env=hostile_path(env, spelling))
     assert "# demo" in results[0], results  # the command ran, with the person's programs
     assert not ran.exists(), ran.read_text()

@@ -324,28 +324,17 @@ def test_a_long_word_wraps_in_time_linear_in_its_length() -> None:
     """A base64 blob or a data URI in an answer: split by cells in one walk
     (copying the rest per row took 10 s for 400 KB, on every frame of the
     streaming tail), measured against ordinary words in the same run."""
-    import time
-
     from luxe.frontends.tui.text import wrap
+    from tests.helpers.timing import best_times
 
     word = "A" * 400_000
     words = ("abcdefgh " * 50_000)[:400_000]
 
-    def timed(text: str) -> tuple[float, list[list[tuple[str, str]]]]:
-        start = time.perf_counter()
-        rows = wrap([(text, "")], 80, [("> ", "dim")], [("  ", "")])
-        return time.perf_counter() - start, rows
+    def wrapped(text: str) -> list[list[tuple[str, str]]]:
+        return wrap([(text, "")], 80, [("> ", "dim")], [("  ", "")])
 
-    # The best of five runs each, interleaved: one run can meet a collection
-    # or a busy neighbour (CI once saw 0.125 s against 0.025 s); the slow
-    # walk this guards against costs hundreds of times more on every run.
-    timed(words)
-    long_runs, words_runs = [], []
-    for _ in range(5):
-        long_s, rows = timed(word)
-        long_runs.append(long_s)
-        words_runs.append(timed(words)[0])
-    long_s, words_s = min(long_runs), min(words_runs)
-    assert long_s < 3 * words_s + 0.05, (long_runs, words_runs)
+    long_s, words_s = best_times(lambda: wrapped(word), lambda: wrapped(words))
+    assert long_s < 3 * words_s + 0.05, (long_s, words_s)
+    rows = wrapped(word)
     assert rows[0] == [("> ", "dim"), ("A" * 78, "")] and rows[1] == [("  ", ""), ("A" * 78, "")]
     assert "".join(text for row in rows for text, role in row if not role and text != "  ") == word

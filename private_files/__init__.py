@@ -17,6 +17,10 @@ if missing), each directory is walked one `openat` at a time with
 - a file that is not a regular file (a FIFO, a device) is refused without
   blocking.
 
+`own_folder` is the stricter check for a folder Luxe writes in beside or
+inside a repository (`<repo>.worktrees`): there, the person's own link may
+be one an unpacked archive planted, so no link is followed at all.
+
 Imports nothing of either program; blocking calls, a few system calls each.
 """
 
@@ -175,3 +179,26 @@ def open_append(path: Path, base: Path, *, encoding: str = "utf-8") -> TextIO:
     """`open_file` for appending text, as a line-buffered file object."""
     fd = open_file(path, os.O_WRONLY | os.O_APPEND, base)
     return os.fdopen(fd, "a", encoding=encoding, buffering=1)
+
+
+def own_folder(path: Path) -> None:
+    """Make folder `path` if missing (its mode from the umask: it holds
+    work, not secrets), then refuse it (`NotPrivate`) unless it is a folder
+    itself, not a symbolic link of anyone's, the user's, and not writable by
+    other users, who could swap what is made in it."""
+    try:
+        os.mkdir(path)
+    except FileExistsError:
+        pass
+    st = os.lstat(path)
+    if stat.S_ISLNK(st.st_mode):
+        raise NotPrivate(errno.ELOOP, f"{path} is a symbolic link; nothing is made through one")
+    if not stat.S_ISDIR(st.st_mode):
+        raise NotPrivate(errno.ENOTDIR, f"{path} is not a directory")
+    _refuse_foreign(st, path)
+    if stat.S_IMODE(st.st_mode) & 0o022:
+        raise NotPrivate(
+            errno.EPERM,
+            f"{path} can be written by other users (mode {stat.S_IMODE(st.st_mode):04o}); "
+            "nothing is made in it",
+        )

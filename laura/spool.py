@@ -60,9 +60,17 @@ def runtime_dir(
 
 
 def create_spool(path: Path) -> BinaryIO:
-    """A new spool file at `path`, 0600; an existing name (a link another
-    user planted, a file) is refused, never written through."""
-    fd = private_files.open_file(path, os.O_WRONLY | os.O_EXCL, path.parent.parent)
+    """A new spool file at `path`, 0600, created exclusively: whatever was at
+    the name (a leftover, a link) is never written through."""
+    flags = os.O_WRONLY | os.O_EXCL
+    try:
+        fd = private_files.open_file(path, flags, path.parent.parent)
+    except FileExistsError:
+        # A spool a crashed tail left under a pid used again: the directory
+        # is the user's alone (0700), so the name is theirs to reuse; unlink
+        # removes a link itself, never what it names.
+        os.unlink(path)
+        fd = private_files.open_file(path, flags, path.parent.parent)
     return os.fdopen(fd, "wb")
 
 

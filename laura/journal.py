@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import pwd
 import re
 import sys
 import time
@@ -36,17 +35,14 @@ _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
 
 def state_home(env: dict[str, str] | os._Environ[str] | None = None) -> Path:
     """`$XDG_STATE_HOME` if set and absolute (the XDG rule: a relative value
-    is ignored), else `$HOME/.local/state`, `$HOME` being the password
-    database's when unset (never a shared temp directory: `/tmp/laura` is
-    any local user's to make first)."""
+    is ignored), else `$HOME/.local/state`, `$HOME` as private_files.home
+    reads it (never a shared temp directory: `/tmp/laura` is any local
+    user's to make first)."""
     env = os.environ if env is None else env
     configured = env.get("XDG_STATE_HOME", "")
     if configured and os.path.isabs(configured):
         return Path(configured)
-    home = env.get("HOME", "")
-    if not os.path.isabs(home):
-        home = pwd.getpwuid(os.geteuid()).pw_dir
-    return Path(home) / ".local" / "state"
+    return private_files.home(env) / ".local" / "state"
 
 
 def sessions_dir(env: dict[str, str] | os._Environ[str] | None = None) -> Path:

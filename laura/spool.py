@@ -53,7 +53,7 @@ def runtime_dir(
     xdg = env.get("XDG_RUNTIME_DIR", "")
     if xdg and Path(xdg).is_absolute() and _usable_dir(Path(xdg) / "laura", Path(xdg), refused):
         return Path(xdg) / "laura"
-    home = Path(env.get("HOME") or Path.home())
+    home = private_files.home(env)
     fallback = home / ".laura" / "runtime" / "laura"
     _usable_dir(fallback, home, refused)
     return fallback

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import attrs
 
+import private_files
 from luxe.lsp.servers import LspSettings, parse_lsp_settings
 from luxe.record import record
 from luxe.regular_file import UnreadableFile, read_text_file
@@ -51,7 +52,7 @@ class Paths:
 
 
 def paths_from_env(env: Mapping[str, str]) -> Paths:
-    home = Path(env.get("HOME") or os.path.expanduser("~"))
+    home = private_files.home(env)
 
     def xdg(var: str, default: str) -> Path:
         value = env.get(var)

@@ -29,7 +29,9 @@ from __future__ import annotations
 import errno
 import fcntl
 import os
+import pwd
 import stat
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TextIO
 
@@ -38,6 +40,15 @@ FILE_MODE = 0o600
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
 _FILE_FLAGS = os.O_CREAT | os.O_CLOEXEC | os.O_NOCTTY | os.O_NONBLOCK
+
+
+def home(env: Mapping[str, str]) -> Path:
+    """The user's home, below which the XDG defaults are: `$HOME` if it is
+    absolute, else (unset, empty, relative) the password database's. A
+    relative `$HOME` would put the files in whatever folder the program
+    started in, a repository more often than not."""
+    value = env.get("HOME", "")
+    return Path(value if os.path.isabs(value) else pwd.getpwuid(os.geteuid()).pw_dir)
 
 
 class NotPrivate(OSError):

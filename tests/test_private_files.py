@@ -56,3 +56,27 @@ def test_an_exclusive_create_refuses_even_the_persons_own_link(tmp_path: Path) -
     with pytest.raises(FileExistsError):
         private_files.open_file(tmp_path / "t-1.txt", os.O_WRONLY | os.O_EXCL, tmp_path)
     assert not (tmp_path / "target").exists()
+
+
+@pytest.mark.parametrize("home", ["rel", "./rel", "rel/sub"])
+def test_a_relative_home_never_puts_the_files_in_the_folder_started_in(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, home: str
+) -> None:
+    # Before: sessions, luxe.log, the journal and the runtime directory went
+    # to ./rel/.local/..., in whatever folder (a repository) the program ran.
+    from laura.journal import state_home
+    from laura.spool import runtime_dir
+    from luxe.config import paths_from_env
+
+    class Entry:
+        pw_dir = str(tmp_path / "passwd-home")
+
+    monkeypatch.setattr(private_files.pwd, "getpwuid", lambda uid: Entry)
+    monkeypatch.chdir(tmp_path)
+    env = {"HOME": home}
+    expected = tmp_path / "passwd-home"
+    assert paths_from_env(env).state_dir == expected / ".local" / "state" / "luxe"
+    assert paths_from_env(env).sessions_dir == expected / ".local" / "share" / "luxe" / "sessions"
+    assert state_home(env) == expected / ".local" / "state"
+    assert runtime_dir(env) == expected / ".laura" / "runtime" / "laura"
+    assert not (tmp_path / "rel").exists()

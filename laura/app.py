@@ -70,6 +70,14 @@ def default_shell() -> list[str]:
     return [os.environ.get("SHELL") or "/bin/sh"]
 
 
+
+def _runtime_refused(reason: str) -> None:
+    """The host owns the terminal: a runtime directory it passed over (another
+    user's `laura`, another user's link) is told in host.log."""
+    from laura.hostlog import log_event
+
+    log_event("runtime_dir_refused", reason=reason)
+
 class Host:
     """Owns every tab and the user's terminal (see the module docstring);
     the `Workspace` that commands and bindings act on."""
@@ -85,7 +93,7 @@ class Host:
         self.emulator_factory = emulator_factory
         self.cwd = os.getcwd()
         self.nonce = secrets.token_hex(8)
-        self.runtime = str(runtime_dir())
+        self.runtime = str(runtime_dir(refused=_runtime_refused))
         self.tabs: list[TabRuntime] = []
         self.active = 0
         self.tab_counter = 0

@@ -319,7 +319,7 @@ def run_tail(args: argparse.Namespace) -> int:
     """`CMD | laura tail`: spool stdin to `$LAURA_RUNTIME/<title>-<pid>.txt`,
     open it in a pane without taking focus, print the pane id, then copy
     until EOF. If the pane cannot be opened the spool is removed."""
-    from laura.spool import copy_until_eof, runtime_dir, spool_path
+    from laura.spool import copy_until_eof, create_spool, runtime_dir, spool_path
 
     if sys.stdin.isatty():
         print("Error: laura tail reads a pipe: CMD | laura tail", file=sys.stderr)
@@ -329,7 +329,10 @@ def run_tail(args: argparse.Namespace) -> int:
     except ClientError as exc:
         print(f"Error: {printable(exc)}", file=sys.stderr)
         return 1
-    path = spool_path(runtime_dir(), args.title, os.getpid())
+    def refused(reason: str) -> None:
+        print(f"laura tail: not that runtime directory: {printable(reason)}", file=sys.stderr)
+
+    path = spool_path(runtime_dir(refused=refused), args.title, os.getpid())
     message = protocol.Open(
         path=str(path),
         split=args.split,
@@ -340,7 +343,13 @@ def run_tail(args: argparse.Namespace) -> int:
         follow=args.follow,
         spool=True,
     )
-    with open(path, "wb") as spool:
+    try:
+        spool_file = create_spool(path)
+    except OSError as exc:
+        print(f"Error: cannot create the spool {printable(str(path))}: "
+              f"{printable(exc.strerror or str(exc))}", file=sys.stderr)
+        return 1
+    with spool_file as spool:
         try:
             status = print_response(request(name, message))
         except (ClientError, protocol.ProtocolError) as exc:

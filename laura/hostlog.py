@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import private_files
 from laura.journal import state_home
 
 
@@ -27,9 +28,7 @@ def log_event(event_type: str, **fields: Any) -> None:
     record = {"ts": int(time.time() * 1000), "type": event_type, "host_pid": os.getpid(), **fields}
     path = log_path()
     try:
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-        with os.fdopen(fd, "a", encoding="utf-8") as handle:
+        with private_files.open_append(path, state_home()) as handle:
             handle.write(json.dumps(record, separators=(",", ":")) + "\n")
     except OSError:
         pass

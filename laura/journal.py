@@ -19,12 +19,12 @@ import json
 import os
 import re
 import sys
-import tempfile
 import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+import private_files
 from laura import __version__
 
 DEFAULT_LIMIT = 50
@@ -35,15 +35,14 @@ _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
 
 def state_home(env: dict[str, str] | os._Environ[str] | None = None) -> Path:
     """`$XDG_STATE_HOME` if set and absolute (the XDG rule: a relative value
-    is ignored), else `$HOME/.local/state`, else a temp dir."""
+    is ignored), else `$HOME/.local/state`, `$HOME` as private_files.home
+    reads it (never a shared temp directory: `/tmp/laura` is any local
+    user's to make first)."""
     env = os.environ if env is None else env
     configured = env.get("XDG_STATE_HOME", "")
     if configured and os.path.isabs(configured):
         return Path(configured)
-    home = env.get("HOME", "")
-    if home:
-        return Path(home) / ".local" / "state"
-    return Path(tempfile.gettempdir())
+    return private_files.home(env) / ".local" / "state"
 
 
 def sessions_dir(env: dict[str, str] | os._Environ[str] | None = None) -> Path:
@@ -89,10 +88,14 @@ class Journal:
     second at most, so it does not need a thread.
     """
 
-    def __init__(self, path: Path, session: str, agent: str | None = None) -> None:
+    def __init__(
+        self, path: Path, session: str, agent: str | None = None, base: Path | None = None
+    ) -> None:
         self.path = path
         self.session = session
         self.agent = agent
+        # The state home: private_files checks each directory below it.
+        self.base = base if base is not None else path.parent
 
     @classmethod
     def open(
@@ -103,7 +106,7 @@ class Journal:
     ) -> Journal:
         """The journal for `session` (sanitised) under the state home."""
         name = sanitize_session(session)
-        return cls(sessions_dir(env) / f"{name}.ndjson", session, agent)
+        return cls(sessions_dir(env) / f"{name}.ndjson", session, agent, state_home(env))
 
     def log(self, event_type: str, **fields: Any) -> bool:
         """Append one event; True when it reached the file."""
@@ -114,8 +117,9 @@ class Journal:
         event["type"] = event_type
         line = encode_event(event).encode("utf-8")
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
+            # 0600 in 0700 directories whatever the umask; another user's
+            # directory or link is refused (the event is dropped).
+            fd = private_files.open_file(self.path, os.O_RDWR | os.O_APPEND, self.base)
             try:
                 # A writer that died mid-line left a torn tail; start on a
                 # fresh line so this event does not join it and get lost too.

@@ -37,6 +37,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import private_files
 from luxe import __version__, stop_signals
 from luxe.config import Paths, SettingsError, load_settings, paths_from_env
 from luxe.engine.model import ProviderError
@@ -115,10 +116,18 @@ def _setup_logging(paths: Paths, verbose: bool) -> None:
     root.setLevel(logging.DEBUG if verbose else logging.INFO)
     fmt = _CleanFormatter(LOG_FORMAT)
     try:
-        paths.state_dir.mkdir(parents=True, exist_ok=True)
-        handler: logging.Handler = logging.FileHandler(paths.log_file, encoding="utf-8")
+        # The log names files and commands of the conversation: 0600 in 0700
+        # directories whatever the umask, never through another user's link.
+        handler: logging.Handler = logging.StreamHandler(
+            private_files.open_append(paths.log_file, paths.state_base)
+        )
         handler.setFormatter(fmt)
         root.addHandler(handler)
+    except private_files.NotPrivate as exc:
+        from luxe.controls import shown
+
+        print(f"luxe: not logging to {shown(str(paths.log_file))}: {shown(exc.strerror or '')}",
+              file=sys.stderr)
     except OSError:
         pass
     if verbose:
@@ -258,7 +267,7 @@ def _start(options: Options, env: Mapping[str, str], paths: Paths) -> Startup:
     from luxe.policy.setup import build_hook_config
 
     hook_config = build_hook_config(cwd=cwd, trust_project=options.trust_project, env=env)
-    store = SessionStore(paths.sessions_dir)
+    store = SessionStore(paths.sessions_dir, paths.data_base)
     resumed = False
     try:
         if options.resume:

@@ -3,7 +3,8 @@
 Paths: config `$XDG_CONFIG_HOME/luxe` (settings.json), sessions
 `$XDG_DATA_HOME/luxe/sessions`, logs `$XDG_STATE_HOME/luxe`. Each falls back to
 the XDG default under `$HOME`. Nothing here creates a directory; the owner of
-a file creates its parent when it first writes.
+a file creates its parent when it first writes, through `private_files`
+(0700 directories and 0600 files below the XDG base, whatever the umask).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from pathlib import Path
 
 import attrs
 
+import private_files
 from luxe.lsp.servers import LspSettings, parse_lsp_settings
 from luxe.record import record
 from luxe.regular_file import UnreadableFile, read_text_file
@@ -38,9 +40,19 @@ class Paths:
     def log_file(self) -> Path:
         return self.state_dir / "luxe.log"
 
+    @property
+    def state_base(self) -> Path:
+        """$XDG_STATE_HOME: below it, private_files checks every directory."""
+        return self.state_dir.parent
+
+    @property
+    def data_base(self) -> Path:
+        """$XDG_DATA_HOME (sessions are `luxe/sessions/` below it)."""
+        return self.sessions_dir.parent.parent
+
 
 def paths_from_env(env: Mapping[str, str]) -> Paths:
-    home = Path(env.get("HOME") or os.path.expanduser("~"))
+    home = private_files.home(env)
 
     def xdg(var: str, default: str) -> Path:
         value = env.get(var)

@@ -22,6 +22,7 @@ from typing import Any
 
 import attrs
 
+import private_files
 from luxe.engine.history import message_from_data, message_to_data
 from luxe.engine.model import Message, TextBlock, UserMessage
 from luxe.protocol.text import scrub, scrub_data
@@ -57,6 +58,9 @@ class SessionFile:
     created_at: str
     messages: list[Message] = attrs.Factory(list)
     record_count: int = 0  # message lines ever written (compaction keeps counting)
+    # Where the directories checked by private_files start ($XDG_DATA_HOME);
+    # None: the sessions directory's parent.
+    base: Path | None = None
     _exists: bool = False
     _fd: int | None = None
 
@@ -98,7 +102,6 @@ class SessionFile:
     def _write(self, record: dict[str, Any]) -> None:
         lines = []
         if not self._exists:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
             header = {"type": "session", "id": self.id, "cwd": self.cwd, "created_at": self.created_at}
             lines.append(json.dumps(header))
         lines.append(json.dumps(record, ensure_ascii=False))
@@ -106,7 +109,9 @@ class SessionFile:
         data = scrub("\n".join(lines) + "\n").encode("utf-8")
         if self._fd is None:
             # Kept open for the session: an open per message costs more than the write.
-            self._fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+            # 0600 in 0700 directories whatever the umask, never through another's link.
+            base = self.base if self.base is not None else self.path.parent.parent
+            self._fd = private_files.open_file(self.path, os.O_WRONLY | os.O_APPEND, base)
         view = memoryview(data)
         while view:
             view = view[os.write(self._fd, view) :]
@@ -124,13 +129,14 @@ class SessionFile:
 class SessionStore:
     """The directory of session files."""
 
-    def __init__(self, directory: Path) -> None:
+    def __init__(self, directory: Path, base: Path | None = None) -> None:
         self.directory = directory
+        self.base = base  # see SessionFile.base
 
     def create(self, cwd: str) -> SessionFile:
         """A new, empty session; its file appears with the first message."""
         sid = new_session_id()
-        return SessionFile(self.directory / f"{sid}.jsonl", sid, cwd, _now())
+        return SessionFile(self.directory / f"{sid}.jsonl", sid, cwd, _now(), base=self.base)
 
     def open(self, session_id: str) -> SessionFile:
         """Load a session by id; raises SessionNotFound with a clear message
@@ -141,9 +147,11 @@ class SessionStore:
         if not path.is_file():
             raise SessionNotFound(f"no session {session_id!r} in {self.directory}")
         try:
-            return _load(path, repair=True)
+            session = _load(path, repair=True)
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise SessionNotFound(f"{session_id} is not a session file") from exc
+        session.base = self.base
+        return session
 
     def latest_for(self, cwd: str) -> str | None:
         """The id of the most recently updated session started in `cwd`."""

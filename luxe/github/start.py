@@ -28,6 +28,7 @@ from typing import Any
 
 import trio
 
+import private_files
 from luxe import child_process, stop_signals
 from luxe.env_seconds import seconds_from
 from luxe.github import gh
@@ -173,11 +174,17 @@ async def _add_worktree(
     if checked.returncode != 0:
         raise StartError(f"{what}: {name!r} is not a valid branch name")
     path = root.parent / f"{root.name}.worktrees" / name.replace("/", "-")
-    if path.exists():
+    # The folder beside the repository may be another user's (a clone in
+    # /tmp) or a link an unpacked archive planted: the checkout is never
+    # made through either.
+    try:
+        private_files.own_folder(path.parent)
+    except OSError as error:
+        raise StartError(f"{what}: {error}") from None
+    if path.is_symlink() or path.exists():
         raise StartError(f"{what}: {path} exists already")
     found = await run.child(["git", "rev-parse", "-q", "--verify", f"refs/heads/{name}"],
                             root, what)
-    path.parent.mkdir(parents=True, exist_ok=True)
     if detached:
         argv = ["git", "worktree", "add", "-q", "--detach", str(path)]
     elif found.returncode == 0:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import pwd
 import subprocess
 import sys
 import time
@@ -62,6 +63,18 @@ def test_without_xdg_state_home_it_falls_back_to_home(tmp_path: Path) -> None:
     assert sessions_dir(env) == tmp_path / ".local" / "state" / "laura" / "sessions"
     env["XDG_STATE_HOME"] = "relative/ignored"
     assert sessions_dir(env) == tmp_path / ".local" / "state" / "laura" / "sessions"
+
+
+@pytest.mark.parametrize("home", [None, "", "relative/home"], ids=["unset", "empty", "relative"])
+def test_without_a_usable_home_the_journal_is_under_the_password_databases_home(
+    home: str | None,
+) -> None:
+    # Before: unset or empty meant the shared temp directory (/tmp/laura/sessions,
+    # any local user's to make first), a relative HOME a folder of wherever
+    # Laura started (a repository's).
+    env = {} if home is None else {"HOME": home}
+    expected = Path(pwd.getpwuid(os.geteuid()).pw_dir) / ".local" / "state" / "laura" / "sessions"
+    assert sessions_dir(env) == expected
 
 
 def test_session_names_are_made_safe_as_file_names() -> None:
@@ -351,7 +364,9 @@ def test_the_journal_reader_imports_only_the_standard_library(tmp_path: Path) ->
         "import sys; before = set(sys.modules)\n"
         "import laura.journal\n"
         "extra = {m.split('.')[0] for m in set(sys.modules) - before}\n"
-        "print(sorted(extra - set(sys.stdlib_module_names) - {'laura'}))\n"
+        # private_files is the project's own, standard library only (what it
+        # imports shows here too).
+        "print(sorted(extra - set(sys.stdlib_module_names) - {'laura', 'private_files'}))\n"
     )
     result = subprocess.run(
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=30

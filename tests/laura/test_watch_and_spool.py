@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import io
 import os
+import stat
 import subprocess
 import sys
 import time
@@ -16,7 +17,7 @@ import trio.lowlevel
 
 from laura.panes import watch as watch_module
 from laura.panes.watch import FileWatch, stamp_of
-from laura.spool import copy_until_eof, delete_spool, is_spool, spool_path
+from laura.spool import copy_until_eof, create_spool, delete_spool, is_spool, spool_path
 
 
 def test_poll_sees_appends_rewrites_renames_and_deletes_but_not_touches(tmp_path: Path) -> None:
@@ -215,3 +216,25 @@ def test_tail_without_a_reachable_tab_leaves_no_spool(tmp_path: Path) -> None:
     )
     assert outside.returncode == 1
     assert b"not inside a Laura tab" in outside.stderr
+
+
+@pytest.mark.parametrize("left", ["a spool", "a link to a file", "a dangling link"])
+def test_a_spool_name_already_taken_is_made_afresh_never_written_through(
+    tmp_path: Path, left: str
+) -> None:
+    # A tail that crashed left its spool, and its pid came round again.
+    runtime = tmp_path / "run" / "laura"
+    runtime.mkdir(parents=True, mode=0o700)
+    path = runtime / "tail-7.txt"
+    target = tmp_path / "target"
+    if left == "a spool":
+        path.write_bytes(b"old lines\n")
+    else:
+        if left == "a link to a file":
+            target.write_bytes(b"kept\n")
+        path.symlink_to(target)
+    with create_spool(path) as spool:
+        spool.write(b"new\n")
+    assert path.read_bytes() == b"new\n" and not path.is_symlink()
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert (target.read_bytes() == b"kept\n") if left == "a link to a file" else not target.exists()

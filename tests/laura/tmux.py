@@ -3,9 +3,10 @@
 API (reusable by every Laura test):
 
     session = LauraSession(tmp_path, command=None, width=120, height=40,
-                           as_user=None)
+                           as_user=None, umask=None)
         Not started yet. `as_user` runs laura as that uid (root only;
-        tmp_path must be reachable by it). `command` is what tab 1 hosts (`laura -- CMD`); None
+        tmp_path must be reachable by it); `umask` ("022") is set before
+        laura starts. `command` is what tab 1 hosts (`laura -- CMD`); None
         hosts $SHELL, which is /bin/sh with PS1='$ '. Everything the session
         spawns gets a private HOME, XDG_*_HOME, XDG_RUNTIME_DIR and
         LAURA_RUNTIME under tmp_path, and PATH starts with the venv's bin
@@ -188,8 +189,10 @@ class LauraSession(PrivateTmux):
         env: dict[str, str] | None = None,
         as_user: int | None = None,
         cwd: Path | None = None,
+        umask: str | None = None,
     ) -> None:
         self.as_user = as_user
+        self.umask = umask
         self.cwd = cwd
         self.root = tmp_path / f"laura-{uuid.uuid4().hex[:8]}"
         self.root.mkdir(parents=True)
@@ -229,8 +232,9 @@ class LauraSession(PrivateTmux):
         after = shlex.quote(str(self.after_path))
         # After laura exits the wrapper records what a user would notice: its
         # status, the tty modes and whether tmux still sees alt-screen/mouse on.
+        mask = f"umask {shlex.quote(self.umask)}; " if self.umask is not None else ""
         script = (
-            f"{own_tty}{shlex.join(laura)}; status=$?; "
+            f"{own_tty}{mask}{shlex.join(laura)}; status=$?; "
             f"stty -a > {after}.stty 2>&1; "
             f"tmux -L {self.socket} display -p "
             f"'alt=#{{alternate_on}} mouse=#{{mouse_any_flag}} sgr=#{{mouse_sgr_flag}}' > {after}.flags; "

@@ -34,6 +34,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
+import private_files
 from luxe.frontends.tui.draw import live_rows
 from luxe.frontends.tui.live import LiveRegion
 from luxe.frontends.tui.person import Dispatch, PersonFace
@@ -433,8 +434,8 @@ class _StdioToLog:
         if self._saved is not None:
             return
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._file = open(self.path, "a", encoding="utf-8", buffering=1)  # noqa: SIM115
+            # luxe.log, as app._setup_logging opens it ($XDG_STATE_HOME/luxe/).
+            self._file = private_files.open_append(self.path, self.path.parents[1])
         except OSError:
             return
         self._saved = (sys.stdout, sys.stderr)

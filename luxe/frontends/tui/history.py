@@ -11,10 +11,12 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import os
 from pathlib import Path
 
 import attrs
 
+import private_files
 from luxe.record import state
 
 log = logging.getLogger("luxe.tui")
@@ -54,15 +56,19 @@ class History:
         self.entries.append(text)
         if self.path is None:
             return
+        # The prompts are the person's: 0600 in a 0700 directory, whatever
+        # the umask, never written through another user's link.
+        base = self.path.parents[2]  # $XDG_STATE_HOME, above luxe/history/
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
             if len(self.entries) > MAX_ENTRIES * 2:
                 self.entries = self.entries[-MAX_ENTRIES:]
                 body = "".join(json.dumps(e) + "\n" for e in self.entries)
-                self.path.write_text(body, encoding="utf-8")
+                flags = os.O_WRONLY | os.O_TRUNC
             else:
-                with self.path.open("a", encoding="utf-8") as f:
-                    f.write(json.dumps(text) + "\n")
+                body = json.dumps(text) + "\n"
+                flags = os.O_WRONLY | os.O_APPEND
+            with os.fdopen(private_files.open_file(self.path, flags, base), "w", encoding="utf-8") as f:
+                f.write(body)
         except OSError as exc:
             log.info("history not saved: %s", exc)
 

@@ -21,7 +21,8 @@ def ui(tmp_path: Path, env: dict[str, str], repo: Path) -> Iterator[StartUi]:
     job_control=False) -> a started LuxeTmux running `luxe` on a scripted
     model holding `steps` (`wait`: READY, the prompt and its status line;
     text to wait for; None. `job_control`: the shell runs luxe as a job, in
-    its own process group, as an interactive shell does)."""
+    its own process group, as an interactive shell does; `umask`: set
+    before luxe starts, e.g. "022")."""
     if shutil.which("tmux") is None:
         pytest.fail("tmux is not installed (the interface tests need it; .ci/run installs it)")
     started: list[LuxeTmux] = []
@@ -30,7 +31,7 @@ def ui(tmp_path: Path, env: dict[str, str], repo: Path) -> Iterator[StartUi]:
     def start(
         steps: Sequence[Mapping[str, Any]] | None = None, *flags: str,
         width: int = 80, height: int = 24, env_extra: Mapping[str, str] | None = None,
-        wait: str | None = READY, job_control: bool = False,
+        wait: str | None = READY, job_control: bool = False, umask: str | None = None,
     ) -> LuxeTmux:
         args = list(flags)
         if steps is not None:
@@ -39,7 +40,7 @@ def ui(tmp_path: Path, env: dict[str, str], repo: Path) -> Iterator[StartUi]:
             args = ["--model", f"scripted:{script}", *args]
         session = LuxeTmux(tmp_path, repo, {**env, **(env_extra or {})}, args, width, height)
         started.append(session)
-        return session.start(wait, job_control=job_control)
+        return session.start(wait, job_control=job_control, umask=umask)
 
     try:
         yield start

@@ -48,11 +48,15 @@ class LuxeTmux(PrivateTmux):
         self.after = self.root / "after"
         self._pid: int | None = None
 
-    def start(self, wait: str | None = READY, job_control: bool = False) -> LuxeTmux:
+    def start(
+        self, wait: str | None = READY, job_control: bool = False, umask: str | None = None
+    ) -> LuxeTmux:
         after = shlex.quote(str(self.after))
         # With job control the shell runs luxe as a job, in its own group,
         # and once luxe stops it waits for a line (Enter) and `fg`s it.
         jobs, resume = ("set -m; ", "; read _; fg") if job_control else ("", "")
+        if umask is not None:
+            jobs = f"umask {shlex.quote(umask)}; {jobs}"
         script = (
             f"{jobs}cd {shlex.quote(str(self.cwd))}; {shlex.join([*LUXE, *self.args])}{resume}; status=$?; "
             f"stty -a > {after}.stty 2>&1; echo $status > {after}; exec sleep 600"

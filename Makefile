@@ -24,7 +24,7 @@ test: $(STAMP)
 	if [ $$parallel -ne 0 ]; then exit $$parallel; fi; exit $$timing
 
 lint: $(STAMP)
-	$(BIN)/ruff check luxe laura process_group kernel_path hidden_environ program_path tests bench
+	$(BIN)/ruff check luxe laura process_group kernel_path hidden_environ program_path private_files tests bench
 	$(BIN)/mypy
 
 bench: $(STAMP)

@@ -22,9 +22,7 @@ import time
 from collections.abc import Mapping
 
 import program_path
-from luxe import children
 from luxe.policy.secret_values import MIN_SECRET_LENGTH
-from process_group import terminate_group_blocking
 
 TIMEOUT_S = 3.0
 MAX_HOSTS = 8
@@ -62,6 +60,8 @@ class StoredTokens:
         self._deadline = 0.0
 
     def start(self) -> None:
+        from luxe import children  # in the worker thread, not before the first frame
+
         gh = program_path.which("gh", self.env)
         if gh is None:
             return
@@ -85,6 +85,9 @@ class StoredTokens:
 
     def collect(self) -> list[tuple[str, str]]:
         """(where, token) for each token gh printed; every child reaped."""
+        from luxe import children
+        from process_group import terminate_group_blocking
+
         found: list[tuple[str, str]] = []
         for host, process in self._asked:
             try:

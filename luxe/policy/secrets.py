@@ -152,8 +152,10 @@ class SecretFiles:
             if self.stored is None:
                 return self.rescan()
             self.stored.start()  # gh answers while the project is walked
-            changed = self.rescan()
-            learned = tuple(self.stored.collect())
+            try:
+                changed = self.rescan()
+            finally:
+                learned = tuple(self.stored.collect())  # every gh reaped, whatever happened
             if not learned:
                 return changed
             self.extra_values = (*self.extra_values, *learned)

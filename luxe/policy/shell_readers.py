@@ -263,8 +263,33 @@ def tree_reads_only(args: tuple[str, ...]) -> bool:
     return not any(_short_cluster_has(a, "oR") or a.startswith("--output") for a in args)
 
 
+# date's short options that take a value: the rest of the cluster, else the
+# next word (`-I` only takes one attached: `-Iseconds`, a bare `-I`).
+_DATE_VALUE_NEXT = frozenset("dfr")
+
+
 def date_reads_only(args: tuple[str, ...]) -> bool:
-    return not any(_short_cluster_has(a, "s") or _long_matches(a, "set") for a in args)
+    """`date -s STRING` (`--set`) sets the clock. Short options are read as
+    getopt reads a cluster, so `-us now` sets it, while the `s` of
+    `-Iseconds` or of `-d '-1 sec'`'s value is a value, not an option."""
+    words = iter(args)
+    for arg in words:
+        if arg == "--":
+            return True
+        if _long_matches(arg, "set"):
+            return False
+        if not arg.startswith("-") or arg.startswith("--") or arg == "-":
+            continue
+        for at, letter in enumerate(arg[1:], start=1):
+            if letter == "s":
+                return False
+            if letter == "I":
+                break
+            if letter in _DATE_VALUE_NEXT:
+                if at == len(arg) - 1:
+                    next(words, None)  # its value is the next word
+                break
+    return True
 
 
 def file_reads_only(args: tuple[str, ...]) -> bool:

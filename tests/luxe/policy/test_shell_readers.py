@@ -29,6 +29,11 @@ READERS = [
     "git describe --always --tags",
     "git describe --debug --all",
     "date",
+    "date -Iseconds",
+    "date -uIminutes",
+    "date -d '-1 sec' +%s",
+    "date -d -s",
+    "date -R -r README.md",
     "git stash list",
     "git stash show -p stash@{0}",
     "git stash list --format=%h",
@@ -84,6 +89,11 @@ WRITERS = [
     "rg --pre sh x",
     "LESSOPEN='|touch x %s' less f",
     "date -s now",
+    "date -us now",
+    "date -s@0",
+    "date --se=now",
+    "date -Ru -s 1",
+    "date -d x -s 1",
     "hostname evil",
     # `git stash` runs `push` unless its first word is the subcommand: these
     # stashed (and reverted) the person's changes.

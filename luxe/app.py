@@ -455,6 +455,7 @@ class _LazyDiagnostics:
                         startup.lsp_servers,
                         self.emit,
                         trust_project=startup.options.trust_project,
+                        redact=startup.gate.redact,
                     )
                 )
                 self._started = True

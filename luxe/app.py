@@ -102,10 +102,12 @@ def make_hooks(
     gate: PermissionGate,
 ) -> HookRunner:
     """The command hook runner; every run is reported as `hook_finished`
-    (secret values redacted from a failing hook's stderr)."""
+    (secret values redacted from its command and a failing hook's stderr)."""
     from luxe.policy.hooks import CommandHookRunner
 
-    return CommandHookRunner(config, cwd=str(cwd), on_finished=emit, redact=gate.redact)
+    return CommandHookRunner(
+        config, cwd=str(cwd), on_finished=emit, redact=gate.redact, redact_known=gate.redact_known
+    )
 
 
 LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"

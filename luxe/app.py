@@ -113,7 +113,9 @@ def make_hooks(
 LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 
 
-def _setup_logging(paths: Paths, verbose: bool) -> None:
+def _setup_logging(paths: Paths, verbose: bool) -> _CleanFormatter:
+    """The log file's (and --verbose's stderr) handler; its formatter is
+    given the gate's redaction once the gate exists."""
     root = logging.getLogger("luxe")
     root.setLevel(logging.DEBUG if verbose else logging.INFO)
     fmt = _CleanFormatter(LOG_FORMAT)
@@ -136,18 +138,29 @@ def _setup_logging(paths: Paths, verbose: bool) -> None:
         err = logging.StreamHandler(sys.stderr)
         err.setFormatter(fmt)
         root.addHandler(err)
+    return fmt
 
 
 class _CleanFormatter(logging.Formatter):
     """Log lines with no control character but the newline: a logged value
     that came from the project (a file name, a link's target in a gate's
     reason) is shown as `�` on --verbose's stderr, a terminal more
-    often than not, and in luxe.log, which a person reads with `tail -f`."""
+    often than not, and in luxe.log, which a person reads with `tail -f`.
+
+    And with no secret value known: a line may quote what a server, gh or
+    a provider said, or an exception's text (a language server's error
+    quoting its settings was logged as it came). `redact` is the gate's
+    `redact_known` once the gate exists: any thread may log, and a log
+    line never waits for (nor starts) the project's scan."""
+
+    def __init__(self, fmt: str) -> None:
+        super().__init__(fmt)
+        self.redact: Callable[[str], str] = str
 
     def format(self, record: logging.LogRecord) -> str:
         from luxe.controls import shown
 
-        return shown(super().format(record))
+        return shown(self.redact(super().format(record)))
 
 
 @record
@@ -190,7 +203,7 @@ def run(
     # Nothing but frames may reach stdout: a stray print goes to stderr.
     sys.stdout = sys.stderr
     paths = paths_from_env(env)
-    _setup_logging(paths, options.verbose)
+    logged = _setup_logging(paths, options.verbose)
     if front is None:
         front = RpcFrontEnd()
     try:
@@ -198,6 +211,7 @@ def run(
     except _Refused as exc:
         front.refused(str(exc))
         return 2
+    logged.redact = startup.gate.redact_known
     stop_signals.handle_with(stop_signals.remember)
     front.handshake(_handshake(startup))
     from luxe.tools.escapees import become_subreaper

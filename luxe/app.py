@@ -497,7 +497,8 @@ def _handshake(startup: Startup) -> list[ev.Event]:
                 ev.DiagnosticsServerFound(
                     spec.name,
                     list(spec.extensions),
-                    list(spec.command),
+                    # As configured, it may spell a credential (`--token=…`).
+                    [startup.gate.redact_known(word) for word in spec.command],
                     needs_trust=not options.trust_project and spec.name in NEED_TRUST,
                 )
                 for spec in startup.lsp_servers or ()

@@ -189,6 +189,20 @@ class _Refused(Exception):
     """Startup is refused; the message is for a person (exit status 2)."""
 
 
+def _without_credentials(text: str, env: Mapping[str, str]) -> str:
+    """A refusal's message, which may quote gh's or git's complaint (`failed
+    to fetch https://x-access-token:ghp_…@github.com/…`), without the
+    credentials known before any gate: those the person exported, the
+    provider's key, and the ones in the URLs of git's config."""
+    from luxe.policy.secret_redaction import Redactor
+    from luxe.policy.secret_sources import environment_credentials, git_url_credentials
+    from luxe.policy.setup import project_root
+
+    root = str(project_root(Path.cwd()))
+    values = [*environment_credentials(env), *git_url_credentials(root, env.get("HOME"))]
+    return Redactor(tuple(dict.fromkeys(values))).redact(text)
+
+
 def run(
     options: Options, env: Mapping[str, str] | None = None, front: FrontEnd | None = None
 ) -> int:
@@ -209,7 +223,7 @@ def run(
     try:
         startup = _start(options, env, paths)
     except _Refused as exc:
-        front.refused(str(exc))
+        front.refused(_without_credentials(str(exc), env))
         return 2
     logged.redact = startup.gate.redact_known
     stop_signals.handle_with(stop_signals.remember)

@@ -102,16 +102,20 @@ def make_hooks(
     gate: PermissionGate,
 ) -> HookRunner:
     """The command hook runner; every run is reported as `hook_finished`
-    (secret values redacted from a failing hook's stderr)."""
+    (secret values redacted from its command and a failing hook's stderr)."""
     from luxe.policy.hooks import CommandHookRunner
 
-    return CommandHookRunner(config, cwd=str(cwd), on_finished=emit, redact=gate.redact)
+    return CommandHookRunner(
+        config, cwd=str(cwd), on_finished=emit, redact=gate.redact, redact_known=gate.redact_known
+    )
 
 
 LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 
 
-def _setup_logging(paths: Paths, verbose: bool) -> None:
+def _setup_logging(paths: Paths, verbose: bool) -> _CleanFormatter:
+    """The log file's (and --verbose's stderr) handler; its formatter is
+    given the gate's redaction once the gate exists."""
     root = logging.getLogger("luxe")
     root.setLevel(logging.DEBUG if verbose else logging.INFO)
     fmt = _CleanFormatter(LOG_FORMAT)
@@ -134,18 +138,29 @@ def _setup_logging(paths: Paths, verbose: bool) -> None:
         err = logging.StreamHandler(sys.stderr)
         err.setFormatter(fmt)
         root.addHandler(err)
+    return fmt
 
 
 class _CleanFormatter(logging.Formatter):
     """Log lines with no control character but the newline: a logged value
     that came from the project (a file name, a link's target in a gate's
     reason) is shown as `�` on --verbose's stderr, a terminal more
-    often than not, and in luxe.log, which a person reads with `tail -f`."""
+    often than not, and in luxe.log, which a person reads with `tail -f`.
+
+    And with no secret value known: a line may quote what a server, gh or
+    a provider said, or an exception's text (a language server's error
+    quoting its settings was logged as it came). `redact` is the gate's
+    `redact_known` once the gate exists: any thread may log, and a log
+    line never waits for (nor starts) the project's scan."""
+
+    def __init__(self, fmt: str) -> None:
+        super().__init__(fmt)
+        self.redact: Callable[[str], str] = str
 
     def format(self, record: logging.LogRecord) -> str:
         from luxe.controls import shown
 
-        return shown(super().format(record))
+        return shown(self.redact(super().format(record)))
 
 
 @record
@@ -174,6 +189,20 @@ class _Refused(Exception):
     """Startup is refused; the message is for a person (exit status 2)."""
 
 
+def _without_credentials(text: str, env: Mapping[str, str]) -> str:
+    """A refusal's message, which may quote gh's or git's complaint (`failed
+    to fetch https://x-access-token:ghp_…@github.com/…`), without the
+    credentials known before any gate: those the person exported, the
+    provider's key, and the ones in the URLs of git's config."""
+    from luxe.policy.secret_redaction import Redactor
+    from luxe.policy.secret_sources import environment_credentials, git_url_credentials
+    from luxe.policy.setup import project_root
+
+    root = str(project_root(Path.cwd()))
+    values = [*environment_credentials(env), *git_url_credentials(root, env.get("HOME"))]
+    return Redactor(tuple(dict.fromkeys(values))).redact(text)
+
+
 def run(
     options: Options, env: Mapping[str, str] | None = None, front: FrontEnd | None = None
 ) -> int:
@@ -188,14 +217,15 @@ def run(
     # Nothing but frames may reach stdout: a stray print goes to stderr.
     sys.stdout = sys.stderr
     paths = paths_from_env(env)
-    _setup_logging(paths, options.verbose)
+    logged = _setup_logging(paths, options.verbose)
     if front is None:
         front = RpcFrontEnd()
     try:
         startup = _start(options, env, paths)
     except _Refused as exc:
-        front.refused(str(exc))
+        front.refused(_without_credentials(str(exc), env))
         return 2
+    logged.redact = startup.gate.redact_known
     stop_signals.handle_with(stop_signals.remember)
     front.handshake(_handshake(startup))
     from luxe.tools.escapees import become_subreaper
@@ -455,6 +485,7 @@ class _LazyDiagnostics:
                         startup.lsp_servers,
                         self.emit,
                         trust_project=startup.options.trust_project,
+                        redact=startup.gate.redact,
                     )
                 )
                 self._started = True
@@ -480,7 +511,8 @@ def _handshake(startup: Startup) -> list[ev.Event]:
                 ev.DiagnosticsServerFound(
                     spec.name,
                     list(spec.extensions),
-                    list(spec.command),
+                    # As configured, it may spell a credential (`--token=…`).
+                    [startup.gate.redact_known(word) for word in spec.command],
                     needs_trust=not options.trust_project and spec.name in NEED_TRUST,
                 )
                 for spec in startup.lsp_servers or ()

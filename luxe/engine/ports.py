@@ -96,6 +96,14 @@ class PermissionGate(Protocol):
         truncated)."""
         ...
 
+    def redact_known(self, text: str) -> str:
+        """`text` without the values known now, never waiting for (nor
+        starting) the project's first scan: for what shows the person's own
+        configuration (a hook's command), which holds their credentials
+        (the provider's key, exported variables, their credential files:
+        all known from the start) if any, at any time and on any thread."""
+        ...
+
     def stream_redactor(self) -> StreamRedaction:
         """A redactor for one stream of live output (a tool call's)."""
         ...

@@ -38,6 +38,7 @@ from luxe.engine.ports import (
     other_event,
 )
 from luxe.engine.prompts import Prompts
+from luxe.engine.redacted_model import RedactedModel
 from luxe.engine.store import SessionFile
 from luxe.engine.system_prompt import build_system_prompt
 from luxe.engine.tooling import Tool
@@ -89,7 +90,8 @@ class Session:
         # Set by the app when language servers run (LUXE_LSP_ON_EDIT).
         self.diagnostics: EditDiagnostics | None = None
         self.history = History(file.messages)
-        self.model = model
+        # Its providers' errors are redacted (an endpoint may echo the key).
+        self.model: ModelSource = RedactedModel(model, gate)
         # A factory defers importing the tools until the first turn or warm-up.
         self._tools_source = tools
         self._tools: dict[str, Tool] | None = None
@@ -237,7 +239,7 @@ class Session:
     # Each setter announces the new state (`state_changed`) itself.
 
     async def set_model(self, model: ModelSource) -> None:
-        self.model = model
+        self.model = RedactedModel(model, self.gate)
         await self.emit(self.state_event())
 
     async def set_mode(self, mode: str) -> None:

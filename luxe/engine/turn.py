@@ -59,6 +59,7 @@ from luxe.engine.ports import (
     tool_use_event,
 )
 from luxe.engine.prompts import Prompts
+from luxe.engine.redacted_model import provider_error_in
 from luxe.engine.tooling import Tool, ToolError, ToolResult, check_args, secret_opened
 from luxe.protocol import events as ev
 from luxe.protocol.laura_review import REVIEW_HEADER
@@ -319,7 +320,7 @@ async def _ask_model(host: TurnHost, system: str) -> AssistantMessage:
         provider = await host.model.provider()
         return await provider.complete(request, forward)
     except ExceptionGroup as group:
-        failure = _provider_error_in(group)
+        failure = provider_error_in(group)
         if failure is None:
             raise
         raise failure from None
@@ -336,21 +337,6 @@ async def _take_answer(host: TurnHost, turn: Turn, answer: AssistantMessage) -> 
     text = "".join(b.text for b in answer.content if isinstance(b, TextBlock))
     if text:
         turn.final_text = text
-
-
-def _provider_error_in(group: ExceptionGroup[Exception]) -> ProviderError | None:
-    """The ProviderError of a group that holds nothing else, if any."""
-    leaves: list[BaseException] = []
-    stack: list[BaseException] = [group]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, BaseExceptionGroup):
-            stack.extend(item.exceptions)
-        else:
-            leaves.append(item)
-    if len(leaves) == 1 and isinstance(leaves[0], ProviderError):
-        return leaves[0]
-    return None
 
 
 def _quotes_files(text: str) -> bool:

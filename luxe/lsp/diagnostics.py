@@ -55,8 +55,11 @@ class EditDiagnostics:
         emit: Callable[[ev.Event], Awaitable[None]],
         timeout_s: float = AFTER_EDIT_TIMEOUT_S,
         trust_project: bool = False,
+        redact: Callable[[str], str] = str,
     ) -> None:
         self._nursery = nursery
+        # For what a server says of its failure (the gate's redaction).
+        self._redact = redact
         self._root = root.resolve()
         self._env = server_env(env)
         self._servers = list(servers)
@@ -144,7 +147,13 @@ class EditDiagnostics:
         server = self._running.get(key)
         if server is None:
             server = WarmServer(
-                spec, root, self._env, self._nursery, self._report_states, self._trust_project
+                spec,
+                root,
+                self._env,
+                self._nursery,
+                self._report_states,
+                self._trust_project,
+                redact=self._redact,
             )
             self._running[key] = server
         return server
@@ -167,6 +176,7 @@ async def serve_edit_diagnostics(
     emit: Callable[[ev.Event], Awaitable[None]],
     *,
     trust_project: bool = False,
+    redact: Callable[[str], str] = str,
     task_status: trio.TaskStatus[EditDiagnostics | None] = trio.TASK_STATUS_IGNORED,
 ) -> None:
     """Run the session's language servers (`servers`, as find_servers gave
@@ -179,7 +189,14 @@ async def serve_edit_diagnostics(
     async with trio.open_nursery() as nursery:
         task_status.started(
             EditDiagnostics(
-                nursery, root, env, servers, emit, timeout_from(env), trust_project=trust_project
+                nursery,
+                root,
+                env,
+                servers,
+                emit,
+                timeout_from(env),
+                trust_project=trust_project,
+                redact=redact,
             )
         )
         await trio.sleep_forever()

@@ -60,8 +60,14 @@ class WarmServer:
         nursery: trio.Nursery,
         on_change: Callable[[], Awaitable[None]],
         trust_project: bool = False,
+        *,
+        redact: Callable[[str], str] = str,
     ) -> None:
         self.spec = spec
+        # What a server says when it fails (its last stderr line may print
+        # an environment variable or a value from a `.env` it read) goes to
+        # `diagnostics_servers.detail` and the log: redacted first.
+        self._redact = redact
         self.root = root
         self._env = env
         self._trust_project = trust_project
@@ -164,6 +170,7 @@ class WarmServer:
             ended.set()
 
     async def _failed(self, why: str) -> None:
+        why = self._redact(why)
         if self.starts > MAX_RESTARTS:
             log.warning(
                 "%s (root %s) %s; failed %d times, diagnostics from it are off",

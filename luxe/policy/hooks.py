@@ -106,9 +106,14 @@ class CommandHookRunner:
         on_finished: Callable[[HookFinished], Awaitable[None] | None] | None = None,
         stdout_cap: int = STDOUT_CAP,
         redact: Callable[[str], str] = str,
+        redact_known: Callable[[str], str] = str,
     ) -> None:
         self.config = config
         self.redact = redact
+        # For the commands as configured, redacted without waiting for the
+        # project's scan (PermissionGate.redact_known): the first prompt's
+        # hooks run before it.
+        self.redact_known = redact_known
         self.cwd = cwd
         self.on_finished = on_finished
         self.stdout_cap = stdout_cap
@@ -180,10 +185,13 @@ class CommandHookRunner:
         run: HookRun,
         seconds: float,
     ) -> HookFinished:
+        # The command as configured may spell a credential (`curl -H
+        # "Authorization: Bearer ghp_…"`): the frame and the log show it redacted.
+        command = [self.redact_known(word) for word in definition.command]
         if verdict.error:
             log.warning(
                 "hook %s at %s failed: %s (on_timeout=%s); stderr tail: %s",
-                json.dumps(list(definition.command)),
+                json.dumps(command),
                 point,
                 verdict.error,
                 definition.on_timeout,
@@ -198,7 +206,5 @@ class CommandHookRunner:
         error = verdict.error
         if error and run.stderr_tail:
             error = self.redact(f"{error}; stderr: {run.stderr_tail[-300:]}")
-        return HookFinished(
-            point, list(definition.command), decision, round(seconds * 1000, 1), error
-        )
+        return HookFinished(point, command, decision, round(seconds * 1000, 1), error)
 

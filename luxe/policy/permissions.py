@@ -353,6 +353,12 @@ class PolicyGate:
         `cut_end`, a piece of a value left at that edge by a truncation too."""
         return self._refreshed().redact(text, cut_start=cut_start, cut_end=cut_end)
 
+    def redact_known(self, text: str) -> str:
+        """`text` without the values known now (see PermissionGate): the
+        redactor of the moment, its files not re-checked."""
+        files = self.secret_files
+        return (self.redactor if files is None else files.redactor).redact(text)
+
     def is_secret_file(self, path: str) -> bool:
         """For tools that walk directories (grep): is this file a secret,
         by name or by identity (a hard link)? Such files are skipped."""

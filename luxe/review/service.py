@@ -86,16 +86,30 @@ class _AgentUpdate:
 _Job = rv.LoadGuidedReview | rv.EditReview | rv.CommitReviewChapters | _AgentUpdate
 
 
+# The frames that say why an action failed: their reason may quote git's
+# or gh's complaint (a git hook's stderr, a remote's answer).
+_FAILURES = (rv.GuidedReviewLoadFailed, rv.ReviewSessionSaveFailed, rv.ReviewChaptersCommitFailed)
+
+
 class ReviewService:
     def __init__(self, *, cwd: Path, session: Session, emit: Emit) -> None:
         self.cwd = cwd
         self.session = session
-        self.emit = emit
+        self._emit = emit
         self.open: ReviewState | None = None
         self._states: dict[str, ReviewState] = {}
         self._working: set[str] = set()  # findings with an agent turn under way
         self._send, self._receive = trio.open_memory_channel[_Job](256)
         self._agents: trio.Nursery | None = None
+
+    async def emit(self, event: ev.Event) -> None:
+        """Send a frame; a failure's reason redacted first, with every value
+        known (the rest of a review is redacted as it is built)."""
+        if isinstance(event, _FAILURES):
+            gate = self.session.gate
+            await gate.settle()
+            event = attrs.evolve(event, reason=gate.redact(event.reason))
+        await self._emit(event)
 
     def open_review(self, review_id: str) -> tuple[Review, ReviewSession] | None:
         """The open review and its session, when `review_id` is the open one

@@ -13,6 +13,8 @@ that never answers.
         its first publish (a server that crashes while in use)
     python -m tests.fakes.lsp_server garbage  answer initialize, then answer a
         document with malformed messages and a body that is not JSON
+    python -m tests.fakes.lsp_server refusing  offer pulled diagnostics, and
+        answer each pull with an error whose message is $FAKE_LSP_SAYS
 
 Every mode appends a line to $FAKE_LSP_STARTS when that is set, so a test
 can count starts. Standard library only.
@@ -116,6 +118,21 @@ def garbage() -> None:
             sys.stdout.buffer.flush()
 
 
+def refusing() -> None:
+    says = os.environ.get("FAKE_LSP_SAYS", "refused")
+    while (message := read_message(sys.stdin.buffer)) is not None:
+        method = message.get("method")
+        if method == "initialize":
+            capabilities = {"textDocumentSync": 1, "diagnosticProvider": {"interFileDependencies": False, "workspaceDiagnostics": False}}
+            write_message({"id": message["id"], "result": {"capabilities": capabilities}})
+        elif method == "textDocument/diagnostic":
+            write_message({"id": message["id"], "error": {"code": -32603, "message": says}})
+        elif method == "exit":
+            return
+        elif "id" in message:
+            write_message({"id": message["id"], "result": None})
+
+
 def main() -> None:
     starts = os.environ.get("FAKE_LSP_STARTS")
     if starts:
@@ -131,6 +148,9 @@ def main() -> None:
         return
     if mode == "garbage":
         garbage()
+        return
+    if mode == "refusing":
+        refusing()
         return
     serve(exit_after_publish=mode == "flaky", deaf=mode == "deaf")
 

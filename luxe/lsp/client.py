@@ -34,6 +34,8 @@ log = logging.getLogger("luxe.lsp")
 
 GRACE_S = 0.2
 MAX_MESSAGE = 64 << 20
+# How long the stderr of a server that ended is given to reach its end.
+STDERR_DRAIN_S = 1.0
 STDERR_TAIL = 2048
 # JSON-RPC error the LSP uses when a server dropped a request it may be asked
 # again (pyright does so for a pull overtaken by an edit).
@@ -78,6 +80,7 @@ class LspClient:
         self._published = trio.Event()
         self.exited = trio.Event()
         self.stderr_tail = b""
+        self.stderr_ended = trio.Event()
         self.broken: str | None = None  # why we stopped reading it, when it was our choice
 
     @property
@@ -191,6 +194,8 @@ class LspClient:
                 self.stderr_tail = (self.stderr_tail + chunk)[-STDERR_TAIL:]
         except (trio.BrokenResourceError, trio.ClosedResourceError):
             pass
+        finally:
+            self.stderr_ended.set()
 
     def last_stderr_line(self) -> str:
         lines = self.stderr_tail.decode("utf-8", "replace").strip().splitlines()
@@ -299,6 +304,11 @@ async def open_lsp_client(
             try:
                 yield client
             finally:
+                if client.exited.is_set():
+                    # It ended: its last words on stderr (why it failed) are
+                    # read before the reader stops, not lost to a race.
+                    with trio.CancelScope(shield=True), trio.move_on_after(STDERR_DRAIN_S):
+                        await client.stderr_ended.wait()
                 nursery.cancel_scope.cancel()
     except BaseExceptionGroup as group:
         # The reader tasks never raise: the one error is the caller's own.

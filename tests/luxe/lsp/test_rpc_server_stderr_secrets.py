@@ -46,7 +46,6 @@ def test_a_failing_servers_last_words_are_redacted(
         assert run_turn(luxe)[-1]["content"]["text"] == "done"
         states = [f["content"]["servers"] for f in luxe.frames if f["kind"] == "diagnostics_servers"]
         details = [s["detail"] for servers in states for s in servers if s["detail"]]
-        # (A failure noticed before its stderr was read says only its status.)
         assert any("[REDACTED:" in d for d in details), details
         values = (ENV_VALUE, ENV_VALUE.upper(), GITHUB_TOKEN)
         for value in values:

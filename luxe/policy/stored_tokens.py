@@ -23,6 +23,7 @@ from collections.abc import Mapping
 
 import program_path
 from luxe.policy.secret_values import MIN_SECRET_LENGTH
+from luxe.regular_file import read_regular
 
 TIMEOUT_S = 3.0
 MAX_HOSTS = 8
@@ -41,12 +42,11 @@ def gh_hosts_file(env: Mapping[str, str], home: str) -> str:
 
 
 def gh_hosts(env: Mapping[str, str], home: str) -> list[str]:
-    """The hosts gh is logged in to, by its hosts.yml (at most MAX_HOSTS)."""
-    try:
-        with open(gh_hosts_file(env, home), "rb") as file:
-            text = file.read(1 << 16).decode("utf-8", "replace")
-    except OSError:
-        return []
+    """The hosts gh is logged in to, by its hosts.yml (at most MAX_HOSTS).
+    Read only when it is a regular file: a FIFO there would hold the first
+    turn for good."""
+    read = read_regular(gh_hosts_file(env, home), 1 << 16)
+    text = read[0].decode("utf-8", "replace") if read else ""
     return list(dict.fromkeys(_HOST_LINE.findall(text)))[:MAX_HOSTS]
 
 

@@ -10,6 +10,7 @@ offline); it answers `auth token` for each host, `auth status -t` and
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
@@ -115,3 +116,27 @@ def test_the_token_is_asked_for_wherever_gh_keeps_its_hosts(
         [call("bash", command=command)], "yolo", values, cwd=repo, env=full
     )
     assert "[REDACTED:" in tool_results(body)[0], tool_results(body)
+
+
+@pytest.mark.parametrize("spelling", ["a FIFO", "a link to a FIFO", "a FIFO in GH_CONFIG_DIR"])
+def test_a_hosts_file_that_is_no_file_never_holds_the_first_turn(
+    spelling: str, repo: Path, env: dict[str, str], tmp_path: Path
+) -> None:
+    """gh's hosts.yml is read only when it is a regular file: opening a FIFO
+    there waited for a writer for good, and the first turn with it."""
+    executable(tmp_path / "bin" / "gh", GH)
+    full = {**env, "PATH": f"{tmp_path / 'bin'}:{env['PATH']}"}
+    folder = Path(env["XDG_CONFIG_HOME"]) / "gh"
+    if spelling == "a FIFO in GH_CONFIG_DIR":
+        folder = tmp_path / "ghconf"
+        full["GH_CONFIG_DIR"] = str(folder)
+    folder.mkdir(parents=True)
+    if spelling == "a link to a FIFO":
+        os.mkfifo(tmp_path / "pipe")
+        (folder / "hosts.yml").symlink_to(tmp_path / "pipe")
+    else:
+        os.mkfifo(folder / "hosts.yml")
+    _done, body = one_turn_leaks_nothing(
+        [call("bash", command="gh auth token")], "yolo", (GITHUB_TOKEN,), cwd=repo, env=full
+    )
+    assert "[REDACTED:" in tool_results(body)[0]  # gh's default host was asked

@@ -22,9 +22,10 @@ import time
 from collections.abc import Mapping
 
 import program_path
+from luxe.env_seconds import seconds_from
 from luxe.policy.secret_values import MIN_SECRET_LENGTH
 
-TIMEOUT_S = 3.0
+TIMEOUT_S = 3.0  # LUXE_GH_TOKEN_TIMEOUT_S
 MAX_HOSTS = 8
 MAX_ANSWER_BYTES = 4096
 # A top-level key of hosts.yml: a host name, alone on its line.
@@ -81,7 +82,7 @@ class StoredTokens:
             except OSError:
                 break  # gh will not start: it holds nothing Luxe could ask for
             self._asked.append((host or "default", process))
-        self._deadline = time.monotonic() + TIMEOUT_S
+        self._deadline = time.monotonic() + seconds_from(self.env, "LUXE_GH_TOKEN_TIMEOUT_S", TIMEOUT_S)
 
     def collect(self) -> list[tuple[str, str]]:
         """(where, token) for each token gh printed; every child reaped."""

@@ -161,6 +161,13 @@ class SecretFiles:
             self.extra_values = (*self.extra_values, *learned)
             return self._update(self._stats, force=True)
 
+    def stop(self) -> None:
+        """The session is closing: a `settle` running in another thread
+        stops waiting for gh's answers and ends every gh at once. From any
+        thread (it takes no lock: `settle` holds it)."""
+        if self.stored is not None:
+            self.stored.stop()
+
     def rescan(self, *, history: bool = True, deep: bool = True) -> bool:
         """Walk the project for secret files (and, with `history`, ask git
         again if HEAD, the refs or the index moved); True when the set or any

@@ -143,9 +143,10 @@ class PermissionGate(Protocol):
         ...
 
     async def stop_settling(self) -> None:
-        """At close, before the session ends: what `settle` still waits for
-        and is not needed any more (gh's tokens) is given up and its
-        processes ended; returns when the worker thread has ended."""
+        """At close, before the session ends: what the secrets' scans still
+        wait for and is not needed any more (gh's tokens, git's history) is
+        given up and its processes ended; returns when the first scan's
+        worker thread has ended."""
         ...
 
 

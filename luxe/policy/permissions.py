@@ -421,17 +421,19 @@ class PolicyGate:
             raise self._settle_failure
 
     async def stop_settling(self) -> None:
-        """The session is closing: a first scan still running stops waiting
-        for gh's answers (a keyring that never answers held close, a signal
-        or a cancel for the whole deadline) and ends every gh it asked;
-        returns once that scan's thread has ended, every gh reaped."""
+        """The session is closing: a scan still running (the first, or one
+        after a tool call) stops waiting for gh's and git's answers (a
+        keyring that never answers, a git that hangs, held close and every
+        signal for the whole deadline) and ends every gh and git it started;
+        returns once the first scan's thread has ended, every one reaped."""
         import trio
 
-        if self.secret_files is None or self._settled is None:
+        if self.secret_files is None:
             return
         self.secret_files.stop()
-        with trio.CancelScope(shield=True):
-            await self._settled.wait()
+        if self._settled is not None:
+            with trio.CancelScope(shield=True):
+                await self._settled.wait()
 
     def _refreshed(self) -> Redactor:
         """The redactor for every value known now (the known secret files

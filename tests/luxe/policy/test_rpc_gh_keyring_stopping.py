@@ -1,21 +1,25 @@
 """Stopping while gh is asked for its keyring tokens (the secrets' first
 scan, after the handshake): a keyring waiting to be unlocked answers
-nothing, and close, EOF, SIGTERM, SIGINT, SIGHUP and `cancel_turn` all
-waited for gh's whole deadline (3 s, 3.5 s for a gh that ignores SIGTERM)
-before doing anything. Now stopping ends every gh at once, and a cancelled
-turn stops waiting while the question goes on for the next turn.
+nothing, and close, EOF, SIGTERM, SIGINT, SIGHUP, `cancel_turn` and
+`luxe -p --timeout` all waited for gh's whole deadline (3 s, 3.5 s for a
+gh that ignores SIGTERM) before doing anything. Now stopping ends every gh
+at once, and a cancelled turn stops waiting while the question goes on for
+the next turn.
 
 The deadline is raised here (LUXE_GH_TOKEN_TIMEOUT_S) so that waiting for
-it cannot pass for stopping promptly. Through the real `luxe --rpc`."""
+it cannot pass for stopping promptly. Through the real `luxe --rpc` (and
+`luxe -p`)."""
 
 from __future__ import annotations
 
 import os
 import signal
+import subprocess
 from pathlib import Path
 
 import pytest
 
+from tests.luxe.print_driver import LUXE_P
 from tests.luxe.rpc_driver import (
     LuxeProcess,
     processes_with_marker,
@@ -117,3 +121,25 @@ def test_a_cancelled_turn_stops_waiting_for_gh_and_its_token_is_still_learned(
     results = str(session_records(full, session))
     assert TOKEN not in results and "[REDACTED:" in results, results[-3000:]
     assert processes_with_marker("auth token", scope=full) == []
+
+
+def test_luxe_p_reaching_its_timeout_while_gh_is_asked_exits_at_once(
+    repo: Path, env: dict[str, str], tmp_path: Path
+) -> None:
+    """`luxe -p --timeout`: the turn waits for gh's answer before its tool
+    call; at the timeout luxe exits 124 without waiting for gh too."""
+    marker = unique_duration()
+    full = with_gh(GH["never answers"].format(marker=marker), env, tmp_path)
+    steps = [{"tool_calls": [{"name": "bash", "args": {"command": "echo hi"}}]}, {"text": "done"}]
+    script = write_script(tmp_path, steps)
+    done = subprocess.run(
+        [*LUXE_P, "go", "--yolo", "--model", f"scripted:{script}", "--timeout", "2"],
+        cwd=repo,
+        env=full,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        timeout=2 + STOP_BOUND_S,
+    )
+    assert done.returncode == 124, done.stderr
+    assert b"--timeout 2s reached" in done.stderr and b"Traceback" not in done.stderr
+    assert processes_with_marker(marker, scope=full) == []

@@ -410,6 +410,9 @@ async def _main(startup: Startup, front: FrontEnd) -> None:
                     log.info("closing session %s", startup.file.id)
                     # A client that stopped reading must not hold the exit.
                     front.closing()
+                    # gh's answers (the secrets' first scan) are not waited
+                    # for any more: every gh is ended now, not at its deadline.
+                    await startup.gate.stop_settling()
                     await session.close()
                     await session.model.aclose()
                     inner.cancel_scope.cancel()

@@ -134,10 +134,19 @@ class PermissionGate(Protocol):
         after the handshake (the warm-up), and awaited before anything is
         checked or redacted: a turn's attachments, hook answers and tool
         calls, the instruction files, a review. A call after
-        the first waits for its end. Not cancellable midway (it waits for its
-        worker thread, which is bounded). Until it ends, `check` knows secret
-        files by name and the user's credentials only, so every engine path
-        that checks awaits it first; `redact` waits for it, never skips it."""
+        the first waits for its end. A cancelled call stops waiting at once
+        (a cancelled turn); the work, in a worker thread, goes on for the
+        next caller until it ends or `stop_settling`. Until it ends, `check`
+        knows secret files by name and the user's credentials only, so every
+        engine path that checks awaits it first; `redact` waits for it,
+        never skips it."""
+        ...
+
+    async def stop_settling(self) -> None:
+        """At close, before the session ends: what the secrets' scans still
+        wait for and is not needed any more (gh's tokens, git's history) is
+        given up and its processes ended; returns when the first scan's
+        worker thread has ended."""
         ...
 
 

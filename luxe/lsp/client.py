@@ -311,9 +311,17 @@ async def open_lsp_client(
                         await client.stderr_ended.wait()
                 nursery.cancel_scope.cancel()
     except BaseExceptionGroup as group:
-        # The reader tasks never raise: the one error is the caller's own.
+        # The reader tasks never raise: the one error is the caller's own,
+        # with at most the cancellation of a session that closed while the
+        # server's end was handled (the stderr read above) beside it. That
+        # error is raised alone (the scope stays cancelled: the caller's
+        # next checkpoint raises Cancelled), as when no close came: what
+        # handles a dead server's LspError must not miss it in a group.
+        errors = [e for e in group.exceptions if not isinstance(e, trio.Cancelled)]
         if len(group.exceptions) == 1:
             raise group.exceptions[0] from None
+        if len(errors) == 1:
+            raise errors[0] from None
         raise
     finally:
         with trio.CancelScope(shield=True):

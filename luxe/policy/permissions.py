@@ -312,7 +312,8 @@ class PolicyGate:
     # one used (it is replaced whenever their values change).
     secret_files: SecretFiles | None = None
     _session_allows: set[str] = attrs.field(factory=set)
-    _settled: trio.Event | None = attrs.field(default=None, init=False)  # set once settle has begun
+    _settled: trio.Event | None = attrs.field(default=None, init=False)  # made when settle begins
+    _settle_failure: BaseException | None = attrs.field(default=None, init=False)
 
     def facts(self, tool: str, args: Mapping[str, Any]) -> CallFacts:
         return gather_facts(
@@ -386,21 +387,53 @@ class PolicyGate:
 
     async def settle(self) -> None:
         """Finish the secret files' first scan (the walk of skipped
-        directories, git's history) in a worker thread, so it never holds
-        the event loop; a later call waits for the first one's end. A
+        directories, git's history, gh's tokens) in a worker thread, so it
+        never holds the event loop. The first call starts it; every call
+        waits for its end, and a cancelled call stops waiting at once (a
+        cancelled turn) while the scan goes on for the next one: it belongs
+        to the session, which ends it at close (`stop_settling`). A
         redaction before then waits for the values too (SecretFiles' lock)."""
-        if self.secret_files is None:
+        files = self.secret_files
+        if files is None:
             return
         import trio
 
-        if self._settled is not None:
-            await self._settled.wait()
+        if self._settled is None:
+            settled = self._settled = trio.Event()
+            token = trio.lowlevel.current_trio_token()
+
+            def finished() -> None:
+                settled.set()
+
+            def deliver(result: Any) -> None:
+                try:
+                    result.unwrap()
+                except BaseException as exc:  # raised to every caller, as the first one's
+                    self._settle_failure = exc
+                try:
+                    token.run_sync_soon(finished)
+                except trio.RunFinishedError:
+                    pass  # the session's loop has ended: no one waits
+
+            trio.lowlevel.start_thread_soon(files.settle, deliver)
+        await self._settled.wait()
+        if self._settle_failure is not None:
+            raise self._settle_failure
+
+    async def stop_settling(self) -> None:
+        """The session is closing: a scan still running (the first, or one
+        after a tool call) stops waiting for gh's and git's answers (a
+        keyring that never answers, a git that hangs, held close and every
+        signal for the whole deadline) and ends every gh and git it started;
+        returns once the first scan's thread has ended, every one reaped."""
+        import trio
+
+        if self.secret_files is None:
             return
-        self._settled = trio.Event()
-        try:
-            await trio.to_thread.run_sync(self.secret_files.settle)
-        finally:
-            self._settled.set()
+        self.secret_files.stop()
+        if self._settled is not None:
+            with trio.CancelScope(shield=True):
+                await self._settled.wait()
 
     def _refreshed(self) -> Redactor:
         """The redactor for every value known now (the known secret files

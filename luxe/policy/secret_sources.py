@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import re
+import threading
 from collections.abc import Callable, Mapping
 
 from luxe.git_quoting import unquote_path
@@ -152,6 +153,8 @@ SECRET_PATHSPECS = (
     ":(glob,icase)**/credentials",
 )
 GIT_TIMEOUT_S = 10.0
+# How often a git that says nothing is checked for the session's close.
+STOP_POLL_S = 0.05
 MAX_HISTORY_BYTES = 8 << 20
 
 
@@ -168,10 +171,12 @@ def history_signature(root: str) -> tuple[int, ...]:
     return tuple(out)
 
 
-def _git(root: str, *args: str) -> str:
+def _git(root: str, *args: str, stop: threading.Event | None = None) -> str:
     """git's output, at most MAX_HISTORY_BYTES of it, read as it comes: a
     history can hold a file of gigabytes in a pack of a few (a repeated
-    line compresses to nothing), and `git log -p` would print all of it."""
+    line compresses to nothing), and `git log -p` would print all of it.
+    Ends git, and answers "", as soon as `stop` is set (the session is
+    closing: a git that hangs held close and signals for its deadline)."""
     import selectors  # in the warm-up's worker thread, not before the first frame
     import subprocess
     import time
@@ -198,7 +203,10 @@ def _git(root: str, *args: str) -> str:
         with proc, selectors.DefaultSelector() as ready:  # the `with` reaps it
             ready.register(proc.stdout, selectors.EVENT_READ)
             while size <= MAX_HISTORY_BYTES and (left := deadline - time.monotonic()) > 0:
-                if not ready.select(left):
+                if stop is not None and stop.is_set():
+                    proc.kill()
+                    return ""
+                if not ready.select(min(left, STOP_POLL_S)):
                     continue
                 chunk = os.read(proc.stdout.fileno(), 1 << 16)
                 if not chunk:
@@ -212,17 +220,20 @@ def _git(root: str, *args: str) -> str:
     return b"".join(chunks)[:MAX_HISTORY_BYTES].decode("utf-8", "replace")
 
 
-def git_history_secrets(root: str, is_secret: Callable[[str], bool]) -> list[tuple[str, str]]:
+def git_history_secrets(
+    root: str, is_secret: Callable[[str], bool], stop: threading.Event | None = None
+) -> list[tuple[str, str]]:
     """Values that git can show for secret files: every line any commit
     added or removed in one (`git log -p` after `git rm .env`, `git diff`
-    after rotating a key) and what the index holds. Empty outside git."""
+    after rotating a key) and what the index holds. Empty outside git.
+    Once `stop` is set no git runs and a running one is ended."""
     if not os.path.exists(os.path.join(root, ".git")):
         return []
     values: list[tuple[str, str]] = []
     log = _git(
         root, "log", "--all", "-p", "--no-color", "--no-ext-diff", "--no-textconv",
         "--src-prefix=a/", "--dst-prefix=b/",  # whatever the person's diff.noprefix says
-        "--format=", "--", *SECRET_PATHSPECS,
+        "--format=", "--", *SECRET_PATHSPECS, stop=stop,
     )
     path, lines, in_header = "", list[str](), False
     for line in log.splitlines():
@@ -241,12 +252,12 @@ def git_history_secrets(root: str, is_secret: Callable[[str], bool]) -> list[tup
             lines.append(line[1:])
     if path and is_secret(path):
         values += secret_values_from_file(path, "\n".join(lines))
-    staged = _git(root, "ls-files", "-s", "-z", "--", *SECRET_PATHSPECS)
+    staged = _git(root, "ls-files", "-s", "-z", "--", *SECRET_PATHSPECS, stop=stop)
     for entry in staged.split("\0")[:64]:
         meta, _, name = entry.partition("\t")
         fields = meta.split()
         if len(fields) >= 2 and is_secret(name):
-            values += secret_values_from_file(name, _git(root, "cat-file", "blob", fields[1]))
+            values += secret_values_from_file(name, _git(root, "cat-file", "blob", fields[1], stop=stop))
     return values
 
 

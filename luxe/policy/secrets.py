@@ -109,6 +109,7 @@ class SecretFiles:
         self.paths: tuple[str, ...] = ()
         self.redactor = Redactor()
         self._lock = threading.RLock()
+        self._stopped = threading.Event()  # the session is closing: `stop`
         # Before the handshake only the user's credential files are stat'ed
         # (and the provider's key known): the walk of the project and git's
         # history wait for `settle`, run in a worker thread after the
@@ -161,6 +162,15 @@ class SecretFiles:
             self.extra_values = (*self.extra_values, *learned)
             return self._update(self._stats, force=True)
 
+    def stop(self) -> None:
+        """The session is closing: a `settle` or `rescan` running in another
+        thread stops waiting for gh's answers and git's, and ends every gh
+        and git at once; none runs from then on. From any thread (it takes
+        no lock: `settle` holds it)."""
+        self._stopped.set()
+        if self.stored is not None:
+            self.stored.stop()
+
     def rescan(self, *, history: bool = True, deep: bool = True) -> bool:
         """Walk the project for secret files (and, with `history`, ask git
         again if HEAD, the refs or the index moved); True when the set or any
@@ -194,7 +204,7 @@ class SecretFiles:
         if signature == self._history_signature:
             return False
         self._history_signature = signature
-        values = git_history_secrets(self.root, is_secret_path)
+        values = git_history_secrets(self.root, is_secret_path, self._stopped)
         values += git_url_credentials(self.root, self.home)
         if values == self._history_values:
             return False

@@ -9,8 +9,10 @@ it, did not know it.
 hosts.yml names, or gh's default host), in children that run while the
 caller goes on (SecretFiles walks the project meanwhile); `collect` reads
 their answers under one deadline and ends every group still running (a
-keyring that waits for someone to unlock it answers nothing). Nothing runs
-when gh is not installed. Blocking; run in a worker thread.
+keyring that waits for someone to unlock it answers nothing). `stop`, from
+any thread, ends that wait at once (the session is closing: no answer is
+needed any more). Nothing runs when gh is not installed. Blocking; run in a
+worker thread.
 """
 
 from __future__ import annotations
@@ -18,14 +20,18 @@ from __future__ import annotations
 import os
 import re
 import subprocess
+import threading
 import time
 from collections.abc import Mapping
 
 import program_path
+from luxe.env_seconds import seconds_from
 from luxe.policy.secret_values import MIN_SECRET_LENGTH
 from luxe.regular_file import read_regular
 
-TIMEOUT_S = 3.0
+TIMEOUT_S = 3.0  # LUXE_GH_TOKEN_TIMEOUT_S
+# How often `collect` looks whether `stop` was called while gh says nothing.
+STOP_POLL_S = 0.05
 MAX_HOSTS = 8
 MAX_ANSWER_BYTES = 4096
 # A top-level key of hosts.yml: a host name, alone on its line.
@@ -58,6 +64,12 @@ class StoredTokens:
         self.home = home
         self._asked: list[tuple[str, subprocess.Popen[bytes]]] = []
         self._deadline = 0.0
+        self._stopped = threading.Event()
+
+    def stop(self) -> None:
+        """No answer is wanted any more: `collect` (now or later) ends every
+        gh it asked without waiting for the deadline. From any thread."""
+        self._stopped.set()
 
     def start(self) -> None:
         from luxe import children  # in the worker thread, not before the first frame
@@ -81,7 +93,7 @@ class StoredTokens:
             except OSError:
                 break  # gh will not start: it holds nothing Luxe could ask for
             self._asked.append((host or "default", process))
-        self._deadline = time.monotonic() + TIMEOUT_S
+        self._deadline = time.monotonic() + seconds_from(self.env, "LUXE_GH_TOKEN_TIMEOUT_S", TIMEOUT_S)
 
     def collect(self) -> list[tuple[str, str]]:
         """(where, token) for each token gh printed; every child reaped."""
@@ -91,9 +103,7 @@ class StoredTokens:
         found: list[tuple[str, str]] = []
         for host, process in self._asked:
             try:
-                out, _ = process.communicate(timeout=max(self._deadline - time.monotonic(), 0.01))
-            except subprocess.TimeoutExpired:
-                out = b""
+                out = self._answer(process)
             finally:
                 terminate_group_blocking(process)
                 children.forget(process.pid)
@@ -104,3 +114,17 @@ class StoredTokens:
                 found.append((f"gh auth token ({host})", token))
         self._asked = []
         return found
+
+    def _answer(self, process: subprocess.Popen[bytes]) -> bytes:
+        """What `process` printed by the deadline (b"" if it was still
+        running then, or `stop` came first)."""
+        while not self._stopped.is_set():
+            left = self._deadline - time.monotonic()
+            try:
+                out, _ = process.communicate(timeout=min(max(left, 0.01), STOP_POLL_S))
+            except subprocess.TimeoutExpired:
+                if left <= STOP_POLL_S:
+                    return b""
+                continue
+            return out
+        return b""

@@ -79,3 +79,6 @@ class ModeGate:
 
     async def settle(self) -> None:
         return None
+
+    async def stop_settling(self) -> None:
+        return None

@@ -23,6 +23,7 @@ import json
 import os
 import queue
 import secrets
+import signal
 import subprocess
 import sys
 import threading
@@ -212,6 +213,16 @@ class LuxeProcess:
     def close_stdin(self) -> None:
         assert self.process.stdin is not None
         self.process.stdin.close()
+
+    def stop(self, how: str) -> None:
+        """End the session as a client or an operator would: `close` (the
+        action), `stdin EOF`/`eof`, or a signal's name (`SIGTERM`...)."""
+        if how == "close":
+            self.send("close")
+        elif how in ("stdin EOF", "eof"):
+            self.close_stdin()
+        else:
+            os.kill(self.pid, getattr(signal, how))
 
     # -- receiving --------------------------------------------------------------
 

@@ -10,8 +10,6 @@ on edit."""
 
 from __future__ import annotations
 
-import os
-import signal
 from pathlib import Path
 
 import pytest
@@ -55,12 +53,7 @@ def test_stopping_while_a_dead_servers_stderr_is_read_exits_cleanly(
             and processes_with_marker(server, scope=full) == [],
             what="the server to die, its child left",
         )
-        if how == "close":
-            luxe.send("close")
-        elif how == "stdin EOF":
-            luxe.close_stdin()
-        else:
-            os.kill(luxe.pid, getattr(signal, how))
+        luxe.stop(how)
         status = luxe.wait_exit(timeout=STOP_BOUND_S)
         stderr = luxe.stderr_text()
         assert status == 0, stderr

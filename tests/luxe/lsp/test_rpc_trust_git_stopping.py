@@ -10,9 +10,7 @@ during that git.)"""
 
 from __future__ import annotations
 
-import os
 import shutil
-import signal
 import sys
 import time
 from pathlib import Path
@@ -72,12 +70,8 @@ def test_stopping_while_the_venv_question_hangs_ends_git_and_does_not_wait(
             assert time.monotonic() - started < GIT_TIMEOUT_S - 1
             started = time.monotonic()
             luxe.send("close")
-        elif how == "close":
-            luxe.send("close")
-        elif how == "stdin EOF":
-            luxe.close_stdin()
         else:
-            os.kill(luxe.pid, getattr(signal, how))
+            luxe.stop(how)
         assert luxe.wait_exit() == 0, luxe.stderr_text()
         assert time.monotonic() - started < GIT_TIMEOUT_S - 1
         assert "Traceback" not in luxe.stderr_text()

@@ -12,8 +12,6 @@ it cannot pass for stopping promptly. Through the real `luxe --rpc` (and
 
 from __future__ import annotations
 
-import os
-import signal
 import subprocess
 from pathlib import Path
 
@@ -47,15 +45,6 @@ GH = {
 HOW = ("close", "stdin EOF", "SIGTERM", "SIGINT", "SIGHUP")
 
 
-def stop(luxe: LuxeProcess, how: str) -> None:
-    if how == "close":
-        luxe.send("close")
-    elif how == "stdin EOF":
-        luxe.close_stdin()
-    else:
-        os.kill(luxe.pid, getattr(signal, how))
-
-
 def with_gh(text: str, env: dict[str, str], tmp_path: Path) -> dict[str, str]:
     executable(tmp_path / "bin" / "gh", text)
     return {
@@ -76,7 +65,7 @@ def test_stopping_while_gh_is_asked_ends_it_at_once(
     with LuxeProcess.start(["--model", f"scripted:{script}"], cwd=repo, env=full) as luxe:
         luxe.handshake()
         wait_until(lambda: processes_with_marker(marker, scope=full) != [], what="gh to be asked")
-        stop(luxe, how)
+        luxe.stop(how)
         assert luxe.wait_exit(timeout=STOP_BOUND_S) == 0, luxe.stderr_text()
         assert "Traceback" not in luxe.stderr_text()
     assert processes_with_marker(marker, scope=full) == []

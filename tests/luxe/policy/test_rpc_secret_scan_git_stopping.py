@@ -8,9 +8,7 @@ on an absolute PATH entry that hangs on both and is the real git otherwise."""
 
 from __future__ import annotations
 
-import os
 import shutil
-import signal
 from pathlib import Path
 
 import pytest
@@ -51,12 +49,7 @@ def test_stopping_while_the_secret_scans_git_hangs_ends_it_at_once(
     with LuxeProcess.start(["--model", f"scripted:{script}"], cwd=repo, env=full) as luxe:
         luxe.handshake()
         wait_until(lambda: processes_with_marker(marker, scope=full) != [], what="git to hang")
-        if how == "close":
-            luxe.send("close")
-        elif how == "stdin EOF":
-            luxe.close_stdin()
-        else:
-            os.kill(luxe.pid, getattr(signal, how))
+        luxe.stop(how)
         assert luxe.wait_exit(timeout=STOP_BOUND_S) == 0, luxe.stderr_text()
         assert "Traceback" not in luxe.stderr_text()
     assert processes_with_marker(marker, scope=full) == []

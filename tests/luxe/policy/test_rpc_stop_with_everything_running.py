@@ -8,8 +8,6 @@ own. Through the real `luxe --rpc`."""
 
 from __future__ import annotations
 
-import os
-import signal
 import sys
 from pathlib import Path
 
@@ -56,12 +54,7 @@ def test_stopping_with_a_hook_a_bash_call_and_a_server_running_leaves_nothing(
             and len(processes_with_marker(in_hook, scope=full)) >= 2,
             what="the server, the bash call and the hook to run",
         )
-        if how == "close":
-            luxe.send("close")
-        elif how == "stdin EOF":
-            luxe.close_stdin()
-        else:
-            os.kill(luxe.pid, getattr(signal, how))
+        luxe.stop(how)
         assert luxe.wait_exit() == 0, luxe.stderr_text()
         assert "Traceback" not in luxe.stderr_text()
     assert processes_with_marker("", scope=full) == []

@@ -5,14 +5,13 @@ person once, in the interface as in print mode: its name, state and why
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 from luxe.frontends.server_notices import ServerNotices
 from luxe.protocol import events as ev
+from tests.fakes import LSP_SERVER as FAKE
 from tests.luxe.interface.conftest import StartUi
 from tests.luxe.policy.e2e import global_config, write_json
 
-FAKE = str(Path(__file__).resolve().parents[2] / "fakes" / "lsp_server.py")
 CRASHED = "exited with status 3: fake server crashed on start"
 
 

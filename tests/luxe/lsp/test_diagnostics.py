@@ -15,11 +15,11 @@ import pytest
 import trio
 
 from luxe.protocol import events as ev
+from tests.fakes import LSP_SERVER as FAKE
 from tests.luxe.lsp.edit_diagnostics import Frames, edit_session, only
 from tests.luxe.rpc_driver import make_env, processes_with_marker, wait_until
 
 BIN = Path(sys.executable).parent
-FAKE = str(Path(__file__).resolve().parents[2] / "fakes" / "lsp_server.py")
 needs_ruff = pytest.mark.skipif(
     shutil.which("ruff", path=str(BIN)) is None, reason="ruff comes with the test extra"
 )

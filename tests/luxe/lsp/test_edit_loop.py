@@ -16,13 +16,13 @@ from typing import Any
 
 import pytest
 
+from tests.fakes import LSP_SERVER as FAKE
 from tests.fakes.llm_server import FakeLLMServer
 from tests.luxe.policy.e2e import call, global_config, luxe_on_fake_model, tool_results, write_json
 from tests.luxe.print_driver import model_env, run_print
 from tests.luxe.rpc_driver import LuxeProcess, processes_with_marker, wait_until
 
 BIN = Path(sys.executable).parent
-FAKE = str(Path(__file__).resolve().parents[2] / "fakes" / "lsp_server.py")
 # Real servers: generous, since a cold type checker on a loaded machine is slow.
 ON = {"LUXE_LSP_ON_EDIT": "1", "LUXE_LSP_TIMEOUT_S": "90"}
 TURN_TIMEOUT_S = 110

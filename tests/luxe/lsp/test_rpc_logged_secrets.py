@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.fakes import LSP_SERVER as FAKE
 from tests.luxe.policy.e2e import call, global_config, tool_results, write_json
 from tests.luxe.policy.hostile import everything_written, hostile_luxe, leaked, run_turn
 
-FAKE = str(Path(__file__).resolve().parents[2] / "fakes" / "lsp_server.py")
 ENV_VALUE = "sk_live_L0gg3dV4lu3Q7mX2kL9wB4cR"
 GITHUB_TOKEN = "ghp_L0gg3dT0ken9aBcDeFgHiJkLmNoPqRsTu"
 

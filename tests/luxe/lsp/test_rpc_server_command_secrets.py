@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.fakes import LSP_SERVER as FAKE
 from tests.luxe.policy.e2e import global_config, write_json
 from tests.luxe.policy.hostile import PROVIDER_KEY, everything_written, hostile_luxe, leaked
 
-FAKE = str(Path(__file__).resolve().parents[2] / "fakes" / "lsp_server.py")
 GITHUB_TOKEN = "ghp_S3rv3rC0mmandT0ken9aBcDeFgHiJkLmN"
 NETRC_PASSWORD = "n3trcP4ssw0rdQ7mX2kL9wB4cR6yH1"
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from luxe.lsp.trust import GIT_TIMEOUT_S
-from tests.luxe.lsp.test_edit_loop import FAKE
+from tests.fakes import LSP_SERVER as FAKE
 from tests.luxe.policy.e2e import call, executable, global_config, write_json
 from tests.luxe.rpc_driver import (
     LuxeProcess,

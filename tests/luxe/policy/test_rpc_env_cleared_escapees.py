@@ -22,6 +22,7 @@ from typing import Any
 
 import pytest
 
+from tests.fakes import LSP_SERVER as FAKE_LSP
 from tests.helpers.procs import processes
 from tests.luxe.conftest import SpawnLuxe
 from tests.luxe.policy.e2e import global_config, write_json
@@ -246,7 +247,6 @@ def test_a_running_hook_keeps_its_processes_while_another_calls_escapee_is_swept
     assert luxe.close() == 0
 
 
-FAKE_LSP = str(Path(__file__).resolve().parents[2] / "fakes" / "lsp_server.py")
 
 
 def test_a_sweep_leaves_a_language_server_running(

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.luxe.lsp.test_edit_loop import FAKE
+from tests.fakes import LSP_SERVER as FAKE
 from tests.luxe.rpc_driver import (
     LuxeProcess,
     processes_with_marker,

@@ -56,9 +56,21 @@ def environment(env: Mapping[str, str] | None = None) -> dict[str, str]:
     return copy
 
 
-def which(program: str, env: Mapping[str, str] | None = None) -> str | None:
-    """`shutil.which(program)` over PATH's absolute entries only."""
-    import shutil  # it loads the compressors: not before a first frame
-
+def which(
+    program: str, env: Mapping[str, str] | None = None, *, also: tuple[str, ...] = ()
+) -> str | None:
+    """The absolute path of `program` in PATH's absolute entries, then in the
+    directories `also` names, or None: never a directory relative to where
+    the lookup happens, and never a name with a `/` that is not absolute.
+    As shutil.which, without loading shutil (and its compressors) before a
+    first frame."""
+    if os.path.isabs(program):
+        return program if os.access(program, os.X_OK) and os.path.isfile(program) else None
+    if os.sep in program:
+        return None  # relative to what? Never to the repository being worked in.
     path = (os.environ if env is None else env).get("PATH", os.defpath)
-    return shutil.which(program, path=absolute_entries(path))
+    for directory in (*absolute_entries(path).split(os.pathsep), *also):
+        candidate = os.path.join(directory, program)
+        if directory and os.access(candidate, os.X_OK) and os.path.isfile(candidate):
+            return candidate
+    return None

@@ -235,18 +235,9 @@ def server_env(env: Mapping[str, str]) -> dict[str, str]:
 
 
 def find_program(program: str, env: Mapping[str, str]) -> str | None:
-    """The absolute path of `program`, or None when it is not installed."""
-    if os.path.isabs(program):
-        return program if os.access(program, os.X_OK) and os.path.isfile(program) else None
-    if os.sep in program:
-        return None  # relative to what? Never to the repository being edited.
-    # As shutil.which, without loading shutil (and its compressors) before
-    # `ready` and the first frame.
-    for directory in search_path(env).split(os.pathsep):
-        candidate = os.path.join(directory, program)
-        if os.access(candidate, os.X_OK) and os.path.isfile(candidate):
-            return candidate
-    return None
+    """The absolute path of `program` (on PATH or beside Luxe's own
+    interpreter), or None when it is not installed."""
+    return program_path.which(program, env, also=(os.path.dirname(sys.executable),))
 
 
 def find_servers(settings: LspSettings, env: Mapping[str, str]) -> list[ServerSpec]:
